@@ -1,0 +1,73 @@
+/**
+ * The embedded EVM node (anvil), as a scoped resource.
+ */
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { Effect, type Scope } from "effect"
+import { type EmbeddedStartError, freePort, pollUntil, spawnScoped } from "./ChildProcess.ts"
+
+const platformPackages: Record<string, string> = {
+  "linux-x64": "@foundry-rs/anvil-linux-amd64",
+  "linux-arm64": "@foundry-rs/anvil-linux-arm64",
+  "darwin-x64": "@foundry-rs/anvil-darwin-amd64",
+  "darwin-arm64": "@foundry-rs/anvil-darwin-arm64"
+}
+
+/** Where the anvil binary is: `ANVIL_BIN`, else the platform package that `@foundry-rs/anvil` pins. */
+export const anvilBinary = (): string => {
+  if (process.env.ANVIL_BIN) return process.env.ANVIL_BIN
+  const platformPackage = platformPackages[`${process.platform}-${process.arch}`]
+  try {
+    const require = createRequire(import.meta.url)
+    const launcher = createRequire(require.resolve("@foundry-rs/anvil/package.json"))
+    return join(dirname(launcher.resolve(`${platformPackage}/package.json`)), "bin", "anvil")
+  } catch {
+    return `<${platformPackage ?? "anvil"} is not installed for ${process.platform}-${process.arch}; set ANVIL_BIN>`
+  }
+}
+
+/** The chain id of the embedded node: Arbitrum One's, so typed data matches production's shape. */
+export const embeddedChainId = 42161
+
+/** A running anvil: its JSON-RPC URL. */
+export interface Anvil {
+  readonly rpcUrl: string
+  readonly port: number
+  readonly chainId: number
+}
+
+const chainIdOf = async (rpcUrl: string) => {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] })
+  })
+  const body = (await response.json()) as { result?: string }
+  return body.result === undefined ? undefined : Number(body.result)
+}
+
+/** Starts anvil on a free loopback port (chain id 42161 unless told); stops it when the scope closes. */
+export const startAnvil = (
+  options: { readonly binary?: string; readonly chainId?: number; readonly stateFile?: string } = {}
+): Effect.Effect<Anvil, EmbeddedStartError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const chainId = options.chainId ?? embeddedChainId
+    const rpcUrl = `http://127.0.0.1:${port}`
+    yield* spawnScoped({
+      service: "anvil",
+      binary: options.binary ?? anvilBinary(),
+      args: [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--chain-id",
+        String(chainId),
+        "--silent",
+        ...(options.stateFile ? ["--state", options.stateFile] : [])
+      ],
+      ready: () => pollUntil(() => chainIdOf(rpcUrl))
+    })
+    return { rpcUrl, port, chainId }
+  })

