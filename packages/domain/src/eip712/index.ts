@@ -1,4 +1,6 @@
 /** EIP-712 typed data: types, bundle schemas, builders, digest, signing and verification. */
+
+export * from "./IssuedTypedDataStore.ts"
 export * from "./TypedData.ts"
 export * from "./TypedDataBuilder.ts"
 export * from "./TypedDataError.ts"

@@ -1,0 +1,61 @@
+/**
+ * The typed data the service issued, kept so execution rebuilds the digest from our record (DESIGN §5) and so a
+ * salt executes at most once.
+ */
+import { Context, type Effect, Schema } from "effect"
+import type { Address, Uint256String } from "../Evm.ts"
+import type { ErrorCode } from "../errors/ErrorCatalog.ts"
+import type { TeamId, UserId } from "../Ids.ts"
+import type { TypedDataBundle } from "./TypedData.ts"
+
+/** No typed data was issued with this salt. */
+export class TypedDataNotFound extends Schema.TaggedError<TypedDataNotFound>()("TypedDataNotFound", {
+  salt: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "TYPED_DATA_NOT_FOUND"
+  }
+}
+
+/** The salt was already executed (a replay, or a second replica). */
+export class AlreadyExecuted extends Schema.TaggedError<AlreadyExecuted>()("AlreadyExecuted", {
+  salt: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "ALREADY_EXECUTED"
+  }
+}
+
+/** What was issued, to whom, and what it is for. */
+export interface IssuedTypedData {
+  readonly salt: Uint256String
+  readonly team: TeamId
+  readonly issuedTo: UserId
+  readonly signer: Address
+  readonly bundle: TypedDataBundle
+  /** The request body that produced it, to compare with the execution body. */
+  readonly request: unknown
+  /** Set once executed. */
+  readonly executedAt?: number
+}
+
+/**
+ * Issued typed data by salt. Implementations must make `claim` atomic across replicas: of any number of concurrent
+ * claims of one salt, exactly one succeeds; later ones fail with `AlreadyExecuted`.
+ */
+export class IssuedTypedDataStore extends Context.Service<
+  IssuedTypedDataStore,
+  {
+    readonly issue: (record: IssuedTypedData) => Effect.Effect<void>
+    readonly find: (salt: Uint256String) => Effect.Effect<IssuedTypedData, TypedDataNotFound>
+    /** Marks the salt executed at `now` (epoch ms), once. */
+    readonly claim: (
+      salt: Uint256String,
+      now: number
+    ) => Effect.Effect<IssuedTypedData, TypedDataNotFound | AlreadyExecuted>
+    /** Undoes a claim whose execution failed before reaching the chain, so the signer may retry. */
+    readonly release: (salt: Uint256String) => Effect.Effect<void>
+  }
+>()("@svc/domain/eip712/IssuedTypedDataStore") {}

@@ -1,0 +1,6 @@
+/** Payments: records, API schemas, the state machine and the repository port. */
+export * from "./Payment.ts"
+export * from "./PaymentItem.ts"
+export * from "./PaymentMachine.ts"
+export * from "./PaymentRepository.ts"
+export * from "./PaymentRequests.ts"
