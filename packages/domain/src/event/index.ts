@@ -2,3 +2,4 @@
 export * from "./EventCatalog.ts"
 export * from "./EventEnvelope.ts"
 export * from "./EventOutbox.ts"
+export * from "./EventPayload.ts"

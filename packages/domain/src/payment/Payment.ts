@@ -6,7 +6,7 @@ import { keccak256, toBytes } from "viem"
 import { Email, normalizeEmail } from "../Email.ts"
 import { Address, Bytes32, HexBytes, Uint256String } from "../Evm.ts"
 import { PayTypeString } from "../eip712/TypedData.ts"
-import { PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
+import { InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { PaymentMachine } from "./PaymentMachine.ts"
 
@@ -51,6 +51,8 @@ export type InvoiceDetails = typeof InvoiceDetails.Type
 export const Payment = Schema.Struct({
   nanoid: PaymentId,
   group_nanoid: PaymentGroupId,
+  /** The invoice the payment settles (one per payment). */
+  invoice_nanoid: InvoiceId,
   team_nanoid: TeamId,
   /** The user whose wallet signed the request. */
   payer_nanoid: UserId,
