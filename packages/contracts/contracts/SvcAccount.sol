@@ -121,11 +121,16 @@ contract SvcAccount is SvcErrors {
     }
 
     function _pay(SvcPayment calldata payment) private {
+        if (payment.recipient == address(0)) revert InvalidRecipient(payment.id);
         if (payment.payType == PAY_IMMEDIATE) {
             _transfer(payment.token, payment.recipient, payment.amount);
             emit PaymentExecuted(payment.id, payment.groupID, payment.recipient, payment.token, payment.amount);
         } else if (payment.payType == PAY_INTENT) {
             if (intents[payment.id].state != IntentState.None) revert IntentAlreadyRegistered(payment.id);
+            // Bounded so the window fits the packed uint64 fields and `validMinutes * 60` cannot overflow.
+            if (payment.payAtTime > type(uint40).max || payment.validMinutes > type(uint32).max) {
+                revert InvalidIntentWindow(payment.id);
+            }
             uint256 validUntil = payment.payAtTime + payment.validMinutes * 60;
             intents[payment.id] = Intent({
                 groupID: payment.groupID,

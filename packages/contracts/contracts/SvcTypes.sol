@@ -40,6 +40,8 @@ interface SvcErrors {
     error TransferFailed(address token, address to, uint256 amount);
     error UnknownPayType(bytes32 id, uint256 payType);
     error InvalidEscrowPayment(bytes32 id);
+    error InvalidRecipient(bytes32 id);
+    error InvalidIntentWindow(bytes32 id);
     error IntentAlreadyRegistered(bytes32 id);
     error IntentNotFound(bytes32 id);
     error IntentNotDue(bytes32 id, uint256 payAtTime, uint256 timestamp);

@@ -125,6 +125,10 @@ export const requestError = (error: unknown, context: RevertContext): RequestErr
       return new InvalidRequest({
         reason: `payment ${str(args[0])}: an escrow payment goes to the escrow with a 32-byte claim id as data`
       })
+    case "InvalidRecipient":
+      return new InvalidRequest({ reason: `payment ${str(args[0])} has no recipient` })
+    case "InvalidIntentWindow":
+      return new InvalidRequest({ reason: `payment ${str(args[0])}: payAtTime or validMinutes is out of range` })
     case "IntentAlreadyRegistered":
       return new InvalidRequest({ reason: `an intent with id ${str(args[0])} is already registered` })
     case "UnknownRole":

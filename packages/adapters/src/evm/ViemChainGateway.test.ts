@@ -23,20 +23,19 @@ import {
 } from "@svc/domain/eip712"
 import { Context, Effect, Fiber, Layer, Stream } from "effect"
 import { Wallet } from "ethers"
-import { type Address, createTestClient, type Hex, http, keccak256, type PublicClient, toHex } from "viem"
+import { type Address, type Hex, keccak256, type PublicClient, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
 import { makeChainClient } from "./ChainClient.ts"
-import { makeRelayer, type Relayer } from "./Relayer.ts"
-import { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
-import * as ViemChainGateway from "./ViemChainGateway.ts"
+import { EmbeddedChain } from "./EmbeddedChain.ts"
+import type { DeployedSuite } from "./Suite.ts"
 
-/** A fresh suite on the shared anvil, its relayer, and a funded team account owned by `ownerKey`. */
+/** A fresh suite on the shared anvil (its own relayer key), and a funded team account owned by `ownerKey`. */
 class Fixture extends Context.Service<
   Fixture,
   {
     readonly client: PublicClient
-    readonly relayer: Relayer
+    readonly chain: EmbeddedChain["Service"]
     readonly suite: DeployedSuite
     readonly ownerKey: Hex
     readonly team: Address
@@ -47,33 +46,18 @@ const rpcUrl = inject("rpcUrl")
 const chainId = 42161
 const startingBalance = 1_000_000_000n // 1,000 USDC
 
-const FixtureLayer = Layer.effect(
+const TestLayer = Layer.effect(
   Fixture,
   Effect.gen(function* () {
-    const client = makeChainClient({ rpcUrl, chainId, pollingInterval: 10 })
-    const relayerKey = generatePrivateKey()
-    const relayerAccount = privateKeyToAccount(relayerKey)
-    const anvil = createTestClient({ mode: "anvil", transport: http(rpcUrl) })
-    yield* Effect.promise(() => anvil.setBalance({ address: relayerAccount.address, value: 10n ** 21n }))
-    const relayer = yield* makeRelayer(client, relayerAccount)
-    const suite = yield* deploySuite(client, relayer)
-    const gateway = yield* ViemChainGateway.make(client, relayer, suite)
+    const chain = yield* EmbeddedChain
+    const gateway = yield* ChainGateway
     const ownerKey = generatePrivateKey()
     const { account: team } = yield* gateway.createAccount(privateKeyToAccount(ownerKey).address, bytes32())
-    yield* mintTestUsdc(client, relayer, suite.token, team, startingBalance)
-    return { client, relayer, suite, ownerKey, team }
+    yield* chain.mint(team, startingBalance)
+    const client = makeChainClient({ rpcUrl, chainId, pollingInterval: 10 })
+    return { client, chain, suite: chain.suite, ownerKey, team }
   }).pipe(Effect.orDie)
-)
-
-const GatewayLayer = Layer.effect(
-  ChainGateway,
-  Effect.gen(function* () {
-    const { client, relayer, suite } = yield* Fixture
-    return yield* ViemChainGateway.make(client, relayer, suite)
-  })
-)
-
-const TestLayer = GatewayLayer.pipe(Layer.provideMerge(FixtureLayer))
+).pipe(Layer.provideMerge(EmbeddedChain.layer({ rpcUrl, chainId })))
 
 function bytes32(): Hex {
   return toHex(randomBytes(32))
@@ -151,11 +135,11 @@ const balances = (...holders: ReadonlyArray<Address>) =>
 /** A team account of its own, funded, for tests that spend or change roles. */
 const freshTeam = (amount: bigint = startingBalance) =>
   Effect.gen(function* () {
-    const { client, relayer, suite } = yield* Fixture
+    const { chain } = yield* Fixture
     const gateway = yield* ChainGateway
     const ownerKey = generatePrivateKey()
     const { account } = yield* gateway.createAccount(privateKeyToAccount(ownerKey).address, bytes32())
-    if (amount > 0n) yield* mintTestUsdc(client, relayer, suite.token, account, amount)
+    if (amount > 0n) yield* chain.mint(account, amount)
     return { ownerKey, account }
   })
 
@@ -391,6 +375,47 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
     )
   })
 
+  it.effect("a payment without a recipient or with an unknown payType is refused with InvalidRequest", () =>
+    Effect.gen(function* () {
+      const { ownerKey, suite, team } = yield* Fixture
+      const gateway = yield* ChainGateway
+      const before = yield* balances(team)
+      const zero = "0x0000000000000000000000000000000000000000"
+      const noRecipient = yield* Effect.flip(
+        gateway.executePayments(yield* signedPayments(ownerKey, team, [entry(suite.token, zero, 1n)]))
+      )
+      assert.strictEqual(noRecipient._tag, "InvalidRequest")
+      const signed = yield* signedPayments(ownerKey, team, [entry(suite.token, newWallet(), 1n)])
+      const [payment] = signed.request.data.payments
+      // A pay type outside 1..3 cannot come from the domain's builders: sign it by hand.
+      const odd = { ...signed.request, data: { payments: [{ ...payment!, payType: 7n }] } }
+      const where = yield* location
+      const signature = yield* Effect.promise(() =>
+        privateKeyToAccount(ownerKey).sign({ hash: paymentsRequestDigest(where, odd) })
+      )
+      const unknownType = yield* Effect.flip(gateway.executePayments({ request: odd, signature }))
+      assert.strictEqual(unknownType._tag, "InvalidRequest")
+      assert.deepStrictEqual(yield* balances(team), before)
+    })
+  )
+
+  it.effect("creating an account twice returns the same account without a second transaction", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway
+      const owner = newWallet()
+      const salt = bytes32()
+      const first = yield* gateway.createAccount(owner, salt)
+      const second = yield* gateway.createAccount(owner, salt)
+      assert.strictEqual(first.account, yield* gateway.accountAddress(owner, salt))
+      assert.isDefined(first.transactionHash)
+      assert.deepStrictEqual(second, { account: first.account, owner })
+      const unknown = yield* Effect.flip(
+        gateway.executePayments(yield* signedPayments(generatePrivateKey(), newWallet(), [entry(owner, owner, 1n)]))
+      )
+      assert.strictEqual(unknown._tag, "UnknownAccount")
+    })
+  )
+
   describe("intents", () => {
     it.effect("an intent executes once due, not before, and not twice", () =>
       Effect.gen(function* () {
@@ -449,7 +474,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
 
   it.effect("20 concurrent executions from one relayer all land, on consecutive nonces", () =>
     Effect.gen(function* () {
-      const { client, ownerKey, relayer, suite, team } = yield* Fixture
+      const { chain, client, ownerKey, suite, team } = yield* Fixture
       const gateway = yield* ChainGateway
       const nora = newWallet()
       const requests = yield* Effect.forEach(Array.from({ length: 20 }), () =>
@@ -467,7 +492,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
       assert.isTrue(settlements.every((s) => s.payments.length === 1 && s.payments[0]?.outcome === "paid"))
       assert.deepStrictEqual(yield* balances(nora), [20_000n])
       const pending = yield* Effect.promise(() =>
-        client.getTransactionCount({ address: relayer.address, blockTag: "pending" })
+        client.getTransactionCount({ address: chain.relayer, blockTag: "pending" })
       )
       assert.strictEqual(pending, nonces[19]! + 1)
     })
@@ -516,15 +541,15 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
 
   it.effect("deposits into an account are watched as they are mined", () =>
     Effect.gen(function* () {
-      const { client, relayer, suite } = yield* Fixture
+      const { chain, client } = yield* Fixture
       const gateway = yield* ChainGateway
       const { account } = yield* freshTeam(0n)
       const fromBlock = yield* Effect.promise(() => client.getBlockNumber())
       const watching = yield* gateway
         .deposits([account], { fromBlock })
         .pipe(Stream.take(2), Stream.runCollect, Effect.forkChild)
-      yield* mintTestUsdc(client, relayer, suite.token, account, 123n)
-      yield* mintTestUsdc(client, relayer, suite.token, account, 456n)
+      yield* chain.mint(account, 123n)
+      yield* chain.mint(account, 456n)
       const deposits = yield* Fiber.join(watching).pipe(Effect.timeout("20 seconds"))
       assert.deepStrictEqual(
         deposits.map((d) => [d.account, d.amount, d.from]),

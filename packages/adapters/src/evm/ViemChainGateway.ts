@@ -20,7 +20,7 @@ import {
   type Signed,
   type SuiteAddresses
 } from "@svc/domain/chain"
-import { Cause, Config, Effect, Layer, Queue, Redacted, Stream } from "effect"
+import { Cause, type Config, Effect, Layer, Queue, Redacted, Stream } from "effect"
 import {
   type Abi,
   type Address,
@@ -44,20 +44,8 @@ import {
   suiteErrorsAbi,
   writeError
 } from "./ChainRevert.ts"
+import { type ChainSettings, ChainSettingsConfig } from "./ChainSettings.ts"
 import { makeRelayer, type Relayer } from "./Relayer.ts"
-
-/** Arbitrum One's native USDC (Circle), the default settlement token on chain 42161. */
-export const arbitrumOneUsdc: Address = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
-
-/** What the gateway needs to run: the chain, the relayer's key and the deployed contracts. */
-export interface ChainSettings {
-  readonly rpcUrl: string
-  readonly chainId: number
-  readonly relayerKey: Redacted.Redacted<Hex>
-  readonly addresses: SuiteAddresses
-  /** Receipt and event polling in milliseconds: 10 on anvil, 250 (the default) on Arbitrum One. */
-  readonly pollingInterval?: number
-}
 
 interface ContractCall {
   readonly address: Address
@@ -71,7 +59,7 @@ const accountAbi: Abi = [...svcAccountAbi, ...suiteErrorsAbi]
 const escrowAbi: Abi = [...svcEscrowAbi, ...suiteErrorsAbi]
 
 /** The outcomes a receipt reports for one account, in log order (which is request order). */
-const outcomesOf = (receipt: TransactionReceipt, account: Address): ReadonlyArray<PaymentOutcome> =>
+const outcomesOf = (receipt: TransactionReceipt, account: Address, escrow: Address): ReadonlyArray<PaymentOutcome> =>
   parseEventLogs({ abi: svcAccountAbi, logs: receipt.logs.filter((log) => isAddressEqual(log.address, account)) })
     .map((log): PaymentOutcome | undefined => {
       switch (log.eventName) {
@@ -87,7 +75,7 @@ const outcomesOf = (receipt: TransactionReceipt, account: Address): ReadonlyArra
             groupID: log.args.groupID,
             outcome: "escrowed",
             token: log.args.token,
-            recipient: receipt.to ?? account,
+            recipient: escrow,
             amount: log.args.amount,
             claimId: log.args.claimId
           }
@@ -156,7 +144,7 @@ export const make: (
           transactionHash: receipt.transactionHash,
           blockNumber: receipt.blockNumber,
           gasUsed: receipt.gasUsed,
-          payments: outcomesOf(receipt, request.to)
+          payments: outcomesOf(receipt, request.to, addresses.escrow)
         })
       )
     )
@@ -230,7 +218,7 @@ export const make: (
       transactionHash: receipt.transactionHash,
       blockNumber: receipt.blockNumber,
       gasUsed: receipt.gasUsed,
-      payments: outcomesOf(receipt, account)
+      payments: outcomesOf(receipt, account, addresses.escrow)
     } satisfies Settlement
   })
 
@@ -270,20 +258,29 @@ export const make: (
       args: [owner, salt]
     })
 
-  const createAccount = Effect.fn("ChainGateway.createAccount")(function* (owner: Address, salt: Hex) {
-    const account = yield* accountAddress(owner, salt)
-    const exists = yield* read<boolean>({
+  const exists = (account: Address) =>
+    read<boolean>({
       address: addresses.forwarder,
       abi: svcAccountForwarderAbi,
       functionName: "isAccount",
       args: [account]
     })
-    if (exists) return { account, owner } satisfies AccountCreation
-    const receipt = yield* submit(
+
+  const createAccount = Effect.fn("ChainGateway.createAccount")(function* (owner: Address, salt: Hex) {
+    const account = yield* accountAddress(owner, salt)
+    if (yield* exists(account)) return { account, owner } satisfies AccountCreation
+    return yield* submit(
       { address: addresses.forwarder, abi: forwarderAbi, functionName: "createAccount", args: [owner, salt] },
       writeError
+    ).pipe(
+      Effect.map((receipt): AccountCreation => ({ account, owner, transactionHash: receipt.transactionHash })),
+      // A concurrent creation of the same account wins the CREATE2 race: then the account is there.
+      Effect.catch((error) =>
+        Effect.flatMap(exists(account), (created) =>
+          created ? Effect.succeed({ account, owner } satisfies AccountCreation) : Effect.fail(error)
+        )
+      )
     )
-    return { account, owner, transactionHash: receipt.transactionHash } satisfies AccountCreation
   })
 
   const releaseEscrow = Effect.fn("ChainGateway.releaseEscrow")(function* (claimId: Hex, to: Address, token?: Address) {
@@ -308,36 +305,39 @@ export const make: (
   })
 
   const deposits = (accounts: ReadonlyArray<Address>, options: { readonly fromBlock?: bigint } = {}) =>
-    Stream.callback<Deposit, ChainUnavailable>((queue) =>
-      Effect.acquireRelease(
-        Effect.sync(() =>
-          client.watchContractEvent({
-            address: addresses.token,
-            abi: testUsdcAbi,
-            eventName: "Transfer",
-            args: { to: [...accounts] },
-            ...(options.fromBlock === undefined ? {} : { fromBlock: options.fromBlock }),
-            onLogs: (logs) => {
-              for (const log of logs) {
-                Queue.offerUnsafe(queue, {
-                  account: log.args.to!,
-                  token: log.address,
-                  from: log.args.from!,
-                  amount: log.args.value!,
-                  transactionHash: log.transactionHash!,
-                  blockNumber: log.blockNumber!,
-                  logIndex: log.logIndex!
-                })
-              }
-            },
-            onError: (error) => {
-              Queue.failCauseUnsafe(queue, Cause.fail(readError(error)))
-            }
-          })
-        ),
-        (unwatch) => Effect.sync(unwatch)
-      )
-    )
+    // No account would mean no `to` filter, that is every transfer of the token.
+    accounts.length === 0
+      ? Stream.empty
+      : Stream.callback<Deposit, ChainUnavailable>((queue) =>
+          Effect.acquireRelease(
+            Effect.sync(() =>
+              client.watchContractEvent({
+                address: addresses.token,
+                abi: testUsdcAbi,
+                eventName: "Transfer",
+                args: { to: [...accounts] },
+                ...(options.fromBlock === undefined ? {} : { fromBlock: options.fromBlock }),
+                onLogs: (logs) => {
+                  for (const log of logs) {
+                    Queue.offerUnsafe(queue, {
+                      account: log.args.to!,
+                      token: log.address,
+                      from: log.args.from!,
+                      amount: log.args.value!,
+                      transactionHash: log.transactionHash!,
+                      blockNumber: log.blockNumber!,
+                      logIndex: log.logIndex!
+                    })
+                  }
+                },
+                onError: (error) => {
+                  Queue.failCauseUnsafe(queue, Cause.fail(readError(error)))
+                }
+              })
+            ),
+            (unwatch) => Effect.sync(unwatch)
+          )
+        )
 
   return ChainGateway.of({
     chainId,
@@ -366,35 +366,6 @@ export const layer = (settings: ChainSettings): Layer.Layer<ChainGateway, ChainU
       return yield* make(client, relayer, settings.addresses)
     })
   )
-
-const address = (name: string) => Config.String(name).pipe(Config.map((value) => value as Address))
-
-const tokenAddress = (chainId: number) =>
-  chainId === 42161 ? address("TOKEN_ADDRESS").pipe(Config.withDefault(arbitrumOneUsdc)) : address("TOKEN_ADDRESS")
-
-/**
- * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL`, `RELAYER_PRIVATE_KEY` (redacted),
- * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161).
- */
-export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHAIN_ID").pipe(
-  Config.withDefault(42161),
-  Config.flatMap((chainId) =>
-    Config.all({
-      rpcUrl: Config.String("RPC_URL"),
-      relayerKey: Config.Redacted("RELAYER_PRIVATE_KEY"),
-      forwarder: address("FORWARDER_ADDRESS"),
-      escrow: address("ESCROW_ADDRESS"),
-      token: tokenAddress(chainId)
-    }).pipe(
-      Config.map(({ escrow, forwarder, relayerKey, rpcUrl, token }) => ({
-        chainId,
-        rpcUrl,
-        relayerKey: relayerKey as Redacted.Redacted<Hex>,
-        addresses: { forwarder, escrow, token }
-      }))
-    )
-  )
-)
 
 /** The gateway configured from the environment (production). */
 export const layerConfig: Layer.Layer<ChainGateway, ChainUnavailable | Config.ConfigError> = Layer.unwrap(
