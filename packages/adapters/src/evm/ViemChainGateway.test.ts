@@ -265,7 +265,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
         const gateway = yield* ChainGateway
         const frank = newWallet()
         const signed = yield* signedPayments(ownerKey, team, [entry(suite.token, frank, 1_000n)])
+        assert.isFalse(yield* gateway.isSaltUsed(signed.request.salt))
         yield* gateway.executePayments(signed)
+        assert.isTrue(yield* gateway.isSaltUsed(signed.request.salt))
         const before = yield* balances(team, frank)
         const error = yield* Effect.flip(gateway.executePayments(signed))
         assert.strictEqual(error._tag, "SaltReplayed")

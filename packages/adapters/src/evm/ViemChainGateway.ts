@@ -239,6 +239,9 @@ export const make: (
     } satisfies IntentRecord
   })
 
+  const isSaltUsed = (salt: bigint) =>
+    read<boolean>({ address: addresses.forwarder, abi: svcAccountForwarderAbi, functionName: "saltUsed", args: [salt] })
+
   const hasRole = (account: Address, role: string, wallet: Address) =>
     read<boolean>({
       address: account,
@@ -348,6 +351,7 @@ export const make: (
     executePayment,
     executeRoles,
     executeIntent,
+    isSaltUsed,
     intent,
     hasRole,
     balanceOf,

@@ -48,6 +48,8 @@ export class ChainGateway extends Context.Service<
     readonly executeRoles: (signed: Signed<RolesForwardRequest>) => Effect.Effect<RolesSettlement, RequestError>
     /** Executes a registered intent once due and within its validity (anyone may; the relayer does). */
     readonly executeIntent: (account: Address, id: Hex) => Effect.Effect<Settlement, IntentError>
+    /** Whether a request with this salt has executed: how to reconcile after `ChainUnavailable` while waiting. */
+    readonly isSaltUsed: (salt: bigint) => Effect.Effect<boolean, ChainUnavailable>
     /** Reads an intent; `undefined` when the account has none with this id. */
     readonly intent: (account: Address, id: Hex) => Effect.Effect<IntentRecord | undefined, ChainUnavailable>
     /** Whether `wallet` holds `role` on `account` (the owner holds none: it is authorised by ownership). */
