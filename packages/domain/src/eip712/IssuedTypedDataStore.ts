@@ -2,7 +2,7 @@
  * The typed data the service issued, kept so execution rebuilds the digest from our record (DESIGN §5) and so a
  * salt executes at most once.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { Address, Uint256String } from "../Evm.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { TeamId, UserId } from "../Ids.ts"
@@ -58,4 +58,33 @@ export class IssuedTypedDataStore extends Context.Service<
     /** Undoes a claim whose execution failed before reaching the chain, so the signer may retry. */
     readonly release: (salt: Uint256String) => Effect.Effect<void>
   }
->()("@svc/domain/eip712/IssuedTypedDataStore") {}
+>()("@svc/domain/eip712/IssuedTypedDataStore") {
+  /** In process memory, for tests and single-process tools (not shared between replicas). */
+  static readonly layerMemory = Layer.sync(IssuedTypedDataStore, () => {
+    const records = new Map<string, IssuedTypedData>()
+    const find = (salt: Uint256String) =>
+      Effect.suspend(() => {
+        const record = records.get(salt)
+        return record === undefined ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(record)
+      })
+    return IssuedTypedDataStore.of({
+      issue: (record) => Effect.sync(() => void records.set(record.salt, record)),
+      find,
+      claim: (salt, now) =>
+        Effect.flatMap(find(salt), (record) => {
+          if (record.executedAt !== undefined) return Effect.fail(new AlreadyExecuted({ salt }))
+          const claimed = { ...record, executedAt: now }
+          records.set(salt, claimed)
+          return Effect.succeed(claimed)
+        }),
+      release: (salt) =>
+        Effect.sync(() => {
+          const record = records.get(salt)
+          if (record !== undefined) {
+            const { executedAt: _executedAt, ...released } = record
+            records.set(salt, released)
+          }
+        })
+    })
+  })
+}
