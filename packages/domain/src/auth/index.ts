@@ -2,5 +2,6 @@
 
 export * from "./AuthRequests.ts"
 export * from "./NonceStore.ts"
+export * from "./SignIn.ts"
 export * from "./Siwe.ts"
 export * from "./SiweError.ts"
