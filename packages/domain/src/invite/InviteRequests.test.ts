@@ -25,6 +25,13 @@ describe("invite request schemas (SPEC §4.9, §4.11)", () => {
     assert.isFalse(ok(ExecuteManagerInvitesRequest, { ...execute, invites: [] }))
     assert.isFalse(ok(ExecuteManagerInvitesRequest, { ...execute, signature: `0x${"0".repeat(130)}` }))
     assert.isFalse(ok(ExecuteManagerInvitesRequest, { ...execute, typed_data: { ...execute.typed_data, data: [] } }))
+    for (const role of ["Team Admin", "team-admin", "\ud800", ""]) {
+      const data = [{ role, account: "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65" }]
+      assert.isFalse(
+        ok(ExecuteManagerInvitesRequest, { ...execute, typed_data: { ...execute.typed_data, data } }),
+        role
+      )
+    }
   })
 
   it("member invites: 1 to 100 e-mails, a member role, anonymous false by default", () => {
