@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { nextAttemptAt, outcomeOf, retryDelaysMillis } from "./WebhookDelivery.ts"
-import { CreateWebhookRequest, WebhookTestRequest } from "./WebhookRequests.ts"
+import { CreateWebhookRequest, WebhookParams, WebhookTestRequest } from "./WebhookRequests.ts"
 
 const ok = (schema: Schema.Top, input: unknown) => Schema.decodeUnknownExit(schema as never)(input)._tag === "Success"
 
@@ -16,6 +16,13 @@ describe("webhook schemas and delivery rules", () => {
     for (const version of [0, 11, 1.5]) assert.isFalse(ok(WebhookTestRequest, { event_type: "payment.sent", version }))
     assert.isFalse(ok(WebhookTestRequest, { version: 2 }))
     assert.isFalse(ok(WebhookTestRequest, { event_type: "payment.unknown" }))
+  })
+
+  it("the path takes a 15-character wh- id", () => {
+    assert.isTrue(ok(WebhookParams, { webhook_nanoid: "wh-abcdefghijkl" }))
+    for (const id of ["wh-abcdefghijk", "wh-abcdefghijklm", "te-abcdefghijkl", "wh-abcdefghijk!"]) {
+      assert.isFalse(ok(WebhookParams, { webhook_nanoid: id }), id)
+    }
   })
 
   it("endpoints need an https URL (or loopback http) and distinct known events", () => {

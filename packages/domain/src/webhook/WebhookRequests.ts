@@ -5,11 +5,15 @@ import { Schema } from "effect"
 import { EventTypeSchema } from "../event/EventCatalog.ts"
 import { PayloadVersion } from "../event/EventEnvelope.ts"
 import { withDefault } from "../FieldDefault.ts"
-import { TeamId } from "../Ids.ts"
+import { TeamId, WebhookId } from "../Ids.ts"
 import { WebhookEndpoint, WebhookUrl } from "./WebhookEndpoint.ts"
 
 const VersionField = withDefault<typeof PayloadVersion>(2)(PayloadVersion)
 const Events = Schema.Array(EventTypeSchema).check(Schema.isMinLength(1), Schema.isUnique())
+
+/** Path of the routes on one endpoint: `webhook_nanoid`, 15 characters, `^wh-` (SPEC §4.1, §4.8). */
+export const WebhookParams = Schema.Struct({ webhook_nanoid: WebhookId })
+export type WebhookParams = typeof WebhookParams.Type
 
 /** POST /v2/webhooks/test/{webhook_nanoid} body (DESIGN §5): the kind to simulate, and the payload major. */
 export const WebhookTestRequest = Schema.Struct({ event_type: EventTypeSchema, version: VersionField })
