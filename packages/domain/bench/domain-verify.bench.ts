@@ -102,4 +102,4 @@ if (!existsSync(resultsFile)) {
     "# Benchmark results\n\nEach benchmark appends a section: what, machine, date, figures.\n\n"
   )
 }
-appendFileSync(resultsFile, `${section}\n`)
+appendFileSync(resultsFile, `\n${section}`)
