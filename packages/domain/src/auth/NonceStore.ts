@@ -1,0 +1,67 @@
+/**
+ * The sign-in nonces we issued, so each SIWE message is accepted at most once and only while it is fresh.
+ */
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import type { Address } from "../Evm.ts"
+import type { ErrorCode } from "../errors/ErrorCatalog.ts"
+
+/** A nonce we issued: for which wallet, and until when (epoch milliseconds). */
+export interface NonceRecord {
+  readonly nonce: string
+  readonly wallet: Address
+  readonly expiresAt: number
+}
+
+/** No such nonce: never issued, or already consumed. */
+export class NonceNotFound extends Schema.TaggedError<NonceNotFound>()("NonceNotFound", { nonce: Schema.String }) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "EXPIRED_NONCE"
+  }
+}
+
+/** The nonce was issued but its time has passed. */
+export class NonceExpired extends Schema.TaggedError<NonceExpired>()("NonceExpired", {
+  nonce: Schema.String,
+  expiresAt: Schema.Number
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "EXPIRED_NONCE"
+  }
+}
+
+/**
+ * Issued sign-in nonces. Implementations must make `consume` atomic: of any number of concurrent calls for one nonce,
+ * across all API replicas, at most one succeeds; a consumed or expired nonce never succeeds again.
+ */
+export class NonceStore extends Context.Service<
+  NonceStore,
+  {
+    /** Records a freshly issued nonce. */
+    readonly issue: (record: NonceRecord) => Effect.Effect<void>
+    /** Removes the nonce and returns its record if it exists and `now` (epoch ms) is before its expiry. */
+    readonly consume: (nonce: string, now: number) => Effect.Effect<NonceRecord, NonceNotFound | NonceExpired>
+  }
+>()("@svc/domain/auth/NonceStore") {
+  /** In process memory, for tests and single-process tools (not shared between replicas). */
+  static readonly layerMemory = Layer.sync(NonceStore, () => {
+    const records = new Map<string, NonceRecord>()
+    return NonceStore.of({
+      issue: (record) => Effect.sync(() => void records.set(record.nonce, record)),
+      consume: (nonce, now) =>
+        Effect.suspend((): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
+          const record = records.get(nonce)
+          if (record === undefined) return Effect.fail(new NonceNotFound({ nonce }))
+          records.delete(nonce)
+          return now < record.expiresAt
+            ? Effect.succeed(record)
+            : Effect.fail(new NonceExpired({ nonce, expiresAt: record.expiresAt }))
+        })
+    })
+  })
+}
+
+/** Consumes a nonce at the current `Clock` time. */
+export const consumeNonce = (nonce: string) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => NonceStore.use((store) => store.consume(nonce, now)))

@@ -1,0 +1,40 @@
+/**
+ * Checks that a signature over a 32-byte hash was made by an expected signer.
+ *
+ * Both EIP-712 requests and SIWE messages reduce to a hash, so one port serves both. The default layer recovers the
+ * ECDSA signer (externally owned accounts). An adapter that can read the chain provides a layer that also accepts
+ * ERC-1271 contract wallets and ERC-6492 counterfactual wallets, typically through viem's `verifyHash`.
+ */
+import { Context, Effect, Layer } from "effect"
+import { type Hex, isAddressEqual, recoverAddress } from "viem"
+import type { Address, Bytes32 } from "../Evm.ts"
+
+/** What to verify: the expected signer, the signed hash and the signature bytes. */
+export interface VerifyHashParameters {
+  readonly signer: Address
+  readonly hash: Bytes32
+  readonly signature: Hex
+}
+
+/**
+ * Signature verification. Implementations must answer `true` only when `signer` authorised `hash` with `signature`,
+ * answer `false` (never fail) for a malformed or foreign signature, and treat infrastructure failures as defects.
+ */
+export class SignatureVerifier extends Context.Service<
+  SignatureVerifier,
+  { readonly verifyHash: (parameters: VerifyHashParameters) => Effect.Effect<boolean> }
+>()("@svc/domain/signature/SignatureVerifier") {
+  /** Externally owned accounts: recover the ECDSA signer of a 65-byte signature and compare addresses. */
+  static readonly layer = Layer.succeed(SignatureVerifier, {
+    verifyHash: ({ hash, signature, signer }) =>
+      recoverSigner(hash, signature).pipe(
+        Effect.map((recovered) => recovered !== undefined && isAddressEqual(recovered, signer))
+      )
+  })
+}
+
+/** The address that signed `hash`, or `undefined` when the bytes are not a recoverable 65-byte signature. */
+export const recoverSigner = (hash: Bytes32, signature: Hex): Effect.Effect<Address | undefined> =>
+  signature.length !== 132
+    ? Effect.succeed(undefined)
+    : Effect.tryPromise(() => recoverAddress({ hash, signature })).pipe(Effect.orElseSucceed(() => undefined))

@@ -1,0 +1,2 @@
+/** Signature verification shared by EIP-712 requests and SIWE. */
+export * from "./SignatureVerifier.ts"
