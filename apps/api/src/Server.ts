@@ -1,25 +1,105 @@
 /**
- * The API server as a Layer: the HttpApi contract, its handlers, OpenAPI at `/openapi.json` and docs at `/docs`.
+ * The API server as a Layer: the HttpApi contract with its handlers, the error envelope, idempotency keys, OpenAPI
+ * at `/openapi.json` and docs at `/docs`, over MongoDB.
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Api } from "@svc/adapters/http"
-import { Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { AccessTokens, Api } from "@svc/adapters/http"
+import {
+  AuthenticationLive,
+  AuthHandlers,
+  PendingBalanceHandlers,
+  PendingInviteHandlers,
+  PendingPaymentHandlers,
+  PendingWebhookHandlers,
+  ServerConfig,
+  SystemHandlers,
+  TeamBalances,
+  TeamHandlers,
+  withErrorEnvelope,
+  withIdempotency,
+  withRequestId
+} from "@svc/adapters/http/server"
+import { MongoDatabase, MongoIdempotencyStore, MongoNonceStore, MongoRepositories } from "@svc/adapters/mongo"
+import { IdGenerator } from "@svc/domain/Ids"
+import { Randomness } from "@svc/domain/Randomness"
+import { SignatureVerifier } from "@svc/domain/signature"
+import { Effect, Layer, type Redacted } from "effect"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 
-const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
-  handlers.handle("health", () => Effect.succeed({ success: true as const, data: { status: "ok" as const } }))
-)
+/** What the server needs to know. */
+export interface ServerOptions {
+  readonly port: number
+  readonly host?: string | undefined
+  readonly mongoUri: string
+  readonly database?: string | undefined
+  readonly jwtSecret: Redacted.Redacted<string>
+  /** The URL clients reach the server at; the SIWE domain and URI derive from it. Default `http://127.0.0.1:<port>`. */
+  readonly publicBaseUrl?: string | undefined
+  readonly chainId?: number | undefined
+  /** Signature checks for sign-in; EOA recovery unless the chain adapter supplies ERC-1271 support. */
+  readonly signatureVerifier?: Layer.Layer<SignatureVerifier> | undefined
+  /** Whether to log every request (default true). */
+  readonly logRequests?: boolean | undefined
+  /** Team balances for team views; zero unless the chain adapter supplies them. */
+  readonly teamBalances?: Layer.Layer<TeamBalances> | undefined
+}
 
-/** Every route of the API, without a server. */
+/** MongoDB storage: repositories, nonces and idempotency keys, indexes created at start. */
+export const storage = (options: { readonly mongoUri: string; readonly database?: string | undefined }) =>
+  Layer.mergeAll(MongoRepositories.layer, MongoNonceStore.layer, MongoIdempotencyStore.layer).pipe(
+    Layer.provideMerge(MongoDatabase.layer({ uri: options.mongoUri, database: options.database }))
+  )
+
+/** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 export const Routes = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(Layer.provide(SystemHandlers)),
-  HttpApiScalar.layer(Api, { path: "/docs" })
+  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+    Layer.provide([
+      SystemHandlers,
+      AuthHandlers,
+      TeamHandlers,
+      PendingPaymentHandlers,
+      PendingInviteHandlers,
+      PendingWebhookHandlers,
+      PendingBalanceHandlers
+    ]),
+    Layer.provide(AuthenticationLive)
+  ),
+  HttpApiScalar.layer(Api, { path: "/docs" }),
+  HttpRouter.middleware(
+    Effect.map(
+      withIdempotency,
+      (idempotency) =>
+        <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
+          // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
+          withRequestId(idempotency(withErrorEnvelope(app))) as Effect.Effect<
+            HttpServerResponse.HttpServerResponse,
+            E,
+            HttpServerRequest.HttpServerRequest
+          >
+    ),
+    { global: true }
+  )
 )
 
-/** The routes served by Node's HTTP server on `port` (0 picks a free one). */
-export const layer = (options: { readonly port: number; readonly host?: string }) =>
-  HttpRouter.serve(Routes).pipe(
+/** The services handlers use, other than storage. */
+export const services = (options: ServerOptions) =>
+  Layer.mergeAll(
+    AccessTokens.make(options.jwtSecret),
+    IdGenerator.layer,
+    Randomness.layer,
+    options.signatureVerifier ?? SignatureVerifier.layer,
+    options.teamBalances ?? TeamBalances.layerZero,
+    options.publicBaseUrl === undefined
+      ? ServerConfig.fromServerAddress({ chainId: options.chainId ?? 42161 })
+      : ServerConfig.make({ publicBaseUrl: options.publicBaseUrl, chainId: options.chainId ?? 42161 })
+  )
+
+/** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
+export const layer = (options: ServerOptions) =>
+  HttpRouter.serve(Routes, { disableListenLog: true, disableLogger: options.logRequests === false }).pipe(
+    Layer.provideMerge(services(options)),
+    Layer.provideMerge(storage(options)),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
   )
