@@ -2,6 +2,7 @@
  * The API server as a Layer: the HttpApi contract with its handlers, the error envelope, idempotency keys, OpenAPI
  * at `/openapi.json` and docs at `/docs`, over MongoDB.
  */
+import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { AccessTokens, Api } from "@svc/adapters/http"
@@ -21,6 +22,7 @@ import {
   withRequestId
 } from "@svc/adapters/http/server"
 import { MongoDatabase, MongoIdempotencyStore, MongoNonceStore, MongoRepositories } from "@svc/adapters/mongo"
+import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
@@ -44,6 +46,24 @@ export interface ServerOptions {
   readonly logRequests?: boolean | undefined
   /** Team balances for team views; zero unless the chain adapter supplies them. */
   readonly teamBalances?: Layer.Layer<TeamBalances> | undefined
+}
+
+/**
+ * Node's HTTP server, answering requests it cannot parse (headers over 16 KiB, broken HTTP) in the contract's error
+ * shape rather than with an empty body.
+ */
+const makeNodeServer = () => {
+  const server = createServer()
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy()
+    const code = error.code === "HPE_HEADER_OVERFLOW" ? "HEADERS_TOO_LARGE" : "MALFORMED_REQUEST"
+    const body = JSON.stringify(errorBody(code))
+    socket.end(
+      `HTTP/1.1 ${ErrorCatalog[code].status} ${code === "HEADERS_TOO_LARGE" ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
+        `content-type: application/json\r\nx-request-id: req_${randomUUID().replaceAll("-", "")}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    )
+  })
+  return server
 }
 
 /** MongoDB storage: repositories, nonces and idempotency keys, indexes created at start. */
@@ -101,5 +121,5 @@ export const layer = (options: ServerOptions) =>
   HttpRouter.serve(Routes, { disableListenLog: true, disableLogger: options.logRequests === false }).pipe(
     Layer.provideMerge(services(options)),
     Layer.provideMerge(storage(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
   )
