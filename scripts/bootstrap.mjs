@@ -8,7 +8,7 @@
 //
 // Plain JavaScript on purpose: it must run on the system Node before the toolchain exists.
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -78,6 +78,13 @@ if (node === process.execPath && onPath("pnpm")) {
 } else {
   const dir = fetchPackage(`pnpm@${PNPM_VERSION}`, `pnpm-${PNPM_VERSION}`)
   pnpm = [node, join(dir, "bin", "pnpm.cjs")]
+  // Root scripts call `pnpm` themselves: a shim on PATH points them at the same one.
+  const shims = join(cache, "bin")
+  mkdirSync(shims, { recursive: true })
+  const shim = join(shims, "pnpm")
+  writeFileSync(shim, `#!/bin/sh\nexec "${pnpm[0]}" "${pnpm[1]}" "$@"\n`)
+  chmodSync(shim, 0o755)
+  env.PATH = [shims, env.PATH].join(delimiter)
 }
 // npm sets these for its own child processes; they must not steer pnpm or Node 24.
 for (const key of Object.keys(env)) {

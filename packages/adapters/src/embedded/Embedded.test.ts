@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { MongoClient } from "mongodb"
@@ -6,13 +7,18 @@ import { inject } from "vitest"
 import { startAnvil } from "./Anvil.ts"
 import { startJongodb } from "./Jongodb.ts"
 
+/** Whether nothing accepts TCP connections at `url` any more. */
 const refused = (url: string) =>
-  Effect.promise(() =>
-    fetch(url, { method: "POST", body: "{}" }).then(
-      () => false,
-      () => true
-    )
-  )
+  Effect.callback<boolean>((resume) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect({ host: hostname, port: Number(port) })
+    const done = (gone: boolean) => {
+      socket.destroy()
+      resume(Effect.succeed(gone))
+    }
+    socket.once("connect", () => done(false))
+    socket.once("error", () => done(true))
+  })
 
 describe("embedded infrastructure", () => {
   it.live("jongodb serves MongoDB on a free port and is gone when its scope closes", () =>

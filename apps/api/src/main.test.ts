@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { connect } from "node:net"
+import { resolve } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+
+const main = resolve(import.meta.dirname, "main.ts")
+
+interface Started {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly mongoPort: number
+  readonly rpcUrl: string
+}
+
+/** `npm start`'s entry point as a real process on a free port, resolved once it serves. */
+const start = Effect.callback<Started, Error>((resume) => {
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  const timer = setTimeout(() => resume(Effect.fail(new Error(`not serving in time:\n${output}`))), 60_000)
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString()
+    const base = /svc API at (http:\/\/\S+)/.exec(output)?.[1]
+    const mongoPort = /jongodb at mongodb:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]
+    const rpcUrl = /anvil at (http:\/\/\S+)/.exec(output)?.[1]
+    if (base && mongoPort && rpcUrl) {
+      clearTimeout(timer)
+      resume(Effect.succeed({ child, base, mongoPort: Number(mongoPort), rpcUrl }))
+    }
+  }
+  child.stdout.on("data", onData)
+  child.stderr.on("data", onData)
+})
+
+const exited = (child: ChildProcess) =>
+  Effect.callback<number>((resume) => {
+    const started = Date.now()
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(0))
+    child.once("exit", () => resume(Effect.succeed(Date.now() - started)))
+  })
+
+/** Whether something accepts TCP connections at `url` (an HTTP check would miss a live MongoDB port). */
+const reachable = (url: string) =>
+  Effect.callback<boolean>((resume) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect({ host: hostname, port: Number(port) })
+    const done = (alive: boolean) => {
+      socket.destroy()
+      resume(Effect.succeed(alive))
+    }
+    socket.once("connect", () => done(true))
+    socket.once("error", () => done(false))
+  })
+
+describe("npm start", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it.live(`serves /health, and on ${signal} exits within seconds leaving no jongodb or anvil behind`, () =>
+      Effect.gen(function* () {
+        const { child, base, mongoPort, rpcUrl } = yield* start
+        const health = yield* Effect.promise(() => fetch(`${base}/health`))
+        assert.strictEqual(health.status, 200)
+        child.kill(signal)
+        const ms = yield* exited(child)
+        assert.isBelow(ms, 10_000)
+        assert.isFalse(yield* reachable(rpcUrl))
+        assert.isFalse(yield* reachable(`http://127.0.0.1:${mongoPort}`))
+      })
+    )
+  }
+
+  it.live("a start killed with SIGKILL still leaves no jongodb or anvil behind", () =>
+    Effect.gen(function* () {
+      const { child, mongoPort, rpcUrl } = yield* start
+      child.kill("SIGKILL")
+      yield* exited(child)
+      // The guards notice the closed pipe and stop their service; give them a moment.
+      let alive = true
+      for (let i = 0; i < 100 && alive; i++) {
+        alive = (yield* reachable(rpcUrl)) || (yield* reachable(`http://127.0.0.1:${mongoPort}`))
+        if (alive) yield* Effect.sleep(50)
+      }
+      assert.isFalse(alive)
+    })
+  )
+})

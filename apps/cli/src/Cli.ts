@@ -1,0 +1,40 @@
+/**
+ * The `svc` command line: every API operation on the typed client derived from the HttpApi contract.
+ *
+ * Output is a human table by default and the API's JSON with `--json`.
+ */
+import { Api } from "@svc/adapters/http"
+import { Console, Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { FetchHttpClient } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+
+const url = Flag.String("url").pipe(
+  Flag.withDescription("Base URL of the svc API (env SVC_URL)"),
+  Flag.withDefault(process.env.SVC_URL ?? "http://127.0.0.1:3000")
+)
+const json = Flag.Boolean("json").pipe(Flag.withDescription("Print the API's JSON"), Flag.withDefault(false))
+
+/** The root command; its flags are shared by every subcommand. */
+export const svc = Command.make("svc").pipe(
+  Command.withSharedFlags({ url, json }),
+  Command.withDescription("Team payments in USDC: drive the svc API")
+)
+
+const client = (baseUrl: string) => HttpApiClient.make(Api, { baseUrl }).pipe(Effect.provide(FetchHttpClient.layer))
+
+/** `svc health`: whether the API answers. */
+export const health = Command.make(
+  "health",
+  {},
+  Effect.fn("svc.health")(function* () {
+    const root = yield* svc
+    const response = yield* (yield* client(root.url)).health()
+    yield* Console.log(root.json ? JSON.stringify(response) : `${root.url}: ${response.data.status}`)
+  })
+).pipe(Command.withDescription("Check that the API serves"))
+
+/** Runs `svc` with the given arguments (without the executable and script). */
+export const run = svc.pipe(Command.withSubcommands([health]), (command) =>
+  Command.runWith(command, { version: "0.0.0" })
+)
