@@ -3,7 +3,6 @@
  * content type and an oversized body, answers only 4xx envelopes (never a 5xx), and writes nothing.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { MongoDatabase } from "@svc/adapters/mongo"
 import { Effect } from "effect"
 import { call, type SeededMember, seedTeam, signIn, startTestServer, type TestServer } from "./TestServer.ts"
 
@@ -28,7 +27,7 @@ const collections = [
 
 const snapshot = (server: TestServer) =>
   Effect.gen(function* () {
-    const { db } = yield* MongoDatabase
+    const db = server.db
     const counts: Record<string, number> = {}
     for (const name of collections) {
       counts[name] = yield* Effect.promise(() => db.collection(name).countDocuments())
@@ -36,7 +35,7 @@ const snapshot = (server: TestServer) =>
     const teams = yield* Effect.promise(() => db.collection("teams").find().toArray())
     const settings = yield* Effect.promise(() => db.collection("team_settings").find().toArray())
     return JSON.stringify({ counts, teams, settings })
-  }).pipe(Effect.provide(server.context))
+  })
 
 const wrongValues = (value: unknown): ReadonlyArray<unknown> => {
   if (typeof value === "string") return [42, true, null, [], {}, "x".repeat(200_000)]

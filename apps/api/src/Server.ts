@@ -2,10 +2,10 @@
  * The API server as a Layer: the HttpApi contract with its handlers, the error envelope, idempotency keys, OpenAPI
  * at `/openapi.json` and docs at `/docs`, over MongoDB.
  */
-import { randomUUID } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { AccessTokens, Api } from "@svc/adapters/http"
+import { AccessTokens, Api, IdempotencyStore } from "@svc/adapters/http"
 import {
   AuthenticationLive,
   AuthHandlers,
@@ -21,12 +21,14 @@ import {
   withIdempotency,
   withRequestId
 } from "@svc/adapters/http/server"
+import { MemoryRepositories } from "@svc/adapters/memory"
 import { MongoDatabase, MongoIdempotencyStore, MongoNonceStore, MongoRepositories } from "@svc/adapters/mongo"
+import { NonceStore } from "@svc/domain/auth"
 import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
-import { Effect, Layer, type Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 
@@ -34,9 +36,11 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 export interface ServerOptions {
   readonly port: number
   readonly host?: string | undefined
-  readonly mongoUri: string
+  /** MongoDB; without it the server keeps everything in memory (tests, tools, demos without persistence). */
+  readonly mongoUri?: string | undefined
   readonly database?: string | undefined
-  readonly jwtSecret: Redacted.Redacted<string>
+  /** The JWT signing secret; without it one is generated for this server's lifetime. */
+  readonly jwtSecret?: Redacted.Redacted<string> | undefined
   /** The URL clients reach the server at; the SIWE domain and URI derive from it. Default `http://127.0.0.1:<port>`. */
   readonly publicBaseUrl?: string | undefined
   readonly chainId?: number | undefined
@@ -66,11 +70,13 @@ const makeNodeServer = () => {
   return server
 }
 
-/** MongoDB storage: repositories, nonces and idempotency keys, indexes created at start. */
-export const storage = (options: { readonly mongoUri: string; readonly database?: string | undefined }) =>
-  Layer.mergeAll(MongoRepositories.layer, MongoNonceStore.layer, MongoIdempotencyStore.layer).pipe(
-    Layer.provideMerge(MongoDatabase.layer({ uri: options.mongoUri, database: options.database }))
-  )
+/** Storage: MongoDB (repositories, nonces, idempotency keys; indexes created at start), or memory without a URI. */
+export const storage = (options: { readonly mongoUri?: string | undefined; readonly database?: string | undefined }) =>
+  options.mongoUri === undefined
+    ? Layer.mergeAll(MemoryRepositories.layer, NonceStore.layerMemory, IdempotencyStore.layerMemory)
+    : Layer.mergeAll(MongoRepositories.layer, MongoNonceStore.layer, MongoIdempotencyStore.layer).pipe(
+        Layer.provideMerge(MongoDatabase.layer({ uri: options.mongoUri, database: options.database }))
+      )
 
 /** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 export const Routes = Layer.mergeAll(
@@ -106,7 +112,7 @@ export const Routes = Layer.mergeAll(
 /** The services handlers use, other than storage. */
 export const services = (options: ServerOptions) =>
   Layer.mergeAll(
-    AccessTokens.make(options.jwtSecret),
+    AccessTokens.make(options.jwtSecret ?? Redacted.make(randomBytes(48).toString("base64url"))),
     IdGenerator.layer,
     Randomness.layer,
     options.signatureVerifier ?? SignatureVerifier.layer,

@@ -4,6 +4,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { makeApiClient } from "@svc/adapters/http"
+import { MongoDatabase } from "@svc/adapters/mongo"
 import { CompanyRepository } from "@svc/domain/company"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
@@ -11,6 +12,7 @@ import { TeamRepository } from "@svc/domain/team"
 import { emptyAddress, newUser, UserRepository } from "@svc/domain/user"
 import { type Context, Effect, Layer, Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import type { Db } from "mongodb"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
 import * as Server from "./Server.ts"
@@ -35,6 +37,8 @@ export interface TestServer {
   readonly baseUrl: string
   readonly jwtSecret: string
   readonly database: string
+  /** The server's database, for tests that look at what was stored. */
+  readonly db: Db
   readonly context: Context.Context<Layer.Success<ReturnType<typeof Server.layer>>>
 }
 
@@ -52,7 +56,10 @@ export const startTestServer = Effect.gen(function* () {
     })
   )
   const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))
-  return { baseUrl: HttpServer.formatAddress(server.address), jwtSecret, database, context } satisfies TestServer
+  const { db } = yield* MongoDatabase.pipe(
+    Effect.provide(yield* Layer.build(MongoDatabase.layer({ uri: inject("mongoUri"), database })))
+  )
+  return { baseUrl: HttpServer.formatAddress(server.address), jwtSecret, database, db, context } satisfies TestServer
 })
 
 /** A JSON request over real HTTP; answers status, headers and the parsed body (or the raw text when not JSON). */

@@ -26,7 +26,8 @@ const main = Effect.gen(function* () {
     ? mongoUriConfig.value
     : yield* Effect.map(startJongodb(), (mongo) => mongo.uri)
   const rpcUrl = embedded ? yield* Effect.map(startAnvil(), (anvil) => anvil.rpcUrl) : undefined
-  if (embedded) yield* Effect.logInfo(`embedded jongodb and anvil started (anvil at ${rpcUrl})`)
+  // Only embedded addresses are logged: a production MONGODB_URI may carry credentials.
+  if (embedded) yield* Effect.logInfo(`embedded jongodb at ${mongoUri}, anvil at ${rpcUrl}`)
 
   if (Option.isNone(secretConfig) && !embedded) {
     return yield* Effect.die("JWT_SECRET is required when MONGODB_URI is set")
