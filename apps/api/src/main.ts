@@ -3,13 +3,15 @@
  * as scoped resources, a JWT secret is generated for this run, and the demo company and team are seeded and printed.
  * Ctrl-C or SIGTERM stops the server first (in-flight requests finish), then anvil and jongodb.
  *
- * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `CHAIN_ID`, `PORT`, `HOST`.
+ * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `RPC_URL`, `CHAIN_ID`, `PORT`,
+ * `HOST`.
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
 import { seedDemo } from "./DemoSeed.ts"
 import * as Server from "./Server.ts"
 
@@ -25,7 +27,12 @@ const main = Effect.gen(function* () {
   const mongoUri = Option.isSome(mongoUriConfig)
     ? mongoUriConfig.value
     : yield* Effect.map(startJongodb(), (mongo) => mongo.uri)
-  const rpcUrl = embedded ? yield* Effect.map(startAnvil(), (anvil) => anvil.rpcUrl) : undefined
+  const rpcUrlConfig = yield* Config.option(Config.String("RPC_URL"))
+  const rpcUrl = Option.isSome(rpcUrlConfig)
+    ? rpcUrlConfig.value
+    : embedded
+      ? yield* Effect.map(startAnvil(), (anvil) => anvil.rpcUrl)
+      : undefined
   // Only embedded addresses are logged: a production MONGODB_URI may carry credentials.
   if (embedded) yield* Effect.logInfo(`embedded jongodb at ${mongoUri}, anvil at ${rpcUrl}`)
 
@@ -41,7 +48,9 @@ const main = Effect.gen(function* () {
     mongoUri,
     jwtSecret,
     chainId,
-    publicBaseUrl: Option.getOrUndefined(publicBaseUrl)
+    publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
+    // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
+    signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
   }
   const server = yield* Layer.build(Server.layer(options))
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))
