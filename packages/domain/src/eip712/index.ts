@@ -1,1 +1,7 @@
+/** EIP-712 typed data: types, bundle schemas, builders, digest, signing and verification. */
+export * from "./TypedData.ts"
+export * from "./TypedDataBuilder.ts"
+export * from "./TypedDataError.ts"
+export * from "./TypedDataSignature.ts"
+export * from "./TypeString.ts"
 export * from "./Types.ts"

@@ -1,0 +1,145 @@
+/**
+ * Settlement cost and throughput on anvil: gas of a signed batch of 1, 10 and 100 payments through the forwarder
+ * (baseline: the same payments as plain ERC-20 transfers from an EOA), and executed batches of 10 per second
+ * through the viem ChainGateway from one relayer (baseline: the same batches one at a time).
+ *
+ * Run: `node packages/adapters/bench/chain-settlement.bench.ts` (starts its own anvil). Appends a section to the
+ * repository's `bench/RESULTS.md` (it lives in this package so that it resolves the package's dependencies).
+ * Then `pnpm format` lays out the tables.
+ */
+import { randomBytes } from "node:crypto"
+import { appendFileSync, mkdirSync } from "node:fs"
+import { cpus, totalmem } from "node:os"
+import { testUsdcAbi } from "@svc/contracts"
+import { paymentsRequestOf } from "@svc/domain/chain"
+import { type PaymentEntry, paymentsTypedData, signableOf } from "@svc/domain/eip712"
+import { Effect } from "effect"
+import { createTestClient, encodeFunctionData, type Hex, http, toHex } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { startAnvil } from "../src/embedded/index.ts"
+import { deploySuite, makeChainClient, makeRelayer, mintTestUsdc, ViemChainGateway } from "../src/evm/index.ts"
+
+const batchSizes = [1, 10, 100] as const
+const throughputBatches = 200
+const throughputConcurrency = 16
+
+const bytes32 = (): Hex => toHex(randomBytes(32))
+
+const program = Effect.gen(function* () {
+  const anvil = yield* startAnvil()
+  const client = makeChainClient({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, pollingInterval: 10 })
+  const testClient = createTestClient({ mode: "anvil", transport: http(anvil.rpcUrl) })
+  const relayerAccount = privateKeyToAccount(generatePrivateKey())
+  yield* Effect.promise(() => testClient.setBalance({ address: relayerAccount.address, value: 10n ** 24n }))
+  const relayer = yield* makeRelayer(client, relayerAccount)
+  const suite = yield* deploySuite(client, relayer)
+  const gateway = yield* ViemChainGateway.make(client, relayer, suite)
+  const location = { chainId: anvil.chainId, verifyingContract: suite.forwarder }
+
+  const ownerKey = generatePrivateKey()
+  const owner = privateKeyToAccount(ownerKey)
+  const { account: team } = yield* gateway.createAccount(owner.address, bytes32())
+  yield* mintTestUsdc(client, relayer, suite.token, team, 10n ** 15n)
+
+  const signBatch = (size: number) =>
+    Effect.gen(function* () {
+      const block = yield* Effect.promise(() => client.getBlock())
+      const payments = Array.from(
+        { length: size },
+        (): PaymentEntry => ({
+          id: bytes32(),
+          groupID: bytes32(),
+          payAtTime: "0",
+          validMinutes: "0",
+          payType: "1",
+          token: suite.token,
+          recipient: privateKeyToAccount(generatePrivateKey()).address,
+          amount: "1000000",
+          data: "0x"
+        })
+      ) as [PaymentEntry, ...Array<PaymentEntry>]
+      const bundle = paymentsTypedData(
+        location,
+        {
+          from: owner.address,
+          to: team,
+          salt: BigInt(bytes32()).toString(10),
+          expires: String(block.timestamp + 3600n)
+        },
+        payments
+      )
+      const signature = yield* Effect.promise(() => owner.signTypedData(signableOf(bundle)))
+      return { request: paymentsRequestOf(bundle.typed_data), signature }
+    })
+
+  // Gas: each payment to a fresh recipient (a new balance slot), the costly and usual case.
+  const gasRows: Array<{ size: number; gas: bigint; baseline: bigint }> = []
+  for (const size of batchSizes) {
+    const settlement = yield* gateway.executePayments(yield* signBatch(size))
+    // Baseline: an EOA holding the tokens pays the same `size` fresh recipients with plain `transfer`s.
+    const holder = privateKeyToAccount(generatePrivateKey())
+    yield* Effect.promise(() => testClient.setBalance({ address: holder.address, value: 10n ** 22n }))
+    yield* mintTestUsdc(client, relayer, suite.token, holder.address, 10n ** 12n)
+    const holderRelayer = yield* makeRelayer(client, holder)
+    const transfers = yield* Effect.forEach(
+      Array.from({ length: size }),
+      () =>
+        Effect.gen(function* () {
+          const data = encodeFunctionData({
+            abi: testUsdcAbi,
+            functionName: "transfer",
+            args: [privateKeyToAccount(generatePrivateKey()).address, 1_000_000n]
+          })
+          const hash = yield* holderRelayer.send({ to: suite.token, data, gas: 100_000n })
+          return yield* Effect.promise(() => client.waitForTransactionReceipt({ hash, checkReplacement: false }))
+        }),
+      { concurrency: 10 }
+    )
+    gasRows.push({ size, gas: settlement.gasUsed, baseline: transfers.reduce((sum, r) => sum + r.gasUsed, 0n) })
+  }
+
+  // Throughput: pre-signed batches of 10, executed through the gateway from one relayer.
+  const measure = (concurrency: number, count: number) =>
+    Effect.gen(function* () {
+      const requests = yield* Effect.forEach(Array.from({ length: count }), () => signBatch(10))
+      const started = performance.now()
+      yield* Effect.forEach(requests, gateway.executePayments, { concurrency })
+      const seconds = (performance.now() - started) / 1000
+      return count / seconds
+    })
+  const sequential = yield* measure(1, 50)
+  const concurrent = yield* measure(throughputConcurrency, throughputBatches)
+
+  return { gasRows, sequential, concurrent }
+})
+
+const { concurrent, gasRows, sequential } = await Effect.runPromise(Effect.scoped(program))
+
+const machine = `${cpus()[0]?.model ?? "unknown CPU"} (${cpus().length} cores), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`
+const lines = [
+  "",
+  `## Chain settlement (packages/adapters/bench/chain-settlement.bench.ts), ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
+  "",
+  `Machine: ${machine}. Anvil 1.7.1 (automine), chain id 42161, contracts compiled for Cancun with 200 optimizer runs.`,
+  "",
+  "Gas of one signed batch through `SvcAccountForwarder.executePayments`, each payment to a fresh recipient, against",
+  "the same payments as plain ERC-20 `transfer`s from an EOA (21,000 base gas each):",
+  "",
+  "| payments | batch gas | gas per payment | plain transfers gas | ratio batch / transfers |",
+  "| -------: | --------: | --------------: | ------------------: | ----------------------: |",
+  ...gasRows.map(
+    ({ baseline, gas, size }) =>
+      `| ${size} | ${gas.toLocaleString("en-US")} | ${(gas / BigInt(size)).toLocaleString("en-US")} | ${baseline.toLocaleString("en-US")} | ${(Number(gas) / Number(baseline)).toFixed(2)} |`
+  ),
+  "",
+  "Executed batches of 10 payments per second through the viem `ChainGateway` (estimate, sign, send, receipt), one relayer:",
+  "",
+  "| mode | batches/s | payments/s | ratio |",
+  "| ---- | --------: | ---------: | ----: |",
+  `| one at a time (baseline, 50 batches) | ${sequential.toFixed(1)} | ${(sequential * 10).toFixed(0)} | 1.00 |`,
+  `| ${throughputConcurrency} concurrent (${throughputBatches} batches) | ${concurrent.toFixed(1)} | ${(concurrent * 10).toFixed(0)} | ${(concurrent / sequential).toFixed(2)} |`,
+  ""
+]
+console.log(lines.join("\n"))
+mkdirSync(new URL("../../../bench/", import.meta.url), { recursive: true })
+appendFileSync(new URL("../../../bench/RESULTS.md", import.meta.url), lines.join("\n"))

@@ -1,0 +1,38 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Config, ConfigProvider, Effect, Redacted } from "effect"
+import { arbitrumOneUsdc, ChainSettingsConfig } from "./ChainSettings.ts"
+
+const relayerKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+const env = {
+  RPC_URL: "https://arb1.example.com/rpc",
+  RELAYER_PRIVATE_KEY: relayerKey,
+  FORWARDER_ADDRESS: "0x1111111111111111111111111111111111111111",
+  ESCROW_ADDRESS: "0x2222222222222222222222222222222222222222"
+}
+const load = (record: Record<string, string>) => ChainSettingsConfig.parse(ConfigProvider.fromEnv({ env: record }))
+
+describe("ChainSettingsConfig (production configuration)", () => {
+  it.effect("defaults to Arbitrum One and its native USDC, and keeps the relayer key redacted", () =>
+    Effect.gen(function* () {
+      const settings = yield* load(env)
+      assert.strictEqual(settings.chainId, 42161)
+      assert.strictEqual(settings.addresses.token, arbitrumOneUsdc)
+      assert.strictEqual(settings.addresses.forwarder, env.FORWARDER_ADDRESS)
+      assert.strictEqual(Redacted.value(settings.relayerKey), relayerKey)
+      assert.notInclude(String(settings.relayerKey), relayerKey.slice(2))
+      assert.notInclude(JSON.stringify(settings), relayerKey.slice(2))
+    })
+  )
+
+  it.effect("takes TOKEN_ADDRESS over the default, and requires it off Arbitrum One", () =>
+    Effect.gen(function* () {
+      const token = "0x3333333333333333333333333333333333333333"
+      assert.strictEqual((yield* load({ ...env, TOKEN_ADDRESS: token })).addresses.token, token)
+      const sepolia = yield* Effect.flip(load({ ...env, CHAIN_ID: "421614" }))
+      assert.instanceOf(sepolia, Config.ConfigError)
+      assert.strictEqual((yield* load({ ...env, CHAIN_ID: "421614", TOKEN_ADDRESS: token })).chainId, 421614)
+      const typo = yield* Effect.flip(load({ ...env, FORWARDER_ADDRESS: "0x1234" }))
+      assert.instanceOf(typo, Config.ConfigError)
+    })
+  )
+})

@@ -1,0 +1,50 @@
+/**
+ * The EVM adapter's settings, and how production reads them from the environment.
+ */
+import type { SuiteAddresses } from "@svc/domain/chain"
+import { Address as EvmAddress } from "@svc/domain/Evm"
+import { Config, type Redacted } from "effect"
+import type { Address, Hex } from "viem"
+
+/** Arbitrum One's native USDC (Circle), the default settlement token on chain 42161. */
+export const arbitrumOneUsdc: Address = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
+
+/** What the gateway needs to run: the chain, the relayer's key and the deployed contracts. */
+export interface ChainSettings {
+  readonly rpcUrl: string
+  readonly chainId: number
+  readonly relayerKey: Redacted.Redacted<Hex>
+  readonly addresses: SuiteAddresses
+  /** Receipt and event polling in milliseconds: 10 on anvil, 250 (the default) on Arbitrum One. */
+  readonly pollingInterval?: number
+}
+
+// Checked as an address (0x + 40 hex), so a typo fails at start-up rather than on the first payment.
+const address = (name: string) => Config.schema(EvmAddress, name)
+
+const tokenAddress = (chainId: number) =>
+  chainId === 42161 ? address("TOKEN_ADDRESS").pipe(Config.withDefault(arbitrumOneUsdc)) : address("TOKEN_ADDRESS")
+
+/**
+ * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL`, `RELAYER_PRIVATE_KEY` (redacted),
+ * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161).
+ */
+export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHAIN_ID").pipe(
+  Config.withDefault(42161),
+  Config.flatMap((chainId) =>
+    Config.all({
+      rpcUrl: Config.String("RPC_URL"),
+      relayerKey: Config.Redacted("RELAYER_PRIVATE_KEY"),
+      forwarder: address("FORWARDER_ADDRESS"),
+      escrow: address("ESCROW_ADDRESS"),
+      token: tokenAddress(chainId)
+    }).pipe(
+      Config.map(({ escrow, forwarder, relayerKey, rpcUrl, token }) => ({
+        chainId,
+        rpcUrl,
+        relayerKey: relayerKey as Redacted.Redacted<Hex>,
+        addresses: { forwarder, escrow, token }
+      }))
+    )
+  )
+)

@@ -1,0 +1,59 @@
+/**
+ * The chain of embedded mode (`npm start`) and tests: a fresh suite on a local anvil, with a faucet.
+ */
+import { ChainGateway, type ChainUnavailable, type SettlementReverted } from "@svc/domain/chain"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { type Address, createTestClient, type Hex, http } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { makeChainClient } from "./ChainClient.ts"
+import { readError } from "./ChainRevert.ts"
+import { makeRelayer } from "./Relayer.ts"
+import { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
+import { make } from "./ViemChainGateway.ts"
+
+/** What only a local chain offers: the deployed suite, test USDC and gas for anyone (never in production). */
+export class EmbeddedChain extends Context.Service<
+  EmbeddedChain,
+  {
+    readonly suite: DeployedSuite
+    /** The relayer (also deployer, token owner and escrow owner). */
+    readonly relayer: Address
+    /** Mints test USDC (6 decimals) to `to`. */
+    readonly mint: (to: Address, amount: bigint) => Effect.Effect<Hex, SettlementReverted | ChainUnavailable>
+    /** Sets the ether balance of `to` (anvil's `anvil_setBalance`), e.g. for a wallet that sends its own transactions. */
+    readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnavailable>
+  }
+>()("@svc/adapters/evm/EmbeddedChain") {
+  /**
+   * Deploys the suite on the anvil at `rpcUrl` from a relayer (a fresh key unless given, funded through
+   * `anvil_setBalance`), and provides both the `ChainGateway` and the `EmbeddedChain` extras.
+   */
+  static readonly layer = (options: {
+    readonly rpcUrl: string
+    readonly chainId: number
+    readonly relayerKey?: Redacted.Redacted<Hex>
+    readonly pollingInterval?: number
+  }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable> =>
+    Layer.effectContext(
+      Effect.gen(function* () {
+        const client = makeChainClient({ ...options, pollingInterval: options.pollingInterval ?? 10 })
+        const anvil = createTestClient({ mode: "anvil", transport: http(options.rpcUrl) })
+        const setEtherBalance = (to: Address, wei: bigint) =>
+          Effect.tryPromise({ try: () => anvil.setBalance({ address: to, value: wei }), catch: readError })
+        const account = privateKeyToAccount(
+          options.relayerKey ? Redacted.value(options.relayerKey) : generatePrivateKey()
+        )
+        yield* setEtherBalance(account.address, 10n ** 24n)
+        const relayer = yield* makeRelayer(client, account)
+        const suite = yield* deploySuite(client, relayer)
+        const gateway = yield* make(client, relayer, suite)
+        const embedded = EmbeddedChain.of({
+          suite,
+          relayer: account.address,
+          mint: (to, amount) => mintTestUsdc(client, relayer, suite.token, to, amount),
+          setEtherBalance
+        })
+        return Context.make(EmbeddedChain, embedded).pipe(Context.add(ChainGateway, gateway))
+      })
+    )
+}

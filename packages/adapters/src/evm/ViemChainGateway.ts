@@ -1,0 +1,377 @@
+/**
+ * The `ChainGateway` on viem: requests go through the `SvcAccountForwarder`, sent and paid for by the relayer.
+ */
+import { svcAccountAbi, svcAccountForwarderAbi, svcEscrowAbi, testUsdcAbi } from "@svc/contracts"
+import {
+  type AccountCreation,
+  ChainGateway,
+  type ChainUnavailable,
+  type Deposit,
+  type IntentRecord,
+  type PaymentForwardRequest,
+  type PaymentOutcome,
+  type PaymentsForwardRequest,
+  paymentRequestDigest,
+  paymentsRequestDigest,
+  type RolesForwardRequest,
+  rolesRequestDigest,
+  type Settlement,
+  SettlementReverted,
+  type Signed,
+  type SuiteAddresses
+} from "@svc/domain/chain"
+import { Cause, type Config, Effect, Layer, Queue, Redacted, Stream } from "effect"
+import {
+  type Abi,
+  type Address,
+  encodeFunctionData,
+  type Hex,
+  isAddressEqual,
+  keccak256,
+  type PublicClient,
+  parseEventLogs,
+  type TransactionReceipt,
+  toHex
+} from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { makeChainClient } from "./ChainClient.ts"
+import {
+  escrowError,
+  intentError,
+  type RevertContext,
+  readError,
+  requestError,
+  suiteErrorsAbi,
+  writeError
+} from "./ChainRevert.ts"
+import { type ChainSettings, ChainSettingsConfig } from "./ChainSettings.ts"
+import { makeRelayer, type Relayer } from "./Relayer.ts"
+
+interface ContractCall {
+  readonly address: Address
+  readonly abi: Abi
+  readonly functionName: string
+  readonly args: ReadonlyArray<unknown>
+}
+
+const forwarderAbi: Abi = [...svcAccountForwarderAbi, ...suiteErrorsAbi]
+const accountAbi: Abi = [...svcAccountAbi, ...suiteErrorsAbi]
+const escrowAbi: Abi = [...svcEscrowAbi, ...suiteErrorsAbi]
+
+/** The outcomes a receipt reports for one account, in log order (which is request order). */
+const outcomesOf = (receipt: TransactionReceipt, account: Address, escrow: Address): ReadonlyArray<PaymentOutcome> =>
+  parseEventLogs({ abi: svcAccountAbi, logs: receipt.logs.filter((log) => isAddressEqual(log.address, account)) })
+    .map((log): PaymentOutcome | undefined => {
+      switch (log.eventName) {
+        case "PaymentExecuted":
+          return { ...log.args, outcome: "paid" }
+        case "IntentExecuted":
+          return { ...log.args, outcome: "intent_executed" }
+        case "IntentRegistered":
+          return { ...log.args, outcome: "intent_registered" }
+        case "PaymentEscrowed":
+          return {
+            id: log.args.id,
+            groupID: log.args.groupID,
+            outcome: "escrowed",
+            token: log.args.token,
+            recipient: escrow,
+            amount: log.args.amount,
+            claimId: log.args.claimId
+          }
+        default:
+          return undefined
+      }
+    })
+    .filter((outcome) => outcome !== undefined)
+
+/** Builds the gateway on a client and a relayer for a deployed suite. */
+export const make: (
+  client: PublicClient,
+  relayer: Relayer,
+  addresses: SuiteAddresses
+) => Effect.Effect<ChainGateway["Service"], ChainUnavailable> = Effect.fnUntraced(function* (
+  client: PublicClient,
+  relayer: Relayer,
+  addresses: SuiteAddresses
+) {
+  const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
+
+  const read = <A>(call: ContractCall) =>
+    Effect.tryPromise({ try: () => client.readContract(call as never) as Promise<A>, catch: readError })
+
+  /** Estimates (which names any refusal without spending gas), sends through the relayer, waits for inclusion. */
+  const submit = <E>(call: ContractCall, toError: (error: unknown) => E) => {
+    const estimate = Effect.tryPromise({
+      try: () => client.estimateContractGas({ ...call, account: relayer.address } as never),
+      catch: toError
+    })
+    return Effect.gen(function* () {
+      const gas = yield* estimate
+      const hash = yield* relayer.send({
+        to: call.address,
+        data: encodeFunctionData(call as never),
+        gas: gas + gas / 5n
+      })
+      const receipt = yield* Effect.tryPromise({
+        try: () => client.waitForTransactionReceipt({ hash, checkReplacement: false, timeout: 120_000 }),
+        catch: readError
+      })
+      if (receipt.status !== "success") {
+        // Something changed between estimation and inclusion (a concurrent request spent the salt, or the
+        // balance): estimating again at the new state names it.
+        yield* estimate
+        return yield* Effect.fail(new SettlementReverted({ reason: `transaction ${hash} reverted` }))
+      }
+      return receipt
+    })
+  }
+
+  const location = { chainId, verifyingContract: addresses.forwarder }
+
+  const settle = (
+    functionName: string,
+    request: { from: Address; to: Address },
+    args: ReadonlyArray<unknown>,
+    digest: () => Hex
+  ) => {
+    const context: RevertContext = { account: request.to, signer: request.from, digest }
+    return submit({ address: addresses.forwarder, abi: forwarderAbi, functionName, args }, (error) =>
+      requestError(error, context)
+    ).pipe(
+      Effect.map(
+        (receipt): Settlement => ({
+          transactionHash: receipt.transactionHash,
+          blockNumber: receipt.blockNumber,
+          gasUsed: receipt.gasUsed,
+          payments: outcomesOf(receipt, request.to, addresses.escrow)
+        })
+      )
+    )
+  }
+
+  const envelope = (request: { from: Address; to: Address; salt: bigint; expires: bigint }) => ({
+    from: request.from,
+    to: request.to,
+    salt: request.salt,
+    expires: request.expires
+  })
+
+  const executePayments = Effect.fn("ChainGateway.executePayments")(function* ({
+    request,
+    signature
+  }: Signed<PaymentsForwardRequest>) {
+    return yield* settle(
+      "executePayments",
+      request,
+      [{ ...envelope(request), payments: request.data.payments }, signature],
+      () => paymentsRequestDigest(location, request)
+    )
+  })
+
+  const executePayment = Effect.fn("ChainGateway.executePayment")(function* ({
+    request,
+    signature
+  }: Signed<PaymentForwardRequest>) {
+    return yield* settle("executePayment", request, [{ ...envelope(request), data: request.data }, signature], () =>
+      paymentRequestDigest(location, request)
+    )
+  })
+
+  const executeRoles = Effect.fn("ChainGateway.executeRoles")(function* ({
+    request,
+    signature
+  }: Signed<RolesForwardRequest>) {
+    const context: RevertContext = {
+      account: request.to,
+      signer: request.from,
+      digest: () => rolesRequestDigest(location, request)
+    }
+    const receipt = yield* submit(
+      {
+        address: addresses.forwarder,
+        abi: forwarderAbi,
+        functionName: "executeRoles",
+        args: [{ ...envelope(request), data: request.data }, signature]
+      },
+      (error) => requestError(error, context)
+    )
+    const grants = parseEventLogs({
+      abi: svcAccountAbi,
+      eventName: "RoleGranted",
+      logs: receipt.logs.filter((log) => isAddressEqual(log.address, request.to))
+    }).map((log) => ({ role: log.args.role, account: log.args.account }))
+    return {
+      transactionHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      gasUsed: receipt.gasUsed,
+      grants
+    }
+  })
+
+  const executeIntent = Effect.fn("ChainGateway.executeIntent")(function* (account: Address, id: Hex) {
+    const receipt = yield* submit(
+      { address: account, abi: accountAbi, functionName: "executeIntent", args: [id] },
+      (error) => intentError(error, { account })
+    )
+    return {
+      transactionHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      gasUsed: receipt.gasUsed,
+      payments: outcomesOf(receipt, account, addresses.escrow)
+    } satisfies Settlement
+  })
+
+  const intent = Effect.fn("ChainGateway.intent")(function* (account: Address, id: Hex) {
+    const [groupID, token, recipient, amount, payAtTime, validUntil, state] = yield* read<
+      readonly [Hex, Address, Address, bigint, bigint, bigint, number]
+    >({ address: account, abi: svcAccountAbi, functionName: "intents", args: [id] })
+    if (state === 0) return undefined
+    return {
+      id,
+      state: state === 1 ? "registered" : "executed",
+      groupID,
+      token,
+      recipient,
+      amount,
+      payAtTime,
+      validUntil
+    } satisfies IntentRecord
+  })
+
+  const isSaltUsed = (salt: bigint) =>
+    read<boolean>({ address: addresses.forwarder, abi: svcAccountForwarderAbi, functionName: "saltUsed", args: [salt] })
+
+  const hasRole = (account: Address, role: string, wallet: Address) =>
+    read<boolean>({
+      address: account,
+      abi: svcAccountAbi,
+      functionName: "hasRole",
+      args: [keccak256(toHex(role)), wallet]
+    })
+
+  const balanceOf = (holder: Address, token?: Address) =>
+    read<bigint>({ address: token ?? addresses.token, abi: testUsdcAbi, functionName: "balanceOf", args: [holder] })
+
+  const accountAddress = (owner: Address, salt: Hex) =>
+    read<Address>({
+      address: addresses.forwarder,
+      abi: svcAccountForwarderAbi,
+      functionName: "accountAddress",
+      args: [owner, salt]
+    })
+
+  const exists = (account: Address) =>
+    read<boolean>({
+      address: addresses.forwarder,
+      abi: svcAccountForwarderAbi,
+      functionName: "isAccount",
+      args: [account]
+    })
+
+  const createAccount = Effect.fn("ChainGateway.createAccount")(function* (owner: Address, salt: Hex) {
+    const account = yield* accountAddress(owner, salt)
+    if (yield* exists(account)) return { account, owner } satisfies AccountCreation
+    return yield* submit(
+      { address: addresses.forwarder, abi: forwarderAbi, functionName: "createAccount", args: [owner, salt] },
+      writeError
+    ).pipe(
+      Effect.map((receipt): AccountCreation => ({ account, owner, transactionHash: receipt.transactionHash })),
+      // A concurrent creation of the same account wins the CREATE2 race: then the account is there.
+      Effect.catch((error) =>
+        Effect.flatMap(exists(account), (created) =>
+          created ? Effect.succeed({ account, owner } satisfies AccountCreation) : Effect.fail(error)
+        )
+      )
+    )
+  })
+
+  const releaseEscrow = Effect.fn("ChainGateway.releaseEscrow")(function* (claimId: Hex, to: Address, token?: Address) {
+    const receipt = yield* submit(
+      {
+        address: addresses.escrow,
+        abi: escrowAbi,
+        functionName: "release",
+        args: [claimId, token ?? addresses.token, to]
+      },
+      escrowError
+    )
+    const [released] = parseEventLogs({ abi: svcEscrowAbi, eventName: "EscrowReleased", logs: receipt.logs })
+    return {
+      transactionHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      gasUsed: receipt.gasUsed,
+      claimId,
+      to,
+      amount: released?.args.amount ?? 0n
+    }
+  })
+
+  const deposits = (accounts: ReadonlyArray<Address>, options: { readonly fromBlock?: bigint } = {}) =>
+    // No account would mean no `to` filter, that is every transfer of the token.
+    accounts.length === 0
+      ? Stream.empty
+      : Stream.callback<Deposit, ChainUnavailable>((queue) =>
+          Effect.acquireRelease(
+            Effect.sync(() =>
+              client.watchContractEvent({
+                address: addresses.token,
+                abi: testUsdcAbi,
+                eventName: "Transfer",
+                args: { to: [...accounts] },
+                ...(options.fromBlock === undefined ? {} : { fromBlock: options.fromBlock }),
+                onLogs: (logs) => {
+                  for (const log of logs) {
+                    Queue.offerUnsafe(queue, {
+                      account: log.args.to!,
+                      token: log.address,
+                      from: log.args.from!,
+                      amount: log.args.value!,
+                      transactionHash: log.transactionHash!,
+                      blockNumber: log.blockNumber!,
+                      logIndex: log.logIndex!
+                    })
+                  }
+                },
+                onError: (error) => {
+                  Queue.failCauseUnsafe(queue, Cause.fail(readError(error)))
+                }
+              })
+            ),
+            (unwatch) => Effect.sync(unwatch)
+          )
+        )
+
+  return ChainGateway.of({
+    chainId,
+    addresses,
+    accountAddress,
+    createAccount,
+    executePayments,
+    executePayment,
+    executeRoles,
+    executeIntent,
+    isSaltUsed,
+    intent,
+    hasRole,
+    balanceOf,
+    releaseEscrow,
+    deposits
+  })
+})
+
+/** The gateway for explicit settings. */
+export const layer = (settings: ChainSettings): Layer.Layer<ChainGateway, ChainUnavailable> =>
+  Layer.effect(
+    ChainGateway,
+    Effect.gen(function* () {
+      const client = makeChainClient(settings)
+      const relayer = yield* makeRelayer(client, privateKeyToAccount(Redacted.value(settings.relayerKey)))
+      return yield* make(client, relayer, settings.addresses)
+    })
+  )
+
+/** The gateway configured from the environment (production). */
+export const layerConfig: Layer.Layer<ChainGateway, ChainUnavailable | Config.ConfigError> = Layer.unwrap(
+  Effect.map(ChainSettingsConfig, layer)
+)

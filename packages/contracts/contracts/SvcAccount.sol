@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IERC20, SvcErrors, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
+
+/// @notice What an account needs from its forwarder: where the e-mail escrow is.
+interface ISvcForwarderEscrow {
+    function escrow() external view returns (address);
+}
+
+/// @notice What an account needs from the escrow.
+interface ISvcEscrowDeposit {
+    function deposit(bytes32 claimId, address token, uint256 amount, bytes32 paymentId) external;
+}
+
+/// @title SvcAccount
+/// @notice The `svc_account` of a team or a user: it holds tokens, pays at once, registers intents that anyone may
+/// execute once due, and keeps the roles its manager requests grant. Only its forwarder moves funds or grants roles,
+/// and only after verifying a signature by a wallet this account authorises.
+contract SvcAccount is SvcErrors {
+    uint256 internal constant PAY_IMMEDIATE = 1;
+    uint256 internal constant PAY_INTENT = 2;
+    uint256 internal constant PAY_ESCROW = 3;
+
+    bytes32 public constant TEAM_ADMIN = keccak256("team_admin");
+    bytes32 public constant TEAM_FINANCE_ADMIN = keccak256("team_finance_admin");
+    bytes32 public constant TEAM_VIEWER = keccak256("team_viewer");
+
+    /// @notice What an intent is: registered, then executed once.
+    enum IntentState {
+        None,
+        Registered,
+        Executed
+    }
+
+    /// @notice A payment registered for later execution.
+    struct Intent {
+        bytes32 groupID;
+        address token;
+        address recipient;
+        uint256 amount;
+        uint64 payAtTime;
+        uint64 validUntil;
+        IntentState state;
+    }
+
+    address public immutable forwarder;
+    address public immutable owner;
+    mapping(bytes32 role => mapping(address account => bool)) public hasRole;
+    mapping(bytes32 id => Intent) public intents;
+
+    event PaymentExecuted(
+        bytes32 indexed id, bytes32 indexed groupID, address indexed recipient, address token, uint256 amount
+    );
+    event IntentRegistered(
+        bytes32 indexed id,
+        bytes32 indexed groupID,
+        address indexed recipient,
+        address token,
+        uint256 amount,
+        uint256 payAtTime,
+        uint256 validUntil
+    );
+    event IntentExecuted(
+        bytes32 indexed id, bytes32 indexed groupID, address indexed recipient, address token, uint256 amount
+    );
+    event PaymentEscrowed(bytes32 indexed id, bytes32 indexed groupID, bytes32 indexed claimId, address token, uint256 amount);
+    event RoleGranted(bytes32 indexed roleHash, address indexed account, string role);
+
+    constructor(address forwarder_, address owner_) {
+        forwarder = forwarder_;
+        owner = owner_;
+    }
+
+    modifier onlyForwarder() {
+        if (msg.sender != forwarder) revert NotForwarder(msg.sender);
+        _;
+    }
+
+    /// @notice Whether `signer` may sign payments for this account: its owner, a team admin or a finance admin.
+    function canPay(address signer) public view returns (bool) {
+        return signer == owner || hasRole[TEAM_ADMIN][signer] || hasRole[TEAM_FINANCE_ADMIN][signer];
+    }
+
+    /// @notice Whether `signer` may grant roles on this account: its owner or a team admin.
+    function canManage(address signer) public view returns (bool) {
+        return signer == owner || hasRole[TEAM_ADMIN][signer];
+    }
+
+    /// @notice Carries out a verified batch, atomically: any failing payment reverts the whole batch.
+    function pay(SvcPayment[] calldata payments) external onlyForwarder {
+        if (payments.length == 0) revert EmptyRequest();
+        for (uint256 i = 0; i < payments.length; ++i) {
+            _pay(payments[i]);
+        }
+    }
+
+    /// @notice Grants roles from a verified manager request.
+    function grantRoles(SvcRoleGrant[] calldata grants) external onlyForwarder {
+        if (grants.length == 0) revert EmptyRequest();
+        for (uint256 i = 0; i < grants.length; ++i) {
+            bytes32 roleHash = keccak256(bytes(grants[i].role));
+            if (roleHash != TEAM_ADMIN && roleHash != TEAM_FINANCE_ADMIN && roleHash != TEAM_VIEWER) {
+                revert UnknownRole(grants[i].role);
+            }
+            hasRole[roleHash][grants[i].account] = true;
+            emit RoleGranted(roleHash, grants[i].account, grants[i].role);
+        }
+    }
+
+    /// @notice Executes a registered intent; anyone may call it between `payAtTime` and its end of validity.
+    function executeIntent(bytes32 id) external {
+        Intent storage intent = intents[id];
+        if (intent.state == IntentState.None) revert IntentNotFound(id);
+        if (intent.state == IntentState.Executed) revert IntentAlreadyExecuted(id);
+        if (block.timestamp < intent.payAtTime) revert IntentNotDue(id, intent.payAtTime, block.timestamp);
+        if (block.timestamp > intent.validUntil) revert IntentValidityElapsed(id, intent.validUntil, block.timestamp);
+        intent.state = IntentState.Executed;
+        _transfer(intent.token, intent.recipient, intent.amount);
+        emit IntentExecuted(id, intent.groupID, intent.recipient, intent.token, intent.amount);
+    }
+
+    function _pay(SvcPayment calldata payment) private {
+        if (payment.recipient == address(0)) revert InvalidRecipient(payment.id);
+        if (payment.payType == PAY_IMMEDIATE) {
+            _transfer(payment.token, payment.recipient, payment.amount);
+            emit PaymentExecuted(payment.id, payment.groupID, payment.recipient, payment.token, payment.amount);
+        } else if (payment.payType == PAY_INTENT) {
+            if (intents[payment.id].state != IntentState.None) revert IntentAlreadyRegistered(payment.id);
+            // Bounded so the window fits the packed uint64 fields and `validMinutes * 60` cannot overflow.
+            if (payment.payAtTime > type(uint40).max || payment.validMinutes > type(uint32).max) {
+                revert InvalidIntentWindow(payment.id);
+            }
+            uint256 validUntil = payment.payAtTime + payment.validMinutes * 60;
+            intents[payment.id] = Intent({
+                groupID: payment.groupID,
+                token: payment.token,
+                recipient: payment.recipient,
+                amount: payment.amount,
+                payAtTime: uint64(payment.payAtTime),
+                validUntil: uint64(validUntil),
+                state: IntentState.Registered
+            });
+            emit IntentRegistered(
+                payment.id,
+                payment.groupID,
+                payment.recipient,
+                payment.token,
+                payment.amount,
+                payment.payAtTime,
+                validUntil
+            );
+        } else if (payment.payType == PAY_ESCROW) {
+            address escrow = ISvcForwarderEscrow(forwarder).escrow();
+            if (payment.recipient != escrow || payment.data.length != 32) revert InvalidEscrowPayment(payment.id);
+            bytes32 claimId = abi.decode(payment.data, (bytes32));
+            _requireBalance(payment.token, payment.amount);
+            if (!IERC20(payment.token).approve(escrow, payment.amount)) {
+                revert TransferFailed(payment.token, escrow, payment.amount);
+            }
+            ISvcEscrowDeposit(escrow).deposit(claimId, payment.token, payment.amount, payment.id);
+            emit PaymentEscrowed(payment.id, payment.groupID, claimId, payment.token, payment.amount);
+        } else {
+            revert UnknownPayType(payment.id, payment.payType);
+        }
+    }
+
+    function _requireBalance(address token, uint256 amount) private view {
+        uint256 balance = IERC20(token).balanceOf(address(this));
+        if (balance < amount) revert InsufficientBalance(token, balance, amount);
+    }
+
+    function _transfer(address token, address to, uint256 amount) private {
+        _requireBalance(token, amount);
+        (bool ok, bytes memory result) = token.call(abi.encodeCall(IERC20.transfer, (to, amount)));
+        if (!ok || (result.length != 0 && !abi.decode(result, (bool)))) revert TransferFailed(token, to, amount);
+    }
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {SvcAccount} from "./SvcAccount.sol";
+import {SvcErrors, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
+
+/// @notice A batch of payments as signed (EIP-712 `CreatePaymentsForwardRequest`, `data` is `SvcPaymentsRequest`).
+struct PaymentsForwardRequest {
+    address from;
+    address to;
+    uint256 salt;
+    uint256 expires;
+    SvcPayment[] payments;
+}
+
+/// @notice One instant payment as signed (EIP-712 `CreatePaymentForwardRequest`).
+struct PaymentForwardRequest {
+    address from;
+    address to;
+    uint256 salt;
+    uint256 expires;
+    SvcPayment data;
+}
+
+/// @notice Manager role grants as signed (EIP-712 `SetRolesForwardRequest`).
+struct RolesForwardRequest {
+    address from;
+    address to;
+    uint256 salt;
+    uint256 expires;
+    SvcRoleGrant[] data;
+}
+
+/// @notice ERC-1271, so smart-contract wallets may sign too.
+interface IERC1271 {
+    function isValidSignature(bytes32 digest, bytes calldata signature) external view returns (bytes4);
+}
+
+/// @title SvcAccountForwarder
+/// @notice Verifies the EIP-712 requests the svc domain builds and calls the svc account they act on. A request
+/// executes when its signer is authorised for the account, its salt has never been used on this forwarder and it has
+/// not expired. Anyone may relay; the relayer pays the gas and gains no power.
+contract SvcAccountForwarder is SvcErrors {
+    bytes32 internal constant DOMAIN_TYPEHASH =
+        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+    bytes32 internal constant NAME_HASH = keccak256("SvcAccountForwarder");
+    bytes32 internal constant VERSION_HASH = keccak256("1.0.0");
+
+    string internal constant PAYMENT_TYPE =
+        "SvcPayment(bytes32 id,bytes32 groupID,uint256 payAtTime,uint256 validMinutes,uint256 payType,address token,address recipient,uint256 amount,bytes data)";
+    bytes32 public constant PAYMENT_TYPEHASH = keccak256(bytes(PAYMENT_TYPE));
+    bytes32 public constant PAYMENTS_REQUEST_TYPEHASH =
+        keccak256(abi.encodePacked("SvcPaymentsRequest(SvcPayment[] payments)", PAYMENT_TYPE));
+    bytes32 public constant CREATE_PAYMENTS_TYPEHASH = keccak256(
+        abi.encodePacked(
+            "CreatePaymentsForwardRequest(address from,address to,uint256 salt,uint256 expires,SvcPaymentsRequest data)",
+            PAYMENT_TYPE,
+            "SvcPaymentsRequest(SvcPayment[] payments)"
+        )
+    );
+    bytes32 public constant CREATE_PAYMENT_TYPEHASH = keccak256(
+        abi.encodePacked(
+            "CreatePaymentForwardRequest(address from,address to,uint256 salt,uint256 expires,SvcPayment data)",
+            PAYMENT_TYPE
+        )
+    );
+    bytes32 public constant ROLE_GRANT_TYPEHASH = keccak256("SvcRoleGrant(string role,address account)");
+    bytes32 public constant SET_ROLES_TYPEHASH = keccak256(
+        "SetRolesForwardRequest(address from,address to,uint256 salt,uint256 expires,SvcRoleGrant[] data)SvcRoleGrant(string role,address account)"
+    );
+
+    /// @notice The kinds of request, as reported in `RequestExecuted`.
+    uint8 public constant KIND_PAYMENTS = 1;
+    uint8 public constant KIND_PAYMENT = 2;
+    uint8 public constant KIND_ROLES = 3;
+
+    /// @notice Where payments to an e-mail recipient without an account go.
+    address public immutable escrow;
+    mapping(uint256 salt => bool) public saltUsed;
+    mapping(address account => bool) public isAccount;
+
+    event AccountCreated(address indexed account, address indexed owner, bytes32 salt);
+    event RequestExecuted(
+        bytes32 indexed digest, address indexed account, address indexed signer, uint256 salt, uint8 kind
+    );
+
+    constructor(address escrow_) {
+        escrow = escrow_;
+    }
+
+    /// @notice Deploys an account owned by `owner` at an address fixed by (owner, salt); anyone may pay the gas.
+    function createAccount(address owner, bytes32 salt) external returns (address account) {
+        account = address(new SvcAccount{salt: keccak256(abi.encode(owner, salt))}(address(this), owner));
+        isAccount[account] = true;
+        emit AccountCreated(account, owner, salt);
+    }
+
+    /// @notice The address `createAccount(owner, salt)` deploys to.
+    function accountAddress(address owner, bytes32 salt) external view returns (address) {
+        bytes32 codeHash =
+            keccak256(abi.encodePacked(type(SvcAccount).creationCode, abi.encode(address(this), owner)));
+        bytes32 hash = keccak256(abi.encodePacked(bytes1(0xff), address(this), keccak256(abi.encode(owner, salt)), codeHash));
+        return address(uint160(uint256(hash)));
+    }
+
+    /// @notice The EIP-712 domain separator: name "SvcAccountForwarder", version "1.0.0", this chain and contract.
+    function domainSeparator() public view returns (bytes32) {
+        return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH, block.chainid, address(this)));
+    }
+
+    /// @notice The digest a wallet signs for a batch of payments.
+    function digestPayments(PaymentsForwardRequest calldata request) public view returns (bytes32) {
+        bytes32[] memory hashes = new bytes32[](request.payments.length);
+        for (uint256 i = 0; i < hashes.length; ++i) {
+            hashes[i] = _hashPayment(request.payments[i]);
+        }
+        bytes32 dataHash = keccak256(abi.encode(PAYMENTS_REQUEST_TYPEHASH, keccak256(abi.encodePacked(hashes))));
+        return _digest(
+            keccak256(
+                abi.encode(CREATE_PAYMENTS_TYPEHASH, request.from, request.to, request.salt, request.expires, dataHash)
+            )
+        );
+    }
+
+    /// @notice The digest a wallet signs for one instant payment.
+    function digestPayment(PaymentForwardRequest calldata request) public view returns (bytes32) {
+        return _digest(
+            keccak256(
+                abi.encode(
+                    CREATE_PAYMENT_TYPEHASH,
+                    request.from,
+                    request.to,
+                    request.salt,
+                    request.expires,
+                    _hashPayment(request.data)
+                )
+            )
+        );
+    }
+
+    /// @notice The digest a wallet signs for manager role grants.
+    function digestRoles(RolesForwardRequest calldata request) public view returns (bytes32) {
+        bytes32[] memory hashes = new bytes32[](request.data.length);
+        for (uint256 i = 0; i < hashes.length; ++i) {
+            hashes[i] = keccak256(
+                abi.encode(ROLE_GRANT_TYPEHASH, keccak256(bytes(request.data[i].role)), request.data[i].account)
+            );
+        }
+        return _digest(
+            keccak256(
+                abi.encode(
+                    SET_ROLES_TYPEHASH,
+                    request.from,
+                    request.to,
+                    request.salt,
+                    request.expires,
+                    keccak256(abi.encodePacked(hashes))
+                )
+            )
+        );
+    }
+
+    /// @notice Verifies and executes a signed batch of payments, atomically.
+    function executePayments(PaymentsForwardRequest calldata request, bytes calldata signature) external {
+        bytes32 digest = digestPayments(request);
+        _authorise(request.from, request.to, request.salt, request.expires, digest, signature, false);
+        emit RequestExecuted(digest, request.to, request.from, request.salt, KIND_PAYMENTS);
+        SvcAccount(request.to).pay(request.payments);
+    }
+
+    /// @notice Verifies and executes one signed instant payment.
+    function executePayment(PaymentForwardRequest calldata request, bytes calldata signature) external {
+        bytes32 digest = digestPayment(request);
+        _authorise(request.from, request.to, request.salt, request.expires, digest, signature, false);
+        emit RequestExecuted(digest, request.to, request.from, request.salt, KIND_PAYMENT);
+        SvcPayment[] memory one = new SvcPayment[](1);
+        one[0] = request.data;
+        SvcAccount(request.to).pay(one);
+    }
+
+    /// @notice Verifies and executes signed manager role grants.
+    function executeRoles(RolesForwardRequest calldata request, bytes calldata signature) external {
+        bytes32 digest = digestRoles(request);
+        _authorise(request.from, request.to, request.salt, request.expires, digest, signature, true);
+        emit RequestExecuted(digest, request.to, request.from, request.salt, KIND_ROLES);
+        SvcAccount(request.to).grantRoles(request.data);
+    }
+
+    function _authorise(
+        address from,
+        address to,
+        uint256 salt,
+        uint256 expires,
+        bytes32 digest,
+        bytes calldata signature,
+        bool manage
+    ) private {
+        if (!isAccount[to]) revert UnknownAccount(to);
+        if (block.timestamp > expires) revert RequestExpired(expires, block.timestamp);
+        if (saltUsed[salt]) revert SaltReplayed(salt);
+        if (!_validSignature(from, digest, signature)) revert InvalidSignature();
+        bool allowed = manage ? SvcAccount(to).canManage(from) : SvcAccount(to).canPay(from);
+        if (!allowed) revert SignerNotAuthorised(from, to);
+        saltUsed[salt] = true;
+    }
+
+    function _hashPayment(SvcPayment calldata payment) private pure returns (bytes32) {
+        return keccak256(
+            abi.encode(
+                PAYMENT_TYPEHASH,
+                payment.id,
+                payment.groupID,
+                payment.payAtTime,
+                payment.validMinutes,
+                payment.payType,
+                payment.token,
+                payment.recipient,
+                payment.amount,
+                keccak256(payment.data)
+            )
+        );
+    }
+
+    function _digest(bytes32 structHash) private view returns (bytes32) {
+        return keccak256(abi.encodePacked("\x19\x01", domainSeparator(), structHash));
+    }
+
+    function _validSignature(address signer, bytes32 digest, bytes calldata signature) private view returns (bool) {
+        if (signer.code.length > 0) {
+            (bool ok, bytes memory result) =
+                signer.staticcall(abi.encodeCall(IERC1271.isValidSignature, (digest, signature)));
+            return ok && result.length >= 32 && abi.decode(result, (bytes4)) == IERC1271.isValidSignature.selector;
+        }
+        if (signature.length != 65) return false;
+        bytes32 r = bytes32(signature[0:32]);
+        bytes32 s = bytes32(signature[32:64]);
+        uint8 v = uint8(signature[64]);
+        if (v < 27) v += 27;
+        // Reject malleable signatures (EIP-2): s in the lower half of the curve order.
+        if (uint256(s) > 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0) return false;
+        if (v != 27 && v != 28) return false;
+        address recovered = ecrecover(digest, v, r, s);
+        return recovered != address(0) && recovered == signer;
+    }
+}

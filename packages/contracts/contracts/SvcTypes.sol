@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+/// @notice One payment as signed (EIP-712 type `SvcPayment`).
+struct SvcPayment {
+    bytes32 id;
+    bytes32 groupID;
+    uint256 payAtTime;
+    uint256 validMinutes;
+    uint256 payType;
+    address token;
+    address recipient;
+    uint256 amount;
+    bytes data;
+}
+
+/// @notice One role grant as signed (EIP-712 type `SvcRoleGrant`).
+struct SvcRoleGrant {
+    string role;
+    address account;
+}
+
+/// @notice The minimal ERC-20 surface the accounts and the escrow use.
+interface IERC20 {
+    function balanceOf(address account) external view returns (uint256);
+    function transfer(address to, uint256 amount) external returns (bool);
+    function transferFrom(address from, address to, uint256 amount) external returns (bool);
+    function approve(address spender, uint256 amount) external returns (bool);
+}
+
+/// @notice Errors shared by the suite, so a revert decodes the same wherever it is raised.
+interface SvcErrors {
+    error RequestExpired(uint256 expires, uint256 timestamp);
+    error SaltReplayed(uint256 salt);
+    error InvalidSignature();
+    error SignerNotAuthorised(address signer, address account);
+    error UnknownAccount(address account);
+    error EmptyRequest();
+    error InsufficientBalance(address token, uint256 balance, uint256 amount);
+    error TransferFailed(address token, address to, uint256 amount);
+    error UnknownPayType(bytes32 id, uint256 payType);
+    error InvalidEscrowPayment(bytes32 id);
+    error InvalidRecipient(bytes32 id);
+    error InvalidIntentWindow(bytes32 id);
+    error IntentAlreadyRegistered(bytes32 id);
+    error IntentNotFound(bytes32 id);
+    error IntentNotDue(bytes32 id, uint256 payAtTime, uint256 timestamp);
+    error IntentValidityElapsed(bytes32 id, uint256 validUntil, uint256 timestamp);
+    error IntentAlreadyExecuted(bytes32 id);
+    error UnknownRole(string role);
+    error NotForwarder(address caller);
+    error NotOwner(address caller);
+    error NothingToRelease(bytes32 claimId, address token);
+}

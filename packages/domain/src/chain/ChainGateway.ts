@@ -1,0 +1,71 @@
+/**
+ * The port to the settlement chain. Adapters: `@svc/adapters/evm` (viem, a relayer account that pays the gas).
+ */
+import { Context, type Effect, type Stream } from "effect"
+import type { Address, Hex } from "viem"
+import type { ChainUnavailable, EscrowClaimEmpty, IntentError, RequestError, SettlementReverted } from "./ChainError.ts"
+import type { PaymentForwardRequest, PaymentsForwardRequest, RolesForwardRequest, Signed } from "./ForwardRequest.ts"
+import type {
+  AccountCreation,
+  Deposit,
+  EscrowRelease,
+  IntentRecord,
+  RolesSettlement,
+  Settlement,
+  SuiteAddresses
+} from "./Settlement.ts"
+
+/**
+ * Settles signed requests on chain through the `SvcAccountForwarder`, relayed by the service (which pays the gas).
+ *
+ * Guarantees:
+ * - a request executes at most once: its salt is spent on chain, and a replay fails with `SaltReplayed`;
+ * - a batch is atomic: it settles every payment or none, and a refused request moves no token;
+ * - a refused request is refused before any transaction is sent when the chain can tell (gas estimation), so
+ *   refusals cost no gas; the error is always one of the domain's `ChainError`s, never a raw RPC error;
+ * - any number of concurrent calls share one relayer account without nonce collisions (within one process);
+ * - a success means the transaction is included and succeeded; outcomes come from its events, in request order.
+ */
+export class ChainGateway extends Context.Service<
+  ChainGateway,
+  {
+    /** The chain settled on (42161 for Arbitrum One, also in embedded mode). */
+    readonly chainId: number
+    /** The forwarder, escrow and settlement token of this deployment. */
+    readonly addresses: SuiteAddresses
+    /** The account `createAccount(owner, salt)` gives, without creating it. */
+    readonly accountAddress: (owner: Address, salt: Hex) => Effect.Effect<Address, ChainUnavailable>
+    /** Creates the svc account of a team or user, owned by `owner`; idempotent (returns the existing one). */
+    readonly createAccount: (
+      owner: Address,
+      salt: Hex
+    ) => Effect.Effect<AccountCreation, SettlementReverted | ChainUnavailable>
+    /** Executes a signed batch: pays, registers intents or escrows, per entry. */
+    readonly executePayments: (signed: Signed<PaymentsForwardRequest>) => Effect.Effect<Settlement, RequestError>
+    /** Executes one signed instant payment. */
+    readonly executePayment: (signed: Signed<PaymentForwardRequest>) => Effect.Effect<Settlement, RequestError>
+    /** Executes a signed manager request, granting its roles on the account. */
+    readonly executeRoles: (signed: Signed<RolesForwardRequest>) => Effect.Effect<RolesSettlement, RequestError>
+    /** Executes a registered intent once due and within its validity (anyone may; the relayer does). */
+    readonly executeIntent: (account: Address, id: Hex) => Effect.Effect<Settlement, IntentError>
+    /** Whether a request with this salt has executed: how to reconcile after `ChainUnavailable` while waiting. */
+    readonly isSaltUsed: (salt: bigint) => Effect.Effect<boolean, ChainUnavailable>
+    /** Reads an intent; `undefined` when the account has none with this id. */
+    readonly intent: (account: Address, id: Hex) => Effect.Effect<IntentRecord | undefined, ChainUnavailable>
+    /** Whether `wallet` holds `role` on `account` (the owner holds none: it is authorised by ownership). */
+    readonly hasRole: (account: Address, role: string, wallet: Address) => Effect.Effect<boolean, ChainUnavailable>
+    /** The token balance of any address (the settlement token unless told). */
+    readonly balanceOf: (holder: Address, token?: Address) => Effect.Effect<bigint, ChainUnavailable>
+    /** Releases what the escrow holds under `claimId` to `to` (the relayer must own the escrow). */
+    readonly releaseEscrow: (
+      claimId: Hex,
+      to: Address,
+      token?: Address
+    ) => Effect.Effect<EscrowRelease, EscrowClaimEmpty | SettlementReverted | ChainUnavailable>
+    /** Transfers of the settlement token into any of `accounts`, as they are mined (from `fromBlock` if given). */
+    readonly deposits: (
+      accounts: ReadonlyArray<Address>,
+      options?: { readonly fromBlock?: bigint }
+    ) => Stream.Stream<Deposit, ChainUnavailable>
+  }
+>()("@svc/domain/chain/ChainGateway") {}

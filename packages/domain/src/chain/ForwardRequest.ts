@@ -1,0 +1,123 @@
+/**
+ * The requests the forwarder executes, in the shape a wallet signed them (the EIP-712 messages of
+ * `eip712/Types.ts`, with integers as `bigint`), each paired with its signature.
+ */
+import { type Address, type Hex, hashTypedData, type TypedData } from "viem"
+import type {
+  PaymentEntry,
+  PaymentsTypedDataMessage,
+  PaymentTypedDataMessage,
+  RequestEnvelope,
+  RolesTypedDataMessage
+} from "../eip712/TypedData.ts"
+import { type ForwarderLocation, forwarderDomain } from "../eip712/TypedDataBuilder.ts"
+import { PaymentRequestTypes, PaymentsRequestTypes, RolesRequestTypes } from "../eip712/Types.ts"
+
+/** One `SvcPayment` entry. `payType` is 1 (pay now), 2 (register an intent) or 3 (escrow for an e-mail). */
+export interface SvcPaymentMessage {
+  readonly id: Hex
+  readonly groupID: Hex
+  readonly payAtTime: bigint
+  readonly validMinutes: bigint
+  readonly payType: bigint
+  readonly token: Address
+  readonly recipient: Address
+  readonly amount: bigint
+  readonly data: Hex
+}
+
+/** One `SvcRoleGrant` entry: `role` is `team_admin`, `team_finance_admin` or `team_viewer`. */
+export interface SvcRoleGrantMessage {
+  readonly role: string
+  readonly account: Address
+}
+
+/** The envelope every request shares: signer, account acted on, single-use salt, expiry in unix seconds. */
+export interface ForwardEnvelope<Data> {
+  readonly from: Address
+  readonly to: Address
+  readonly salt: bigint
+  readonly expires: bigint
+  readonly data: Data
+}
+
+/** A batch of payments (`CreatePaymentsForwardRequest`). */
+export type PaymentsForwardRequest = ForwardEnvelope<{ readonly payments: ReadonlyArray<SvcPaymentMessage> }>
+
+/** One instant payment (`CreatePaymentForwardRequest`). */
+export type PaymentForwardRequest = ForwardEnvelope<SvcPaymentMessage>
+
+/** Manager role grants (`SetRolesForwardRequest`). */
+export type RolesForwardRequest = ForwardEnvelope<ReadonlyArray<SvcRoleGrantMessage>>
+
+/** A request with the 65-byte signature (or ERC-1271 signature) of its `from` wallet. */
+export interface Signed<Request> {
+  readonly request: Request
+  readonly signature: Hex
+}
+
+const paymentOf = (entry: PaymentEntry): SvcPaymentMessage => ({
+  id: entry.id as Hex,
+  groupID: entry.groupID as Hex,
+  payAtTime: BigInt(entry.payAtTime),
+  validMinutes: BigInt(entry.validMinutes),
+  payType: BigInt(entry.payType),
+  token: entry.token as Address,
+  recipient: entry.recipient as Address,
+  amount: BigInt(entry.amount),
+  data: entry.data as Hex
+})
+
+const envelopeOf = (message: RequestEnvelope) => ({
+  from: message.from as Address,
+  to: message.to as Address,
+  salt: BigInt(message.salt),
+  expires: BigInt(message.expires)
+})
+
+/** The request of a batch bundle's `typed_data` (strings as issued) in the form the chain takes. */
+export const paymentsRequestOf = (message: PaymentsTypedDataMessage): PaymentsForwardRequest => ({
+  ...envelopeOf(message),
+  data: { payments: message.data.payments.map(paymentOf) }
+})
+
+/** The request of an instant-payment bundle's `typed_data`. */
+export const paymentRequestOf = (message: PaymentTypedDataMessage): PaymentForwardRequest => ({
+  ...envelopeOf(message),
+  data: paymentOf(message.data)
+})
+
+/** The request of a manager bundle's `typed_data`. */
+export const rolesRequestOf = (message: RolesTypedDataMessage): RolesForwardRequest => ({
+  ...envelopeOf(message),
+  data: message.data.map((grant) => ({ role: grant.role, account: grant.account as Address }))
+})
+
+// The `types` constants build their envelope with a function, so their type names are plain strings to viem.
+
+/** The digest a wallet signs for a batch, as the forwarder at `location` computes it. */
+export const paymentsRequestDigest = (location: ForwarderLocation, request: PaymentsForwardRequest): Hex =>
+  hashTypedData({
+    domain: forwarderDomain(location),
+    types: PaymentsRequestTypes as unknown as TypedData,
+    primaryType: "CreatePaymentsForwardRequest",
+    message: request as unknown as Record<string, unknown>
+  })
+
+/** The digest a wallet signs for an instant payment. */
+export const paymentRequestDigest = (location: ForwarderLocation, request: PaymentForwardRequest): Hex =>
+  hashTypedData({
+    domain: forwarderDomain(location),
+    types: PaymentRequestTypes as unknown as TypedData,
+    primaryType: "CreatePaymentForwardRequest",
+    message: request as unknown as Record<string, unknown>
+  })
+
+/** The digest a wallet signs for manager role grants. */
+export const rolesRequestDigest = (location: ForwarderLocation, request: RolesForwardRequest): Hex =>
+  hashTypedData({
+    domain: forwarderDomain(location),
+    types: RolesRequestTypes as unknown as TypedData,
+    primaryType: "SetRolesForwardRequest",
+    message: request as unknown as Record<string, unknown>
+  })
