@@ -1,17 +1,23 @@
 /**
  * The demo of `npm start` (DESIGN §4): a company, a team, its admin (a fresh test wallet whose key is printed, in
- * embedded mode only) and two payable members. On-chain deployment and funding belong to the chain adapter.
+ * embedded mode only) and two payable members. With an embedded chain the team also gets its svc account (owned by
+ * the admin) funded with test USDC.
  */
 import { CompanyRepository } from "@svc/domain/company"
-import { IdGenerator } from "@svc/domain/Ids"
+import { IdGenerator, type TeamId } from "@svc/domain/Ids"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { emptyAddress, newUser, UserRepository } from "@svc/domain/user"
 import { Console, DateTime, Effect } from "effect"
+import type { Address } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 
 /** Seeds the demo and prints how to use it. */
-export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: { readonly baseUrl: string }) {
+export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
+  readonly baseUrl: string
+  /** Deploys and funds the team's account; absent without a chain. */
+  readonly fund?: ((owner: Address, team: TeamId) => Effect.Effect<{ account: Address; usdc: bigint }>) | undefined
+}) {
   const ids = yield* IdGenerator
   const companies = yield* CompanyRepository
   const teams = yield* TeamRepository
@@ -34,20 +40,21 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: { rea
     created_at: now
   })
   const teamId = yield* ids.make("team")
+  const adminKey = generatePrivateKey()
+  const admin = privateKeyToAccount(adminKey)
+  const funded = options.fund === undefined ? undefined : yield* options.fund(admin.address, teamId)
   yield* teams.insert({
     nanoid: teamId,
     company_nanoid: companyId,
     name: "Demo Team",
     description: "Seeded by npm start",
     avatar: "",
-    svc_account: "",
+    svc_account: funded?.account ?? "",
     status: "active",
     created_at: now,
     updated_at: now
   })
 
-  const adminKey = generatePrivateKey()
-  const admin = privateKeyToAccount(adminKey)
   const people: ReadonlyArray<{ wallet: string; email: string; first: string; last: string; role: Role }> = [
     { wallet: admin.address, email: "admin@demo.example", first: "Ada", last: "Admin", role: "team_admin" },
     {
@@ -96,6 +103,9 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: { rea
       `  OpenAPI:           ${options.baseUrl}/openapi.json`,
       `  Demo company:      ${companyId}`,
       `  Demo team:         ${teamId}`,
+      funded === undefined
+        ? "  Demo team account: (no chain: not deployed)"
+        : `  Demo team account: ${funded.account} (funded with ${funded.usdc / 10n ** 6n} test USDC)`,
       `  Demo admin wallet: ${admin.address}`,
       `  Demo admin key:    ${adminKey}  (a throwaway test key, printed in embedded mode only)`,
       ""

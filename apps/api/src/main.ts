@@ -8,10 +8,15 @@
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import { startAnvil, startJongodb } from "@svc/adapters/embedded"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
+import { EmbeddedChain } from "@svc/adapters/evm"
+import { ChainGateway } from "@svc/domain/chain"
+import type { TeamId } from "@svc/domain/Ids"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import { type Address, keccak256, toHex } from "viem"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
+import * as ChainTeamBalances from "./ChainTeamBalances.ts"
 import { seedDemo } from "./DemoSeed.ts"
 import * as Server from "./Server.ts"
 
@@ -52,10 +57,34 @@ const main = Effect.gen(function* () {
     // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
     signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
   }
-  const server = yield* Layer.build(Server.layer(options))
+  // Embedded mode deploys the contracts on anvil: the team balances come from the chain, and the demo is funded.
+  const chain =
+    embedded && rpcUrl !== undefined
+      ? yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: embeddedChainId })).pipe(Effect.orDie)
+      : undefined
+  const server = yield* Layer.build(
+    Server.layer({
+      ...options,
+      teamBalances:
+        chain === undefined ? undefined : ChainTeamBalances.layer.pipe(Layer.provide(Layer.succeedContext(chain)))
+    })
+  )
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))
   const baseUrl = options.publicBaseUrl ?? address
-  if (embedded) yield* seedDemo({ baseUrl }).pipe(Effect.provide(server))
+  if (embedded) {
+    const fund =
+      chain === undefined
+        ? undefined
+        : (owner: Address, team: TeamId) =>
+            Effect.gen(function* () {
+              const gateway = Context.get(chain, ChainGateway)
+              const { account } = yield* gateway.createAccount(owner, keccak256(toHex(team)))
+              const usdc = 100_000n * 10n ** 6n
+              yield* Context.get(chain, EmbeddedChain).mint(account, usdc)
+              return { account, usdc }
+            }).pipe(Effect.orDie)
+    yield* seedDemo({ baseUrl, fund }).pipe(Effect.provide(server))
+  }
   yield* Effect.logInfo(`svc API at ${baseUrl} (docs at ${baseUrl}/docs, OpenAPI at ${baseUrl}/openapi.json)`)
   return yield* Effect.never
 }).pipe(Effect.scoped)
