@@ -1,5 +1,8 @@
+import { request } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Layer, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import * as Server from "./Server.ts"
 import { call, startTestServer } from "./TestServer.ts"
 
 describe("API server", () => {
@@ -55,5 +58,44 @@ describe("API server", () => {
       assert.strictEqual(docs.status, 200)
       assert.include(String(docs.body), "openapi")
     }).pipe(Effect.scoped)
+  )
+})
+
+describe("graceful shutdown", () => {
+  it.live("a request in flight when the server stops still gets its answer", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.build(Server.layer({ port: 0, logRequests: false })).pipe(Scope.provide(scope))
+      const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))
+      const port = Number(new URL(HttpServer.formatAddress(server.address)).port)
+      // A body sent in two parts: the server is stopped between them.
+      const answer = Effect.callback<{ status: number; body: string }, Error>((resume) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            method: "POST",
+            path: "/v2/auth/verify",
+            headers: { "content-type": "application/json", "transfer-encoding": "chunked" }
+          },
+          (res) => {
+            let body = ""
+            res.on("data", (chunk) => {
+              body += chunk
+            })
+            res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, body })))
+          }
+        )
+        req.on("error", (error) => resume(Effect.fail(error)))
+        req.write('{"message":"hello",')
+        setTimeout(() => {
+          Effect.runFork(Scope.close(scope, Exit.void))
+          setTimeout(() => req.end('"sig":"0x00","nonce":"short"}'), 200)
+        }, 100)
+      })
+      const response = yield* answer
+      assert.strictEqual(response.status, 400)
+      assert.strictEqual(JSON.parse(response.body).error_code, "VALIDATION_ERROR")
+    })
   )
 })
