@@ -2,6 +2,7 @@
  * The team routes over real HTTP against the server on jongodb: success paths and every limit at its edges.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { NotFound } from "@svc/adapters/http"
 import type { TeamId } from "@svc/domain/Ids"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -49,6 +50,10 @@ describe("team routes", () => {
       const deleted = yield* newApi.teams.delete({ params: { team_nanoid: newTeam } })
       assert.deepStrictEqual(deleted.data, { team_nanoid: newTeam, deleted: true })
       assertError(yield* call(server, "GET", `/v2/teams/${newTeam}`, { token: newToken }), 404, "TEAM_NOT_FOUND")
+      // The typed client decodes error responses by status into the contract's classes.
+      const refused = yield* Effect.flip(newApi.teams.get({ params: { team_nanoid: newTeam } }))
+      assert.instanceOf(refused, NotFound)
+      assert.strictEqual((refused as NotFound).error_code, "TEAM_NOT_FOUND")
       assert.deepStrictEqual((yield* newApi.teams.listMine()).data.teams, [])
 
       // Only an admin of the company may create teams in it.
