@@ -67,8 +67,18 @@ export type PaymentsTypedDataMessage = typeof PaymentsTypedDataMessage.Type
 export const PaymentTypedDataMessage = Schema.Struct({ ...RequestEnvelopeFields, data: PaymentEntry })
 export type PaymentTypedDataMessage = typeof PaymentTypedDataMessage.Type
 
+/** A role name as signed: lower-case snake case (`team_admin`); the forwarder refuses roles it does not know. */
+export const RoleName = Schema.String.pipe(
+  Schema.check(
+    Schema.isPattern(/^[a-z][a-z0-9_]{0,63}$/, {
+      expected: "a role name such as team_admin",
+      message: "Expected a role name: lower-case letters, digits and _, at most 64 characters"
+    })
+  )
+)
+
 /** One manager role grant: `role` to the wallet `account` (SPEC §4.9). */
-export const RoleGrant = Schema.Struct({ role: Schema.String, account: Address })
+export const RoleGrant = Schema.Struct({ role: RoleName, account: Address })
 export type RoleGrant = typeof RoleGrant.Type
 
 /** `typed_data` of manager invites: `data` is the list of grants. */

@@ -1,4 +1,6 @@
-/** EIP-712 typed data: types, bundle schemas, builders, digest, signing and verification. */
+/** EIP-712 typed data: types, bundle schemas, builders, digest, signing, verification and execution checks. */
+export * from "./IssuedTypedDataStore.ts"
+export * from "./SignedRequest.ts"
 export * from "./TypedData.ts"
 export * from "./TypedDataBuilder.ts"
 export * from "./TypedDataError.ts"

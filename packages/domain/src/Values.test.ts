@@ -1,0 +1,57 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { SiweChallengeQuery, SiweVerifyRequest } from "./auth/AuthRequests.ts"
+import { Email, normalizeEmail } from "./Email.ts"
+import { Address, Bytes32, HexBytes, Signature, Uint256String } from "./Evm.ts"
+import { Randomness } from "./Randomness.ts"
+import { CalendarDate, IsoTimestamp } from "./Timestamp.ts"
+
+const ok = (schema: Schema.Top, input: unknown) => Schema.decodeUnknownExit(schema as never)(input)._tag === "Success"
+
+describe("value schemas", () => {
+  it("EVM values follow the spec's patterns", () => {
+    assert.isTrue(ok(Address, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"))
+    assert.isFalse(ok(Address, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb9226"))
+    assert.isTrue(ok(Signature, `0x${"1".repeat(130)}`))
+    assert.isFalse(ok(Signature, `0x${"0".repeat(130)}`))
+    assert.isTrue(ok(Bytes32, `0x${"a".repeat(64)}`))
+    assert.isTrue(ok(HexBytes, "0x"))
+    assert.isFalse(ok(HexBytes, "0x1"))
+    assert.isTrue(ok(Uint256String, (2n ** 256n - 1n).toString()))
+    for (const bad of [(2n ** 256n).toString(), "-1", "01", "1.5", "", "0x1"])
+      assert.isFalse(ok(Uint256String, bad), bad)
+  })
+
+  it("e-mails and times", () => {
+    assert.isTrue(ok(Email, "ada@example.com"))
+    for (const bad of ["ada", "ada@example", "a da@example.com", `${"a".repeat(250)}@example.com`]) {
+      assert.isFalse(ok(Email, bad), bad)
+    }
+    assert.strictEqual(normalizeEmail("  Ada@Example.COM "), "ada@example.com")
+    assert.isTrue(ok(IsoTimestamp, "2026-11-21T08:00:00.000Z"))
+    assert.isFalse(ok(IsoTimestamp, "2026-11-21 08:00:00"))
+    assert.isFalse(ok(IsoTimestamp, "2026-13-21T08:00:00Z"))
+    assert.isTrue(ok(CalendarDate, "2028-02-29"))
+    for (const bad of ["2027-02-29", "2026-13-01", "2026-1-1"]) assert.isFalse(ok(CalendarDate, bad), bad)
+  })
+
+  it("sign-in bodies take a wallet address and signatures of any byte length", () => {
+    assert.isTrue(ok(SiweChallengeQuery, { wallet: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" }))
+    assert.isFalse(ok(SiweChallengeQuery, { wallet: "nope" }))
+    assert.isTrue(ok(SiweVerifyRequest, { message: "m", sig: `0x${"ab".repeat(200)}`, nonce: "n" }))
+    assert.isFalse(ok(SiweVerifyRequest, { message: "m", sig: "0xabc", nonce: "n" }))
+  })
+
+  it.effect("the test randomness repeats for a seed and differs between seeds", () =>
+    Effect.gen(function* () {
+      const draw = (seed: number) =>
+        Effect.gen(function* () {
+          return Array.from(yield* (yield* Randomness).bytes(32))
+        }).pipe(Effect.provide(Randomness.layerTest(seed)))
+      assert.deepStrictEqual(yield* draw(1), yield* draw(1))
+      assert.notDeepEqual(yield* draw(1), yield* draw(2))
+      const secure = yield* Randomness.use((randomness) => randomness.bytes(32)).pipe(Effect.provide(Randomness.layer))
+      assert.strictEqual(secure.length, 32)
+    })
+  )
+})

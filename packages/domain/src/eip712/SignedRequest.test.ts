@@ -1,0 +1,109 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { privateKeyToAccount } from "viem/accounts"
+import type { TeamId, UserId } from "../Ids.ts"
+import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
+import { IssuedTypedDataStore } from "./IssuedTypedDataStore.ts"
+import { authorizeSignedRequest } from "./SignedRequest.ts"
+import { rolesTypedData } from "./TypedDataBuilder.ts"
+import { signTypedDataBundle } from "./TypedDataSignature.ts"
+
+const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+const otherKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+const admin = privateKeyToAccount(key).address
+const other = privateKeyToAccount(otherKey).address
+
+const bundle = rolesTypedData(
+  { chainId: 42161, verifyingContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3" },
+  { from: admin, to: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", salt: "42", expires: "1795766400" },
+  [{ role: "team_admin", account: "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65" }]
+)
+
+const issue = Effect.gen(function* () {
+  yield* TestClock.setTime(1_795_766_000_000)
+  const store = yield* IssuedTypedDataStore
+  yield* store.issue({
+    salt: "42",
+    team: "te-000000000001" as TeamId,
+    issuedTo: "us-000000000001" as UserId,
+    signer: admin,
+    bundle,
+    request: {}
+  })
+  return yield* signTypedDataBundle(bundle, key)
+})
+
+const tagOf = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.flip(effect), (error) => error._tag)
+
+const services = Layer.mergeAll(IssuedTypedDataStore.layerMemory, SignatureVerifier.layer)
+
+describe("authorizeSignedRequest", () => {
+  it.effect("accepts the issued request signed by its from, once", () =>
+    Effect.gen(function* () {
+      const signature = yield* issue
+      const request = { typedData: JSON.parse(JSON.stringify(bundle.typed_data)), signer: admin, signature }
+      const issued = yield* authorizeSignedRequest(request)
+      assert.strictEqual(issued.executedAt, 1_795_766_000_000)
+      assert.strictEqual(yield* tagOf(authorizeSignedRequest(request)), "AlreadyExecuted")
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("of concurrent executions of one salt exactly one succeeds", () =>
+    Effect.gen(function* () {
+      const signature = yield* issue
+      const request = { typedData: bundle.typed_data, signer: admin, signature }
+      const exits = yield* Effect.all(
+        Array.from({ length: 8 }, () => Effect.exit(authorizeSignedRequest(request))),
+        {
+          concurrency: "unbounded"
+        }
+      )
+      assert.strictEqual(exits.filter(Exit.isSuccess).length, 1)
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("refuses unknown salts, altered copies, expired requests, other signers and bad signatures", () =>
+    Effect.gen(function* () {
+      const signature = yield* issue
+      const foreign = yield* signTypedDataBundle(bundle, otherKey)
+      const typedData = bundle.typed_data
+      assert.strictEqual(
+        yield* tagOf(authorizeSignedRequest({ typedData: { ...typedData, salt: "43" }, signer: admin, signature })),
+        "TypedDataNotFound"
+      )
+      const altered = { ...typedData, data: [{ role: "team_viewer", account: typedData.data[0].account }] }
+      assert.strictEqual(
+        yield* tagOf(authorizeSignedRequest({ typedData: altered, signer: admin, signature })),
+        "TypedDataMismatch"
+      )
+      assert.strictEqual(
+        yield* tagOf(authorizeSignedRequest({ typedData, signer: other, signature: foreign })),
+        "InvalidSignature"
+      )
+      assert.strictEqual(
+        yield* tagOf(authorizeSignedRequest({ typedData, signer: admin, signature: foreign })),
+        "InvalidSignature"
+      )
+      yield* TestClock.setTime(1_795_766_400_000)
+      assert.strictEqual(
+        yield* tagOf(authorizeSignedRequest({ typedData, signer: admin, signature })),
+        "ExpiredTypedData"
+      )
+      // None of the refusals used up the salt.
+      yield* TestClock.setTime(1_795_766_399_000)
+      yield* authorizeSignedRequest({ typedData, signer: admin, signature })
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("a released claim can execute again", () =>
+    Effect.gen(function* () {
+      const signature = yield* issue
+      const request = { typedData: bundle.typed_data, signer: admin, signature }
+      yield* authorizeSignedRequest(request)
+      yield* (yield* IssuedTypedDataStore).release("42")
+      yield* authorizeSignedRequest(request)
+    }).pipe(Effect.provide(services))
+  )
+})

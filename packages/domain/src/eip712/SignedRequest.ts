@@ -1,0 +1,66 @@
+/**
+ * The execution check of a signed request (PUT /v2/payments, PUT /v2/invites/manager): the record we issued is
+ * the truth, the client's copy must match it, it must be current, signed by its `from`, and unused.
+ */
+import { Clock, Effect } from "effect"
+import { type Hex, isAddressEqual } from "viem"
+import type { Address, Uint256String } from "../Evm.ts"
+import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
+import {
+  type AlreadyExecuted,
+  type IssuedTypedData,
+  IssuedTypedDataStore,
+  type TypedDataNotFound
+} from "./IssuedTypedDataStore.ts"
+import {
+  type ExpiredTypedData,
+  InvalidSignature,
+  type MalformedTypedData,
+  type TypedDataMismatch
+} from "./TypedDataError.ts"
+import {
+  checkTypedDataExpiry,
+  ensureSameTypedData,
+  typedDataDigestUnsafe,
+  verifyTypedDataSignature
+} from "./TypedDataSignature.ts"
+
+/** What the client sends back to execute. */
+export interface SignedRequest {
+  /** The client's copy of `typed_data`; its `salt` names the issued record. */
+  readonly typedData: { readonly salt: Uint256String } & Record<string, unknown>
+  readonly signer: Address
+  readonly signature: Hex
+}
+
+/** Every reason an execution is refused before it reaches the chain. */
+export type SignedRequestError =
+  | TypedDataNotFound
+  | TypedDataMismatch
+  | ExpiredTypedData
+  | InvalidSignature
+  | MalformedTypedData
+  | AlreadyExecuted
+
+/**
+ * Authorises the execution of a signed request and claims its salt, so it runs at most once across replicas.
+ * Checks run cheapest first, and the salt is claimed last: a request refused for any reason can be retried.
+ * If the execution then fails before reaching the chain, `IssuedTypedDataStore.release` the salt.
+ *
+ * @example
+ * const issued = yield* authorizeSignedRequest({ typedData: body.typed_data, signer: body.signer, signature: body.signature })
+ * // settle issued.bundle with the ChainGateway
+ */
+export const authorizeSignedRequest = Effect.fn("SignedRequest.authorize")(function* (
+  request: SignedRequest
+): Effect.fn.Return<IssuedTypedData, SignedRequestError, IssuedTypedDataStore | SignatureVerifier> {
+  const store = yield* IssuedTypedDataStore
+  const issued = yield* store.find(request.typedData.salt)
+  yield* ensureSameTypedData(issued.bundle, request.typedData)
+  yield* checkTypedDataExpiry(issued.bundle.typed_data)
+  if (!isAddressEqual(request.signer, issued.bundle.typed_data.from)) {
+    return yield* new InvalidSignature({ signer: request.signer, digest: typedDataDigestUnsafe(issued.bundle) })
+  }
+  yield* verifyTypedDataSignature({ bundle: issued.bundle, signer: request.signer, signature: request.signature })
+  return yield* store.claim(issued.salt, yield* Clock.currentTimeMillis)
+})

@@ -1,0 +1,79 @@
+/**
+ * The event kinds a webhook endpoint can subscribe to (SPEC §6), each with its category and, for payload major 1,
+ * the key its payload travels under.
+ */
+import { Schema } from "effect"
+
+/** Event kind -> category and the payload key of major 1. Sorted as SPEC §6 lists them. */
+export const EventCatalog = {
+  "payment.sent": { category: "payments", payloadKey: "payment" },
+  "payment.group.created": { category: "payments", payloadKey: "payment_group" },
+  "payment.canceled": { category: "payments", payloadKey: "payment" },
+  "payment.failed": { category: "payments", payloadKey: "payment" },
+  "payment.subscription.created": { category: "payments", payloadKey: "subscription" },
+  "payment.subscription.paid": { category: "payments", payloadKey: "subscription" },
+  "payment.chargeback.created": { category: "payments", payloadKey: "chargeback" },
+  "payment.chargeback.paid": { category: "payments", payloadKey: "chargeback" },
+  "payment.cash_requirement.created": { category: "payments", payloadKey: "cash_requirement" },
+  "payment.cash_requirement.due": { category: "payments", payloadKey: "cash_requirement" },
+  "deposit.received": { category: "deposits", payloadKey: "deposit" },
+  "deposit.crypto": { category: "deposits", payloadKey: "deposit" },
+  "deposit.crosschain": { category: "deposits", payloadKey: "deposit" },
+  "deposit.bitcoin": { category: "deposits", payloadKey: "deposit" },
+  "deposit.fiat": { category: "deposits", payloadKey: "deposit" },
+  "token.transfer": { category: "deposits", payloadKey: "transfer" },
+  "swap.token": { category: "deposits", payloadKey: "swap" },
+  "withdraw_account.duplicated_detected": { category: "deposits", payloadKey: "withdraw_account" },
+  "invite.accepted": { category: "invites", payloadKey: "invite" },
+  "invite.expired": { category: "invites", payloadKey: "invite" },
+  "invite.rejected": { category: "invites", payloadKey: "invite" },
+  "onboarding.step_updated.basic_data": { category: "onboarding", payloadKey: "onboarding" },
+  "onboarding.step_updated.kyc.accepted": { category: "onboarding", payloadKey: "onboarding" },
+  "onboarding.step_updated.kyc.rejected": { category: "onboarding", payloadKey: "onboarding" },
+  "onboarding.step_updated.kyc.pending": { category: "onboarding", payloadKey: "onboarding" },
+  "onboarding.step_updated.rsk": { category: "onboarding", payloadKey: "onboarding" },
+  "onboarding.step_updated.documents": { category: "onboarding", payloadKey: "onboarding" },
+  "onboarding.completed": { category: "onboarding", payloadKey: "onboarding" },
+  "team.member_blocked": { category: "team", payloadKey: "member" },
+  "team.member_added": { category: "team", payloadKey: "member" },
+  "team.member_removed": { category: "team", payloadKey: "member" },
+  "document.signed": { category: "documents", payloadKey: "document" },
+  "document.expired": { category: "documents", payloadKey: "document" },
+  "document.closed": { category: "documents", payloadKey: "document" },
+  "invoice.created": { category: "invoices", payloadKey: "invoice" },
+  "invoice.canceled": { category: "invoices", payloadKey: "invoice" },
+  "action_item.created": { category: "action_items", payloadKey: "action_item" },
+  "action_item.completed": { category: "action_items", payloadKey: "action_item" },
+  "action_item.finished": { category: "action_items", payloadKey: "action_item" }
+} as const satisfies Record<string, { readonly category: string; readonly payloadKey: string }>
+
+/** An event kind. */
+export type EventType = keyof typeof EventCatalog
+
+/** Every event kind, in catalog order. */
+export const eventTypes = Object.keys(EventCatalog) as unknown as readonly [EventType, ...Array<EventType>]
+
+/** The categories of SPEC §6. */
+export const EventCategory = Schema.Literals([
+  "payments",
+  "deposits",
+  "invites",
+  "onboarding",
+  "team",
+  "documents",
+  "invoices",
+  "action_items"
+])
+export type EventCategory = typeof EventCategory.Type
+
+/** Schema of an event kind: one of the catalog. */
+export const EventTypeSchema = Schema.Literals(eventTypes).annotate({
+  description: "An event kind of the catalog (SPEC §6)"
+})
+
+/** The category of an event kind. */
+export const categoryOf = (type: EventType): EventCategory => EventCatalog[type].category
+
+/** The event kinds of a category. */
+export const eventTypesOf = (category: EventCategory): ReadonlyArray<EventType> =>
+  eventTypes.filter((type) => EventCatalog[type].category === category)

@@ -1,0 +1,26 @@
+/**
+ * The outbox: events are written beside the state change that caused them, then fanned out to endpoints.
+ */
+import { Context, type Effect } from "effect"
+import type { EventId } from "../Ids.ts"
+import type { DomainEvent } from "./EventEnvelope.ts"
+
+/**
+ * Recorded events awaiting fan-out. Implementations must keep an appended event until it is marked dispatched,
+ * ignore a second append of the same id, and lease each claimed event to one worker at a time across machines.
+ */
+export class EventOutbox extends Context.Service<
+  EventOutbox,
+  {
+    readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void>
+    /** Undispatched events, oldest first, leased to `worker` until `now + leaseMillis` (epoch ms). */
+    readonly claim: (options: {
+      readonly now: number
+      readonly limit: number
+      readonly worker: string
+      readonly leaseMillis: number
+    }) => Effect.Effect<ReadonlyArray<DomainEvent>>
+    readonly markDispatched: (id: EventId) => Effect.Effect<void>
+    readonly findById: (id: EventId) => Effect.Effect<DomainEvent | undefined>
+  }
+>()("@svc/domain/event/EventOutbox") {}

@@ -1,0 +1,36 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import type { EventId } from "../Ids.ts"
+import { eventTypes } from "./EventCatalog.ts"
+import { EventEnvelopeV1, EventEnvelopeV2, payloadKeyOf, renderEnvelope } from "./EventEnvelope.ts"
+import { InviteEventPayload, PaymentEventPayload, PaymentGroupEventPayload, samplePayloadOf } from "./EventPayload.ts"
+
+describe("sample payloads", () => {
+  it("every kind has a test payload that renders as a valid envelope of both majors", () => {
+    for (const type of eventTypes) {
+      const data = samplePayloadOf(type)
+      assert.strictEqual(data.test, true)
+      const event = {
+        id: "ev-000000000001" as EventId,
+        event_type: type,
+        created: 1_795_766_400,
+        idempotency_key: "85420805-0b5e-4b11-b7f4-c6f05db7120b",
+        data
+      }
+      Schema.decodeUnknownSync(EventEnvelopeV2)(renderEnvelope(event, 2))
+      const v1 = Schema.decodeUnknownSync(EventEnvelopeV1)(renderEnvelope(event, 1))
+      assert.deepStrictEqual(v1[payloadKeyOf(type)], data, type)
+    }
+  })
+
+  it("payments, groups and invites follow their payload schemas", () => {
+    for (const type of ["payment.sent", "payment.failed", "payment.canceled"] as const) {
+      const payment = Schema.decodeUnknownSync(PaymentEventPayload)(samplePayloadOf(type))
+      assert.strictEqual(payment.state, type.split(".")[1] === "sent" ? "complete" : type.split(".")[1])
+    }
+    Schema.decodeUnknownSync(PaymentGroupEventPayload)(samplePayloadOf("payment.group.created"))
+    for (const type of ["invite.accepted", "invite.rejected", "invite.expired"] as const) {
+      assert.strictEqual(Schema.decodeUnknownSync(InviteEventPayload)(samplePayloadOf(type)).status, type.slice(7))
+    }
+  })
+})

@@ -1,0 +1,177 @@
+/**
+ * Payload shapes of the events the service emits (the real service's shapes, DESIGN §5), and a sample payload
+ * for every kind, which test deliveries (POST /v2/webhooks/test) send.
+ */
+import { Schema } from "effect"
+import { Address } from "../Evm.ts"
+import type { Payment } from "../payment/Payment.ts"
+import { type EventType, eventTypes } from "./EventCatalog.ts"
+import type { EventData } from "./EventEnvelope.ts"
+
+/** The token a payment moves. */
+export const TokenInfo = Schema.Struct({
+  address: Address,
+  name: Schema.String,
+  symbol: Schema.String,
+  decimals: Schema.Int
+})
+export type TokenInfo = typeof TokenInfo.Type
+
+/** A payment's recipient as events show it. */
+export const EventRecipient = Schema.Struct({
+  nanoid: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  entity_type: Schema.Literals(["user", "company", "email"])
+})
+export type EventRecipient = typeof EventRecipient.Type
+
+/** `payment` of `payment.sent`, `payment.failed`, `payment.canceled`, and each payment of a group. */
+export const PaymentEventPayload = Schema.Struct({
+  nanoid: Schema.String,
+  onchain_id: Schema.String,
+  group_onchain_id: Schema.String,
+  invoice_nanoid: Schema.String,
+  creation_transaction: Schema.NullOr(Schema.String),
+  process_transaction: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  pay_at_time: Schema.String,
+  pay_type: Schema.String,
+  state: Schema.String,
+  token: TokenInfo,
+  recipients: Schema.Array(EventRecipient),
+  amount: Schema.String,
+  amount_cents: Schema.Int
+})
+export type PaymentEventPayload = typeof PaymentEventPayload.Type
+
+/** `payment_group` of `payment.group.created`. */
+export const PaymentGroupEventPayload = Schema.Struct({
+  nanoid: Schema.String,
+  onchain_id: Schema.String,
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  invoice_type: Schema.String,
+  invoice_description: Schema.String,
+  role_description: Schema.String,
+  currency: Schema.String,
+  payments: Schema.Array(PaymentEventPayload)
+})
+export type PaymentGroupEventPayload = typeof PaymentGroupEventPayload.Type
+
+/** `invite` of `invite.accepted`, `invite.rejected`, `invite.expired`. */
+export const InviteEventPayload = Schema.Struct({
+  nanoid: Schema.String,
+  user_nanoid: Schema.NullOr(Schema.String),
+  email: Schema.String,
+  role: Schema.String,
+  status: Schema.Literals(["accepted", "rejected", "expired"]),
+  anonymous: Schema.Boolean,
+  invited_by: Schema.String,
+  invited_to: Schema.String
+})
+export type InviteEventPayload = typeof InviteEventPayload.Type
+
+/** The event payload of a payment, given what the event shows of its recipient and token. */
+export const paymentEventPayloadOf = (
+  payment: Payment,
+  recipient: EventRecipient,
+  token: Omit<TokenInfo, "address">
+): PaymentEventPayload => ({
+  nanoid: payment.nanoid,
+  onchain_id: payment.onchain_id,
+  group_onchain_id: payment.group_onchain_id,
+  invoice_nanoid: payment.invoice_nanoid,
+  creation_transaction: payment.creation_transaction ?? null,
+  process_transaction: payment.process_transaction ?? null,
+  created_at: payment.created_at,
+  updated_at: payment.updated_at,
+  pay_at_time: String(payment.pay_at_time),
+  pay_type: payment.pay_type,
+  state: payment.state,
+  token: { address: payment.token, ...token },
+  recipients: [recipient],
+  amount: payment.token_amount,
+  amount_cents: payment.amount_cents
+})
+
+const sampleTime = "2026-01-15T10:30:00.000Z"
+const samplePayment: PaymentEventPayload = {
+  nanoid: "pa-sample000001",
+  onchain_id: `0x${"11".repeat(32)}`,
+  group_onchain_id: `0x${"22".repeat(32)}`,
+  invoice_nanoid: "iv-sample000001",
+  creation_transaction: `0x${"33".repeat(32)}`,
+  process_transaction: `0x${"44".repeat(32)}`,
+  created_at: sampleTime,
+  updated_at: sampleTime,
+  pay_at_time: "0",
+  pay_type: "1",
+  state: "complete",
+  token: { address: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831", name: "USD Coin", symbol: "USDC", decimals: 6 },
+  recipients: [{ nanoid: "us-sample000001", email: "ada@example.com", name: "Ada Lovelace", entity_type: "user" }],
+  amount: "25000000",
+  amount_cents: 2500
+}
+
+const samples: Record<string, (type: EventType) => EventData> = {
+  payment: (type) => ({
+    ...samplePayment,
+    state: type === "payment.failed" ? "failed" : type === "payment.canceled" ? "canceled" : "complete"
+  }),
+  payment_group: () => ({
+    nanoid: "pg-sample000001",
+    onchain_id: samplePayment.group_onchain_id,
+    created_at: sampleTime,
+    updated_at: sampleTime,
+    invoice_type: "batch",
+    invoice_description: "Sample batch",
+    role_description: "",
+    currency: "USD",
+    payments: [samplePayment]
+  }),
+  invite: (type) => ({
+    nanoid: "in-sample000001",
+    user_nanoid: type === "invite.accepted" ? "us-sample000001" : null,
+    email: "ada@example.com",
+    role: "team_employee",
+    status: type.slice("invite.".length),
+    anonymous: false,
+    invited_by: "us-sample000002",
+    invited_to: "te-sample000001"
+  }),
+  deposit: (type) => ({
+    nanoid: "dp-sample000001",
+    entity_nanoid: "te-sample000001",
+    kind: type.slice("deposit.".length),
+    source_currency: "USD",
+    source_amount_cents: 100_000,
+    destination_currency: "USDC",
+    destination_amount_cents: 100_000,
+    transaction_date: sampleTime,
+    status: "complete",
+    token: samplePayment.token,
+    network: "arbitrum"
+  })
+}
+
+/** A plausible payload for any event kind, marked as a test; the shapes above where the service defines one. */
+export const samplePayloadOf = (type: EventType): EventData => {
+  const key = type.startsWith("deposit.")
+    ? "deposit"
+    : type === "payment.group.created"
+      ? "payment_group"
+      : ["payment.sent", "payment.failed", "payment.canceled"].includes(type)
+        ? "payment"
+        : type.startsWith("invite.")
+          ? "invite"
+          : undefined
+  const data =
+    key === undefined ? { nanoid: `sample-${type.replace(/\W/g, "-")}`, created_at: sampleTime } : samples[key]?.(type)
+  return { ...data, test: true }
+}
+
+/** Every kind with its sample payload (for documentation and contract tests). */
+export const samplePayloads = (): ReadonlyArray<readonly [EventType, EventData]> =>
+  eventTypes.map((type) => [type, samplePayloadOf(type)] as const)

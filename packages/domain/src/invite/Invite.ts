@@ -1,0 +1,66 @@
+/**
+ * Invites: the record the domain keeps, the roles one can be invited to, and the list element of SPEC §2.6.
+ */
+import { Schema } from "effect"
+import { Email } from "../Email.ts"
+import { Address } from "../Evm.ts"
+import { CompanyId, InviteId, TeamId, UserId } from "../Ids.ts"
+import { IsoTimestamp } from "../Timestamp.ts"
+import { InviteMachine } from "./InviteMachine.ts"
+
+/** Roles a manager invite grants (DESIGN §5), signed as `{role, account}`. */
+export const ManagerRole = Schema.Literals(["team_admin", "team_finance_admin", "team_viewer"])
+export type ManagerRole = typeof ManagerRole.Type
+
+/** Roles a member invite grants (POST /v2/invites). */
+export const MemberRole = Schema.Literals(["team_employee", "contractor"])
+export type MemberRole = typeof MemberRole.Type
+
+/** Details an inviter may fill in for the invitee (a "warm" invite). */
+export const InvitePrefill = Schema.Struct({
+  first_name: Schema.optionalKey(Schema.String),
+  last_name: Schema.optionalKey(Schema.String),
+  phone: Schema.optionalKey(Schema.String),
+  company_name: Schema.optionalKey(Schema.String)
+})
+export type InvitePrefill = typeof InvitePrefill.Type
+
+/** An invite as recorded. */
+export const Invite = Schema.Struct({
+  nanoid: InviteId,
+  team_nanoid: TeamId,
+  company_nanoid: Schema.optionalKey(CompanyId),
+  kind: Schema.Literals(["member", "manager"]),
+  role: Schema.Union([MemberRole, ManagerRole]),
+  email: Email,
+  invitee_name: Schema.String,
+  inviter_nanoid: UserId,
+  /** For a manager invite: the wallet the role is granted to. */
+  account: Schema.optionalKey(Address),
+  anonymous: Schema.Boolean,
+  prefill: Schema.optionalKey(InvitePrefill),
+  state: InviteMachine.State,
+  /** The user who accepted it. */
+  user_nanoid: Schema.optionalKey(UserId),
+  expires_at: IsoTimestamp,
+  created_at: IsoTimestamp,
+  updated_at: IsoTimestamp
+})
+export type Invite = typeof Invite.Type
+
+/** How long an invite stays pending unless answered: 14 days. */
+export const inviteTtlMillis = 14 * 24 * 60 * 60 * 1000
+
+const NameAndAvatar = Schema.Struct({ name: Schema.String, avatar: Schema.String })
+
+/** An element of the invites list (SPEC §2.6). */
+export const InviteView = Schema.Struct({
+  nanoid: Schema.String,
+  invitee_name: Schema.String,
+  email: Schema.String,
+  inviter_name: Schema.String,
+  inviter_email: Schema.String,
+  company: NameAndAvatar,
+  team: NameAndAvatar
+})
+export type InviteView = typeof InviteView.Type

@@ -1,0 +1,76 @@
+/**
+ * Request and response bodies of the invite routes (SPEC §4.9, §4.11, §4.12 with the shapes of DESIGN §5).
+ */
+import { Schema } from "effect"
+import { Email } from "../Email.ts"
+import { Address, Signature } from "../Evm.ts"
+import { RolesTypedDataBundle, RolesTypedDataMessage } from "../eip712/TypedData.ts"
+import { withDefault } from "../FieldDefault.ts"
+import { CompanyId, InviteId, TeamId } from "../Ids.ts"
+import { InvitePrefill, InviteView, ManagerRole, MemberRole } from "./Invite.ts"
+
+/** Most invites in one request (as the team users filter's 100 e-mails, SPEC §8). */
+export const maxInvitesPerRequest = 100
+
+/** GET /v2/invites query: the team (or company) whose invites to list (SPEC §4.11). */
+export const InvitesQuery = Schema.Struct({ nanoid: Schema.Union([TeamId, CompanyId]) })
+export type InvitesQuery = typeof InvitesQuery.Type
+
+/** GET /v2/invites response: `data` is the list; `success` may be present (SPEC §1 rule 2 vs §4.11). */
+export const InvitesResponse = Schema.Struct({
+  success: Schema.optionalKey(Schema.Literal(true)),
+  data: Schema.Array(InviteView)
+})
+export type InvitesResponse = typeof InvitesResponse.Type
+
+/** POST /v2/invites body: invite employees or contractors by e-mail (DESIGN §5). */
+export const CreateInvitesRequest = Schema.Struct({
+  nanoid: TeamId,
+  invites: Schema.Array(Schema.Struct({ email: Email, prefill: Schema.optionalKey(InvitePrefill) })).check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(maxInvitesPerRequest)
+  ),
+  role: MemberRole,
+  anonymous: withDefault<typeof Schema.Boolean>(false)(Schema.Boolean)
+})
+export type CreateInvitesRequest = typeof CreateInvitesRequest.Type
+
+/** POST /v2/invites response: the new invites' ids. */
+export const CreateInvitesResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({ nanoids: Schema.Array(InviteId) })
+})
+export type CreateInvitesResponse = typeof CreateInvitesResponse.Type
+
+/** POST /v2/invites/manager body: who to invite as a manager, with which role, to which wallet. */
+export const CreateManagerInvitesRequest = Schema.Struct({
+  nanoid: TeamId,
+  invites: Schema.Array(Schema.Struct({ email: Email, role: ManagerRole, account: Address })).check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(maxInvitesPerRequest)
+  )
+})
+export type CreateManagerInvitesRequest = typeof CreateManagerInvitesRequest.Type
+
+/** POST /v2/invites/manager response: the role-grants bundle to sign, and the invites it covers. */
+export const CreateManagerInvitesResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({ ...RolesTypedDataBundle.fields, invites: Schema.Array(InviteId) })
+})
+export type CreateManagerInvitesResponse = typeof CreateManagerInvitesResponse.Type
+
+/** PUT /v2/invites/manager body (SPEC §4.9). */
+export const ExecuteManagerInvitesRequest = Schema.Struct({
+  invites: Schema.Array(InviteId).check(Schema.isMinLength(1), Schema.isMaxLength(maxInvitesPerRequest)),
+  signer: Address,
+  typed_data: RolesTypedDataMessage,
+  signature: Signature
+})
+export type ExecuteManagerInvitesRequest = typeof ExecuteManagerInvitesRequest.Type
+
+/** PUT /v2/invites/manager response. */
+export const ExecuteManagerInvitesResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({ invites: Schema.Array(Schema.String), transaction: Schema.String })
+})
+export type ExecuteManagerInvitesResponse = typeof ExecuteManagerInvitesResponse.Type

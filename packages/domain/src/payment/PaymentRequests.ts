@@ -1,0 +1,135 @@
+/**
+ * Request and response bodies of the payment routes (SPEC §4.3, 4.5, 4.6, 4.7) with the limits of SPEC §8.
+ */
+import { Schema } from "effect"
+import { Email } from "../Email.ts"
+import { Address, Signature } from "../Evm.ts"
+import {
+  PaymentEntry,
+  PaymentsTypedDataBundle,
+  PaymentsTypedDataMessage,
+  PaymentTypedDataBundle,
+  PaymentTypedDataMessage
+} from "../eip712/TypedData.ts"
+import { withDefault } from "../FieldDefault.ts"
+import { TeamId, UserId } from "../Ids.ts"
+import { CalendarDate } from "../Timestamp.ts"
+import { CurrencySymbol, Network } from "./Payment.ts"
+import { PaymentItem } from "./PaymentItem.ts"
+
+/** Instant payment amount: 100 to 10,000,000,000 cents inclusive (SPEC §8). */
+export const InstantAmountCents = Schema.Int.pipe(
+  Schema.check(Schema.isBetween({ minimum: 100, maximum: 10_000_000_000 }))
+)
+
+/** A batch entry's amount: a positive number of cents, at most 10,000,000,000 (the instant payment's ceiling). */
+export const AmountCents = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000_000_000 })))
+
+/** Most entries in one batch (SPEC §8 leaves it open; one forwarder call must fit a block comfortably). */
+export const maxBatchSize = 100
+
+/** `currency_symbol`: `USD`, the default. */
+export const CurrencyField = withDefault<typeof CurrencySymbol>("USD")(CurrencySymbol)
+/** `network`: `arbitrum`, the default. */
+export const NetworkField = withDefault<typeof Network>("arbitrum")(Network)
+
+/** One recipient of a batch: a member by user nanoid (an e-mail for the instant form), cents, a description. */
+export const PaymentRecipientRequest = Schema.Struct({
+  to: Schema.Union([UserId, Email]),
+  amount_cents: AmountCents,
+  currency_symbol: CurrencySymbol,
+  invoice_description: Schema.String
+})
+export type PaymentRecipientRequest = typeof PaymentRecipientRequest.Type
+
+const recipients = Schema.Array(PaymentRecipientRequest).pipe(
+  Schema.check(Schema.isMinLength(1), Schema.isMaxLength(maxBatchSize))
+)
+
+/** POST /v2/payments body (SPEC §4.7). */
+export const CreatePaymentsRequest = Schema.Struct({
+  from: TeamId,
+  to: recipients,
+  pay_now: Schema.Boolean,
+  network: NetworkField
+})
+export type CreatePaymentsRequest = typeof CreatePaymentsRequest.Type
+
+/** POST /v2/payments response: the batch bundle. */
+export const CreatePaymentsResponse = Schema.Struct({ success: Schema.Literal(true), data: PaymentsTypedDataBundle })
+export type CreatePaymentsResponse = typeof CreatePaymentsResponse.Type
+
+/** PUT /v2/payments body (SPEC §4.6): the creation body plus signer, the issued `typed_data` and the signature. */
+export const ExecutePaymentsRequest = Schema.Struct({
+  from: TeamId,
+  to: recipients,
+  pay_now: Schema.Boolean,
+  signer: Address,
+  typed_data: Schema.Union([PaymentsTypedDataMessage, PaymentTypedDataMessage]),
+  signature: Signature,
+  network: NetworkField
+})
+export type ExecutePaymentsRequest = typeof ExecutePaymentsRequest.Type
+
+/** PUT /v2/payments response: the transaction and the executed entries. */
+export const ExecutePaymentsResponse = Schema.Struct({
+  success: Schema.Boolean,
+  data: Schema.Struct({ transaction: Schema.String, payments: Schema.Array(PaymentEntry) })
+})
+export type ExecutePaymentsResponse = typeof ExecutePaymentsResponse.Type
+
+/** `payment_data` of an instant payment (SPEC §4.5); the two descriptions of services and details default to "". */
+export const InstantPaymentData = Schema.Struct({
+  role_description: Schema.optionalKey(Schema.String),
+  invoice_description: Schema.optionalKey(Schema.String),
+  services_description: withDefault<typeof Schema.String>("")(Schema.String),
+  payment_details: withDefault<typeof Schema.String>("")(Schema.String),
+  sow_link: Schema.optionalKey(Schema.String),
+  svc_sow: Schema.optionalKey(Schema.Boolean),
+  reason_id: Schema.optionalKey(Schema.Int)
+})
+export type InstantPaymentData = typeof InstantPaymentData.Type
+
+/** POST /v2/payments/external_entity/instant body (SPEC §4.5). */
+export const InstantPaymentRequest = Schema.Struct({
+  from: TeamId,
+  amount_cents: InstantAmountCents,
+  payment_data: InstantPaymentData,
+  external_recipient_email: Email,
+  currency_symbol: CurrencyField,
+  network: NetworkField
+})
+export type InstantPaymentRequest = typeof InstantPaymentRequest.Type
+
+/** POST /v2/payments/external_entity/instant response: the single-payment bundle. */
+export const InstantPaymentResponse = Schema.Struct({ success: Schema.Literal(true), data: PaymentTypedDataBundle })
+export type InstantPaymentResponse = typeof InstantPaymentResponse.Type
+
+/** The payments query's `state` filter (SPEC §3). */
+export const PaymentStateFilter = Schema.Literals(["all", "intent", "scheduled", "complete"])
+/** The payments query's direction filter (SPEC §3). */
+export const PaymentDirection = Schema.Literals(["payable", "receivable"])
+
+/** GET /v2/payments query (SPEC §4.3 with the names of DESIGN §5); dates are inclusive, UTC. */
+export const PaymentsQuery = Schema.Struct({
+  team_nanoid: TeamId,
+  state: withDefault<typeof PaymentStateFilter>("all")(PaymentStateFilter),
+  query_type: withDefault<typeof PaymentDirection>("payable")(PaymentDirection),
+  recipient: Schema.optionalKey(UserId),
+  start_date: Schema.optionalKey(CalendarDate),
+  end_date: Schema.optionalKey(CalendarDate)
+}).pipe(
+  Schema.check(
+    Schema.makeFilter(
+      (q) =>
+        q.start_date === undefined ||
+        q.end_date === undefined ||
+        q.start_date <= q.end_date || { path: ["end_date"], issue: "end_date must not be before start_date" }
+    )
+  )
+)
+export type PaymentsQuery = typeof PaymentsQuery.Type
+
+/** GET /v2/payments response: `data.items` alone, no `success` (SPEC §1 rule 2). */
+export const PaymentsQueryResponse = Schema.Struct({ data: Schema.Struct({ items: Schema.Array(PaymentItem) }) })
+export type PaymentsQueryResponse = typeof PaymentsQueryResponse.Type
