@@ -27,6 +27,29 @@ interface Route {
 }
 
 const signature = `0x${"1b".repeat(65)}`
+const wallet = (byte: string) => `0x${byte.repeat(20)}`
+/** A well-formed signed payments message (SPEC §2.7): the routes must refuse on permission before looking at it. */
+const typedData = {
+  from: wallet("ab"),
+  to: wallet("cd"),
+  salt: "1",
+  expires: "1",
+  data: {
+    payments: [
+      {
+        id: `0x${"11".repeat(32)}`,
+        groupID: `0x${"22".repeat(32)}`,
+        payAtTime: "0",
+        validMinutes: "0",
+        payType: "1",
+        token: `0x${"33".repeat(20)}`,
+        recipient: `0x${"44".repeat(20)}`,
+        amount: "1000000",
+        data: "0x"
+      }
+    ]
+  }
+}
 const ghost = "us-ghostghost00" as UserId
 
 /** Every route that names `team`; `other` is another member of it, `me` the caller. */
@@ -62,7 +85,7 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
       to: [{ to: other, amount_cents: 100, currency_symbol: "USD", invoice_description: "x" }],
       pay_now: true,
       signer: `0x${"ab".repeat(20)}`,
-      typed_data: { from: "0x", to: "0x", salt: "1", expires: "1", data: { payments: [] } },
+      typed_data: typedData,
       signature
     }
   },
@@ -84,7 +107,7 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
     action: "invites.manager",
     method: "POST",
     path: "/v2/invites/manager",
-    body: { nanoid: team, invites: [{ email: "m@x.example", account: `0x${"cd".repeat(20)}` }], role: "team_viewer" }
+    body: { nanoid: team, invites: [{ email: "m@x.example", role: "team_viewer", account: wallet("cd") }] }
   },
   // Last: it deletes the team.
   { action: "team.delete", method: "DELETE", path: `/v2/teams/${team}` }

@@ -94,7 +94,27 @@ describe("bad-input sweep", () => {
             to: [payment],
             pay_now: true,
             signer: admin.account.address,
-            typed_data: { from: "0x", to: "0x", salt: "1", expires: "1", data: { payments: [] } },
+            typed_data: {
+              from: admin.account.address,
+              to: admin.account.address,
+              salt: "1",
+              expires: "1",
+              data: {
+                payments: [
+                  {
+                    id: `0x${"11".repeat(32)}`,
+                    groupID: `0x${"22".repeat(32)}`,
+                    payAtTime: "0",
+                    validMinutes: "0",
+                    payType: "1",
+                    token: `0x${"33".repeat(20)}`,
+                    recipient: `0x${"44".repeat(20)}`,
+                    amount: "1000000",
+                    data: "0x"
+                  }
+                ]
+              }
+            },
             signature: `0x${"1b".repeat(65)}`
           },
           required: ["from", "to", "pay_now", "signer", "typed_data", "signature"]
@@ -116,10 +136,9 @@ describe("bad-input sweep", () => {
           path: "/v2/invites/manager",
           valid: {
             nanoid: teamId,
-            invites: [{ email: "a@b.example", account: admin.account.address }],
-            role: "team_viewer"
+            invites: [{ email: "a@b.example", role: "team_viewer", account: admin.account.address }]
           },
-          required: ["nanoid", "invites", "role"]
+          required: ["nanoid", "invites"]
         },
         {
           method: "PUT",
@@ -127,7 +146,13 @@ describe("bad-input sweep", () => {
           valid: {
             invites: ["in-000000000001"],
             signer: admin.account.address,
-            typed_data: { from: "0x", to: "0x", salt: "1", expires: "1", data: [] },
+            typed_data: {
+              from: admin.account.address,
+              to: admin.account.address,
+              salt: "1",
+              expires: "1",
+              data: [{ role: "team_viewer", account: admin.account.address }]
+            },
             signature: `0x${"1b".repeat(65)}`
           },
           required: ["invites", "signer", "typed_data", "signature"]

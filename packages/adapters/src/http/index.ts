@@ -19,26 +19,11 @@ export {
 } from "./ApiError.ts"
 export { AuthApi, VerifyBody } from "./AuthApi.ts"
 export { Authentication, CurrentUser } from "./Authentication.ts"
-export { BalanceApi, BalanceView } from "./BalanceApi.ts"
+export { BalanceApi } from "./BalanceApi.ts"
 export { DataOnly, Envelope } from "./Envelope.ts"
 export { IdempotencyStore } from "./IdempotencyStore.ts"
-export {
-  CreateInvitesBody,
-  CreateManagerInvitesBody,
-  ExecuteManagerInvitesBody,
-  InvitesApi,
-  InviteView
-} from "./InvitesApi.ts"
-export {
-  CreatePaymentsBody,
-  ExecutePaymentsBody,
-  InstantPaymentBody,
-  PaymentLine,
-  PaymentsApi,
-  PaymentsQuery,
-  SignedTypedData,
-  TypedDataBundle
-} from "./PaymentsApi.ts"
+export { InvitesApi } from "./InvitesApi.ts"
+export { PaymentsApi } from "./PaymentsApi.ts"
 export { SystemApi } from "./SystemApi.ts"
 export { TeamsApi, TeamUsersQuery } from "./TeamsApi.ts"
-export { WebhooksApi, WebhookTestBody, WebhookView } from "./WebhooksApi.ts"
+export { WebhooksApi } from "./WebhooksApi.ts"
