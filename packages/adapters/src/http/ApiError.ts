@@ -3,13 +3,13 @@
  * class per HTTP status so the server encodes each error with its status and the client decodes by status. Codes and
  * statuses come from the domain's catalog (DESIGN §5).
  */
-import { ErrorCatalog, type ErrorCode } from "@svc/domain/errors"
+import { ErrorCatalog, type ErrorCode, ErrorCodeSchema } from "@svc/domain/errors"
 import { Schema } from "effect"
 
 const fields = {
   success: Schema.Literal(false),
   data: Schema.String,
-  error_code: Schema.String
+  error_code: ErrorCodeSchema
 }
 
 /** 400: the request's shape or values are invalid. */
