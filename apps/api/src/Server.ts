@@ -1,25 +1,131 @@
 /**
- * The API server as a Layer: the HttpApi contract, its handlers, OpenAPI at `/openapi.json` and docs at `/docs`.
+ * The API server as a Layer: the HttpApi contract with its handlers, the error envelope, idempotency keys, OpenAPI
+ * at `/openapi.json` and docs at `/docs`, over MongoDB.
  */
+import { randomBytes, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Api } from "@svc/adapters/http"
-import { Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { AccessTokens, Api, IdempotencyStore } from "@svc/adapters/http"
+import {
+  AuthenticationLive,
+  AuthHandlers,
+  PendingBalanceHandlers,
+  PendingInviteHandlers,
+  PendingPaymentHandlers,
+  PendingWebhookHandlers,
+  ServerConfig,
+  SystemHandlers,
+  TeamBalances,
+  TeamHandlers,
+  withErrorEnvelope,
+  withIdempotency,
+  withRequestId
+} from "@svc/adapters/http/server"
+import { MemoryRepositories } from "@svc/adapters/memory"
+import { MongoDatabase, MongoIdempotencyStore, MongoNonceStore, MongoRepositories } from "@svc/adapters/mongo"
+import { NonceStore } from "@svc/domain/auth"
+import { ErrorCatalog, errorBody } from "@svc/domain/errors"
+import { IdGenerator } from "@svc/domain/Ids"
+import { Randomness } from "@svc/domain/Randomness"
+import { SignatureVerifier } from "@svc/domain/signature"
+import { Effect, Layer, Redacted } from "effect"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 
-const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
-  handlers.handle("health", () => Effect.succeed({ success: true as const, data: { status: "ok" as const } }))
-)
+/** What the server needs to know. */
+export interface ServerOptions {
+  readonly port: number
+  readonly host?: string | undefined
+  /** MongoDB; without it the server keeps everything in memory (tests, tools, demos without persistence). */
+  readonly mongoUri?: string | undefined
+  readonly database?: string | undefined
+  /** The JWT signing secret; without it one is generated for this server's lifetime. */
+  readonly jwtSecret?: Redacted.Redacted<string> | undefined
+  /** The URL clients reach the server at; the SIWE domain and URI derive from it. Default `http://127.0.0.1:<port>`. */
+  readonly publicBaseUrl?: string | undefined
+  readonly chainId?: number | undefined
+  /** Signature checks for sign-in; EOA recovery unless the chain adapter supplies ERC-1271 support. */
+  readonly signatureVerifier?: Layer.Layer<SignatureVerifier> | undefined
+  /** Whether to log every request (default true). */
+  readonly logRequests?: boolean | undefined
+  /** Team balances for team views; zero unless the chain adapter supplies them. */
+  readonly teamBalances?: Layer.Layer<TeamBalances> | undefined
+}
 
-/** Every route of the API, without a server. */
+/**
+ * Node's HTTP server, answering requests it cannot parse (headers over 16 KiB, broken HTTP) in the contract's error
+ * shape rather than with an empty body.
+ */
+const makeNodeServer = () => {
+  const server = createServer()
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy()
+    const code = error.code === "HPE_HEADER_OVERFLOW" ? "HEADERS_TOO_LARGE" : "MALFORMED_REQUEST"
+    const body = JSON.stringify(errorBody(code))
+    socket.end(
+      `HTTP/1.1 ${ErrorCatalog[code].status} ${code === "HEADERS_TOO_LARGE" ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
+        `content-type: application/json\r\nx-request-id: req_${randomUUID().replaceAll("-", "")}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    )
+  })
+  return server
+}
+
+/** Storage: MongoDB (repositories, nonces, idempotency keys; indexes created at start), or memory without a URI. */
+export const storage = (options: { readonly mongoUri?: string | undefined; readonly database?: string | undefined }) =>
+  options.mongoUri === undefined
+    ? Layer.mergeAll(MemoryRepositories.layer, NonceStore.layerMemory, IdempotencyStore.layerMemory)
+    : Layer.mergeAll(MongoRepositories.layer, MongoNonceStore.layer, MongoIdempotencyStore.layer).pipe(
+        Layer.provideMerge(MongoDatabase.layer({ uri: options.mongoUri, database: options.database }))
+      )
+
+/** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 export const Routes = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(Layer.provide(SystemHandlers)),
-  HttpApiScalar.layer(Api, { path: "/docs" })
+  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+    Layer.provide([
+      SystemHandlers,
+      AuthHandlers,
+      TeamHandlers,
+      PendingPaymentHandlers,
+      PendingInviteHandlers,
+      PendingWebhookHandlers,
+      PendingBalanceHandlers
+    ]),
+    Layer.provide(AuthenticationLive)
+  ),
+  HttpApiScalar.layer(Api, { path: "/docs" }),
+  HttpRouter.middleware(
+    Effect.map(
+      withIdempotency,
+      (idempotency) =>
+        <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
+          // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
+          withRequestId(idempotency(withErrorEnvelope(app))) as Effect.Effect<
+            HttpServerResponse.HttpServerResponse,
+            E,
+            HttpServerRequest.HttpServerRequest
+          >
+    ),
+    { global: true }
+  )
 )
 
-/** The routes served by Node's HTTP server on `port` (0 picks a free one). */
-export const layer = (options: { readonly port: number; readonly host?: string }) =>
-  HttpRouter.serve(Routes).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
+/** The services handlers use, other than storage. */
+export const services = (options: ServerOptions) =>
+  Layer.mergeAll(
+    AccessTokens.make(options.jwtSecret ?? Redacted.make(randomBytes(48).toString("base64url"))),
+    IdGenerator.layer,
+    Randomness.layer,
+    options.signatureVerifier ?? SignatureVerifier.layer,
+    options.teamBalances ?? TeamBalances.layerZero,
+    options.publicBaseUrl === undefined
+      ? ServerConfig.fromServerAddress({ chainId: options.chainId ?? 42161 })
+      : ServerConfig.make({ publicBaseUrl: options.publicBaseUrl, chainId: options.chainId ?? 42161 })
+  )
+
+/** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
+export const layer = (options: ServerOptions) =>
+  HttpRouter.serve(Routes, { disableListenLog: true, disableLogger: options.logRequests === false }).pipe(
+    Layer.provideMerge(services(options)),
+    Layer.provideMerge(storage(options)),
+    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
   )

@@ -3,11 +3,13 @@ import { connect } from "node:net"
 import { resolve } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { privateKeyToAccount } from "viem/accounts"
 
 const main = resolve(import.meta.dirname, "main.ts")
 
 interface Started {
   readonly child: ChildProcess
+  readonly output: () => string
   readonly base: string
   readonly mongoPort: number
   readonly rpcUrl: string
@@ -28,7 +30,7 @@ const start = Effect.callback<Started, Error>((resume) => {
     const rpcUrl = /anvil at (http:\/\/\S+)/.exec(output)?.[1]
     if (base && mongoPort && rpcUrl) {
       clearTimeout(timer)
-      resume(Effect.succeed({ child, base, mongoPort: Number(mongoPort), rpcUrl }))
+      resume(Effect.succeed({ child, output: () => output, base, mongoPort: Number(mongoPort), rpcUrl }))
     }
   }
   child.stdout.on("data", onData)
@@ -56,6 +58,42 @@ const reachable = (url: string) =>
   })
 
 describe("npm start", () => {
+  it.live("seeds the demo and prints it: the printed admin key signs in and sees the funded team", () =>
+    Effect.gen(function* () {
+      const { child, output, base } = yield* start
+      const text = output()
+      const team = /Demo team: +(te-\S{12})/.exec(text)?.[1] ?? ""
+      const key = /Demo admin key: +(0x[0-9a-f]{64})/.exec(text)?.[1] ?? ""
+      assert.include(text, `Docs:              ${base}/docs`)
+      const account = privateKeyToAccount(key as `0x${string}`)
+      const siwe = (yield* Effect.promise(() =>
+        fetch(`${base}/v2/auth/siwe?wallet=${account.address}`).then((r) => r.json())
+      )) as { data: { siwe: string; nonce: string } }
+      const sig = yield* Effect.promise(() => account.signMessage({ message: siwe.data.siwe }))
+      const verified = (yield* Effect.promise(() =>
+        fetch(`${base}/v2/auth/verify`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ message: siwe.data.siwe, sig, nonce: siwe.data.nonce })
+        }).then((r) => r.json())
+      )) as { data: { jwt: string } }
+      const headers = { authorization: `Bearer ${verified.data.jwt}` }
+      const view = (yield* Effect.promise(() =>
+        fetch(`${base}/v2/teams/${team}`, { headers }).then((r) => r.json())
+      )) as {
+        data: { balance: string; administrators: ReadonlyArray<{ type: string }> }
+      }
+      assert.strictEqual(view.data.balance, "10000000")
+      assert.strictEqual(view.data.administrators[0]?.type, "team_admin")
+      const users = (yield* Effect.promise(() =>
+        fetch(`${base}/v2/teams/${team}/users`, { headers }).then((r) => r.json())
+      )) as { data: { users: ReadonlyArray<{ payable: boolean }> } }
+      assert.strictEqual(users.data.users.filter((u) => u.payable).length, 2)
+      child.kill("SIGTERM")
+      yield* exited(child)
+    })
+  )
+
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it.live(`serves /health, and on ${signal} exits within seconds leaving no jongodb or anvil behind`, () =>
       Effect.gen(function* () {

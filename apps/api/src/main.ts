@@ -1,20 +1,91 @@
 /**
- * `npm start`: the API on the embedded defaults (DESIGN §4). jongodb and anvil run as scoped resources, so
- * Ctrl-C or SIGTERM stops the server first and then both of them.
+ * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): jongodb and anvil start
+ * as scoped resources, a JWT secret is generated for this run, and the demo company and team are seeded and printed.
+ * Ctrl-C or SIGTERM stops the server first (in-flight requests finish), then anvil and jongodb.
+ *
+ * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `RPC_URL`, `CHAIN_ID`, `PORT`,
+ * `HOST`.
  */
+import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import { startAnvil, startJongodb } from "@svc/adapters/embedded"
-import { Config, Effect, Layer } from "effect"
+import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
+import { EmbeddedChain } from "@svc/adapters/evm"
+import { ChainGateway } from "@svc/domain/chain"
+import type { TeamId } from "@svc/domain/Ids"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import { type Address, keccak256, toHex } from "viem"
+import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
+import * as ChainTeamBalances from "./ChainTeamBalances.ts"
+import { seedDemo } from "./DemoSeed.ts"
 import * as Server from "./Server.ts"
 
 const main = Effect.gen(function* () {
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
-  const [mongo, anvil] = yield* Effect.all([startJongodb(), startAnvil()], { concurrency: 2 })
-  yield* Effect.logInfo(`embedded jongodb at ${mongo.uri}, anvil at ${anvil.rpcUrl} (chain ${anvil.chainId})`)
-  const server = yield* Layer.build(Server.layer({ port }))
+  const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
+  const mongoUriConfig = yield* Config.option(Config.String("MONGODB_URI"))
+  const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
+  const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
+  const chainId = yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
+  const embedded = Option.isNone(mongoUriConfig)
+
+  const mongoUri = Option.isSome(mongoUriConfig)
+    ? mongoUriConfig.value
+    : yield* Effect.map(startJongodb(), (mongo) => mongo.uri)
+  const rpcUrlConfig = yield* Config.option(Config.String("RPC_URL"))
+  const rpcUrl = Option.isSome(rpcUrlConfig)
+    ? rpcUrlConfig.value
+    : embedded
+      ? yield* Effect.map(startAnvil(), (anvil) => anvil.rpcUrl)
+      : undefined
+  // Only embedded addresses are logged: a production MONGODB_URI may carry credentials.
+  if (embedded) yield* Effect.logInfo(`embedded jongodb at ${mongoUri}, anvil at ${rpcUrl}`)
+
+  if (Option.isNone(secretConfig) && !embedded) {
+    return yield* Effect.die("JWT_SECRET is required when MONGODB_URI is set")
+  }
+  const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(randomBytes(48).toString("base64url")))
+  if (Redacted.value(jwtSecret).length < 32) return yield* Effect.die("JWT_SECRET must be at least 32 characters")
+
+  const options: Server.ServerOptions = {
+    port,
+    host,
+    mongoUri,
+    jwtSecret,
+    chainId,
+    publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
+    // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
+    signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
+  }
+  // Embedded mode deploys the contracts on anvil: the team balances come from the chain, and the demo is funded.
+  const chain =
+    embedded && rpcUrl !== undefined
+      ? yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: embeddedChainId })).pipe(Effect.orDie)
+      : undefined
+  const server = yield* Layer.build(
+    Server.layer({
+      ...options,
+      teamBalances:
+        chain === undefined ? undefined : ChainTeamBalances.layer.pipe(Layer.provide(Layer.succeedContext(chain)))
+    })
+  )
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))
-  yield* Effect.logInfo(`svc API at ${address} (docs at ${address}/docs)`)
+  const baseUrl = options.publicBaseUrl ?? address
+  if (embedded) {
+    const fund =
+      chain === undefined
+        ? undefined
+        : (owner: Address, team: TeamId) =>
+            Effect.gen(function* () {
+              const gateway = Context.get(chain, ChainGateway)
+              const { account } = yield* gateway.createAccount(owner, keccak256(toHex(team)))
+              const usdc = 100_000n * 10n ** 6n
+              yield* Context.get(chain, EmbeddedChain).mint(account, usdc)
+              return { account, usdc }
+            }).pipe(Effect.orDie)
+    yield* seedDemo({ baseUrl, fund }).pipe(Effect.provide(server))
+  }
+  yield* Effect.logInfo(`svc API at ${baseUrl} (docs at ${baseUrl}/docs, OpenAPI at ${baseUrl}/openapi.json)`)
   return yield* Effect.never
 }).pipe(Effect.scoped)
 

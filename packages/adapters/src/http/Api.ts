@@ -2,15 +2,31 @@
  * The svc HTTP contract: every group of the v2 API. Served by `apps/api`, and the source of the typed client.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AuthApi } from "./AuthApi.ts"
+import { BalanceApi } from "./BalanceApi.ts"
+import { InvitesApi } from "./InvitesApi.ts"
+import { PaymentsApi } from "./PaymentsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
+import { TeamsApi } from "./TeamsApi.ts"
+import { WebhooksApi } from "./WebhooksApi.ts"
 
-/** The whole API, annotated for OpenAPI 3.1. */
+/** The whole API, annotated for OpenAPI 3.1. Bodies and queries reject unknown fields. */
 export class Api extends HttpApi.make("svc")
   .add(SystemApi)
+  .add(AuthApi)
+  .add(TeamsApi)
+  .add(PaymentsApi)
+  .add(InvitesApi)
+  .add(WebhooksApi)
+  .add(BalanceApi)
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
+  .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
   .annotateMerge(
     OpenApi.annotations({
       title: "svc team payments API",
       version: "2.0.0",
-      description: "Team payments in USDC, authorised by EIP-712 signatures and settled on an EVM chain."
+      description:
+        "Team payments in USDC, authorised by EIP-712 signatures and settled on an EVM chain. Every error answers " +
+        "`{success:false, data:<message>, error_code:<CODE>}`."
     })
   ) {}

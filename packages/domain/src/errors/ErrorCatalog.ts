@@ -78,7 +78,13 @@ export const ErrorCatalog = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: "The idempotency key was used with a different request" },
   INTERNAL_ERROR: { status: 500, message: "Something went wrong on our side" },
   RATE_LIMITED: { status: 429, message: "Too many requests; retry later" },
-  SERVICE_UNAVAILABLE: { status: 503, message: "The service is temporarily unavailable" }
+  SERVICE_UNAVAILABLE: { status: 503, message: "The service is temporarily unavailable" },
+
+  // API server
+  HEADERS_TOO_LARGE: { status: 431, message: "The request line or headers are too large" },
+  LAST_ADMIN: { status: 409, message: "A team must keep at least one team_admin" },
+  MALFORMED_REQUEST: { status: 400, message: "The request is not valid HTTP" },
+  NOT_IMPLEMENTED: { status: 501, message: "This operation is not served by this deployment yet" }
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>
 
 /** An error code of the catalog. */

@@ -1,0 +1,254 @@
+/**
+ * The team routes over real HTTP against the server on jongodb: success paths and every limit at its edges.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { NotFound } from "@svc/adapters/http"
+import type { TeamId } from "@svc/domain/Ids"
+import { Effect } from "effect"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { addMember, call, client, seedTeam, signIn, startTestServer } from "./TestServer.ts"
+
+const assertError = (response: { status: number; body: unknown }, status: number, code: string) => {
+  assert.strictEqual(response.status, status, JSON.stringify(response.body))
+  assert.strictEqual((response.body as { error_code: string }).error_code, code)
+  assert.strictEqual((response.body as { success: boolean }).success, false)
+}
+
+describe("team routes", () => {
+  it.live("list my teams, create, read, update, delete a team (typed client)", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { teamId, companyId, members } = yield* seedTeam(server, ["team_admin", "team_employee"])
+      const admin = members[0]!
+      const token = yield* signIn(server, admin.account)
+      const api = yield* client(server, token)
+
+      const mine = yield* api.teams.listMine()
+      assert.deepStrictEqual(mine.data.teams, [
+        { nanoid: teamId, name: "Test Team", description: "", member_count: 2, status: "active", role: "team_admin" }
+      ])
+
+      const newAdmin = privateKeyToAccount(generatePrivateKey())
+      const created = yield* api.teams.create({
+        payload: { name: "Payroll", description: "Monthly", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+      })
+      assert.strictEqual(created.success, true)
+      assert.match(created.data.team_nanoid, /^te-.{12}$/)
+      assert.strictEqual(created.data.admin_wallet, newAdmin.address.toLowerCase())
+      assert.strictEqual(created.data.member_count, 1)
+      const newToken = yield* signIn(server, newAdmin)
+      const newApi = yield* client(server, newToken)
+      const newTeam = created.data.team_nanoid as TeamId
+      const view = yield* newApi.teams.get({ params: { team_nanoid: newTeam } })
+      assert.strictEqual(view.data.name, "Payroll")
+      assert.strictEqual(view.data.balance, "0")
+      assert.strictEqual(view.data.administrators.length, 1)
+      assert.strictEqual(view.data.administrators[0]?.type, "team_admin")
+
+      const updated = yield* newApi.teams.update({ params: { team_nanoid: newTeam }, payload: { name: "Payroll EU" } })
+      assert.strictEqual(updated.data.name, "Payroll EU")
+      const deleted = yield* newApi.teams.delete({ params: { team_nanoid: newTeam } })
+      assert.deepStrictEqual(deleted.data, { team_nanoid: newTeam, deleted: true })
+      assertError(yield* call(server, "GET", `/v2/teams/${newTeam}`, { token: newToken }), 404, "TEAM_NOT_FOUND")
+      // The typed client decodes error responses by status into the contract's classes.
+      const refused = yield* Effect.flip(newApi.teams.get({ params: { team_nanoid: newTeam } }))
+      assert.instanceOf(refused, NotFound)
+      assert.strictEqual((refused as NotFound).error_code, "TEAM_NOT_FOUND")
+      assert.deepStrictEqual((yield* newApi.teams.listMine()).data.teams, [])
+
+      // Only an admin of the company may create teams in it.
+      const employeeToken = yield* signIn(server, members[1]!.account)
+      assertError(
+        yield* call(server, "POST", "/v2/teams", {
+          token: employeeToken,
+          body: { name: "Nope", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+        }),
+        403,
+        "INSUFFICIENT_PERMISSIONS"
+      )
+      assertError(
+        yield* call(server, "POST", "/v2/teams", {
+          token,
+          body: { name: "Nope", entity_nanoid: "co-doesnotexist", admin_wallet: newAdmin.address }
+        }),
+        404,
+        "COMPANY_NOT_FOUND"
+      )
+      assertError(
+        yield* call(server, "POST", "/v2/teams", {
+          token,
+          body: { name: "N", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+        }),
+        400,
+        "VALIDATION_ERROR"
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("member summary, member removal, team and member settings", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { teamId, members } = yield* seedTeam(server, ["team_admin", "team_employee", "team_contractor"])
+      const [admin, employee, contractor] = members as [(typeof members)[0], (typeof members)[0], (typeof members)[0]]
+      const token = yield* signIn(server, admin.account)
+      const api = yield* client(server, token)
+
+      const summary = yield* api.teams.memberSummary({ params: { team_nanoid: teamId, user_nanoid: employee.user } })
+      assert.strictEqual(summary.data.user.nanoid, employee.user)
+      assert.strictEqual(summary.data.user.blockchain_address, employee.account.address.toLowerCase())
+      assert.strictEqual(summary.data.relationship_type, "team_employee")
+      assert.strictEqual(summary.data.company.incorporation_type, "sole_proprietorship")
+      assert.deepStrictEqual(summary.data.pay_schedules, [])
+      // A payable member may read their own summary, not others'.
+      const employeeToken = yield* signIn(server, employee.account)
+      const own = yield* call(server, "GET", `/v2/teams/${teamId}/member/${employee.user}/summary`, {
+        token: employeeToken
+      })
+      assert.strictEqual(own.status, 200)
+      assertError(
+        yield* call(server, "GET", `/v2/teams/${teamId}/member/${contractor.user}/summary`, { token: employeeToken }),
+        403,
+        "INSUFFICIENT_PERMISSIONS"
+      )
+
+      const teamSettings = yield* api.teams.getSettings({ params: { team_nanoid: teamId } })
+      assert.deepStrictEqual(teamSettings.data, { default_pay_now: true, invoice_prefix: "", payment_reminder_days: 3 })
+      const putTeam = yield* api.teams.updateSettings({
+        params: { team_nanoid: teamId },
+        payload: { invoice_prefix: "INV-", payment_reminder_days: 7 }
+      })
+      assert.deepStrictEqual(putTeam.data, { default_pay_now: true, invoice_prefix: "INV-", payment_reminder_days: 7 })
+      assert.deepStrictEqual((yield* api.teams.getSettings({ params: { team_nanoid: teamId } })).data, putTeam.data)
+
+      const memberPath = { team_nanoid: teamId, user_nanoid: contractor.user }
+      const memberSettings = yield* api.teams.getMemberSettings({ params: memberPath })
+      assert.strictEqual(memberSettings.data.hourly_rate_usd_cents, 0)
+      const putMember = yield* api.teams.updateMemberSettings({
+        params: memberPath,
+        payload: { hourly_rate_usd_cents: 12_500 }
+      })
+      assert.strictEqual(putMember.data.hourly_rate_usd_cents, 12_500)
+      assert.strictEqual(
+        (yield* api.teams.getMemberSettings({ params: memberPath })).data.hourly_rate_usd_cents,
+        12_500
+      )
+
+      const removed = yield* api.teams.removeMember({ params: memberPath })
+      assert.deepStrictEqual(removed.data, { team_nanoid: teamId, user_nanoid: contractor.user, removed: true })
+      assertError(
+        yield* call(server, "DELETE", `/v2/teams/${teamId}/member/${contractor.user}`, { token }),
+        404,
+        "MEMBER_NOT_FOUND"
+      )
+      assertError(
+        yield* call(server, "GET", `/v2/teams/${teamId}/member/${contractor.user}/settings`, { token }),
+        404,
+        "MEMBER_NOT_FOUND"
+      )
+      assertError(
+        yield* call(server, "DELETE", `/v2/teams/${teamId}/member/${admin.user}`, { token }),
+        409,
+        "LAST_ADMIN"
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("team users: full list, pages, offsets, e-mail filters and every limit at its edges", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { teamId, members } = yield* seedTeam(server, ["team_admin"])
+      const emails: Array<string> = []
+      for (let i = 0; i < 104; i++) {
+        const email = `user${String(i).padStart(3, "0")}@team.example`
+        emails.push(email)
+        yield* addMember(
+          teamId,
+          privateKeyToAccount(generatePrivateKey()).address,
+          i % 2 === 0 ? "team_employee" : "team_contractor",
+          email
+        ).pipe(Effect.provide(server.context))
+      }
+      const token = yield* signIn(server, members[0]!.account)
+      const get = (query: string) => call(server, "GET", `/v2/teams/${teamId}/users${query}`, { token })
+
+      const all = yield* get("")
+      assert.strictEqual(all.status, 200)
+      assert.strictEqual(all.body.data.users.length, 105)
+      assert.deepStrictEqual(all.body.data.pagination, {
+        page: 1,
+        count: 105,
+        offset: 0,
+        next_page: 2,
+        next_offset: 105,
+        has_more: false
+      })
+      const first = all.body.data.users[1]
+      assert.strictEqual(first.email, "user000@team.example")
+      assert.strictEqual(first.role, "team_employee")
+      assert.strictEqual(first.payable, true)
+      assert.strictEqual(all.body.data.users[0].payable, false)
+      assert.deepStrictEqual(Object.keys(first.onboarding).sort(), ["moderation_status", "onboarded", "role", "step"])
+      assert.strictEqual(first.onboarding.step, "initial")
+
+      const page2 = yield* get("?page=2&count=50")
+      assert.strictEqual(page2.body.data.users.length, 50)
+      assert.strictEqual(page2.body.data.users[0].email, "user049@team.example")
+      assert.deepStrictEqual(page2.body.data.pagination, {
+        page: 2,
+        count: 50,
+        offset: 50,
+        next_page: 3,
+        next_offset: 100,
+        has_more: true
+      })
+      const lastPage = yield* get("?page=3&count=50")
+      assert.strictEqual(lastPage.body.data.users.length, 5)
+      assert.isFalse(lastPage.body.data.pagination.has_more)
+      const byOffset = yield* get("?offset=100")
+      assert.strictEqual(byOffset.body.data.users.length, 5)
+      assert.strictEqual(byOffset.body.data.pagination.count, 100)
+
+      // count at its edges
+      assert.strictEqual((yield* get("?page=1&count=1")).body.data.users.length, 1)
+      assert.strictEqual((yield* get("?page=1&count=500")).body.data.users.length, 105)
+      assertError(yield* get("?page=1&count=0"), 400, "VALIDATION_ERROR")
+      assertError(yield* get("?page=1&count=501"), 400, "VALIDATION_ERROR")
+      assertError(yield* get("?page=0"), 400, "VALIDATION_ERROR")
+      assertError(yield* get("?offset=-1"), 400, "VALIDATION_ERROR")
+      assertError(yield* get("?count=abc"), 400, "VALIDATION_ERROR")
+
+      // e-mails: repeated and comma-separated, unknown ones silently absent, 100 allowed, 101 refused
+      const two = yield* get(`?emails=${emails[3]}&emails=${emails[7]},nobody@x.example`)
+      assert.deepStrictEqual(
+        two.body.data.users.map((u: { email: string }) => u.email),
+        [emails[3], emails[7]]
+      )
+      const hundred = yield* get(`?emails=${emails.slice(0, 100).join(",")}`)
+      assert.strictEqual(hundred.status, 200)
+      assert.strictEqual(hundred.body.data.users.length, 100)
+      assertError(yield* get(`?emails=${emails.slice(0, 101).join(",")}`), 400, "VALIDATION_ERROR")
+      const repeated = yield* get(
+        `?${emails
+          .slice(0, 101)
+          .map((e) => `emails=${e}`)
+          .join("&")}`
+      )
+      assertError(repeated, 400, "VALIDATION_ERROR")
+      const upper = yield* get(`?emails=${emails[5]!.toUpperCase()}`)
+      assert.strictEqual(upper.body.data.users.length, 1)
+
+      // ids: 14, 15, 16 characters and a wrong prefix
+      const pathOf = (id: string) => call(server, "GET", `/v2/teams/${id}/users`, { token })
+      assert.strictEqual((yield* pathOf(teamId)).status, 200)
+      assertError(yield* pathOf(teamId.slice(0, 14)), 404, "INVALID_ID")
+      assertError(yield* pathOf(`${teamId}x`), 404, "INVALID_ID")
+      assertError(yield* pathOf(`us-${teamId.slice(3)}`), 404, "INVALID_ID")
+      assertError(yield* pathOf("te-000000000000"), 404, "TEAM_NOT_FOUND")
+      const summaryOf = (user: string) => call(server, "GET", `/v2/teams/${teamId}/member/${user}/summary`, { token })
+      assert.strictEqual((yield* summaryOf(members[0]!.user)).status, 200)
+      assertError(yield* summaryOf(members[0]!.user.slice(0, 14)), 404, "INVALID_ID")
+      assertError(yield* summaryOf(`${members[0]!.user}0`), 404, "INVALID_ID")
+      assertError(yield* summaryOf(`te-${members[0]!.user.slice(3)}`), 404, "INVALID_ID")
+    }).pipe(Effect.scoped)
+  )
+})

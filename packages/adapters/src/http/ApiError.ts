@@ -1,0 +1,95 @@
+/**
+ * The error responses of the contract: `{success:false, data:<message>, error_code:<CODE>}` (SPEC §7), one schema
+ * class per HTTP status so the server encodes each error with its status and the client decodes by status. Codes and
+ * statuses come from the domain's catalog (DESIGN §5).
+ */
+import { ErrorCatalog, type ErrorCode, ErrorCodeSchema } from "@svc/domain/errors"
+import { Schema } from "effect"
+
+const fields = {
+  success: Schema.Literal(false),
+  data: Schema.String,
+  error_code: ErrorCodeSchema
+}
+
+/** 400: the request's shape or values are invalid. */
+export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(fields, {
+  httpApiStatus: 400,
+  description: "The request is invalid (VALIDATION_ERROR, INVALID_JSON, ...)"
+}) {}
+/** 401: no valid bearer token, or a refused sign-in. */
+export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(fields, {
+  httpApiStatus: 401,
+  description: "Authentication failed (UNAUTHORIZED, JWT_EXPIRED, SIGNATURE_MISMATCH, EXPIRED_NONCE, ...)"
+}) {}
+/** 403: authenticated, but the caller's role does not allow this. */
+export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(fields, {
+  httpApiStatus: 403,
+  description: "Not allowed (INSUFFICIENT_PERMISSIONS)"
+}) {}
+/** 404: unknown resource, or a malformed id in the path. */
+export class NotFound extends Schema.Error<NotFound>("NotFound")(fields, {
+  httpApiStatus: 404,
+  description: "Unknown resource or malformed id (TEAM_NOT_FOUND, USER_NOT_FOUND, INVALID_ID, ...)"
+}) {}
+/** 409: the resource's state does not allow this, or the idempotency key is still in use. */
+export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, {
+  httpApiStatus: 409,
+  description: "State conflict (ALREADY_EXECUTED, ROLE_CONFLICT, IDEMPOTENCY_IN_PROGRESS, ...)"
+}) {}
+/** 410: expired (typed data, invites). */
+export class Gone extends Schema.Error<Gone>("Gone")(fields, {
+  httpApiStatus: 410,
+  description: "Expired (EXPIRED_TYPED_DATA, INVITE_EXPIRED)"
+}) {}
+/** 422: the idempotency key was used with another body. */
+export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")(fields, {
+  httpApiStatus: 422,
+  description: "Idempotency key reused with a different request (IDEMPOTENCY_KEY_REUSED)"
+}) {}
+/** 501: the route is in the contract but this server does not serve it yet. */
+export class NotImplemented extends Schema.Error<NotImplemented>("NotImplemented")(fields, {
+  httpApiStatus: 501,
+  description: "Not served by this deployment yet"
+}) {}
+
+/** Every error an endpoint may answer with; the middleware adds 413, 415, 429 and 500 in the same shape. */
+export const EndpointErrors = [
+  BadRequest,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  Conflict,
+  Gone,
+  Unprocessable,
+  NotImplemented
+]
+
+/** Any error response of the contract. */
+export type ApiError =
+  | BadRequest
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | Conflict
+  | Gone
+  | Unprocessable
+  | NotImplemented
+
+const byStatus: Record<number, new (props: typeof BadRequest.Encoded) => ApiError> = {
+  400: BadRequest,
+  401: Unauthorized,
+  403: Forbidden,
+  404: NotFound,
+  409: Conflict,
+  410: Gone,
+  422: Unprocessable,
+  501: NotImplemented
+}
+
+/** The error response for a catalog code, with the catalog's message unless a more precise one is given. */
+export const apiError = (code: ErrorCode, message?: string): ApiError => {
+  const entry = ErrorCatalog[code]
+  const make = byStatus[entry.status] ?? BadRequest
+  return new make({ success: false, data: message ?? entry.message, error_code: code })
+}

@@ -1,0 +1,18 @@
+/**
+ * Balance (SPEC §4.12; shape of DESIGN §5), on the domain's schemas. The balance issue owns the handler.
+ */
+import { BalanceQuery, BalanceResponse } from "@svc/domain/payment"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { EndpointErrors } from "./ApiError.ts"
+import { Authentication } from "./Authentication.ts"
+
+/** The balance route; needs a bearer token. */
+export class BalanceApi extends HttpApiGroup.make("balance")
+  .add(
+    HttpApiEndpoint.get("get", "/v2/balance", {
+      query: BalanceQuery,
+      success: BalanceResponse,
+      error: EndpointErrors
+    })
+  )
+  .middleware(Authentication) {}

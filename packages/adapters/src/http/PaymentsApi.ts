@@ -1,0 +1,44 @@
+/**
+ * Payments (SPEC §4.3, §4.5, §4.6, §4.7), on the domain's request and response schemas. The payment issue owns the
+ * handlers.
+ */
+import {
+  CreatePaymentsRequest,
+  CreatePaymentsResponse,
+  ExecutePaymentsRequest,
+  ExecutePaymentsResponse,
+  InstantPaymentRequest,
+  InstantPaymentResponse,
+  PaymentsQuery,
+  PaymentsQueryResponse
+} from "@svc/domain/payment"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { EndpointErrors } from "./ApiError.ts"
+import { Authentication } from "./Authentication.ts"
+
+/** The payment routes; all need a bearer token. */
+export class PaymentsApi extends HttpApiGroup.make("payments")
+  .add(
+    HttpApiEndpoint.get("query", "/v2/payments", {
+      query: PaymentsQuery,
+      success: PaymentsQueryResponse,
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Payments of a team, newest first. Answers `{data}` without `success` (SPEC §1)."),
+    HttpApiEndpoint.post("create", "/v2/payments", {
+      payload: CreatePaymentsRequest,
+      success: CreatePaymentsResponse,
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Typed data for a batch of payments, to sign and execute with PUT /v2/payments."),
+    HttpApiEndpoint.put("execute", "/v2/payments", {
+      payload: ExecutePaymentsRequest,
+      success: ExecutePaymentsResponse,
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Executes signed payments: pays now or registers intents (`pay_now`)."),
+    HttpApiEndpoint.post("instant", "/v2/payments/external_entity/instant", {
+      payload: InstantPaymentRequest,
+      success: InstantPaymentResponse,
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Typed data for an instant payment to a recipient outside the service, by e-mail.")
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Payments" })) {}

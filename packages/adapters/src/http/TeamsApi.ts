@@ -1,0 +1,126 @@
+/**
+ * Teams, their members and settings (SPEC §4.2, §4.4, §4.10, §4.12; shapes of §2.2, §2.4, §2.5 and DESIGN §5).
+ */
+import { TeamId, UserId } from "@svc/domain/Ids"
+import { MemberSummary } from "@svc/domain/membership"
+import {
+  CreatedTeam,
+  CreateTeamBody,
+  MemberSettings,
+  TeamListItem,
+  TeamSettings,
+  TeamView,
+  UpdateMemberSettingsBody,
+  UpdateTeamBody,
+  UpdateTeamSettingsBody
+} from "@svc/domain/team"
+import { Pagination, pageSize, TeamUser } from "@svc/domain/user"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { EndpointErrors } from "./ApiError.ts"
+import { Authentication } from "./Authentication.ts"
+import { Envelope } from "./Envelope.ts"
+
+const teamPath = { team_nanoid: TeamId }
+const memberPath = { team_nanoid: TeamId, user_nanoid: UserId }
+
+const PositiveInt = Schema.Int.pipe(
+  Schema.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer of at least 1" }))
+)
+const NonNegativeInt = Schema.Int.pipe(
+  Schema.check(Schema.isGreaterThanOrEqualTo(0, { message: "Expected an integer of at least 0" }))
+)
+const PageSize = Schema.Int.pipe(
+  Schema.check(
+    Schema.isBetween(
+      { minimum: pageSize.min, maximum: pageSize.max },
+      { message: `Expected a page size from ${pageSize.min} to ${pageSize.max}` }
+    )
+  )
+)
+
+/** `GET /v2/teams/{team_nanoid}/users` query: `emails` repeated or comma-separated (up to 100 in all). */
+export const TeamUsersQuery = {
+  emails: Schema.optional(Schema.Array(Schema.String.pipe(Schema.check(Schema.isMaxLength(10_000))))),
+  page: Schema.optional(PositiveInt),
+  offset: Schema.optional(NonNegativeInt),
+  count: Schema.optional(PageSize)
+}
+
+/** The team routes; all need a bearer token. */
+export class TeamsApi extends HttpApiGroup.make("teams")
+  .add(
+    HttpApiEndpoint.get("listMine", "/v2/user/teams", {
+      success: Envelope(Schema.Struct({ teams: Schema.Array(TeamListItem) })),
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "The teams the caller is a member of, with the caller's role."),
+    HttpApiEndpoint.post("create", "/v2/teams", {
+      payload: CreateTeamBody,
+      success: Envelope(CreatedTeam),
+      error: EndpointErrors
+    }).annotate(
+      OpenApi.Description,
+      "Creates a team in a company the caller administers; `admin_wallet` becomes its admin."
+    ),
+    HttpApiEndpoint.get("get", "/v2/teams/:team_nanoid", {
+      params: teamPath,
+      success: Envelope(TeamView),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.put("update", "/v2/teams/:team_nanoid", {
+      params: teamPath,
+      payload: UpdateTeamBody,
+      success: Envelope(TeamView),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.delete("delete", "/v2/teams/:team_nanoid", {
+      params: teamPath,
+      success: Envelope(Schema.Struct({ team_nanoid: Schema.String, deleted: Schema.Boolean })),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.get("users", "/v2/teams/:team_nanoid/users", {
+      params: teamPath,
+      query: TeamUsersQuery,
+      success: Envelope(Schema.Struct({ users: Schema.Array(TeamUser), pagination: Pagination })),
+      error: EndpointErrors
+    }).annotate(
+      OpenApi.Description,
+      "Users of the team. Paging only with `page` or `offset`; otherwise the full list. Unknown e-mails are absent."
+    ),
+    HttpApiEndpoint.get("memberSummary", "/v2/teams/:team_nanoid/member/:user_nanoid/summary", {
+      params: memberPath,
+      success: Envelope(MemberSummary),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.delete("removeMember", "/v2/teams/:team_nanoid/member/:user_nanoid", {
+      params: memberPath,
+      success: Envelope(
+        Schema.Struct({ team_nanoid: Schema.String, user_nanoid: Schema.String, removed: Schema.Boolean })
+      ),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.get("getSettings", "/v2/teams/:team_nanoid/settings", {
+      params: teamPath,
+      success: Envelope(TeamSettings),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.put("updateSettings", "/v2/teams/:team_nanoid/settings", {
+      params: teamPath,
+      payload: UpdateTeamSettingsBody,
+      success: Envelope(TeamSettings),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.get("getMemberSettings", "/v2/teams/:team_nanoid/member/:user_nanoid/settings", {
+      params: memberPath,
+      success: Envelope(MemberSettings),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.put("updateMemberSettings", "/v2/teams/:team_nanoid/member/:user_nanoid/settings", {
+      params: memberPath,
+      payload: UpdateMemberSettingsBody,
+      success: Envelope(MemberSettings),
+      error: EndpointErrors
+    })
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Teams" })) {}

@@ -1,0 +1,33 @@
+/**
+ * The server side of bearer authentication: verifies the JWT and provides the caller.
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { AccessTokens } from "../AccessTokens.ts"
+import { apiError, type Unauthorized } from "../ApiError.ts"
+import { Authentication, CurrentUser } from "../Authentication.ts"
+
+/** Missing, malformed, expired, foreign-key and `alg: none` tokens all answer 401. */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const tokens = yield* AccessTokens
+    return Authentication.of({
+      bearer: (httpEffect, { credential }) =>
+        Effect.gen(function* () {
+          const token = Redacted.value(credential)
+          if (token === "") return yield* Effect.fail(apiError("UNAUTHORIZED") as Unauthorized)
+          const claims = yield* tokens
+            .verify(token)
+            .pipe(
+              Effect.mapError(
+                (refused) =>
+                  (refused.reason === "expired"
+                    ? apiError("JWT_EXPIRED")
+                    : apiError("UNAUTHORIZED", "The access token is invalid")) as Unauthorized
+              )
+            )
+          return yield* Effect.provideService(httpEffect, CurrentUser, { nanoid: claims.sub, wallet: claims.wallet })
+        })
+    })
+  })
+)

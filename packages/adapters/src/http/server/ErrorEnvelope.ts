@@ -1,0 +1,137 @@
+/**
+ * Every answer of the server in the contract's shape (SPEC §1, §7), whatever went wrong and wherever: a schema error in
+ * the path (404 INVALID_ID), query or body (400), malformed JSON (400 INVALID_JSON), a wrong content type (415), a body
+ * over the limit (413), an unknown route (404) and any unexpected failure (500). Each response carries `x-request-id`;
+ * a 500 names it in the body too, and its details go to the log only.
+ */
+import { randomUUID } from "node:crypto"
+import { ErrorCatalog, type ErrorCode, errorBody } from "@svc/domain/errors"
+import { ByteSize, Cause, Context, Effect } from "effect"
+import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+
+/** The largest request body accepted, in bytes (1 MiB). */
+export const maxBodyBytes = 1024 * 1024
+
+/** The header naming the request in responses and logs. */
+export const requestIdHeader = "x-request-id"
+
+/** A JSON error response in the contract's shape. */
+export const errorResponse = (code: ErrorCode, message?: string) =>
+  HttpServerResponse.jsonUnsafe(errorBody(code, message), { status: ErrorCatalog[code].status })
+
+const truncate = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}...` : text)
+
+const isJsonResponse = (response: HttpServerResponse.HttpServerResponse) => {
+  const type = response.body._tag === "Empty" ? undefined : response.body.contentType
+  return type?.startsWith("application/json") === true
+}
+
+/** The code for a non-JSON error response a lower layer produced (415 text, 413 empty, ...). */
+const codeForStatus = (status: number): ErrorCode => {
+  switch (status) {
+    case 400:
+      return "VALIDATION_ERROR"
+    case 401:
+      return "UNAUTHORIZED"
+    case 403:
+      return "FORBIDDEN"
+    case 404:
+      return "ROUTE_NOT_FOUND"
+    case 405:
+      return "METHOD_NOT_ALLOWED"
+    case 413:
+      return "PAYLOAD_TOO_LARGE"
+    case 415:
+      return "UNSUPPORTED_MEDIA_TYPE"
+    default:
+      return "INTERNAL_ERROR"
+  }
+}
+
+const schemaErrorResponse = (error: HttpApiError.HttpApiSchemaError) => {
+  const detail = error.cause instanceof Error ? error.cause.message : String(error.cause)
+  switch (error.kind) {
+    case "Params":
+      return errorResponse("INVALID_ID", truncate(`Invalid path: ${detail}`))
+    case "Payload":
+      return detail.includes("Expected a valid JSON body")
+        ? errorResponse("INVALID_JSON")
+        : errorResponse("VALIDATION_ERROR", truncate(`Invalid body: ${detail}`))
+    case "Query":
+      return errorResponse("VALIDATION_ERROR", truncate(`Invalid query: ${detail}`))
+    case "Headers":
+      return errorResponse("VALIDATION_ERROR", truncate(`Invalid headers: ${detail}`))
+    default:
+      return undefined
+  }
+}
+
+const hasReason = (u: unknown): u is { readonly _tag: string; readonly reason: { readonly _tag: string } } =>
+  typeof u === "object" && u !== null && "reason" in u && typeof (u as { reason: unknown }).reason === "object"
+
+/** The response for a failure cause, or `undefined` when it is unexpected (a 500). */
+const expectedResponse = (cause: Cause.Cause<unknown>) => {
+  for (const reason of cause.reasons) {
+    const value = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
+    if (HttpApiError.HttpApiSchemaError.is(value)) {
+      const response = schemaErrorResponse(value)
+      if (response !== undefined) return response
+    }
+    if (HttpApiError.HttpApiPayloadTooLarge.is(value)) return errorResponse("PAYLOAD_TOO_LARGE")
+    if (hasReason(value)) {
+      const tag = value.reason._tag
+      if (tag === "RouteNotFound") return errorResponse("ROUTE_NOT_FOUND")
+      if (tag === "RequestParseError") {
+        const tooLarge = (value.reason as { readonly reason?: string }).reason === "BodyTooLarge"
+        return tooLarge ? errorResponse("PAYLOAD_TOO_LARGE") : errorResponse("INVALID_JSON")
+      }
+    }
+  }
+  return undefined
+}
+
+/** The id of the request being served (`x-request-id`). */
+export class RequestId extends Context.Reference<string>("@svc/adapters/http/server/RequestId", {
+  defaultValue: () => "req_unknown"
+}) {}
+
+/** Turns every failure of `app` into an error response in the contract's shape, and limits the body size. */
+export const withErrorEnvelope = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = yield* RequestId
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(length) && length > maxBodyBytes) {
+      return errorResponse("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBodyBytes} bytes`)
+    }
+    return yield* app.pipe(
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+      Effect.map((response) =>
+        response.status >= 400 && !isJsonResponse(response) ? errorResponse(codeForStatus(response.status)) : response
+      ),
+      Effect.catchCause((cause) => {
+        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+        const expected = expectedResponse(cause)
+        if (expected !== undefined) return Effect.succeed(expected)
+        return Effect.logError("unexpected failure", cause).pipe(
+          Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+          Effect.as(errorResponse("INTERNAL_ERROR", `Something went wrong on our side (request id ${requestId})`))
+        )
+      })
+    )
+  })
+
+/** Names the request: a fresh `RequestId` for everything inside, echoed in the `x-request-id` response header. */
+export const withRequestId = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.suspend(() => {
+    const requestId = `req_${randomUUID().replaceAll("-", "")}`
+    return withErrorEnvelope(app).pipe(
+      Effect.map((response) => HttpServerResponse.setHeader(response, requestIdHeader, requestId)),
+      Effect.provideService(RequestId, requestId)
+    )
+  })

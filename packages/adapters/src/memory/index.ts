@@ -1,0 +1,4 @@
+/**
+ * The memory adapter: the same ports as MongoDB, in one process.
+ */
+export * as MemoryRepositories from "./MemoryRepositories.ts"

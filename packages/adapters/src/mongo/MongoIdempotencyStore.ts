@@ -1,0 +1,71 @@
+/**
+ * Idempotency keys in MongoDB (`idempotency_keys`, `_id` = scope:key). A claim is an insert (the unique `_id` makes it
+ * atomic) or a conditional takeover of a lapsed document; `expiresAt` is filtered on, and a TTL index lets a real
+ * mongod delete old keys (jongodb keeps them, which the filter makes harmless).
+ */
+import { Effect, Layer } from "effect"
+import { MongoServerError } from "mongodb"
+import {
+  type ClaimResult,
+  type IdempotencyKey,
+  IdempotencyStore,
+  leaseMillis,
+  retentionMillis,
+  type StoredResponse
+} from "../http/IdempotencyStore.ts"
+import { MongoDatabase } from "./MongoDatabase.ts"
+
+interface KeyDocument {
+  _id: string
+  bodyHash: string
+  state: "running" | "completed"
+  expiresAt: Date
+  response?: StoredResponse
+}
+
+/** The MongoDB idempotency store. */
+export const layer = Layer.effect(
+  IdempotencyStore,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection<KeyDocument>("idempotency_keys")
+    yield* Effect.promise(() => col.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }))
+    const id = (k: IdempotencyKey) => `${k.scope}:${k.key}`
+
+    const claimOnce = async (key: IdempotencyKey, bodyHash: string, now: number): Promise<ClaimResult | undefined> => {
+      const fresh: KeyDocument = { _id: id(key), bodyHash, state: "running", expiresAt: new Date(now + leaseMillis) }
+      try {
+        await col.insertOne(fresh)
+        return { _tag: "Claimed" }
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === 11000)) throw error
+      }
+      const takenOver = await col.findOneAndUpdate(
+        { _id: id(key), expiresAt: { $lte: new Date(now) } },
+        { $set: { bodyHash, state: "running", expiresAt: fresh.expiresAt }, $unset: { response: "" } }
+      )
+      if (takenOver !== null) return { _tag: "Claimed" }
+      const row = await col.findOne({ _id: id(key) })
+      if (row === null) return undefined
+      if (row.bodyHash !== bodyHash) return { _tag: "Mismatch" }
+      if (row.state === "running" || row.response === undefined) return { _tag: "Running" }
+      return { _tag: "Completed", response: row.response }
+    }
+
+    return IdempotencyStore.of({
+      claim: (key, bodyHash, now) =>
+        Effect.promise(
+          async () =>
+            (await claimOnce(key, bodyHash, now)) ?? (await claimOnce(key, bodyHash, now)) ?? { _tag: "Running" }
+        ),
+      complete: (key, response, now) =>
+        Effect.promise(() =>
+          col.updateOne(
+            { _id: id(key) },
+            { $set: { state: "completed", response, expiresAt: new Date(now + retentionMillis) } }
+          )
+        ).pipe(Effect.asVoid),
+      release: (key) => Effect.promise(() => col.deleteOne({ _id: id(key), state: "running" })).pipe(Effect.asVoid)
+    })
+  })
+)

@@ -1,0 +1,50 @@
+/**
+ * Sign-in nonces in MongoDB (`siwe_nonces`, `_id` = nonce). Consuming is one atomic conditional update
+ * (`used: false` -> `true`), so of concurrent verifications across replicas at most one succeeds; expiry is checked
+ * on the consumed record, and a TTL index lets a real mongod delete old nonces.
+ */
+import { NonceExpired, NonceNotFound, type NonceRecord, NonceStore } from "@svc/domain/auth"
+import { Effect, Layer } from "effect"
+import { MongoDatabase } from "./MongoDatabase.ts"
+
+interface NonceDocument {
+  _id: string
+  wallet: string
+  expiresAt: Date
+  used: boolean
+}
+
+/** The MongoDB nonce store. */
+export const layer = Layer.effect(
+  NonceStore,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection<NonceDocument>("siwe_nonces")
+    yield* Effect.promise(() => col.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 3600 }))
+    return NonceStore.of({
+      issue: (record) =>
+        Effect.promise(() =>
+          col.insertOne({
+            _id: record.nonce,
+            wallet: record.wallet,
+            expiresAt: new Date(record.expiresAt),
+            used: false
+          })
+        ).pipe(Effect.asVoid),
+      consume: (nonce, now) =>
+        Effect.promise(() => col.findOneAndUpdate({ _id: nonce, used: false }, { $set: { used: true } })).pipe(
+          Effect.flatMap((doc): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
+            if (doc === null) return Effect.fail(new NonceNotFound({ nonce }))
+            const record: NonceRecord = {
+              nonce,
+              wallet: doc.wallet as NonceRecord["wallet"],
+              expiresAt: doc.expiresAt.getTime()
+            }
+            return now < record.expiresAt
+              ? Effect.succeed(record)
+              : Effect.fail(new NonceExpired({ nonce, expiresAt: record.expiresAt }))
+          })
+        )
+    })
+  })
+)

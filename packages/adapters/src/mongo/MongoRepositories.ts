@@ -1,0 +1,214 @@
+/**
+ * The MongoDB adapter of the repository ports. Indexes are created when each layer starts; unique indexes carry the
+ * identity rules (one user per wallet, one membership per team and user). Only operators jongodb supports are used.
+ */
+
+import type { Company } from "@svc/domain/company"
+import { CompanyRepository } from "@svc/domain/company"
+import type { CompanyId, TeamId } from "@svc/domain/Ids"
+import { AlreadyMember, type Membership, MembershipRepository } from "@svc/domain/membership"
+import { type MemberSettings, SettingsRepository, type Team, TeamRepository, type TeamSettings } from "@svc/domain/team"
+import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
+import { Effect, Layer, Option } from "effect"
+import { type Document, MongoServerError } from "mongodb"
+import { MongoDatabase } from "./MongoDatabase.ts"
+
+const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
+
+/** Strips `_id` from a stored document. */
+const clean = <A>(doc: Document | null): A | undefined => {
+  if (doc === null) return undefined
+  const { _id, ...rest } = doc
+  return rest as A
+}
+
+/** Companies in `companies`, `_id` = nanoid. */
+export const companies = Layer.effect(
+  CompanyRepository,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection("companies")
+    return CompanyRepository.of({
+      insert: (company) =>
+        Effect.promise(() => col.insertOne({ _id: company.nanoid as never, ...company })).pipe(Effect.asVoid),
+      findById: (id) =>
+        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
+          Effect.map((d) => Option.fromNullishOr(clean<Company>(d)))
+        )
+    })
+  })
+)
+
+/** Teams in `teams`, `_id` = nanoid, indexed by company. */
+export const teams = Layer.effect(
+  TeamRepository,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection("teams")
+    yield* Effect.promise(() => col.createIndex({ company_nanoid: 1 }))
+    return TeamRepository.of({
+      insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid as never, ...team })).pipe(Effect.asVoid),
+      findById: (id) =>
+        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
+          Effect.map((d) => Option.fromNullishOr(clean<Team>(d)))
+        ),
+      findByIds: (ids) =>
+        Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
+          Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))
+        ),
+      listByCompany: (company: CompanyId) =>
+        Effect.promise(() => col.find({ company_nanoid: company }).toArray()).pipe(
+          Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))
+        ),
+      update: (id: TeamId, changes) =>
+        Effect.promise(() =>
+          col.findOneAndUpdate({ _id: id as never }, { $set: changes }, { returnDocument: "after" })
+        ).pipe(Effect.map((d) => Option.fromNullishOr(clean<Team>(d))))
+    })
+  })
+)
+
+/** Users in `users`, `_id` = nanoid, unique on wallet, indexed by e-mail. */
+export const users = Layer.effect(
+  UserRepository,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection("users")
+    yield* Effect.promise(() => col.createIndex({ wallet: 1 }, { unique: true }))
+    yield* Effect.promise(() => col.createIndex({ email: 1 }))
+    return UserRepository.of({
+      insert: (user: User) =>
+        Effect.tryPromise({
+          try: () =>
+            col.insertOne({
+              _id: user.nanoid as never,
+              ...user,
+              wallet: user.wallet.toLowerCase(),
+              email: user.email.toLowerCase()
+            }),
+          catch: (error) => error
+        }).pipe(
+          Effect.asVoid,
+          Effect.catch((error) =>
+            isDuplicateKey(error)
+              ? Effect.fail(new WalletTaken({ wallet: user.wallet.toLowerCase() }))
+              : Effect.die(error)
+          )
+        ),
+      findById: (id) =>
+        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
+          Effect.map((d) => Option.fromNullishOr(clean<User>(d)))
+        ),
+      findByIds: (ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
+              Effect.map((docs) => docs.map((d) => clean<User>(d) as User))
+            ),
+      findByWallet: (wallet) =>
+        Effect.promise(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(
+          Effect.map((d) => Option.fromNullishOr(clean<User>(d)))
+        )
+    })
+  })
+)
+
+/** Memberships in `memberships`, `_id` = nanoid, unique on (team, user), ordered per team by joining time. */
+export const memberships = Layer.effect(
+  MembershipRepository,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection("memberships")
+    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
+    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
+    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
+    yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
+    return MembershipRepository.of({
+      insert: (membership) =>
+        Effect.tryPromise({
+          try: () =>
+            col.insertOne({ _id: membership.nanoid as never, ...membership, email: membership.email.toLowerCase() }),
+          catch: (error) => error
+        }).pipe(
+          Effect.asVoid,
+          Effect.catch((error) =>
+            isDuplicateKey(error)
+              ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
+              : Effect.die(error)
+          )
+        ),
+      find: (team, user) =>
+        Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
+          Effect.map((d) => Option.fromNullishOr(clean<Membership>(d)))
+        ),
+      listByUser: (user) =>
+        Effect.promise(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
+          Effect.map((docs) => docs.map((d) => clean<Membership>(d) as Membership))
+        ),
+      listTeam: (team, options) =>
+        Effect.promise(async () => {
+          const filter: Document = { team_nanoid: team }
+          if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
+          if (options.roles !== undefined) filter.role = { $in: options.roles }
+          let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
+          if (options.limit !== undefined) cursor = cursor.limit(options.limit)
+          const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
+          return { members: docs.map((d) => clean<Membership>(d) as Membership), total }
+        }),
+      countByTeams: (teams) =>
+        Effect.promise(async () => {
+          const counts = new Map<TeamId, number>()
+          await Promise.all(
+            teams.map(async (t) => {
+              counts.set(t, await col.countDocuments({ team_nanoid: t }))
+            })
+          )
+          return counts
+        }),
+      remove: (team, user) =>
+        Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
+          Effect.map((r) => r.deletedCount > 0)
+        )
+    })
+  })
+)
+
+/** Settings in `team_settings` (`_id` = team) and `member_settings` (`_id` = team/user). */
+export const settings = Layer.effect(
+  SettingsRepository,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const teamCol = db.collection("team_settings")
+    const memberCol = db.collection("member_settings")
+    return SettingsRepository.of({
+      getTeam: (team) =>
+        Effect.promise(() => teamCol.findOne({ _id: team as never })).pipe(
+          Effect.map((d) => Option.fromNullishOr(clean<TeamSettings>(d)))
+        ),
+      putTeam: (team, value) =>
+        Effect.promise(() => teamCol.updateOne({ _id: team as never }, { $set: value }, { upsert: true })).pipe(
+          Effect.asVoid
+        ),
+      getMember: (team, user) =>
+        Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` as never })).pipe(
+          Effect.map((d) => {
+            const row = clean<MemberSettings & { team_nanoid?: string; user_nanoid?: string }>(d)
+            if (row === undefined) return Option.none()
+            const { team_nanoid: _t, user_nanoid: _u, ...value } = row
+            return Option.some(value as MemberSettings)
+          })
+        ),
+      putMember: (team, user, value) =>
+        Effect.promise(() =>
+          memberCol.updateOne(
+            { _id: `${team}/${user}` as never },
+            { $set: { ...value, team_nanoid: team, user_nanoid: user } },
+            { upsert: true }
+          )
+        ).pipe(Effect.asVoid)
+    })
+  })
+)
+
+/** Every repository of this issue on MongoDB. */
+export const layer = Layer.mergeAll(companies, teams, users, memberships, settings)

@@ -1,0 +1,184 @@
+/**
+ * One contract suite for the repository ports, run against the memory adapter and against MongoDB (jongodb).
+ */
+import { randomUUID } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
+import { CompanyRepository } from "@svc/domain/company"
+import type { CompanyId, MembershipId, TeamId, UserId } from "@svc/domain/Ids"
+import { MembershipRepository } from "@svc/domain/membership"
+import { defaultTeamSettings, SettingsRepository, TeamRepository } from "@svc/domain/team"
+import { newUser, UserRepository } from "@svc/domain/user"
+import { Effect, Exit, Layer, Option } from "effect"
+import { inject } from "vitest"
+import { IdempotencyStore } from "../http/IdempotencyStore.ts"
+import * as MemoryRepositories from "../memory/MemoryRepositories.ts"
+import { MongoDatabase } from "./MongoDatabase.ts"
+import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
+import * as MongoRepositories from "./MongoRepositories.ts"
+
+const team = (n: number, company: CompanyId) => ({
+  nanoid: `te-${String(n).padStart(12, "0")}` as TeamId,
+  company_nanoid: company,
+  name: `Team ${n}`,
+  description: "",
+  avatar: "",
+  svc_account: "",
+  status: "active" as const,
+  created_at: "2026-01-01T00:00:00.000Z",
+  updated_at: "2026-01-01T00:00:00.000Z"
+})
+const userId = (n: number) => `us-${String(n).padStart(12, "0")}` as UserId
+const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`
+
+const suites = {
+  memory: () => Layer.mergeAll(MemoryRepositories.layer, IdempotencyStore.layerMemory),
+  mongo: () =>
+    Layer.mergeAll(MongoRepositories.layer, MongoIdempotencyStore.layer).pipe(
+      Layer.provideMerge(MongoDatabase.layer({ uri: inject("mongoUri"), database: `repos_${randomUUID()}` }))
+    )
+}
+
+for (const [name, makeLayer] of Object.entries(suites)) {
+  describe(`repositories (${name})`, () => {
+    it.live("users: unique wallet, case-insensitive lookup", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const alice = newUser({
+          nanoid: userId(1),
+          wallet: wallet(0xa).toUpperCase().replace("0X", "0x"),
+          email: "A@x.io",
+          created_at: "t"
+        })
+        yield* users.insert(alice)
+        const again = yield* Effect.exit(users.insert({ ...alice, nanoid: userId(2) }))
+        assert.isTrue(Exit.isFailure(again))
+        const found = yield* users.findByWallet(wallet(0xa))
+        assert.strictEqual(Option.getOrThrow(found).nanoid, userId(1))
+        assert.strictEqual(Option.getOrThrow(found).email, "a@x.io")
+        assert.isTrue(Option.isNone(yield* users.findById(userId(2))))
+        assert.strictEqual((yield* users.findByIds([userId(1), userId(3)])).length, 1)
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.live("teams and companies: insert, find, update", () =>
+      Effect.gen(function* () {
+        const companies = yield* CompanyRepository
+        const teams = yield* TeamRepository
+        const co = "co-000000000001" as CompanyId
+        yield* companies.insert({
+          nanoid: co,
+          avatar: "",
+          name: "Acme",
+          website: "",
+          blockchain_address: "",
+          incorporation_country: "US",
+          incorporation_type: "sole_proprietorship",
+          address: { line_1: "", line_2: "", city: "", state: "", country: "", zip_code: "", timezone: "" },
+          admin_contact: { fullname: "", phone: "", email: "" },
+          private_data: { tax_id: "" },
+          created_at: "t"
+        })
+        assert.strictEqual(Option.getOrThrow(yield* companies.findById(co)).name, "Acme")
+        yield* teams.insert(team(1, co))
+        yield* teams.insert(team(2, co))
+        const updated = yield* teams.update(team(1, co).nanoid, { name: "Renamed" })
+        assert.strictEqual(Option.getOrThrow(updated).name, "Renamed")
+        assert.isTrue(Option.isNone(yield* teams.update("te-999999999999" as TeamId, { name: "x" })))
+        assert.strictEqual((yield* teams.listByCompany(co)).length, 2)
+        assert.strictEqual((yield* teams.findByIds([team(2, co).nanoid])).length, 1)
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.live("memberships: unique per team and user, ordered, filtered, paged, counted, removed", () =>
+      Effect.gen(function* () {
+        const memberships = yield* MembershipRepository
+        const t = "te-000000000001" as TeamId
+        for (let i = 1; i <= 5; i++) {
+          yield* memberships.insert({
+            nanoid: `re-${String(i).padStart(12, "0")}` as MembershipId,
+            team_nanoid: t,
+            user_nanoid: userId(i),
+            role: i === 1 ? "team_admin" : "team_employee",
+            email: `U${i}@x.io`,
+            created_at: `2026-01-01T00:00:0${i}.000Z`
+          })
+        }
+        const dup = yield* Effect.exit(
+          memberships.insert({
+            nanoid: "re-000000000099" as MembershipId,
+            team_nanoid: t,
+            user_nanoid: userId(1),
+            role: "team_viewer",
+            email: "",
+            created_at: "z"
+          })
+        )
+        assert.isTrue(Exit.isFailure(dup))
+        const page = yield* memberships.listTeam(t, { offset: 1, limit: 2 })
+        assert.deepStrictEqual(
+          page.members.map((m) => m.user_nanoid),
+          [userId(2), userId(3)]
+        )
+        assert.strictEqual(page.total, 5)
+        const filtered = yield* memberships.listTeam(t, {
+          emails: ["u4@X.io", "nobody@x.io"],
+          offset: 0,
+          limit: undefined
+        })
+        assert.deepStrictEqual(
+          filtered.members.map((m) => m.user_nanoid),
+          [userId(4)]
+        )
+        const admins = yield* memberships.listTeam(t, { roles: ["team_admin"], offset: 0, limit: undefined })
+        assert.strictEqual(admins.total, 1)
+        assert.strictEqual((yield* memberships.countByTeams([t])).get(t), 5)
+        assert.isTrue(yield* memberships.remove(t, userId(5)))
+        assert.isFalse(yield* memberships.remove(t, userId(5)))
+        assert.isTrue(Option.isNone(yield* memberships.find(t, userId(5))))
+        assert.strictEqual((yield* memberships.listByUser(userId(1))).length, 1)
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.live("settings: absent until put, then replaced", () =>
+      Effect.gen(function* () {
+        const settings = yield* SettingsRepository
+        const t = "te-000000000001" as TeamId
+        assert.isTrue(Option.isNone(yield* settings.getTeam(t)))
+        yield* settings.putTeam(t, defaultTeamSettings)
+        yield* settings.putTeam(t, { ...defaultTeamSettings, invoice_prefix: "INV" })
+        assert.strictEqual(Option.getOrThrow(yield* settings.getTeam(t)).invoice_prefix, "INV")
+        const member = { hourly_rate_usd_cents: 5000, payment_notifications: false, default_invoice_description: "x" }
+        yield* settings.putMember(t, userId(1), member)
+        assert.deepStrictEqual(Option.getOrThrow(yield* settings.getMember(t, userId(1))), member)
+        assert.isTrue(Option.isNone(yield* settings.getMember(t, userId(2))))
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.live("idempotency keys: claim, running, mismatch, replay, lapse, release", () =>
+      Effect.gen(function* () {
+        const store = yield* IdempotencyStore
+        const key = { scope: "us-1", key: "k1" }
+        const now = 1_000_000
+        assert.strictEqual((yield* store.claim(key, "h1", now))._tag, "Claimed")
+        assert.strictEqual((yield* store.claim(key, "h1", now + 1))._tag, "Running")
+        assert.strictEqual((yield* store.claim(key, "h2", now + 1))._tag, "Mismatch")
+        yield* store.complete(key, { status: 201, body: "{}", contentType: "application/json" }, now + 2)
+        const replay = yield* store.claim(key, "h1", now + 3)
+        assert.deepStrictEqual(replay, {
+          _tag: "Completed",
+          response: { status: 201, body: "{}", contentType: "application/json" }
+        })
+        assert.strictEqual((yield* store.claim(key, "h1", now + 2 + 24 * 3600 * 1000 + 1))._tag, "Claimed")
+        const other = { scope: "us-1", key: "k2" }
+        assert.strictEqual((yield* store.claim(other, "h", now))._tag, "Claimed")
+        yield* store.release(other)
+        assert.strictEqual((yield* store.claim(other, "h", now))._tag, "Claimed")
+        const concurrent = yield* Effect.all(
+          Array.from({ length: 8 }, () => store.claim({ scope: "us-2", key: "race" }, "h", now)),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(concurrent.filter((r) => r._tag === "Claimed").length, 1)
+      }).pipe(Effect.provide(makeLayer()))
+    )
+  })
+}

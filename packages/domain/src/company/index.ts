@@ -1,0 +1,5 @@
+/**
+ * Companies: the schema and the repository port.
+ */
+export { Company } from "./Company.ts"
+export { CompanyRepository } from "./CompanyRepository.ts"

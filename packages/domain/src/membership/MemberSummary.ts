@@ -1,0 +1,112 @@
+/**
+ * `GET /v2/teams/{team_nanoid}/member/{user_nanoid}/summary` (SPEC §2.4).
+ */
+import { Schema } from "effect"
+import type { Company } from "../company/Company.ts"
+import type { User } from "../user/User.ts"
+import type { Role } from "./Role.ts"
+
+const Address = Schema.Struct({
+  line_1: Schema.String,
+  line_2: Schema.String,
+  city: Schema.String,
+  state: Schema.String,
+  country: Schema.String,
+  zip_code: Schema.String,
+  timezone: Schema.String
+})
+
+/** A pay schedule of a member (SPEC §2.4). */
+export const PaySchedule = Schema.Struct({
+  nanoid: Schema.String,
+  type: Schema.String,
+  amount: Schema.String,
+  payments_amount: Schema.Int,
+  start_date: Schema.String,
+  end_date: Schema.String
+})
+
+/** The member summary (SPEC §2.4). */
+export const MemberSummary = Schema.Struct({
+  user: Schema.Struct({
+    nanoid: Schema.String,
+    avatar: Schema.String,
+    first_name: Schema.String,
+    middle_name: Schema.String,
+    last_name: Schema.String,
+    email: Schema.String,
+    blockchain_address: Schema.String,
+    phone: Schema.String,
+    dob: Schema.String,
+    address: Address,
+    social: Schema.Struct({
+      linkedin: Schema.String,
+      discord: Schema.String,
+      website: Schema.String,
+      x: Schema.String
+    }),
+    certifications: Schema.Array(
+      Schema.Struct({
+        nanoid: Schema.String,
+        title: Schema.String,
+        website: Schema.String,
+        file: Schema.String,
+        year: Schema.Int
+      })
+    ),
+    onboarding: Schema.Struct({
+      onboarded: Schema.Boolean,
+      step: Schema.String,
+      role: Schema.String,
+      moderation_status: Schema.String
+    })
+  }),
+  relationship_type: Schema.String,
+  pay_schedules: Schema.Array(PaySchedule),
+  company: Schema.Struct({
+    nanoid: Schema.String,
+    avatar: Schema.String,
+    name: Schema.String,
+    website: Schema.String,
+    blockchain_address: Schema.String,
+    incorporation_country: Schema.String,
+    incorporation_type: Schema.String,
+    address: Address,
+    admin_contact: Schema.Struct({ fullname: Schema.String, phone: Schema.String, email: Schema.String }),
+    private_data: Schema.Struct({ tax_id: Schema.String })
+  })
+})
+export type MemberSummary = typeof MemberSummary.Type
+
+/** The summary of `user`, a member with `role` of a team of `company`. Pay schedules come with payments. */
+export const toMemberSummary = (user: User, role: Role, company: Company): MemberSummary => ({
+  user: {
+    nanoid: user.nanoid,
+    avatar: user.avatar,
+    first_name: user.first_name,
+    middle_name: user.middle_name,
+    last_name: user.last_name,
+    email: user.email,
+    blockchain_address: user.wallet,
+    phone: user.phone,
+    dob: user.dob,
+    address: user.address,
+    social: user.social,
+    certifications: user.certifications,
+    onboarding: user.onboarding
+  },
+  relationship_type: role,
+  pay_schedules: [],
+  company: {
+    nanoid: company.nanoid,
+    avatar: company.avatar,
+    name: company.name,
+    website: company.website,
+    blockchain_address: company.blockchain_address,
+    incorporation_country: company.incorporation_country,
+    incorporation_type: company.incorporation_type,
+    address: company.address,
+    admin_contact: company.admin_contact,
+    private_data: company.private_data
+  }
+})

@@ -1,0 +1,17 @@
+/**
+ * A membership: one user's role in one team (the spec's "relationship").
+ */
+import { Schema } from "effect"
+import { MembershipId, TeamId, UserId } from "../Ids.ts"
+import { Role } from "./Role.ts"
+
+/** A stored membership. `email` is the member's e-mail, lower-cased, kept here so a team's list filters in one query. */
+export const Membership = Schema.Struct({
+  nanoid: MembershipId,
+  team_nanoid: TeamId,
+  user_nanoid: UserId,
+  role: Role,
+  email: Schema.String,
+  created_at: Schema.String
+})
+export type Membership = typeof Membership.Type

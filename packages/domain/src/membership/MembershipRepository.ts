@@ -1,0 +1,44 @@
+/**
+ * The port for memberships (a user's role in a team).
+ */
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { TeamId, UserId } from "../Ids.ts"
+import type { Membership } from "./Membership.ts"
+import type { Role } from "./Role.ts"
+
+/** The user is already a member of the team. */
+export class AlreadyMember extends Schema.TaggedError<AlreadyMember>()("AlreadyMember", {
+  team: Schema.String,
+  user: Schema.String
+}) {}
+
+/** A page of a team's members, in the order they joined, and how many match in all. */
+export interface MemberPage {
+  readonly members: ReadonlyArray<Membership>
+  readonly total: number
+}
+
+/**
+ * Memberships, unique per (team, user). `listTeam` orders by joining time then id, filters on lower-cased e-mails
+ * when given, and skips/limits after filtering. `remove` is idempotent. Storage failures are defects.
+ */
+export class MembershipRepository extends Context.Service<
+  MembershipRepository,
+  {
+    readonly insert: (membership: Membership) => Effect.Effect<void, AlreadyMember>
+    readonly find: (team: TeamId, user: UserId) => Effect.Effect<Option.Option<Membership>>
+    readonly listByUser: (user: UserId) => Effect.Effect<ReadonlyArray<Membership>>
+    readonly listTeam: (
+      team: TeamId,
+      options: {
+        readonly emails?: ReadonlyArray<string> | undefined
+        readonly roles?: ReadonlyArray<Role> | undefined
+        readonly offset: number
+        readonly limit: number | undefined
+      }
+    ) => Effect.Effect<MemberPage>
+    readonly countByTeams: (teams: ReadonlyArray<TeamId>) => Effect.Effect<ReadonlyMap<TeamId, number>>
+    /** Removes the membership; true when one was removed. */
+    readonly remove: (team: TeamId, user: UserId) => Effect.Effect<boolean>
+  }
+>()("@svc/domain/membership/MembershipRepository") {}

@@ -1,0 +1,104 @@
+/**
+ * Teams: the stored record, the views of SPEC §2.5 and DESIGN §5, and the bodies of the team routes.
+ */
+import { Schema } from "effect"
+import { CompanyId, TeamId } from "../Ids.ts"
+import { WalletAddress } from "../user/User.ts"
+
+/** A stored team. `svc_account` is its on-chain account address, empty until deployed; deleted teams keep their id. */
+export const Team = Schema.Struct({
+  nanoid: TeamId,
+  company_nanoid: CompanyId,
+  name: Schema.String,
+  description: Schema.String,
+  avatar: Schema.String,
+  svc_account: Schema.String,
+  status: Schema.Literals(["active", "deleted"]),
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+export type Team = typeof Team.Type
+
+/** A team name: 2 to 50 characters (reference: `INVALID_TEAM_NAME`). */
+export const TeamName = Schema.String.pipe(
+  Schema.check(
+    Schema.isBetweenLength(2, 50, {
+      expected: "a team name of 2 to 50 characters",
+      message: "Expected a team name of 2 to 50 characters"
+    })
+  )
+)
+/** A team description: up to 500 characters. */
+export const TeamDescription = Schema.String.pipe(
+  Schema.check(
+    Schema.isMaxLength(500, {
+      expected: "a description of at most 500 characters",
+      message: "Expected a description of at most 500 characters"
+    })
+  )
+)
+
+/** `POST /v2/teams` (DESIGN §5). `admin_wallet` becomes the team's first `team_admin`. */
+export const CreateTeamBody = Schema.Struct({
+  name: TeamName,
+  description: Schema.optionalKey(TeamDescription),
+  entity_nanoid: CompanyId,
+  admin_wallet: WalletAddress
+})
+export type CreateTeamBody = typeof CreateTeamBody.Type
+
+/** `PUT /v2/teams/{team_nanoid}`: the fields to change. */
+export const UpdateTeamBody = Schema.Struct({
+  name: Schema.optionalKey(TeamName),
+  description: Schema.optionalKey(TeamDescription),
+  avatar: Schema.optionalKey(
+    Schema.String.pipe(
+      Schema.check(Schema.isMaxLength(2048, { message: "Expected an avatar URL of at most 2048 characters" }))
+    )
+  )
+})
+export type UpdateTeamBody = typeof UpdateTeamBody.Type
+
+/** The `data` of `POST /v2/teams` (reference). */
+export const CreatedTeam = Schema.Struct({
+  team_nanoid: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  entity_nanoid: Schema.String,
+  admin_wallet: Schema.String,
+  created_at: Schema.String,
+  member_count: Schema.Int,
+  status: Schema.String
+})
+
+/** One element of `GET /v2/user/teams` (DESIGN §5). */
+export const TeamListItem = Schema.Struct({
+  nanoid: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  member_count: Schema.Int,
+  status: Schema.String,
+  role: Schema.String
+})
+export type TeamListItem = typeof TeamListItem.Type
+
+/** An administrator of a team, as `GET /v2/teams/{team_nanoid}` lists it (SPEC §2.5). */
+export const TeamAdministrator = Schema.Struct({
+  relationship_nanoid: Schema.String,
+  user_nanoid: Schema.String,
+  avatar: Schema.String,
+  first_name: Schema.String,
+  last_name: Schema.String,
+  email: Schema.String,
+  type: Schema.String
+})
+
+/** `GET /v2/teams/{team_nanoid}` (SPEC §2.5). `balance` is in cents, as a decimal string. */
+export const TeamView = Schema.Struct({
+  nanoid: Schema.String,
+  name: Schema.String,
+  avatar: Schema.String,
+  balance: Schema.String,
+  administrators: Schema.Array(TeamAdministrator)
+})
+export type TeamView = typeof TeamView.Type

@@ -1,0 +1,108 @@
+/**
+ * The team users list (SPEC §4.2): its element (§2.2), its query, its pagination.
+ */
+import { Schema } from "effect"
+import { isPayable, type Role } from "../membership/Role.ts"
+import type { User } from "./User.ts"
+
+/** The most e-mails one team users query may filter on (SPEC §8). */
+export const maxEmails = 100
+/** Page size bounds and default (SPEC §8). */
+export const pageSize = { min: 1, max: 500, default: 100 } as const
+
+/** One user of a team (SPEC §2.2). */
+export const TeamUser = Schema.Struct({
+  nanoid: Schema.String,
+  first_name: Schema.String,
+  middle_name: Schema.String,
+  last_name: Schema.String,
+  email: Schema.String,
+  role: Schema.String,
+  svc_account: Schema.String,
+  svcid: Schema.String,
+  avatar: Schema.String,
+  address: Schema.Struct({
+    line_1: Schema.String,
+    line_2: Schema.String,
+    city: Schema.String,
+    state: Schema.String,
+    country: Schema.String,
+    zip_code: Schema.String
+  }),
+  onboarding: Schema.Struct({
+    onboarded: Schema.Boolean,
+    step: Schema.String,
+    role: Schema.String,
+    moderation_status: Schema.String
+  }),
+  payable: Schema.Boolean
+})
+export type TeamUser = typeof TeamUser.Type
+
+/** The pagination object (SPEC §2.2). `next_*` point past this page; `has_more` says whether anything is there. */
+export const Pagination = Schema.Struct({
+  page: Schema.Int,
+  count: Schema.Int,
+  offset: Schema.Int,
+  next_page: Schema.Int,
+  next_offset: Schema.Int,
+  has_more: Schema.Boolean
+})
+export type Pagination = typeof Pagination.Type
+
+/** A user as a member of a team with `role`; `svc_account` is the team's account address. */
+export const toTeamUser = (user: User, role: Role, svcAccount: string): TeamUser => ({
+  nanoid: user.nanoid,
+  first_name: user.first_name,
+  middle_name: user.middle_name,
+  last_name: user.last_name,
+  email: user.email,
+  role,
+  svc_account: svcAccount,
+  svcid: user.svcid,
+  avatar: user.avatar,
+  address: {
+    line_1: user.address.line_1,
+    line_2: user.address.line_2,
+    city: user.address.city,
+    state: user.address.state,
+    country: user.address.country,
+    zip_code: user.address.zip_code
+  },
+  onboarding: user.onboarding,
+  payable: isPayable(role)
+})
+
+/** Where a page starts and how long it is; `paged` is false when the caller asked for the full list. */
+export interface PageRequest {
+  readonly offset: number
+  readonly count: number
+  readonly paged: boolean
+}
+
+/** The page a query asks for (SPEC §4.2): paging only when `page` or `offset` is set; `offset` wins over `page`. */
+export const pageRequest = (query: {
+  readonly page?: number | undefined
+  readonly offset?: number | undefined
+  readonly count?: number | undefined
+}): PageRequest => {
+  const count = query.count ?? pageSize.default
+  if (query.offset !== undefined) return { offset: query.offset, count, paged: true }
+  if (query.page !== undefined) return { offset: (query.page - 1) * count, count, paged: true }
+  return { offset: 0, count, paged: false }
+}
+
+/** The pagination object for a page of `returned` rows out of `total`. */
+export const pagination = (request: PageRequest, returned: number, total: number): Pagination => {
+  const count = request.paged ? request.count : returned
+  const page = request.paged ? Math.floor(request.offset / request.count) + 1 : 1
+  const hasMore = request.offset + returned < total
+  return {
+    page,
+    count,
+    offset: request.offset,
+    next_page: page + 1,
+    next_offset: request.offset + returned,
+    has_more: hasMore
+  }
+}

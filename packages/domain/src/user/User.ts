@@ -1,0 +1,103 @@
+/**
+ * Users: a wallet that signed in, with the profile the team views show (SPEC §2.2, §2.4).
+ */
+import { Schema } from "effect"
+import { UserId } from "../Ids.ts"
+
+/** A wallet address, `0x` + 40 hex characters. Stored lower-cased. */
+export const WalletAddress = Schema.String.pipe(
+  Schema.check(
+    Schema.isPattern(/^0x[a-fA-F0-9]{40}$/, {
+      expected: "a wallet address, 0x followed by 40 hex characters",
+      message: "Expected a wallet address, 0x followed by 40 hex characters"
+    })
+  )
+)
+
+/** A postal address (SPEC §2.2); the summary adds `timezone`. */
+export const Address = Schema.Struct({
+  line_1: Schema.String,
+  line_2: Schema.String,
+  city: Schema.String,
+  state: Schema.String,
+  country: Schema.String,
+  zip_code: Schema.String,
+  timezone: Schema.String
+})
+export type Address = typeof Address.Type
+
+/** Where a user is in onboarding (SPEC §2.2). */
+export const Onboarding = Schema.Struct({
+  onboarded: Schema.Boolean,
+  step: Schema.String,
+  role: Schema.String,
+  moderation_status: Schema.String
+})
+export type Onboarding = typeof Onboarding.Type
+
+/** A certification on a user's profile (SPEC §2.4). */
+export const Certification = Schema.Struct({
+  nanoid: Schema.String,
+  title: Schema.String,
+  website: Schema.String,
+  file: Schema.String,
+  year: Schema.Int
+})
+
+/** A stored user. `wallet` is lower-cased and unique; `email` is lower-cased, empty when unknown. */
+export const User = Schema.Struct({
+  nanoid: UserId,
+  wallet: Schema.String,
+  svcid: Schema.String,
+  email: Schema.String,
+  first_name: Schema.String,
+  middle_name: Schema.String,
+  last_name: Schema.String,
+  avatar: Schema.String,
+  phone: Schema.String,
+  dob: Schema.String,
+  address: Address,
+  social: Schema.Struct({ linkedin: Schema.String, discord: Schema.String, website: Schema.String, x: Schema.String }),
+  certifications: Schema.Array(Certification),
+  onboarding: Onboarding,
+  created_at: Schema.String
+})
+export type User = typeof User.Type
+
+/** The empty address every new user starts with. */
+export const emptyAddress: Address = {
+  line_1: "",
+  line_2: "",
+  city: "",
+  state: "",
+  country: "",
+  zip_code: "",
+  timezone: ""
+}
+
+/** A new user for a wallet seen for the first time at sign-in (DESIGN §5: `onboarding.step = initial`). */
+export const newUser = (input: {
+  readonly nanoid: UserId
+  readonly wallet: string
+  readonly svcid?: string | undefined
+  readonly email?: string | undefined
+  readonly first_name?: string | undefined
+  readonly last_name?: string | undefined
+  readonly created_at: string
+}): User => ({
+  nanoid: input.nanoid,
+  wallet: input.wallet.toLowerCase(),
+  svcid: input.svcid ?? "",
+  email: (input.email ?? "").toLowerCase(),
+  first_name: input.first_name ?? "",
+  middle_name: "",
+  last_name: input.last_name ?? "",
+  avatar: "",
+  phone: "",
+  dob: "",
+  address: emptyAddress,
+  social: { linkedin: "", discord: "", website: "", x: "" },
+  certifications: [],
+  onboarding: { onboarded: false, step: "initial", role: "payer", moderation_status: "pending" },
+  created_at: input.created_at
+})

@@ -1,0 +1,23 @@
+/**
+ * The port for stored users.
+ */
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { UserId } from "../Ids.ts"
+import type { User } from "./User.ts"
+
+/** Another user already has this wallet. */
+export class WalletTaken extends Schema.TaggedError<WalletTaken>()("WalletTaken", { wallet: Schema.String }) {}
+
+/**
+ * Users by id and by wallet. A wallet belongs to at most one user (the store enforces it, so two concurrent sign-ins
+ * of a new wallet create one user). Wallets and e-mails are compared lower-cased. Storage failures are defects.
+ */
+export class UserRepository extends Context.Service<
+  UserRepository,
+  {
+    readonly insert: (user: User) => Effect.Effect<void, WalletTaken>
+    readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
+    readonly findByIds: (ids: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyArray<User>>
+    readonly findByWallet: (wallet: string) => Effect.Effect<Option.Option<User>>
+  }
+>()("@svc/domain/user/UserRepository") {}
