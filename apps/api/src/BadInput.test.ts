@@ -41,7 +41,7 @@ const wrongValues = (value: unknown): ReadonlyArray<unknown> => {
   if (typeof value === "string") return [42, true, null, [], {}, "x".repeat(200_000)]
   if (typeof value === "number") return ["100", -1, 1.5, null, 1e300, []]
   if (typeof value === "boolean") return ["true", 1, null]
-  if (Array.isArray(value)) return ["[]", {}, null, [null], Array.from({ length: 1000 }, () => value[0])]
+  if (Array.isArray(value)) return ["[]", {}, null, [null], Array.from({ length: 1001 }, () => value[0])]
   return ["{}", [], null, 7]
 }
 

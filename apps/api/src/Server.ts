@@ -9,6 +9,8 @@ import { AccessTokens, Api, IdempotencyStore } from "@svc/adapters/http"
 import {
   AuthenticationLive,
   AuthHandlers,
+  BalanceHandlers,
+  PaymentHandlers,
   PendingBalanceHandlers,
   PendingInviteHandlers,
   PendingPaymentHandlers,
@@ -22,8 +24,17 @@ import {
   withRequestId
 } from "@svc/adapters/http/server"
 import { MemoryRepositories } from "@svc/adapters/memory"
-import { MongoDatabase, MongoIdempotencyStore, MongoNonceStore, MongoRepositories } from "@svc/adapters/mongo"
+import {
+  MongoDatabase,
+  MongoEventOutbox,
+  MongoIdempotencyStore,
+  MongoIssuedTypedDataStore,
+  MongoNonceStore,
+  MongoPaymentLedger,
+  MongoRepositories
+} from "@svc/adapters/mongo"
 import { NonceStore } from "@svc/domain/auth"
+import type { ChainGateway } from "@svc/domain/chain"
 import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
 import { Randomness } from "@svc/domain/Randomness"
@@ -50,6 +61,11 @@ export interface ServerOptions {
   readonly logRequests?: boolean | undefined
   /** Team balances for team views; zero unless the chain adapter supplies them. */
   readonly teamBalances?: Layer.Layer<TeamBalances> | undefined
+  /**
+   * The chain. With it and MongoDB, the payment and balance routes are served (docs/decisions/0030); without, they
+   * answer 501 after the permission check.
+   */
+  readonly chain?: Layer.Layer<ChainGateway> | undefined
 }
 
 /**
@@ -78,36 +94,54 @@ export const storage = (options: { readonly mongoUri?: string | undefined; reado
         Layer.provideMerge(MongoDatabase.layer({ uri: options.mongoUri, database: options.database }))
       )
 
-/** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
-export const Routes = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-    Layer.provide([
-      SystemHandlers,
-      AuthHandlers,
-      TeamHandlers,
-      PendingPaymentHandlers,
-      PendingInviteHandlers,
-      PendingWebhookHandlers,
-      PendingBalanceHandlers
-    ]),
-    Layer.provide(AuthenticationLive)
-  ),
-  HttpApiScalar.layer(Api, { path: "/docs" }),
-  HttpRouter.middleware(
-    Effect.map(
-      withIdempotency,
-      (idempotency) =>
-        <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
-          // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
-          withRequestId(idempotency(withErrorEnvelope(app))) as Effect.Effect<
-            HttpServerResponse.HttpServerResponse,
-            E,
-            HttpServerRequest.HttpServerRequest
-          >
-    ),
-    { global: true }
-  )
+/** Issued typed data, the payments ledger and the event outbox in MongoDB. */
+export const paymentStorage = Layer.mergeAll(
+  MongoIssuedTypedDataStore.layer,
+  MongoPaymentLedger.layer,
+  MongoEventOutbox.layer
 )
+
+/** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
+const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
+  Layer.mergeAll(
+    HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+      Layer.provide([
+        SystemHandlers,
+        AuthHandlers,
+        TeamHandlers,
+        payments,
+        PendingInviteHandlers,
+        PendingWebhookHandlers
+      ]),
+      Layer.provide(AuthenticationLive)
+    ),
+    HttpApiScalar.layer(Api, { path: "/docs" }),
+    HttpRouter.middleware(
+      Effect.map(
+        withIdempotency,
+        (idempotency) =>
+          <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
+            // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
+            withRequestId(idempotency(withErrorEnvelope(app))) as Effect.Effect<
+              HttpServerResponse.HttpServerResponse,
+              E,
+              HttpServerRequest.HttpServerRequest
+            >
+      ),
+      { global: true }
+    )
+  )
+
+/** The routes with payments and balance served on the chain. */
+export const Routes = makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers))
+
+/**
+ * The routes with payments and balance answering 501 after the permission check. They need a subset of what
+ * `Routes` needs, so they are typed as `Routes` and one server layer serves either.
+ */
+export const RoutesWithoutChain = makeRoutes(
+  Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers)
+) as unknown as typeof Routes
 
 /** The services handlers use, other than storage. */
 export const services = (options: ServerOptions) =>
@@ -123,9 +157,20 @@ export const services = (options: ServerOptions) =>
   )
 
 /** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
-export const layer = (options: ServerOptions) =>
-  HttpRouter.serve(Routes, { disableListenLog: true, disableLogger: options.logRequests === false }).pipe(
+export const layer = (options: ServerOptions) => {
+  const served = options.chain !== undefined && options.mongoUri !== undefined
+  // Without a chain nothing reads the chain or the payment storage (the 501 routes); the cast keeps one layer type.
+  // With one, `storage` below provides the MongoDB connection the payment storage needs.
+  const payments = (
+    served && options.chain !== undefined ? Layer.merge(paymentStorage, options.chain) : Layer.empty
+  ) as Layer.Layer<Layer.Success<typeof paymentStorage> | ChainGateway>
+  return HttpRouter.serve(served ? Routes : RoutesWithoutChain, {
+    disableListenLog: true,
+    disableLogger: options.logRequests === false
+  }).pipe(
     Layer.provideMerge(services(options)),
+    Layer.provideMerge(payments),
     Layer.provideMerge(storage(options)),
     Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
   )
+}

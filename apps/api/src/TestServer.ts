@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { makeApiClient } from "@svc/adapters/http"
 import { MongoDatabase } from "@svc/adapters/mongo"
+import type { ChainGateway } from "@svc/domain/chain"
 import { CompanyRepository } from "@svc/domain/company"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
@@ -42,17 +43,20 @@ export interface TestServer {
   readonly context: Context.Context<Layer.Success<ReturnType<typeof Server.layer>>>
 }
 
-/** Starts a server for the current scope on a fresh database. */
-export const startTestServer = Effect.gen(function* () {
-  const database = `api_${randomUUID().replaceAll("-", "")}`
-  const jwtSecret = randomBytes(32).toString("hex")
+/** Starts a server for the current scope on a database (a fresh one unless named), with the chain if given. */
+export const startTestServerWith = Effect.fn("TestServer.start")(function* (
+  options: { readonly database?: string; readonly chain?: Layer.Layer<ChainGateway>; readonly jwtSecret?: string } = {}
+) {
+  const database = options.database ?? `api_${randomUUID().replaceAll("-", "")}`
+  const jwtSecret = options.jwtSecret ?? randomBytes(32).toString("hex")
   const context = yield* Layer.build(
     Server.layer({
       port: 0,
       mongoUri: inject("mongoUri"),
       database,
       jwtSecret: Redacted.make(jwtSecret),
-      logRequests: false
+      logRequests: false,
+      chain: options.chain
     })
   )
   const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))
@@ -61,6 +65,9 @@ export const startTestServer = Effect.gen(function* () {
   )
   return { baseUrl: HttpServer.formatAddress(server.address), jwtSecret, database, db, context } satisfies TestServer
 })
+
+/** Starts a server for the current scope on a fresh database, without a chain. */
+export const startTestServer = startTestServerWith()
 
 /** A JSON request over real HTTP; answers status, headers and the parsed body (or the raw text when not JSON). */
 export const call = (

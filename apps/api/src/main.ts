@@ -4,12 +4,13 @@
  * Ctrl-C or SIGTERM stops the server first (in-flight requests finish), then anvil and jongodb.
  *
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `RPC_URL`, `CHAIN_ID`, `PORT`,
- * `HOST`.
+ * `HOST`; to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
+ * `TOKEN_ADDRESS`.
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
-import { EmbeddedChain } from "@svc/adapters/evm"
+import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
@@ -18,6 +19,7 @@ import { type Address, keccak256, toHex } from "viem"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
 import * as ChainTeamBalances from "./ChainTeamBalances.ts"
 import { seedDemo } from "./DemoSeed.ts"
+import * as IntentRunner from "./IntentRunner.ts"
 import * as Server from "./Server.ts"
 
 const main = Effect.gen(function* () {
@@ -62,13 +64,26 @@ const main = Effect.gen(function* () {
     embedded && rpcUrl !== undefined
       ? yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: embeddedChainId })).pipe(Effect.orDie)
       : undefined
+  // Production serves payments when the chain is configured (RELAYER_PRIVATE_KEY and the addresses, ChainSettings).
+  const productionChain =
+    !embedded && Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
+      ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(Effect.orDie)
+      : undefined
+  const gateway = chain ?? productionChain
+  const chainLayer = gateway === undefined ? undefined : Layer.succeed(ChainGateway, Context.get(gateway, ChainGateway))
   const server = yield* Layer.build(
     Server.layer({
       ...options,
-      teamBalances:
-        chain === undefined ? undefined : ChainTeamBalances.layer.pipe(Layer.provide(Layer.succeedContext(chain)))
+      chain: chainLayer,
+      teamBalances: chainLayer === undefined ? undefined : ChainTeamBalances.layer.pipe(Layer.provide(chainLayer))
     })
   )
+  // With the chain, this process also runs the intent runner (any number of processes may: decision 0032).
+  if (chainLayer !== undefined) {
+    yield* Layer.build(
+      IntentRunner.layer({ worker: `api-${process.pid}` }).pipe(Layer.provide(Layer.succeedContext(server)))
+    )
+  }
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))
   const baseUrl = options.publicBaseUrl ?? address
   if (embedded) {

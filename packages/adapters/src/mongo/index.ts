@@ -1,7 +1,11 @@
 /**
- * The MongoDB adapter: the connection, every repository of the API, nonces and idempotency keys.
+ * The MongoDB adapter: the connection, every repository of the API, nonces, idempotency keys, issued typed data,
+ * the payments ledger and the event outbox.
  */
 export { MongoDatabase } from "./MongoDatabase.ts"
+export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
+export * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 export * as MongoNonceStore from "./MongoNonceStore.ts"
+export * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 export * as MongoRepositories from "./MongoRepositories.ts"

@@ -25,8 +25,11 @@ export const InstantAmountCents = Schema.Int.pipe(
 /** A batch entry's amount: a positive number of cents, at most 10,000,000,000 (the instant payment's ceiling). */
 export const AmountCents = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000_000_000 })))
 
-/** Most entries in one batch (SPEC §8 leaves it open; one forwarder call must fit a block comfortably). */
-export const maxBatchSize = 100
+/**
+ * Most entries in one batch (SPEC §8 leaves it open; docs/decisions/0030). About 37k gas a payment: batches past
+ * roughly 700 entries do not fit a 30M-gas block and are refused at execution, before their salt is spent.
+ */
+export const maxBatchSize = 1000
 
 /** `currency_symbol`: `USD`, the default. */
 export const CurrencyField = withDefault<typeof CurrencySymbol>("USD")(CurrencySymbol)
@@ -51,6 +54,8 @@ export const CreatePaymentsRequest = Schema.Struct({
   from: TeamId,
   to: recipients,
   pay_now: Schema.Boolean,
+  /** Ours (docs/decisions/0030): when an intent (`pay_now` false) becomes due, unix seconds; default now. */
+  pay_at_time: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
   network: NetworkField
 })
 export type CreatePaymentsRequest = typeof CreatePaymentsRequest.Type

@@ -2,6 +2,7 @@
 export * from "./Balance.ts"
 export * from "./Payment.ts"
 export * from "./PaymentItem.ts"
+export * from "./PaymentLedger.ts"
 export * from "./PaymentMachine.ts"
 export * from "./PaymentPlan.ts"
 export * from "./PaymentRepository.ts"

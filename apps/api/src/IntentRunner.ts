@@ -1,0 +1,116 @@
+/**
+ * The intent runner: executes registered intents (`pay_now` false) once their `pay_at_time` has come. Any number of
+ * runners share the work: each intent is leased to one runner at a time by a conditional update in the ledger, and
+ * the chain refuses a second execution of an intent, so none is paid twice (docs/decisions/0032).
+ */
+import { recipientsOf, tokenInfo } from "@svc/adapters/http/server"
+import { ChainGateway, type IntentError } from "@svc/domain/chain"
+import { makeDomainEvent, paymentEventPayloadOf } from "@svc/domain/event"
+import { type Payment, PaymentLedger, type PaymentPatch, type PaymentState } from "@svc/domain/payment"
+import { TeamRepository } from "@svc/domain/team"
+import { Clock, DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import type { Address } from "viem"
+
+/** How long a runner holds an intent before another may retry it (a chain call takes seconds at most). */
+export const intentLeaseMillis = 60_000
+
+/** What became of one leased intent. */
+export type IntentRun = "complete" | "failed" | "not_due" | "retry_later" | "lost"
+
+/** Moves the payment with its event, if this runner still holds it. */
+const settle = (payment: Payment, to: PaymentState, patch: PaymentPatch, event?: "payment.sent" | "payment.failed") =>
+  Effect.gen(function* () {
+    const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
+    const now = DateTime.formatIso(yield* DateTime.now)
+    const moved: Payment = { ...payment, ...patch, state: to, updated_at: now }
+    const recipients = yield* recipientsOf([moved])
+    const events =
+      event === undefined
+        ? []
+        : [
+            yield* makeDomainEvent({
+              event_type: event,
+              team_nanoid: payment.team_nanoid,
+              ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {}),
+              data: paymentEventPayloadOf(moved, recipients(moved), tokenInfo)
+            })
+          ]
+    return yield* PaymentLedger.use((ledger) =>
+      ledger.settle(payment.nanoid, "scheduled", to, { ...patch, updated_at: now }, events)
+    ).pipe(
+      Effect.as(true),
+      Effect.catchTag("StaleState", () => Effect.succeed(false)),
+      Effect.orDie
+    )
+  })
+
+/** Executes one leased intent on chain and records the outcome. */
+export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment: Payment) {
+  const chain = yield* ChainGateway
+  const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
+  if (team._tag === "None" || team.value.svc_account === "") {
+    return (yield* settle(payment, "failed", {}, "payment.failed")) ? "failed" : "lost"
+  }
+  const outcome = yield* chain.executeIntent(team.value.svc_account as Address, payment.onchain_id).pipe(
+    Effect.map((settlement) => ({ _tag: "Settled" as const, settlement })),
+    Effect.catch((error: IntentError) => Effect.succeed({ _tag: "Refused" as const, error }))
+  )
+  let run: IntentRun
+  if (outcome._tag === "Settled") {
+    const moved = yield* settle(
+      payment,
+      "complete",
+      { process_transaction: outcome.settlement.transactionHash },
+      "payment.sent"
+    )
+    run = moved ? "complete" : "lost"
+  } else {
+    switch (outcome.error._tag) {
+      // Executed by an earlier run that died before recording it: the chain is the truth.
+      case "IntentAlreadyExecuted":
+        run = (yield* settle(payment, "complete", {}, "payment.sent")) ? "complete" : "lost"
+        break
+      case "IntentValidityElapsed":
+      case "IntentNotFound":
+        run = (yield* settle(payment, "failed", {}, "payment.failed")) ? "failed" : "lost"
+        break
+      // The chain's clock is behind ours: hand it back as an intent for a later pass.
+      case "IntentNotDue":
+        run = (yield* settle(payment, "intent", {})) ? "not_due" : "lost"
+        break
+      // Balance, revert or node trouble: the lease expires and a later pass retries within the validity window.
+      default:
+        yield* Effect.logWarning(`intent ${payment.nanoid} not executed: ${outcome.error._tag}`)
+        run = "retry_later"
+    }
+  }
+  return run
+})
+
+/** Leases and runs due intents until none is left (or `limit` ran); answers what became of each. */
+export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (worker: string, limit = 100) {
+  const ledger = yield* PaymentLedger
+  const runs: Array<{ readonly payment: Payment; readonly run: IntentRun }> = []
+  while (runs.length < limit) {
+    const nowMillis = yield* Clock.currentTimeMillis
+    const payment = yield* ledger.leaseDueIntent({
+      now: Math.floor(nowMillis / 1000),
+      nowMillis,
+      worker,
+      leaseUntil: nowMillis + intentLeaseMillis
+    })
+    if (payment === undefined) break
+    runs.push({ payment, run: yield* runIntent(payment) })
+  }
+  return runs
+})
+
+/** A runner polling every `every` for due intents, for the lifetime of the layer's scope. */
+export const layer = (options: { readonly worker: string; readonly every?: Duration.Input }) =>
+  Layer.effectDiscard(
+    runDueIntents(options.worker).pipe(
+      Effect.catchCause((cause) => Effect.logError("intent runner pass failed", cause)),
+      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(5))),
+      Effect.forkScoped
+    )
+  )

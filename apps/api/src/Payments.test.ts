@@ -1,0 +1,577 @@
+/**
+ * Payments end to end over real HTTP, on jongodb and anvil: typed data issued, signed by viem and ethers wallets,
+ * executed once through the chain, replayed, refused, queried; intents run by two runners; balances read.
+ */
+import { assert, layer } from "@effect/vitest"
+import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
+import { ChainGateway } from "@svc/domain/chain"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { TeamRepository } from "@svc/domain/team"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import { Wallet } from "ethers"
+import { type Address, createPublicClient, type Hex, http, keccak256, toHex } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { arbitrum } from "viem/chains"
+import { inject } from "vitest"
+import { runDueIntents } from "./IntentRunner.ts"
+import {
+  addMember,
+  call,
+  type SeededMember,
+  seedTeam,
+  signIn,
+  startTestServerWith,
+  type TestServer
+} from "./TestServer.ts"
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+type Json = any
+
+const rpcUrl = inject("rpcUrl")
+const chainId = 42161
+const units = (cents: number) => BigInt(cents) * 10n ** 4n
+
+/** A fresh suite on the shared anvil, its gateway, and a server on it. */
+class Fixture extends Context.Service<
+  Fixture,
+  {
+    readonly server: TestServer
+    readonly embedded: EmbeddedChain["Service"]
+    readonly gateway: ChainGateway["Service"]
+    readonly chainLayer: Layer.Layer<ChainGateway>
+  }
+>()("test/payments/Fixture") {}
+
+const FixtureLayer = Layer.effect(
+  Fixture,
+  Effect.gen(function* () {
+    const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId })).pipe(Effect.orDie)
+    const chainLayer = Layer.succeedContext(chainContext)
+    const server = yield* startTestServerWith({ chain: chainLayer })
+    return {
+      server,
+      embedded: Context.get(chainContext, EmbeddedChain),
+      gateway: Context.get(chainContext, ChainGateway),
+      chainLayer: Layer.succeed(ChainGateway, Context.get(chainContext, ChainGateway))
+    }
+  })
+)
+
+const publicClient = createPublicClient({ chain: arbitrum, transport: http(rpcUrl), pollingInterval: 10 })
+
+/** A team with an admin, two payable members and a viewer; its svc account deployed and funded with `cents`. */
+const fundedTeam = (cents: number, options: { readonly adminKey?: Hex } = {}) =>
+  Effect.gen(function* () {
+    const { server, embedded, gateway } = yield* Fixture
+    const seeded = yield* seedTeam(server, ["team_admin", "team_employee", "team_contractor", "team_viewer"])
+    const adminKey = options.adminKey ?? generatePrivateKey()
+    const admin = privateKeyToAccount(adminKey)
+    const adminUser = yield* addMember(
+      seeded.teamId,
+      admin.address,
+      "team_finance_admin",
+      `${admin.address}@t.example`
+    ).pipe(Effect.provide(server.context))
+    const { account } = yield* gateway.createAccount(admin.address, keccak256(toHex(seeded.teamId))).pipe(Effect.orDie)
+    if (cents > 0) yield* embedded.mint(account, units(cents)).pipe(Effect.orDie)
+    yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
+      Effect.provide(server.context)
+    )
+    const [, employee, contractor, viewer] = seeded.members as [SeededMember, SeededMember, SeededMember, SeededMember]
+    const token = yield* signIn(server, admin)
+    return { team: seeded.teamId, account, admin, adminKey, adminUser, employee, contractor, viewer, token }
+  })
+
+const balanceOf = (address: Address) =>
+  Effect.gen(function* () {
+    const { gateway } = yield* Fixture
+    return yield* Effect.orDie(gateway.balanceOf(address))
+  })
+
+const userAccount = (member: { readonly user: string; readonly account: { readonly address: Address } }) =>
+  Effect.gen(function* () {
+    const { gateway } = yield* Fixture
+    return yield* Effect.orDie(gateway.accountAddress(member.account.address, keccak256(toHex(member.user))))
+  })
+
+const entry = (to: string, amount_cents: number, invoice_description = "work") => ({
+  to,
+  amount_cents,
+  currency_symbol: "USD",
+  invoice_description
+})
+
+/** POST /v2/payments, asserting 200; answers the bundle. */
+const issue = (token: string, body: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const { server } = yield* Fixture
+    const response = yield* call(server, "POST", "/v2/payments", { token, body })
+    assert.strictEqual(response.status, 200, JSON.stringify(response.body))
+    return response.body.data as TypedDataBundle
+  })
+
+const signViem = (key: Hex, bundle: TypedDataBundle) =>
+  Effect.promise(() => privateKeyToAccount(key).signTypedData(signableOf(bundle) as never))
+
+const putBody = (body: Record<string, unknown>, bundle: TypedDataBundle, signer: Address, signature: Hex) => ({
+  ...body,
+  signer,
+  typed_data: bundle.typed_data,
+  signature
+})
+
+// Real I/O with sleeps and polling: no TestClock (excludeTestServices), so `it.effect` runs on the live clock.
+layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
+  "payments over HTTP on jongodb and anvil",
+  (it) => {
+    it.effect(
+      "a batch signed by a viem account executes once: receipt on chain, balances moved exactly, replay answers the same",
+      () =>
+        Effect.gen(function* () {
+          const { server } = yield* Fixture
+          const t = yield* fundedTeam(1_000_00)
+          const employeeAccount = yield* userAccount(t.employee)
+          const contractorAccount = yield* userAccount(t.contractor)
+          const body = {
+            from: t.team,
+            to: [entry(t.employee.user, 2500), entry(t.contractor.user, 1000, "design")],
+            pay_now: true
+          }
+          const bundle = yield* issue(t.token, body)
+          assert.strictEqual(bundle.primary_type, "CreatePaymentsForwardRequest")
+          const signature = yield* signViem(t.adminKey, bundle)
+          const put = yield* call(server, "PUT", "/v2/payments", {
+            token: t.token,
+            body: putBody(body, bundle, t.admin.address, signature)
+          })
+          assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+          const transaction = put.body.data.transaction as Hex
+          assert.strictEqual(put.body.data.payments.length, 2)
+          const receipt = yield* Effect.promise(() => publicClient.getTransactionReceipt({ hash: transaction }))
+          assert.strictEqual(receipt.status, "success")
+          assert.strictEqual(yield* balanceOf(t.account), units(1_000_00 - 3500))
+          assert.strictEqual(yield* balanceOf(employeeAccount), units(2500))
+          assert.strictEqual(yield* balanceOf(contractorAccount), units(1000))
+
+          const replay = yield* call(server, "PUT", "/v2/payments", {
+            token: t.token,
+            body: putBody(body, bundle, t.admin.address, signature)
+          })
+          assert.strictEqual(replay.status, 200)
+          assert.strictEqual(replay.body.data.transaction, transaction)
+          assert.strictEqual(yield* balanceOf(t.account), units(1_000_00 - 3500))
+
+          const query = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=complete`, {
+            token: t.token
+          })
+          assert.strictEqual(query.status, 200)
+          assert.isUndefined(query.body.success)
+          const items = query.body.data.items as Array<Json>
+          assert.strictEqual(items.length, 2)
+          for (const item of items) {
+            assert.strictEqual(item.payment.state, "complete")
+            assert.strictEqual(item.payment.process_transaction, transaction)
+            assert.strictEqual(item.payer.nanoid, t.adminUser)
+          }
+          assert.deepStrictEqual(
+            items.map((i) => i.recipient.nanoid).sort(),
+            [t.employee.user, t.contractor.user].sort()
+          )
+          assert.deepStrictEqual(items.map((i) => i.invoice.amount_cents).sort(), [1000, 2500])
+
+          const events = yield* Effect.promise(() =>
+            server.db.collection("event_outbox").find({ "event.team_nanoid": t.team }).toArray()
+          )
+          assert.deepStrictEqual(events.map((e) => e.event.event_type).sort(), [
+            "payment.group.created",
+            "payment.sent",
+            "payment.sent"
+          ])
+          assert.isTrue(events.every((e) => e.dispatched === false))
+
+          const balance = yield* call(server, "GET", `/v2/balance?nanoid=${t.team}`, { token: t.token })
+          assert.strictEqual(balance.status, 200)
+          assert.strictEqual(balance.body.data.svc_account_address.toLowerCase(), t.account.toLowerCase())
+          assert.deepStrictEqual(balance.body.data.balances, [{ currency: "USD", balance_cents: 1_000_00 - 3500 }])
+        })
+    )
+
+    it.effect("a batch signed by an ethers wallet executes", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const key = generatePrivateKey()
+        const t = yield* fundedTeam(500_00, { adminKey: key })
+        const body = { from: t.team, to: [entry(t.employee.user, 1234)], pay_now: true }
+        const bundle = yield* issue(t.token, body)
+        const wallet = new Wallet(key)
+        const signature = (yield* Effect.promise(() =>
+          wallet.signTypedData(
+            bundle.domain,
+            JSON.parse(JSON.stringify(bundle.types)),
+            JSON.parse(JSON.stringify(bundle.typed_data))
+          )
+        )) as Hex
+        const put = yield* call(server, "PUT", "/v2/payments", {
+          token: t.token,
+          body: putBody(body, bundle, wallet.address as Address, signature)
+        })
+        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+        assert.strictEqual(yield* balanceOf(t.account), units(500_00 - 1234))
+        assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(1234))
+      })
+    )
+
+    it.effect(
+      "refusals move nothing: expired, foreign signer, tampered amount or recipient, insufficient balance",
+      () =>
+        Effect.gen(function* () {
+          const { server } = yield* Fixture
+          const t = yield* fundedTeam(100_00)
+          const body = { from: t.team, to: [entry(t.employee.user, 2500)], pay_now: true }
+          const put = (
+            bundle: TypedDataBundle,
+            signer: Address,
+            signature: Hex,
+            override: Record<string, unknown> = {}
+          ) =>
+            call(server, "PUT", "/v2/payments", {
+              token: t.token,
+              body: { ...putBody(body, bundle, signer, signature), ...override }
+            })
+
+          // Expired: the issued record's expiry has passed (moved back in the database, as time would).
+          const expiring = yield* issue(t.token, body)
+          const past = String(Math.floor(Date.now() / 1000) - 5)
+          yield* Effect.promise(() =>
+            server.db
+              .collection("issued_typed_data")
+              .updateOne(
+                { _id: expiring.typed_data.salt as never },
+                { $set: { "record.bundle.typed_data.expires": past } }
+              )
+          )
+          const expired = { ...expiring, typed_data: { ...expiring.typed_data, expires: past } } as TypedDataBundle
+          const expiredPut = yield* put(expired, t.admin.address, yield* signViem(t.adminKey, expired))
+          assert.strictEqual(expiredPut.status, 410, JSON.stringify(expiredPut.body))
+          assert.strictEqual(expiredPut.body.error_code, "EXPIRED_TYPED_DATA")
+
+          // A wallet that is a member but not an admin of the team signs.
+          const bundle = yield* issue(t.token, body)
+          const viewerKey = generatePrivateKey()
+          const foreign = yield* put(bundle, t.viewer.account.address, yield* signViem(viewerKey, bundle))
+          assert.strictEqual(foreign.status, 403)
+          assert.strictEqual(foreign.body.error_code, "INSUFFICIENT_PERMISSIONS")
+          const stranger = privateKeyToAccount(generatePrivateKey())
+          const strangerPut = yield* put(
+            bundle,
+            stranger.address,
+            yield* Effect.promise(() => stranger.signTypedData(signableOf(bundle) as never))
+          )
+          assert.strictEqual(strangerPut.status, 403)
+
+          // Tampered amount, tampered recipient: the client's copy differs from what was issued.
+          const signature = yield* signViem(t.adminKey, bundle)
+          const payments = (bundle.typed_data as Json).data.payments
+          const tamperedAmount = {
+            ...bundle,
+            typed_data: { ...bundle.typed_data, data: { payments: [{ ...payments[0], amount: "990000000" }] } }
+          } as TypedDataBundle
+          const amountPut = yield* put(tamperedAmount, t.admin.address, yield* signViem(t.adminKey, tamperedAmount))
+          assert.strictEqual(amountPut.status, 400)
+          assert.strictEqual(amountPut.body.error_code, "TYPED_DATA_MISMATCH")
+          const tamperedRecipient = {
+            ...bundle,
+            typed_data: {
+              ...bundle.typed_data,
+              data: { payments: [{ ...payments[0], recipient: stranger.address }] }
+            }
+          } as TypedDataBundle
+          const recipientPut = yield* put(
+            tamperedRecipient,
+            t.admin.address,
+            yield* signViem(t.adminKey, tamperedRecipient)
+          )
+          assert.strictEqual(recipientPut.status, 400)
+          const bodyPut = yield* put(bundle, t.admin.address, signature, {
+            to: [entry(t.contractor.user, 2500)]
+          })
+          assert.strictEqual(bodyPut.status, 400)
+          assert.strictEqual(bodyPut.body.error_code, "TYPED_DATA_MISMATCH")
+          // A signature of other data.
+          const badSignature = yield* put(bundle, t.admin.address, yield* signViem(t.adminKey, expired))
+          assert.strictEqual(badSignature.status, 400)
+          assert.strictEqual(badSignature.body.error_code, "INVALID_SIGNATURE")
+
+          // Insufficient balance: a clear error, no payment recorded, and the request stays retryable.
+          const big = { from: t.team, to: [entry(t.employee.user, 200_00)], pay_now: true }
+          const bigBundle = yield* issue(t.token, big)
+          const bigPut = yield* call(server, "PUT", "/v2/payments", {
+            token: t.token,
+            body: putBody(big, bigBundle, t.admin.address, yield* signViem(t.adminKey, bigBundle))
+          })
+          assert.strictEqual(bigPut.status, 409, JSON.stringify(bigPut.body))
+          assert.strictEqual(bigPut.body.error_code, "INSUFFICIENT_BALANCE")
+
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00))
+          assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), 0n)
+          const stored = yield* Effect.promise(() =>
+            server.db.collection("payments").countDocuments({ team_nanoid: t.team })
+          )
+          assert.strictEqual(stored, 0)
+          const events = yield* Effect.promise(() =>
+            server.db.collection("event_outbox").countDocuments({ "event.team_nanoid": t.team })
+          )
+          assert.strictEqual(events, 0)
+
+          // The original request still executes once it is signed correctly.
+          const ok = yield* put(bundle, t.admin.address, signature)
+          assert.strictEqual(ok.status, 200, JSON.stringify(ok.body))
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 2500))
+        })
+    )
+
+    it.effect("two API processes on one database receiving the same PUT at once: one transfer, one answer", () =>
+      Effect.gen(function* () {
+        const { server, embedded } = yield* Fixture
+        const t = yield* fundedTeam(100_00)
+        // The second process has its own relayer key (relayer nonces are per process, decision 0006).
+        const relayerKey = generatePrivateKey()
+        yield* embedded.setEtherBalance(privateKeyToAccount(relayerKey).address, 10n ** 21n).pipe(Effect.orDie)
+        const second = yield* startTestServerWith({
+          database: server.database,
+          jwtSecret: server.jwtSecret,
+          chain: ViemChainGateway.layer({
+            rpcUrl,
+            chainId,
+            relayerKey: Redacted.make(relayerKey),
+            addresses: embedded.suite,
+            pollingInterval: 10
+          }).pipe(Layer.orDie)
+        })
+        const body = { from: t.team, to: [entry(t.employee.user, 4200)], pay_now: true }
+        const bundle = yield* issue(t.token, body)
+        const request = putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+        const [a, b] = yield* Effect.all(
+          [
+            call(server, "PUT", "/v2/payments", { token: t.token, body: request }),
+            call(second, "PUT", "/v2/payments", { token: t.token, body: request })
+          ],
+          { concurrency: 2 }
+        )
+        assert.strictEqual(a.status, 200, JSON.stringify(a.body))
+        assert.strictEqual(b.status, 200, JSON.stringify(b.body))
+        assert.strictEqual(a.body.data.transaction, b.body.data.transaction)
+        assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 4200))
+        assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(4200))
+      })
+    )
+
+    it.effect("an intent executes once when due, by one of two runners, and not before", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const t = yield* fundedTeam(100_00)
+        const payAt = Math.floor(Date.now() / 1000) + 4
+        const body = { from: t.team, to: [entry(t.employee.user, 700)], pay_now: false }
+        const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
+        const put = yield* call(server, "PUT", "/v2/payments", {
+          token: t.token,
+          body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+        })
+        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+        const intents = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=intent`, {
+          token: t.token
+        })
+        assert.strictEqual(intents.body.data.items.length, 1)
+        assert.strictEqual(yield* balanceOf(t.account), units(100_00))
+
+        const early = yield* runDueIntents("runner-a").pipe(Effect.provide(server.context))
+        assert.deepStrictEqual(
+          early.filter((r) => r.payment.team_nanoid === t.team),
+          []
+        )
+        assert.strictEqual(yield* balanceOf(t.account), units(100_00))
+
+        yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+        const [a, b] = yield* Effect.all(
+          [
+            Effect.provide(runDueIntents("runner-a"), server.context),
+            Effect.provide(runDueIntents("runner-b"), server.context)
+          ],
+          { concurrency: 2 }
+        )
+        const ran = [...a, ...b].filter((r) => r.payment.team_nanoid === t.team)
+        assert.deepStrictEqual(
+          ran.map((r) => r.run),
+          ["complete"]
+        )
+        assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 700))
+        assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(700))
+        const complete = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=complete`, {
+          token: t.token
+        })
+        assert.strictEqual(complete.body.data.items.length, 1)
+        assert.notStrictEqual(complete.body.data.items[0].payment.process_transaction, "")
+        const again = yield* runDueIntents("runner-c").pipe(Effect.provide(server.context))
+        assert.strictEqual(again.filter((r) => r.payment.team_nanoid === t.team).length, 0)
+        const sent = yield* Effect.promise(() =>
+          server.db
+            .collection("event_outbox")
+            .countDocuments({ "event.team_nanoid": t.team, "event.event_type": "payment.sent" })
+        )
+        assert.strictEqual(sent, 1)
+      })
+    )
+
+    it.effect("an instant payment to an e-mail waits in the escrow under the address's claim id", () =>
+      Effect.gen(function* () {
+        const { server, embedded } = yield* Fixture
+        const t = yield* fundedTeam(100_00)
+        const escrowBefore = yield* balanceOf(embedded.suite.escrow)
+        const post = yield* call(server, "POST", "/v2/payments/external_entity/instant", {
+          token: t.token,
+          body: {
+            from: t.team,
+            amount_cents: 1500,
+            payment_data: { invoice_description: "consulting" },
+            external_recipient_email: "Bob@Example.com"
+          }
+        })
+        assert.strictEqual(post.status, 200, JSON.stringify(post.body))
+        const bundle = post.body.data as TypedDataBundle
+        assert.strictEqual(bundle.primary_type, "CreatePaymentForwardRequest")
+        assert.strictEqual((bundle.typed_data as Json).data.payType, "3")
+        const body = { from: t.team, to: [entry("bob@example.com", 1500, "consulting")], pay_now: true }
+        const put = yield* call(server, "PUT", "/v2/payments", {
+          token: t.token,
+          body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+        })
+        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+        assert.strictEqual((yield* balanceOf(embedded.suite.escrow)) - escrowBefore, units(1500))
+        assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 1500))
+        const query = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token })
+        assert.strictEqual(query.body.data.items[0].recipient.email, "bob@example.com")
+      })
+    )
+
+    it.effect("the query filters by state, direction, recipient and dates, for members of the team only", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const a = yield* fundedTeam(100_00)
+        const b = yield* fundedTeam(100_00)
+        // The employee of team A also works for team B, which pays them.
+        yield* addMember(b.team, a.employee.account.address, "team_contractor", "x@t.example").pipe(
+          Effect.provide(server.context)
+        )
+        const pay = (t: typeof a, to: string, cents: number, payNow: boolean) =>
+          Effect.gen(function* () {
+            const body = { from: t.team, to: [entry(to, cents)], pay_now: payNow }
+            const bundle = yield* issue(t.token, { ...body, pay_at_time: Math.floor(Date.now() / 1000) + 3600 })
+            const put = yield* call(server, "PUT", "/v2/payments", {
+              token: t.token,
+              body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+            })
+            assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+          })
+        yield* pay(a, a.employee.user, 100, true)
+        yield* pay(a, a.contractor.user, 200, false)
+        yield* pay(b, a.employee.user, 300, true)
+
+        const query = (t: typeof a, params: string) =>
+          Effect.map(
+            call(server, "GET", `/v2/payments?team_nanoid=${t.team}${params}`, { token: t.token }),
+            (response) => {
+              assert.strictEqual(response.status, 200, JSON.stringify(response.body))
+              return (response.body.data.items as Array<Json>).map((i) => i.invoice.amount_cents as number)
+            }
+          )
+        assert.deepStrictEqual(yield* query(a, ""), [200, 100])
+        assert.deepStrictEqual(yield* query(a, "&state=all&query_type=payable"), [200, 100])
+        assert.deepStrictEqual(yield* query(a, "&state=complete"), [100])
+        assert.deepStrictEqual(yield* query(a, "&state=intent"), [200])
+        assert.deepStrictEqual(yield* query(a, "&state=scheduled"), [])
+        assert.deepStrictEqual(yield* query(a, `&recipient=${a.contractor.user}`), [200])
+        assert.deepStrictEqual(yield* query(a, "&query_type=receivable"), [300])
+        // Team A's payment to the same person is team B's receivable too: receivables are by recipient membership.
+        assert.deepStrictEqual(yield* query(b, "&query_type=receivable"), [100])
+        assert.deepStrictEqual(yield* query(b, `&query_type=receivable&recipient=${a.contractor.user}`), [])
+        const today = new Date().toISOString().slice(0, 10)
+        const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)
+        const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+        assert.deepStrictEqual(yield* query(a, `&start_date=${today}&end_date=${today}`), [200, 100])
+        assert.deepStrictEqual(yield* query(a, `&start_date=${tomorrow}`), [])
+        assert.deepStrictEqual(yield* query(a, `&end_date=${yesterday}`), [])
+
+        // Not a member of team A: refused; a viewer of team A: allowed; a payable member: refused.
+        const outsider = yield* call(server, "GET", `/v2/payments?team_nanoid=${a.team}`, { token: b.token })
+        assert.strictEqual(outsider.status, 403)
+        const viewerToken = yield* signIn(server, a.viewer.account)
+        assert.strictEqual(
+          (yield* call(server, "GET", `/v2/payments?team_nanoid=${a.team}`, { token: viewerToken })).status,
+          200
+        )
+        const employeeToken = yield* signIn(server, a.employee.account)
+        assert.strictEqual(
+          (yield* call(server, "GET", `/v2/payments?team_nanoid=${a.team}`, { token: employeeToken })).status,
+          403
+        )
+        // Bad parameters.
+        for (const params of [
+          "&state=done",
+          "&query_type=both",
+          "&start_date=2026-13-01",
+          "&recipient=te-000000000001"
+        ]) {
+          const bad = yield* call(server, "GET", `/v2/payments?team_nanoid=${a.team}${params}`, { token: a.token })
+          assert.strictEqual(bad.status, 400, params)
+        }
+
+        // The balance of one's own user account; not another's.
+        const own = yield* call(server, "GET", `/v2/balance?nanoid=${a.employee.user}`, { token: employeeToken })
+        assert.strictEqual(own.status, 200)
+        assert.deepStrictEqual(own.body.data.balances, [{ currency: "USD", balance_cents: 400 }])
+        const other = yield* call(server, "GET", `/v2/balance?nanoid=${a.contractor.user}`, { token: employeeToken })
+        assert.strictEqual(other.status, 403)
+      })
+    )
+
+    it.effect("the limits of SPEC §8 hold on the payment routes", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const t = yield* fundedTeam(0)
+        const post = (path: string, body: unknown) => call(server, "POST", path, { token: t.token, body })
+        const batch = (n: number) => ({
+          from: t.team,
+          to: Array.from({ length: n }, () => entry(t.employee.user, 1)),
+          pay_now: true
+        })
+        assert.strictEqual((yield* post("/v2/payments", batch(0))).status, 400)
+        assert.strictEqual((yield* post("/v2/payments", batch(1001))).status, 400)
+        assert.strictEqual((yield* post("/v2/payments", batch(1000))).status, 200)
+        assert.strictEqual(
+          (yield* post("/v2/payments", { ...batch(1), to: [entry("us-nobody000001", 100)] })).status,
+          400
+        )
+        const instant = (amount_cents: number) => ({
+          from: t.team,
+          amount_cents,
+          payment_data: {},
+          external_recipient_email: "x@example.com"
+        })
+        const path = "/v2/payments/external_entity/instant"
+        assert.strictEqual((yield* post(path, instant(99))).status, 400)
+        assert.strictEqual((yield* post(path, instant(10_000_000_001))).status, 400)
+        assert.strictEqual((yield* post(path, instant(100))).status, 200)
+        assert.strictEqual((yield* post(path, instant(10_000_000_000))).status, 200)
+        const bundle = yield* issue(t.token, batch(1))
+        const put = (signature: string) =>
+          call(server, "PUT", "/v2/payments", {
+            token: t.token,
+            body: { ...batch(1), signer: t.admin.address, typed_data: bundle.typed_data, signature }
+          })
+        assert.strictEqual((yield* put(`0x${"0".repeat(130)}`)).status, 400)
+        assert.strictEqual((yield* put(`0x${"ab".repeat(64)}`)).status, 400)
+        assert.strictEqual((yield* call(server, "PUT", "/v2/payments", { token: t.token, body: batch(1) })).status, 400)
+      })
+    )
+  }
+)

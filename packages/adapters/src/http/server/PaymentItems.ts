@@ -1,0 +1,104 @@
+/**
+ * Payments as the query shows them (SPEC §2.3): recipient, payer, invoice and payment objects, with the profiles of
+ * the users involved read in one go.
+ */
+import type { Payment, PaymentItem } from "@svc/domain/payment"
+import { type User, UserRepository } from "@svc/domain/user"
+import { Effect } from "effect"
+
+const noAddress = { country: "", state: "", city: "", line_1: "", line_2: "", zip_code: "" }
+
+const recipientOf = (payment: Payment, user: User | undefined): PaymentItem["recipient"] => ({
+  nanoid: payment.recipient_nanoid ?? "",
+  svcid: user?.svcid ?? "",
+  avatar: user?.avatar ?? "",
+  first_name: user?.first_name ?? "",
+  middle_name: user?.middle_name ?? "",
+  last_name: user?.last_name ?? "",
+  company_name: "",
+  email: user?.email ?? payment.recipient_email ?? "",
+  address:
+    user === undefined
+      ? noAddress
+      : {
+          country: user.address.country,
+          state: user.address.state,
+          city: user.address.city,
+          line_1: user.address.line_1,
+          line_2: user.address.line_2,
+          zip_code: user.address.zip_code
+        }
+})
+
+/** One item of `data.items`. */
+export const paymentItemOf = (payment: Payment, users: ReadonlyMap<string, User>): PaymentItem => {
+  const payer = users.get(payment.payer_nanoid)
+  const invoice = payment.invoice
+  return {
+    recipient: recipientOf(
+      payment,
+      payment.recipient_nanoid === undefined ? undefined : users.get(payment.recipient_nanoid)
+    ),
+    payer: {
+      nanoid: payment.payer_nanoid,
+      svcid: payer?.svcid ?? "",
+      avatar: payer?.avatar ?? "",
+      name: payer === undefined ? "" : `${payer.first_name} ${payer.last_name}`.trim()
+    },
+    invoice: {
+      amount_cents: payment.amount_cents,
+      documents_ids: [],
+      group_nanoid: payment.group_nanoid,
+      group_onchain_id: payment.group_onchain_id,
+      hourly_rate_usd_cents: 0,
+      invoice_number: payment.invoice_nanoid,
+      invoice_status: "draft",
+      is_aor: false,
+      nanoid: payment.invoice_nanoid,
+      payer_nanoid: payment.payer_nanoid,
+      recipient_nanoid: payment.recipient_nanoid ?? "",
+      pay_intent_time: payment.pay_at_time,
+      svc_sow: invoice.svc_sow,
+      time_entries: [],
+      created_at: payment.created_at,
+      updated_at: payment.updated_at,
+      external_sow_url: invoice.external_sow_url,
+      invoice_description: invoice.invoice_description,
+      payment_details: invoice.payment_details,
+      role_description: invoice.role_description,
+      services_description: invoice.services_description,
+      sow_document_nanoid: "",
+      ...(invoice.reason_id === undefined ? {} : { reason_id: invoice.reason_id })
+    },
+    payment: {
+      creation_transaction: payment.creation_transaction ?? "",
+      process_transaction: payment.process_transaction ?? "",
+      group_onchain_id: payment.group_onchain_id,
+      onchain_id: payment.onchain_id,
+      invoice_nanoid: payment.invoice_nanoid,
+      nanoid: payment.nanoid,
+      payment_group_nanoid: payment.group_nanoid,
+      pay_at_time: payment.pay_at_time,
+      token_amount: payment.token_amount,
+      amount_cents: payment.amount_cents,
+      currency_symbol: payment.currency_symbol,
+      token_decimals: payment.token_decimals,
+      valid_minutes: payment.valid_minutes,
+      created_at: payment.created_at,
+      updated_at: payment.updated_at,
+      state: payment.state
+    }
+  }
+}
+
+/** The items of `payments`, in their order. */
+export const paymentItemsOf = Effect.fn("PaymentItems.paymentItemsOf")(function* (payments: ReadonlyArray<Payment>) {
+  const ids = new Set<string>()
+  for (const p of payments) {
+    ids.add(p.payer_nanoid)
+    if (p.recipient_nanoid !== undefined) ids.add(p.recipient_nanoid)
+  }
+  const users = yield* UserRepository.use((u) => u.findByIds([...ids] as never))
+  const byId = new Map(users.map((u) => [u.nanoid as string, u]))
+  return payments.map((p) => paymentItemOf(p, byId))
+})

@@ -1,0 +1,63 @@
+/**
+ * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim is one atomic conditional update
+ * (`state: "issued"` -> `"executing"` with a lease), outside any transaction, so of concurrent claims across replicas
+ * exactly one wins (docs/decisions/0031). The payments ledger writes the result on the same document.
+ */
+import { AlreadyExecuted, type IssuedTypedData, IssuedTypedDataStore, TypedDataNotFound } from "@svc/domain/eip712"
+import { executionLeaseMillis } from "@svc/domain/payment"
+import { Effect, Layer } from "effect"
+import { MongoDatabase } from "./MongoDatabase.ts"
+
+/** The collection both this store and the payments ledger use. */
+export const issuedCollection = "issued_typed_data"
+
+/** A stored request: what was issued, and where its execution stands. */
+export interface IssuedDocument {
+  _id: string
+  record: IssuedTypedData
+  state: "issued" | "executing" | "executed"
+  executedAt?: number
+  leaseUntil?: number
+  result?: { transaction: string; payments: ReadonlyArray<unknown> }
+}
+
+/** The MongoDB issued typed data store. */
+export const layer = Layer.effect(
+  IssuedTypedDataStore,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection<IssuedDocument>(issuedCollection)
+    const find = (salt: string) =>
+      Effect.promise(() => col.findOne({ _id: salt })).pipe(
+        Effect.flatMap((doc) =>
+          doc === null ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(recordOf(doc))
+        )
+      )
+    return IssuedTypedDataStore.of({
+      issue: (record) =>
+        Effect.promise(() => col.insertOne({ _id: record.salt, record, state: "issued" })).pipe(Effect.asVoid),
+      find,
+      claim: (salt, now) =>
+        Effect.promise(() =>
+          col.findOneAndUpdate(
+            { _id: salt, state: "issued" },
+            { $set: { state: "executing", executedAt: now, leaseUntil: now + executionLeaseMillis } },
+            { returnDocument: "after" }
+          )
+        ).pipe(
+          Effect.flatMap((doc) =>
+            doc === null
+              ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
+              : Effect.succeed(recordOf(doc))
+          )
+        ),
+      release: (salt) =>
+        Effect.promise(() =>
+          col.updateOne({ _id: salt, state: "executing" }, { $set: { state: "issued", executedAt: 0, leaseUntil: 0 } })
+        ).pipe(Effect.asVoid)
+    })
+  })
+)
+
+const recordOf = (doc: IssuedDocument): IssuedTypedData =>
+  doc.state === "issued" ? doc.record : { ...doc.record, executedAt: doc.executedAt ?? 0 }

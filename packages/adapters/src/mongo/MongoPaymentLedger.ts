@@ -1,0 +1,140 @@
+/**
+ * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), events in `event_outbox`, results on the
+ * issued request in `issued_typed_data`. Each state change and its events are one transaction; races are settled by
+ * single conditional updates (leases, `state` guards), never by transaction conflicts (docs/decisions/0031).
+ */
+import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
+import { TypedDataNotFound } from "@svc/domain/eip712"
+import type { DomainEvent } from "@svc/domain/event"
+import {
+  type ExecutionOutcome,
+  type ExecutionResult,
+  type LedgerQuery,
+  type Payment,
+  PaymentLedger,
+  PaymentNotFound
+} from "@svc/domain/payment"
+import { StaleState } from "@svc/domain/StaleState"
+import { Effect, Layer } from "effect"
+import type { ClientSession, Document, Filter } from "mongodb"
+import { MongoDatabase } from "./MongoDatabase.ts"
+import { type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { type IssuedDocument, issuedCollection } from "./MongoIssuedTypedDataStore.ts"
+import { inTransaction } from "./MongoTransaction.ts"
+
+/** A stored payment: the record plus the intent runner's lease. */
+interface PaymentDocument extends Payment {
+  _id: string
+  lease_until: number
+  lease_owner?: string
+}
+
+const paymentOf = (doc: Document | null): Payment | undefined => {
+  if (doc === null) return undefined
+  const { _id, lease_until, lease_owner, ...payment } = doc
+  return payment as Payment
+}
+
+const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
+const endOfSecond = (unixSeconds: number) => new Date(unixSeconds * 1000 + 999).toISOString()
+
+/** The MongoDB payments ledger; indexes by team, recipient, state and due time are created at start. */
+export const layer = Layer.effect(
+  PaymentLedger,
+  Effect.gen(function* () {
+    const { db, client } = yield* MongoDatabase
+    const payments = db.collection<PaymentDocument>("payments")
+    const outbox = db.collection<OutboxDocument>(outboxCollection)
+    const issued = db.collection<IssuedDocument>(issuedCollection)
+    yield* Effect.promise(() => payments.createIndex({ team_nanoid: 1, created_at: -1 }))
+    yield* Effect.promise(() => payments.createIndex({ recipient_nanoid: 1, created_at: -1 }))
+    yield* Effect.promise(() => payments.createIndex({ state: 1, pay_at_time: 1 }))
+
+    const appendEvents = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
+      if (events.length > 0) await outbox.insertMany(events.map(outboxDocumentOf), { session })
+    }
+
+    return PaymentLedger.of({
+      outcome: (salt) =>
+        Effect.promise(() => issued.findOne({ _id: salt })).pipe(
+          Effect.flatMap((doc): Effect.Effect<ExecutionOutcome, TypedDataNotFoundType> => {
+            if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
+            if (doc.state === "executed" && doc.result !== undefined) {
+              return Effect.succeed({ state: "executed", result: doc.result as ExecutionResult })
+            }
+            if (doc.state === "executing")
+              return Effect.succeed({ state: "executing", leaseUntil: doc.leaseUntil ?? 0 })
+            return Effect.succeed({ state: "issued" })
+          })
+        ),
+      takeOver: (salt, now, leaseUntil) =>
+        Effect.promise(() =>
+          issued.findOneAndUpdate(
+            { _id: salt, state: "executing", leaseUntil: { $lt: now } },
+            { $set: { leaseUntil } },
+            { returnDocument: "after" }
+          )
+        ).pipe(Effect.map((doc) => doc !== null)),
+      recordExecution: (salt, result, records, events) =>
+        inTransaction(client, async (session) => {
+          if (records.length > 0) {
+            await payments.insertMany(
+              records.map((p) => ({ _id: p.nanoid, ...p, lease_until: 0 })),
+              { session }
+            )
+          }
+          await appendEvents(events, session)
+          await issued.updateOne({ _id: salt }, { $set: { state: "executed", result } }, { session })
+        }),
+      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) =>
+        Effect.promise(() =>
+          payments.findOneAndUpdate(
+            { state: { $in: ["intent", "scheduled"] }, pay_at_time: { $lte: now }, lease_until: { $lt: nowMillis } },
+            {
+              $set: { state: "scheduled", lease_until: leaseUntil, lease_owner: worker, updated_at: isoOf(now) }
+            },
+            { sort: { pay_at_time: 1 }, returnDocument: "after" }
+          )
+        ).pipe(Effect.map(paymentOf)),
+      settle: (id, from, to, patch, events) =>
+        inTransaction(client, async (session) => {
+          const doc = await payments.findOneAndUpdate(
+            { _id: id, state: from },
+            { $set: { ...patch, state: to, lease_until: 0 } },
+            { session, returnDocument: "after" }
+          )
+          if (doc !== null) await appendEvents(events, session)
+          return doc
+        }).pipe(
+          Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
+            const payment = paymentOf(doc)
+            if (payment !== undefined) return Effect.succeed(payment)
+            return Effect.promise(() => payments.findOne({ _id: id })).pipe(
+              Effect.flatMap(
+                (found): Effect.Effect<Payment, PaymentNotFound | StaleState> =>
+                  found === null
+                    ? Effect.fail(new PaymentNotFound({ nanoid: id }))
+                    : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
+              )
+            )
+          })
+        ),
+      list: (query: LedgerQuery) => {
+        const filter: Record<string, unknown> = { state: { $in: [...query.states] } }
+        if (query.payer !== undefined) filter.team_nanoid = query.payer
+        if (query.notPayer !== undefined) filter.team_nanoid = { $ne: query.notPayer }
+        if (query.recipients !== undefined) filter.recipient_nanoid = { $in: [...query.recipients] }
+        const created: Record<string, string> = {}
+        if (query.createdFrom !== undefined) created.$gte = isoOf(query.createdFrom)
+        if (query.createdTo !== undefined) created.$lte = endOfSecond(query.createdTo)
+        if (Object.keys(created).length > 0) filter.created_at = created
+        return Effect.promise(() =>
+          payments
+            .find(filter as Filter<PaymentDocument>)
+            .sort({ created_at: -1, _id: -1 })
+            .toArray()
+        ).pipe(Effect.map((docs) => docs.map((doc) => paymentOf(doc) as Payment)))
+      }
+    })
+  })
+)

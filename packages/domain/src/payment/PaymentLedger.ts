@@ -1,0 +1,83 @@
+/**
+ * The payments ledger: the steps of executing signed payments and intents that must each be one atomic write, so a
+ * state and the events that report it are never apart, and concurrent replicas never both act on one payment.
+ */
+import { Context, type Effect } from "effect"
+import type { Uint256String } from "../Evm.ts"
+import type { TypedDataNotFound } from "../eip712/IssuedTypedDataStore.ts"
+import type { PaymentEntry } from "../eip712/TypedData.ts"
+import type { DomainEvent } from "../event/EventEnvelope.ts"
+import type { PaymentId, TeamId, UserId } from "../Ids.ts"
+import type { StaleState } from "../StaleState.ts"
+import type { Payment } from "./Payment.ts"
+import type { PaymentState } from "./PaymentMachine.ts"
+import type { PaymentNotFound, PaymentPatch } from "./PaymentRepository.ts"
+
+/** How long a claim of a salt holds before another replica may take over an execution left unfinished (ms). */
+export const executionLeaseMillis = 120_000
+
+/** What PUT /v2/payments answers once a request executed; a replay answers the same. */
+export interface ExecutionResult {
+  readonly transaction: string
+  readonly payments: ReadonlyArray<PaymentEntry>
+}
+
+/** Where the execution of an issued request stands. */
+export type ExecutionOutcome =
+  | { readonly state: "issued" }
+  | { readonly state: "executing"; readonly leaseUntil: number }
+  | { readonly state: "executed"; readonly result: ExecutionResult }
+
+/** Which payments to list (the query of SPEC §4.3); times are unix seconds, both bounds inclusive. */
+export interface LedgerQuery {
+  readonly states: ReadonlyArray<PaymentState>
+  /** Paid by this team. */
+  readonly payer?: TeamId
+  /** Not paid by this team (receivables come from elsewhere). */
+  readonly notPayer?: TeamId
+  /** Paid to one of these users. */
+  readonly recipients?: ReadonlyArray<UserId>
+  readonly createdFrom?: number
+  readonly createdTo?: number
+}
+
+/**
+ * The ledger. Implementations must:
+ * - `recordExecution`: insert the payments, their events and the request's result in one all-or-nothing step;
+ * - `takeOver`: succeed for exactly one caller, and only while the request is `executing` with an expired lease;
+ * - `leaseDueIntent`: lease a due intent to one worker at a time across machines (a conditional single update);
+ * - `settle`: move a payment only from `from` (`StaleState` otherwise), with its events, in one step;
+ * - `list`: newest first.
+ */
+export class PaymentLedger extends Context.Service<
+  PaymentLedger,
+  {
+    readonly outcome: (salt: Uint256String) => Effect.Effect<ExecutionOutcome, TypedDataNotFound>
+    /** Takes over an execution left by a process that died (lease expired before `now`, epoch ms). */
+    readonly takeOver: (salt: Uint256String, now: number, leaseUntil: number) => Effect.Effect<boolean>
+    readonly recordExecution: (
+      salt: Uint256String,
+      result: ExecutionResult,
+      payments: ReadonlyArray<Payment>,
+      events: ReadonlyArray<DomainEvent>
+    ) => Effect.Effect<void>
+    /**
+     * The oldest intent whose `pay_at_time` is at or before `now` (unix seconds) and that no live lease holds,
+     * moved to `scheduled` and leased to `worker` until `leaseUntil` (epoch ms); `undefined` when there is none.
+     */
+    readonly leaseDueIntent: (options: {
+      readonly now: number
+      readonly nowMillis: number
+      readonly worker: string
+      readonly leaseUntil: number
+    }) => Effect.Effect<Payment | undefined>
+    readonly settle: (
+      id: PaymentId,
+      from: PaymentState,
+      to: PaymentState,
+      patch: PaymentPatch,
+      events: ReadonlyArray<DomainEvent>
+    ) => Effect.Effect<Payment, PaymentNotFound | StaleState>
+    readonly list: (query: LedgerQuery) => Effect.Effect<ReadonlyArray<Payment>>
+  }
+>()("@svc/domain/payment/PaymentLedger") {}
