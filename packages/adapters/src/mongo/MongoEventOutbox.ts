@@ -40,14 +40,25 @@ export const layer = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<OutboxDocument>(outboxCollection)
     yield* Effect.promise(() => col.createIndex({ dispatched: 1, created: 1 }))
+    // jongodb does not apply `findOneAndUpdate` atomically (`updateOne` it does): pick candidates oldest first, take one
+    // with a conditional `updateOne` on its id, then read it.
     const claimOne = (now: number, worker: string, leaseMillis: number) =>
-      Effect.promise(() =>
-        col.findOneAndUpdate(
-          { dispatched: false, lease_until: { $lt: now } },
-          { $set: { lease_until: now + leaseMillis, lease_owner: worker } },
-          { sort: { created: 1, _id: 1 }, returnDocument: "after" }
-        )
-      ).pipe(Effect.map(eventOf))
+      Effect.promise(async () => {
+        const free = { dispatched: false, lease_until: { $lt: now } }
+        const candidates = await col
+          .find(free, { projection: { _id: 1 } })
+          .sort({ created: 1, _id: 1 })
+          .limit(20)
+          .toArray()
+        for (const candidate of candidates) {
+          const taken = await col.updateOne(
+            { ...free, _id: candidate._id },
+            { $set: { lease_until: now + leaseMillis, lease_owner: worker } }
+          )
+          if (taken.modifiedCount === 1) return col.findOne({ _id: candidate._id })
+        }
+        return null
+      }).pipe(Effect.map(eventOf))
     return EventOutbox.of({
       append: (events) =>
         events.length === 0

@@ -1,5 +1,5 @@
 /**
- * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim is one atomic conditional update
+ * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim is one atomic conditional `updateOne`
  * (`state: "issued"` -> `"executing"` with a lease), outside any transaction, so of concurrent claims across replicas
  * exactly one wins (docs/decisions/0031). The payments ledger writes the result on the same document.
  */
@@ -38,17 +38,17 @@ export const layer = Layer.effect(
         Effect.promise(() => col.insertOne({ _id: record.salt, record, state: "issued" })).pipe(Effect.asVoid),
       find,
       claim: (salt, now) =>
+        // `updateOne` with the state in its filter: jongodb applies it atomically (its `findOneAndUpdate` is not).
         Effect.promise(() =>
-          col.findOneAndUpdate(
+          col.updateOne(
             { _id: salt, state: "issued" },
-            { $set: { state: "executing", executedAt: now, leaseUntil: now + executionLeaseMillis } },
-            { returnDocument: "after" }
+            { $set: { state: "executing", executedAt: now, leaseUntil: now + executionLeaseMillis } }
           )
         ).pipe(
-          Effect.flatMap((doc) =>
-            doc === null
-              ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
-              : Effect.succeed(recordOf(doc))
+          Effect.flatMap((result) =>
+            result.modifiedCount === 1
+              ? find(salt)
+              : Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
           )
         ),
       release: (salt) =>

@@ -69,12 +69,8 @@ export const layer = Layer.effect(
         ),
       takeOver: (salt, now, leaseUntil) =>
         Effect.promise(() =>
-          issued.findOneAndUpdate(
-            { _id: salt, state: "executing", leaseUntil: { $lt: now } },
-            { $set: { leaseUntil } },
-            { returnDocument: "after" }
-          )
-        ).pipe(Effect.map((doc) => doc !== null)),
+          issued.updateOne({ _id: salt, state: "executing", leaseUntil: { $lt: now } }, { $set: { leaseUntil } })
+        ).pipe(Effect.map((result) => result.modifiedCount === 1)),
       recordExecution: (salt, result, records, events) =>
         inTransaction(client, async (session) => {
           if (records.length > 0) {
@@ -86,25 +82,40 @@ export const layer = Layer.effect(
           await appendEvents(events, session)
           await issued.updateOne({ _id: salt }, { $set: { state: "executed", result } }, { session })
         }),
-      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) =>
-        Effect.promise(() =>
-          payments.findOneAndUpdate(
-            { state: { $in: ["intent", "scheduled"] }, pay_at_time: { $lte: now }, lease_until: { $lt: nowMillis } },
-            {
-              $set: { state: "scheduled", lease_until: leaseUntil, lease_owner: worker, updated_at: isoOf(now) }
-            },
-            { sort: { pay_at_time: 1 }, returnDocument: "after" }
-          )
-        ).pipe(Effect.map(paymentOf)),
+      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) => {
+        const due = {
+          state: { $in: ["intent", "scheduled"] },
+          pay_at_time: { $lte: now },
+          lease_until: { $lt: nowMillis }
+        }
+        const update = {
+          $set: { state: "scheduled" as const, lease_until: leaseUntil, lease_owner: worker, updated_at: isoOf(now) }
+        }
+        // jongodb does not apply `findOneAndUpdate` atomically (`updateOne` it does): pick candidates oldest first,
+        // take one with a conditional `updateOne` on its id, then read it.
+        return Effect.promise(async () => {
+          const candidates = await payments
+            .find(due as Filter<PaymentDocument>, { projection: { _id: 1 } })
+            .sort({ pay_at_time: 1 })
+            .limit(20)
+            .toArray()
+          for (const candidate of candidates) {
+            const taken = await payments.updateOne({ ...due, _id: candidate._id } as Filter<PaymentDocument>, update)
+            if (taken.modifiedCount === 1) return payments.findOne({ _id: candidate._id })
+          }
+          return null
+        }).pipe(Effect.map(paymentOf))
+      },
       settle: (id, from, to, patch, events) =>
         inTransaction(client, async (session) => {
-          const doc = await payments.findOneAndUpdate(
+          const moved = await payments.updateOne(
             { _id: id, state: from },
             { $set: { ...patch, state: to, lease_until: 0 } },
-            { session, returnDocument: "after" }
+            { session }
           )
-          if (doc !== null) await appendEvents(events, session)
-          return doc
+          if (moved.modifiedCount !== 1) return null
+          await appendEvents(events, session)
+          return payments.findOne({ _id: id }, { session })
         }).pipe(
           Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
             const payment = paymentOf(doc)
