@@ -6,6 +6,7 @@ import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway } from "@svc/domain/chain"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { Permissions } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { Wallet } from "ethers"
@@ -531,6 +532,85 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         assert.deepStrictEqual(own.body.data.balances, [{ currency: "USD", balance_cents: 400 }])
         const other = yield* call(server, "GET", `/v2/balance?nanoid=${a.contractor.user}`, { token: employeeToken })
         assert.strictEqual(other.status, 403)
+      })
+    )
+
+    it.effect("the authorisation matrix holds on the served payment and balance routes", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const roles = ["team_admin", "team_finance_admin", "team_viewer", "team_employee", "team_contractor"] as const
+        const seeded = yield* seedTeam(server, [...roles])
+        const other = seeded.members[3] as SeededMember
+        for (const member of seeded.members) {
+          const token = yield* signIn(server, member.account)
+          const routes = [
+            { action: "payments.read", method: "GET", path: `/v2/payments?team_nanoid=${seeded.teamId}` },
+            { action: "balance.read", method: "GET", path: `/v2/balance?nanoid=${seeded.teamId}` },
+            {
+              action: "payments.create",
+              method: "POST",
+              path: "/v2/payments",
+              body: { from: seeded.teamId, to: [entry(other.user, 100)], pay_now: true }
+            },
+            {
+              action: "payments.create",
+              method: "POST",
+              path: "/v2/payments/external_entity/instant",
+              body: {
+                from: seeded.teamId,
+                amount_cents: 100,
+                payment_data: {},
+                external_recipient_email: "a@b.example"
+              }
+            },
+            {
+              action: "payments.execute",
+              method: "PUT",
+              path: "/v2/payments",
+              body: {
+                from: seeded.teamId,
+                to: [entry(other.user, 100)],
+                pay_now: true,
+                signer: member.account.address,
+                typed_data: {
+                  from: member.account.address,
+                  to: member.account.address,
+                  salt: "1",
+                  expires: "9999999999",
+                  data: {
+                    payments: [
+                      {
+                        id: `0x${"11".repeat(32)}`,
+                        groupID: `0x${"22".repeat(32)}`,
+                        payAtTime: "0",
+                        validMinutes: "0",
+                        payType: "1",
+                        token: `0x${"33".repeat(20)}`,
+                        recipient: `0x${"44".repeat(20)}`,
+                        amount: "1000000",
+                        data: "0x"
+                      }
+                    ]
+                  }
+                },
+                signature: `0x${"1b".repeat(65)}`
+              }
+            }
+          ] as const
+          for (const route of routes) {
+            const response = yield* call(server, route.method, route.path, {
+              token,
+              body: "body" in route ? route.body : undefined
+            })
+            const label = `${member.role} ${route.method} ${route.path} -> ${response.status} ${JSON.stringify(response.body)}`
+            if ((Permissions[route.action].roles as ReadonlyArray<string>).includes(member.role)) {
+              assert.notStrictEqual(response.status, 403, label)
+              assert.isTrue(response.status < 500, label)
+            } else {
+              assert.strictEqual(response.status, 403, label)
+            }
+          }
+        }
       })
     )
 
