@@ -4,8 +4,8 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
-import { ChainGateway } from "@svc/domain/chain"
-import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { ChainGateway, paymentsRequestOf } from "@svc/domain/chain"
+import { type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Permissions } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
@@ -365,6 +365,62 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 4200))
         assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(4200))
       })
+    )
+
+    it.effect(
+      "a claim left by a dead process: awaited while its lease lives, taken over after, reconciled if spent",
+      () =>
+        Effect.gen(function* () {
+          const { server, gateway } = yield* Fixture
+          const t = yield* fundedTeam(100_00)
+          const issued = server.db.collection("issued_typed_data")
+          const prepare = (cents: number) =>
+            Effect.gen(function* () {
+              const body = { from: t.team, to: [entry(t.employee.user, cents)], pay_now: true }
+              const bundle = yield* issue(t.token, body)
+              const signature = yield* signViem(t.adminKey, bundle)
+              return { bundle, signature, request: putBody(body, bundle, t.admin.address, signature) }
+            })
+          const put = (request: unknown) => call(server, "PUT", "/v2/payments", { token: t.token, body: request })
+          const claimAs = (salt: string, leaseUntil: number) =>
+            Effect.promise(() =>
+              issued.updateOne({ _id: salt as never }, { $set: { state: "executing", executedAt: 1, leaseUntil } })
+            )
+
+          // A live claim: the request waits for the claimer's result and answers it.
+          const waiting = yield* prepare(100)
+          yield* claimAs(waiting.bundle.typed_data.salt, Date.now() + 60_000)
+          const finish = Effect.promise(() =>
+            issued.updateOne(
+              { _id: waiting.bundle.typed_data.salt as never },
+              { $set: { state: "executed", result: { transaction: "0xfeed", payments: [] } } }
+            )
+          ).pipe(Effect.delay(Duration.millis(400)))
+          const [answer] = yield* Effect.all([put(waiting.request), finish], { concurrency: 2 })
+          assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+          assert.strictEqual(answer.body.data.transaction, "0xfeed")
+
+          // An abandoned claim whose transaction never went out: taken over and executed once.
+          const abandoned = yield* prepare(300)
+          yield* claimAs(abandoned.bundle.typed_data.salt, Date.now() - 1)
+          const takenOver = yield* put(abandoned.request)
+          assert.strictEqual(takenOver.status, 200, JSON.stringify(takenOver.body))
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 300))
+
+          // An abandoned claim whose transaction went through: the chain says so; nothing moves again.
+          const spent = yield* prepare(500)
+          yield* gateway
+            .executePayments({
+              request: paymentsRequestOf(spent.bundle.typed_data as PaymentsTypedDataMessage),
+              signature: spent.signature
+            })
+            .pipe(Effect.orDie)
+          yield* claimAs(spent.bundle.typed_data.salt, Date.now() - 1)
+          const reconciled = yield* put(spent.request)
+          assert.strictEqual(reconciled.status, 409, JSON.stringify(reconciled.body))
+          assert.strictEqual(reconciled.body.error_code, "ALREADY_EXECUTED")
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 300 - 500))
+        })
     )
 
     it.effect("an intent executes once when due, by one of two runners, and not before", () =>
