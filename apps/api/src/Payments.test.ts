@@ -9,12 +9,14 @@ import { type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from 
 import { Permissions } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import { HttpServer } from "effect/http"
 import { Wallet } from "ethers"
 import { type Address, createPublicClient, type Hex, http, keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
 import { runDueIntents } from "./IntentRunner.ts"
+import * as Server from "./Server.ts"
 import {
   addMember,
   call,
@@ -667,6 +669,47 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             }
           }
         }
+      })
+    )
+
+    it.effect("without MongoDB the payments are kept in memory and still execute once", () =>
+      Effect.gen(function* () {
+        const { embedded, gateway, chainLayer } = yield* Fixture
+        const context = yield* Layer.build(Server.layer({ port: 0, logRequests: false, chain: chainLayer }))
+        const address = (yield* HttpServer.HttpServer.pipe(Effect.provide(context))).address
+        const memory = { baseUrl: HttpServer.formatAddress(address), context } as unknown as TestServer
+        const seeded = yield* seedTeam(memory, ["team_admin", "team_employee"])
+        const employee = seeded.members[1] as SeededMember
+        const adminKey = generatePrivateKey()
+        const admin = privateKeyToAccount(adminKey)
+        yield* addMember(seeded.teamId, admin.address, "team_admin", "memory-admin@t.example").pipe(
+          Effect.provide(context)
+        )
+        const { account } = yield* gateway
+          .createAccount(admin.address, keccak256(toHex(seeded.teamId)))
+          .pipe(Effect.orDie)
+        yield* embedded.mint(account, units(100_00)).pipe(Effect.orDie)
+        yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
+          Effect.provide(context)
+        )
+        const token = yield* signIn(memory, admin)
+        const body = { from: seeded.teamId, to: [entry(employee.user, 900)], pay_now: true }
+        const posted = yield* call(memory, "POST", "/v2/payments", { token, body })
+        assert.strictEqual(posted.status, 200, JSON.stringify(posted.body))
+        const bundle = posted.body.data as TypedDataBundle
+        const request = putBody(body, bundle, admin.address, yield* signViem(adminKey, bundle))
+        const [a, b] = yield* Effect.all(
+          [
+            call(memory, "PUT", "/v2/payments", { token, body: request }),
+            call(memory, "PUT", "/v2/payments", { token, body: request })
+          ],
+          { concurrency: 2 }
+        )
+        assert.strictEqual(a.status, 200, JSON.stringify(a.body))
+        assert.strictEqual(b.body.data.transaction, a.body.data.transaction)
+        assert.strictEqual(yield* balanceOf(account), units(100_00 - 900))
+        const query = yield* call(memory, "GET", `/v2/payments?team_nanoid=${seeded.teamId}&state=complete`, { token })
+        assert.strictEqual(query.body.data.items.length, 1)
       })
     )
 

@@ -23,7 +23,7 @@ import {
   withIdempotency,
   withRequestId
 } from "@svc/adapters/http/server"
-import { MemoryRepositories } from "@svc/adapters/memory"
+import { MemoryPayments, MemoryRepositories } from "@svc/adapters/memory"
 import {
   MongoDatabase,
   MongoEventOutbox,
@@ -62,8 +62,8 @@ export interface ServerOptions {
   /** Team balances for team views; zero unless the chain adapter supplies them. */
   readonly teamBalances?: Layer.Layer<TeamBalances> | undefined
   /**
-   * The chain. With it and MongoDB, the payment and balance routes are served (docs/decisions/0030); without, they
-   * answer 501 after the permission check.
+   * The chain. With it the payment and balance routes are served (docs/decisions/0030), their storage in MongoDB (or
+   * memory without a URI); without, they answer 501 after the permission check.
    */
   readonly chain?: Layer.Layer<ChainGateway> | undefined
 }
@@ -158,11 +158,13 @@ export const services = (options: ServerOptions) =>
 
 /** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
 export const layer = (options: ServerOptions) => {
-  const served = options.chain !== undefined && options.mongoUri !== undefined
+  const served = options.chain !== undefined
   // Without a chain nothing reads the chain or the payment storage (the 501 routes); the cast keeps one layer type.
-  // With one, `storage` below provides the MongoDB connection the payment storage needs.
+  // With one on MongoDB, `storage` below provides the connection the payment storage needs.
   const payments = (
-    served && options.chain !== undefined ? Layer.merge(paymentStorage, options.chain) : Layer.empty
+    options.chain === undefined
+      ? Layer.empty
+      : Layer.merge(options.mongoUri === undefined ? MemoryPayments.layer : paymentStorage, options.chain)
   ) as Layer.Layer<Layer.Success<typeof paymentStorage> | ChainGateway>
   return HttpRouter.serve(served ? Routes : RoutesWithoutChain, {
     disableListenLog: true,
