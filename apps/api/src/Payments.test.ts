@@ -470,6 +470,12 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         })
         assert.strictEqual(complete.body.data.items.length, 1)
         assert.notStrictEqual(complete.body.data.items[0].payment.process_transaction, "")
+        const groupEvents = yield* Effect.promise(() =>
+          server.db
+            .collection("event_outbox")
+            .countDocuments({ "event.team_nanoid": t.team, "event.event_type": "payment.group.created" })
+        )
+        assert.strictEqual(groupEvents, 1)
         const again = yield* runDueIntents("runner-c").pipe(Effect.provide(server.context))
         assert.strictEqual(again.filter((r) => r.payment.team_nanoid === t.team).length, 0)
         const sent = yield* Effect.promise(() =>
@@ -478,6 +484,71 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             .countDocuments({ "event.team_nanoid": t.team, "event.event_type": "payment.sent" })
         )
         assert.strictEqual(sent, 1)
+      })
+    )
+
+    it.effect("an intent the chain does not know fails once, with payment.failed", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const t = yield* fundedTeam(0)
+        const nanoid = `pa-ghost${Date.now().toString(36)}`
+        const now = new Date().toISOString()
+        yield* Effect.promise(() =>
+          server.db.collection("payments").insertOne({
+            _id: nanoid as never,
+            nanoid,
+            group_nanoid: "pg-ghost0000001",
+            invoice_nanoid: "iv-ghost0000001",
+            team_nanoid: t.team,
+            payer_nanoid: t.adminUser,
+            recipient_nanoid: t.employee.user,
+            state: "intent",
+            amount_cents: 100,
+            currency_symbol: "USD",
+            token: t.account,
+            token_amount: "1000000",
+            token_decimals: 6,
+            pay_type: "2",
+            pay_at_time: 1,
+            valid_minutes: 1440,
+            onchain_id: keccak256(toHex(nanoid)),
+            group_onchain_id: keccak256(toHex("pg-ghost0000001")),
+            data: "0x",
+            salt: "1",
+            invoice: {
+              invoice_description: "",
+              role_description: "",
+              services_description: "",
+              payment_details: "",
+              external_sow_url: "",
+              svc_sow: false
+            },
+            created_at: now,
+            updated_at: now,
+            lease_until: 0
+          })
+        )
+        const [a, b] = yield* Effect.all(
+          [
+            Effect.provide(runDueIntents("runner-a"), server.context),
+            Effect.provide(runDueIntents("runner-b"), server.context)
+          ],
+          { concurrency: 2 }
+        )
+        const ran = [...a, ...b].filter((r) => r.payment.nanoid === nanoid)
+        assert.deepStrictEqual(
+          ran.map((r) => r.run),
+          ["failed"]
+        )
+        const failed = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token })
+        assert.strictEqual(failed.body.data.items[0].payment.state, "failed")
+        const events = yield* Effect.promise(() =>
+          server.db.collection("event_outbox").find({ "event.team_nanoid": t.team }).toArray()
+        )
+        assert.deepStrictEqual(
+          events.map((e) => e.event.event_type),
+          ["payment.failed"]
+        )
       })
     )
 

@@ -62,7 +62,7 @@ const sameBody = (issued: IssuedPaymentsRequest["body"], body: ExecutePaymentsRe
     const other = body.to[index]
     return (
       other !== undefined &&
-      entry.to.toLowerCase() === other.to.trim().toLowerCase() &&
+      (entry.to.startsWith("us-") ? entry.to === other.to : entry.to === other.to.trim().toLowerCase()) &&
       entry.amount_cents === other.amount_cents &&
       entry.currency_symbol === other.currency_symbol &&
       entry.invoice_description === other.invoice_description
