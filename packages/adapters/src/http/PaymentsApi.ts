@@ -38,7 +38,12 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       payload: InstantPaymentRequest,
       success: InstantPaymentResponse,
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Typed data for an instant payment to a recipient outside the service, by e-mail.")
+    }).annotate(
+      OpenApi.Description,
+      "Typed data for an instant payment to a recipient outside the service, by e-mail (pay type 3, into the escrow " +
+        "under the e-mail's claim id). Sign it and execute it with PUT /v2/payments, sending " +
+        "`to: [{to: <e-mail>, amount_cents, currency_symbol, invoice_description}]` and `pay_now: true` (docs/payments.md)."
+    )
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Payments" })) {}
