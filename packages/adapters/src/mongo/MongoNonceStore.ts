@@ -12,6 +12,7 @@ interface NonceDocument {
   wallet: string
   expiresAt: Date
   used: boolean
+  svcid?: string
 }
 
 /** The MongoDB nonce store. */
@@ -28,7 +29,8 @@ export const layer = Layer.effect(
             _id: record.nonce,
             wallet: record.wallet,
             expiresAt: new Date(record.expiresAt),
-            used: false
+            used: false,
+            ...(record.svcid === undefined ? {} : { svcid: record.svcid })
           })
         ).pipe(Effect.asVoid),
       consume: (nonce, now) =>
@@ -38,7 +40,8 @@ export const layer = Layer.effect(
             const record: NonceRecord = {
               nonce,
               wallet: doc.wallet as NonceRecord["wallet"],
-              expiresAt: doc.expiresAt.getTime()
+              expiresAt: doc.expiresAt.getTime(),
+              ...(doc.svcid === undefined ? {} : { svcid: doc.svcid })
             }
             return now < record.expiresAt
               ? Effect.succeed(record)

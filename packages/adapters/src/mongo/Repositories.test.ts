@@ -3,6 +3,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
+import { NonceStore } from "@svc/domain/auth"
 import { CompanyRepository } from "@svc/domain/company"
 import type { CompanyId, MembershipId, TeamId, UserId } from "@svc/domain/Ids"
 import { MembershipRepository } from "@svc/domain/membership"
@@ -14,6 +15,7 @@ import { IdempotencyStore } from "../http/IdempotencyStore.ts"
 import * as MemoryRepositories from "../memory/MemoryRepositories.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
+import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
 
 const team = (n: number, company: CompanyId) => ({
@@ -31,9 +33,9 @@ const userId = (n: number) => `us-${String(n).padStart(12, "0")}` as UserId
 const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`
 
 const suites = {
-  memory: () => Layer.mergeAll(MemoryRepositories.layer, IdempotencyStore.layerMemory),
+  memory: () => Layer.mergeAll(MemoryRepositories.layer, IdempotencyStore.layerMemory, NonceStore.layerMemory),
   mongo: () =>
-    Layer.mergeAll(MongoRepositories.layer, MongoIdempotencyStore.layer).pipe(
+    Layer.mergeAll(MongoRepositories.layer, MongoIdempotencyStore.layer, MongoNonceStore.layer).pipe(
       Layer.provideMerge(MongoDatabase.layer({ uri: inject("mongoUri"), database: `repos_${randomUUID()}` }))
     )
 }
@@ -151,6 +153,31 @@ for (const [name, makeLayer] of Object.entries(suites)) {
         yield* settings.putMember(t, userId(1), member)
         assert.deepStrictEqual(Option.getOrThrow(yield* settings.getMember(t, userId(1))), member)
         assert.isTrue(Option.isNone(yield* settings.getMember(t, userId(2))))
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.live("sign-in nonces: consumed once, with their svcid, never after expiry, one winner of a race", () =>
+      Effect.gen(function* () {
+        const nonces = yield* NonceStore
+        const now = 1_000_000
+        const address = wallet(7) as `0x${string}`
+        yield* nonces.issue({ nonce: "n1", wallet: address, expiresAt: now + 300_000, svcid: "svc-1" })
+        assert.deepStrictEqual(yield* nonces.consume("n1", now), {
+          nonce: "n1",
+          wallet: address,
+          expiresAt: now + 300_000,
+          svcid: "svc-1"
+        })
+        assert.strictEqual((yield* Effect.flip(nonces.consume("n1", now)))._tag, "NonceNotFound")
+        yield* nonces.issue({ nonce: "n2", wallet: address, expiresAt: now })
+        assert.strictEqual((yield* Effect.flip(nonces.consume("n2", now)))._tag, "NonceExpired")
+        assert.strictEqual((yield* Effect.flip(nonces.consume("never-issued", now)))._tag, "NonceNotFound")
+        yield* nonces.issue({ nonce: "n3", wallet: address, expiresAt: now + 300_000 })
+        const race = yield* Effect.all(
+          Array.from({ length: 8 }, () => Effect.exit(nonces.consume("n3", now))),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(race.filter(Exit.isSuccess).length, 1)
       }).pipe(Effect.provide(makeLayer()))
     )
 

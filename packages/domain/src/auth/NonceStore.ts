@@ -10,6 +10,8 @@ export interface NonceRecord {
   readonly nonce: string
   readonly wallet: Address
   readonly expiresAt: number
+  /** The caller's svcid given with the challenge, kept for the user that signs in with it. */
+  readonly svcid?: string
 }
 
 /** No such nonce: never issued, or already consumed. */

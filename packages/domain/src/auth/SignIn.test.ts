@@ -29,6 +29,23 @@ const tagOf = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<
   Effect.map(Effect.flip(effect), (error) => error._tag)
 
 describe("sign-in", () => {
+  it.effect("the svcid given with the challenge comes back with the signed-in wallet", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.parse("2026-11-21T08:00:00.000Z"))
+      const message = yield* issueSiweChallenge(account.address, audience, "svc-ada")
+      const { nonce } = yield* parseSiweMessage(message)
+      const signature = yield* Effect.promise(() => account.signMessage({ message }))
+      const fields = yield* completeSiweSignIn({ message, signature, nonce }, audience)
+      assert.strictEqual(fields.svcid, "svc-ada")
+      const plain = yield* challenge()
+      const without = yield* completeSiweSignIn(
+        { ...plain, signature: yield* Effect.promise(() => account.signMessage({ message: plain.message })) },
+        audience
+      )
+      assert.isUndefined(without.svcid)
+    }).pipe(Effect.provide(services))
+  )
+
   it.effect("a signed challenge signs in once; a replay is refused", () =>
     Effect.gen(function* () {
       const { message, nonce } = yield* challenge()

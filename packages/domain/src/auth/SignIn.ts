@@ -22,13 +22,19 @@ export interface SiweAudience {
 /** GET /v2/auth/siwe: a fresh message for the wallet, its nonce recorded until the message expires. */
 export const issueSiweChallenge = Effect.fn("SignIn.issueSiweChallenge")(function* (
   wallet: Address,
-  audience: SiweAudience
+  audience: SiweAudience,
+  svcid?: string
 ): Effect.fn.Return<string, never, NonceStore | Randomness> {
   const { message, fields } = yield* makeSiweMessage({ ...audience, address: wallet }).pipe(Effect.orDie)
   const store = yield* NonceStore
   // makeSiweMessage always writes an expiration; the nonce lives exactly as long as the message.
   const expiresAt = Date.parse(fields.expirationTime ?? fields.issuedAt)
-  yield* store.issue({ nonce: fields.nonce, wallet: fields.address, expiresAt })
+  yield* store.issue({
+    nonce: fields.nonce,
+    wallet: fields.address,
+    expiresAt,
+    ...(svcid === undefined ? {} : { svcid })
+  })
   return message
 })
 
@@ -48,7 +54,7 @@ export const completeSiweSignIn = Effect.fn("SignIn.completeSiweSignIn")(functio
   signIn: SiweSignIn,
   audience: SiweAudience
 ): Effect.fn.Return<
-  SiweFields,
+  SiweFields & { readonly svcid?: string },
   SiweValidationError | SiweMalformedMessage | SiweSignatureMismatch | NonceNotFound | NonceExpired,
   NonceStore | SignatureVerifier
 > {
@@ -59,5 +65,5 @@ export const completeSiweSignIn = Effect.fn("SignIn.completeSiweSignIn")(functio
   })
   const record = yield* consumeNonce(signIn.nonce)
   if (!isAddressEqual(record.wallet, fields.address)) return yield* new NonceNotFound({ nonce: signIn.nonce })
-  return fields
+  return record.svcid === undefined ? fields : { ...fields, svcid: record.svcid }
 })

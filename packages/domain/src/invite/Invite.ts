@@ -5,16 +5,23 @@ import { Schema } from "effect"
 import { Email } from "../Email.ts"
 import { Address } from "../Evm.ts"
 import { CompanyId, InviteId, TeamId, UserId } from "../Ids.ts"
+import { ManagerRole, type Role } from "../membership/Role.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { InviteMachine } from "./InviteMachine.ts"
 
-/** Roles a manager invite grants (DESIGN §5), signed as `{role, account}`. */
-export const ManagerRole = Schema.Literals(["team_admin", "team_finance_admin", "team_viewer"])
-export type ManagerRole = typeof ManagerRole.Type
+/** Roles a manager invite grants (DESIGN §5), signed as `{role, account}`: the membership's manager roles. */
+export { ManagerRole }
 
-/** Roles a member invite grants (POST /v2/invites). */
-export const MemberRole = Schema.Literals(["team_employee", "contractor"])
+/**
+ * Roles a member invite grants (POST /v2/invites). `contractor` is the real service's spelling and stays accepted
+ * for portability; accepting the invite makes a `team_contractor` membership (`membershipRoleOf`).
+ */
+export const MemberRole = Schema.Literals(["team_employee", "team_contractor", "contractor"])
 export type MemberRole = typeof MemberRole.Type
+
+/** The membership an accepted invite creates. */
+export const membershipRoleOf = (role: MemberRole | ManagerRole): Role =>
+  role === "contractor" ? "team_contractor" : role
 
 /** Details an inviter may fill in for the invitee (a "warm" invite). */
 export const InvitePrefill = Schema.Struct({

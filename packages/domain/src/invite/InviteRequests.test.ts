@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
+import { membershipRoleOf } from "./Invite.ts"
 import { CreateInvitesRequest, ExecuteManagerInvitesRequest, InvitesQuery } from "./InviteRequests.ts"
 
 const ok = (schema: Schema.Top, input: unknown) => Schema.decodeUnknownExit(schema as never)(input)._tag === "Success"
@@ -38,6 +39,9 @@ describe("invite request schemas (SPEC §4.9, §4.11)", () => {
     const body = { nanoid: "te-abcdefghijkl", invites: [{ email: "ada@example.com" }], role: "contractor" }
     assert.isFalse(Schema.decodeUnknownSync(CreateInvitesRequest)(body).anonymous)
     assert.isFalse(ok(CreateInvitesRequest, { ...body, role: "team_admin" }))
+    assert.isTrue(ok(CreateInvitesRequest, { ...body, role: "team_contractor" }))
+    assert.strictEqual(membershipRoleOf("contractor"), "team_contractor")
+    assert.strictEqual(membershipRoleOf("team_employee"), "team_employee")
     assert.isTrue(ok(CreateInvitesRequest, { ...body, invites: Array(100).fill({ email: "a@b.co" }) }))
     assert.isFalse(ok(CreateInvitesRequest, { ...body, invites: Array(101).fill({ email: "a@b.co" }) }))
   })

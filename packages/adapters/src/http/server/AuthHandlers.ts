@@ -43,7 +43,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
     .handle("siwe", ({ query }) =>
       Effect.gen(function* () {
         const config = yield* ServerConfig
-        const siwe = yield* issueSiweChallenge(query.wallet as Address, audience(config))
+        const siwe = yield* issueSiweChallenge(query.wallet as Address, audience(config), query.svcid)
         const nonce = /\nNonce: (\S+)/.exec(siwe)?.[1] ?? ""
         return { success: true as const, data: { siwe, nonce } }
       })
@@ -55,7 +55,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
           { message: payload.message, signature: payload.sig as Hex, nonce: payload.nonce },
           audience(config)
         ).pipe(Effect.mapError((error) => apiError(error.errorCode)))
-        const user = yield* userForWallet(fields.address, undefined)
+        const user = yield* userForWallet(fields.address, fields.svcid)
         const jwt = yield* AccessTokens.use((tokens) => tokens.issue({ sub: user.nanoid, wallet: user.wallet }))
         return { success: true as const, data: { jwt } }
       })
