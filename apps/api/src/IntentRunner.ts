@@ -1,7 +1,7 @@
 /**
  * The intent runner: executes registered intents (`pay_now` false) once their `pay_at_time` has come. Any number of
  * runners share the work: each intent is leased to one runner at a time by a conditional update in the ledger, and
- * the chain refuses a second execution of an intent, so none is paid twice (docs/decisions/0032).
+ * the chain refuses a second execution of an intent, so none is paid twice (docs/decisions/0018).
  */
 import { recipientsOf, tokenInfo } from "@svc/adapters/http/server"
 import { ChainGateway, type IntentError } from "@svc/domain/chain"

@@ -62,7 +62,7 @@ export interface ServerOptions {
   /** Team balances for team views; zero unless the chain adapter supplies them. */
   readonly teamBalances?: Layer.Layer<TeamBalances> | undefined
   /**
-   * The chain. With it the payment and balance routes are served (docs/decisions/0030), their storage in MongoDB (or
+   * The chain. With it the payment and balance routes are served (docs/decisions/0016), their storage in MongoDB (or
    * memory without a URI); without, they answer 501 after the permission check.
    */
   readonly chain?: Layer.Layer<ChainGateway> | undefined

@@ -40,11 +40,12 @@ export const layer = Layer.effect(
       } catch (error) {
         if (!(error instanceof MongoServerError && error.code === 11000)) throw error
       }
-      const takenOver = await col.findOneAndUpdate(
+      // A conditional `updateOne` decides the takeover: jongodb applies it atomically, its `findOneAndUpdate` not.
+      const takenOver = await col.updateOne(
         { _id: id(key), expiresAt: { $lte: new Date(now) } },
         { $set: { bodyHash, state: "running", expiresAt: fresh.expiresAt }, $unset: { response: "" } }
       )
-      if (takenOver !== null) return { _tag: "Claimed" }
+      if (takenOver.modifiedCount === 1) return { _tag: "Claimed" }
       const row = await col.findOne({ _id: id(key) })
       if (row === null) return undefined
       if (row.bodyHash !== bodyHash) return { _tag: "Mismatch" }

@@ -1,7 +1,7 @@
 /**
  * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim is one atomic conditional `updateOne`
  * (`state: "issued"` -> `"executing"` with a lease), outside any transaction, so of concurrent claims across replicas
- * exactly one wins (docs/decisions/0031). The payments ledger writes the result on the same document.
+ * exactly one wins (docs/decisions/0017). The payments ledger writes the result on the same document.
  */
 import { AlreadyExecuted, type IssuedTypedData, IssuedTypedDataStore, TypedDataNotFound } from "@svc/domain/eip712"
 import { executionLeaseMillis } from "@svc/domain/payment"

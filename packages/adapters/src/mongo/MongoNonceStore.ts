@@ -1,5 +1,5 @@
 /**
- * Sign-in nonces in MongoDB (`siwe_nonces`, `_id` = nonce). Consuming is one atomic conditional update
+ * Sign-in nonces in MongoDB (`siwe_nonces`, `_id` = nonce). Consuming is one atomic conditional `updateOne`
  * (`used: false` -> `true`), so of concurrent verifications across replicas at most one succeeds; expiry is checked
  * on the consumed record, and a TTL index lets a real mongod delete old nonces.
  */
@@ -34,7 +34,11 @@ export const layer = Layer.effect(
           })
         ).pipe(Effect.asVoid),
       consume: (nonce, now) =>
-        Effect.promise(() => col.findOneAndUpdate({ _id: nonce, used: false }, { $set: { used: true } })).pipe(
+        // A conditional `updateOne` decides the winner: jongodb applies it atomically, its `findOneAndUpdate` not.
+        Effect.promise(async () => {
+          const { modifiedCount } = await col.updateOne({ _id: nonce, used: false }, { $set: { used: true } })
+          return modifiedCount === 1 ? await col.findOne({ _id: nonce }) : null
+        }).pipe(
           Effect.flatMap((doc): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
             if (doc === null) return Effect.fail(new NonceNotFound({ nonce }))
             const record: NonceRecord = {

@@ -1,7 +1,7 @@
 /**
  * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), events in `event_outbox`, results on the
  * issued request in `issued_typed_data`. Each state change and its events are one transaction; races are settled by
- * single conditional updates (leases, `state` guards), never by transaction conflicts (docs/decisions/0031).
+ * single conditional updates (leases, `state` guards), never by transaction conflicts (docs/decisions/0017).
  */
 import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
 import { TypedDataNotFound } from "@svc/domain/eip712"

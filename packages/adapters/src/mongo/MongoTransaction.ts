@@ -4,7 +4,7 @@
  *
  * Transactions on one client run one at a time: jongodb (embedded mode, tests) drops the connection pool when
  * transactions overlap ("Server ended moreToCome unexpectedly"), and its transactions cost time in proportion to the
- * database's size (docs/decisions/0031). On MongoDB each lasts milliseconds, so the queue stays short.
+ * database's size (docs/decisions/0017). On MongoDB each lasts milliseconds, so the queue stays short.
  */
 import { Effect, Semaphore } from "effect"
 import type { ClientSession, MongoClient } from "mongodb"

@@ -26,7 +26,7 @@ export const InstantAmountCents = Schema.Int.pipe(
 export const AmountCents = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000_000_000 })))
 
 /**
- * Most entries in one batch (SPEC §8 leaves it open; docs/decisions/0030). About 37k gas a payment: batches past
+ * Most entries in one batch (SPEC §8 leaves it open; docs/decisions/0016). About 37k gas a payment: batches past
  * roughly 700 entries do not fit a 30M-gas block and are refused at execution, before their salt is spent.
  */
 export const maxBatchSize = 1000
@@ -54,7 +54,7 @@ export const CreatePaymentsRequest = Schema.Struct({
   from: TeamId,
   to: recipients,
   pay_now: Schema.Boolean,
-  /** Ours (docs/decisions/0030): when an intent (`pay_now` false) becomes due, unix seconds; default now. */
+  /** Ours (docs/decisions/0016): when an intent (`pay_now` false) becomes due, unix seconds; default now. */
   pay_at_time: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
   network: NetworkField
 })

@@ -2,7 +2,7 @@
  * Executing signed payments (PUT /v2/payments): the signer's right to pay for the team, the domain's check of the
  * signed request, one claim of the salt across replicas, settlement through the chain, and the payments with their
  * events recorded in one step. A replay, or a second replica receiving the same request, answers the first result
- * (docs/decisions/0031).
+ * (docs/decisions/0017).
  */
 import { type ChainError, ChainGateway, paymentRequestOf, paymentsRequestOf, type Settlement } from "@svc/domain/chain"
 import {
