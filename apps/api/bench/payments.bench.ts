@@ -14,12 +14,17 @@ import { resolve } from "node:path"
 import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
 import { MongoDatabase } from "@svc/adapters/mongo"
-import { ChainGateway, type PaymentsForwardRequest, paymentsRequestOf, type Signed } from "@svc/domain/chain"
+import {
+  ChainGateway,
+  type PaymentsForwardRequest,
+  paymentsRequestOf,
+  type Signed,
+  svcAccountSaltOf
+} from "@svc/domain/chain"
 import { type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpServer } from "effect/http"
-import { keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as Server from "../src/Server.ts"
 import { addMember, call, seedTeam, signIn, type TestServer } from "../src/TestServer.ts"
@@ -75,7 +80,7 @@ const main = Effect.gen(function* () {
     yield* addMember(seeded.teamId, admin.address, "team_finance_admin", "bench-admin@bench.example").pipe(
       Effect.provide(context)
     )
-    const { account } = yield* gateway.createAccount(admin.address, keccak256(toHex(seeded.teamId)))
+    const { account } = yield* gateway.createAccount(admin.address, svcAccountSaltOf(seeded.teamId))
     yield* embedded.mint(account, 10n ** 15n)
     yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(Effect.provide(context))
     const token = yield* signIn(server, admin)

@@ -155,6 +155,13 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           assert.strictEqual(yield* balanceOf(t.account), units(1_000_00 - 3500))
           assert.strictEqual(yield* balanceOf(employeeAccount), units(2500))
           assert.strictEqual(yield* balanceOf(contractorAccount), units(1000))
+          // The team's member list names the same accounts the money went to.
+          const members = yield* call(server, "GET", `/v2/teams/${t.team}/users`, { token: t.token })
+          const accountOf = new Map(
+            (members.body.data.users as Array<Json>).map((u) => [u.nanoid, String(u.svc_account).toLowerCase()])
+          )
+          assert.strictEqual(accountOf.get(t.employee.user), employeeAccount.toLowerCase())
+          assert.strictEqual(accountOf.get(t.contractor.user), contractorAccount.toLowerCase())
 
           const replay = yield* call(server, "PUT", "/v2/payments", {
             token: t.token,

@@ -11,11 +11,11 @@ import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
-import { ChainGateway } from "@svc/domain/chain"
+import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
-import { type Address, keccak256, toHex } from "viem"
+import type { Address } from "viem"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
 import * as ChainTeamBalances from "./ChainTeamBalances.ts"
 import { seedDemo } from "./DemoSeed.ts"
@@ -93,7 +93,7 @@ const main = Effect.gen(function* () {
         : (owner: Address, team: TeamId) =>
             Effect.gen(function* () {
               const gateway = Context.get(chain, ChainGateway)
-              const { account } = yield* gateway.createAccount(owner, keccak256(toHex(team)))
+              const { account } = yield* gateway.createAccount(owner, svcAccountSaltOf(team))
               const usdc = 100_000n * 10n ** 6n
               yield* Context.get(chain, EmbeddedChain).mint(account, usdc)
               return { account, usdc }

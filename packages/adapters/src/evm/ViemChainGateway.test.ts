@@ -404,11 +404,23 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
   it.effect("creating an account twice returns the same account without a second transaction", () =>
     Effect.gen(function* () {
       const gateway = yield* ChainGateway
+      const { client, suite } = yield* Fixture
       const owner = newWallet()
       const salt = bytes32()
+      const predicted = yield* gateway.accountAddress(owner, salt)
+      const forwarderSays = yield* Effect.promise(() =>
+        client.readContract({
+          address: suite.forwarder,
+          abi: svcAccountForwarderAbi,
+          functionName: "accountAddress",
+          args: [owner, salt]
+        })
+      )
+      assert.strictEqual(predicted, forwarderSays)
       const first = yield* gateway.createAccount(owner, salt)
       const second = yield* gateway.createAccount(owner, salt)
-      assert.strictEqual(first.account, yield* gateway.accountAddress(owner, salt))
+      assert.strictEqual(first.account, predicted)
+      assert.notStrictEqual(yield* Effect.promise(() => client.getCode({ address: predicted })), undefined)
       assert.isDefined(first.transactionHash)
       assert.deepStrictEqual(second, { account: first.account, owner })
       const unknown = yield* Effect.flip(

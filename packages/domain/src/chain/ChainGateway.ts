@@ -33,8 +33,8 @@ export class ChainGateway extends Context.Service<
     readonly chainId: number
     /** The forwarder, escrow and settlement token of this deployment. */
     readonly addresses: SuiteAddresses
-    /** The account `createAccount(owner, salt)` gives, without creating it. */
-    readonly accountAddress: (owner: Address, salt: Hex) => Effect.Effect<Address, ChainUnavailable>
+    /** The account `createAccount(owner, salt)` gives, without creating it or asking the chain. */
+    readonly accountAddress: (owner: Address, salt: Hex) => Effect.Effect<Address>
     /** Creates the svc account of a team or user, owned by `owner`; idempotent (returns the existing one). */
     readonly createAccount: (
       owner: Address,

@@ -50,7 +50,7 @@ export const Pagination = Schema.Struct({
 })
 export type Pagination = typeof Pagination.Type
 
-/** A user as a member of a team with `role`; `svc_account` is the team's account address. */
+/** A user as a member of a team with `role`; `svc_account` is the user's own account address. */
 export const toTeamUser = (user: User, role: Role, svcAccount: string): TeamUser => ({
   nanoid: user.nanoid,
   first_name: user.first_name,

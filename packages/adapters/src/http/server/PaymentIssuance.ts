@@ -2,7 +2,7 @@
  * Issuing payment typed data (POST /v2/payments, POST /v2/payments/external_entity/instant): recipients resolved to
  * their svc accounts, entries built by the domain, the bundle recorded with what execution needs to settle it.
  */
-import { ChainGateway } from "@svc/domain/chain"
+import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import { IssuedTypedDataStore, makePaymentsTypedData, makePaymentTypedData } from "@svc/domain/eip712"
 import {
   IdGenerator,
@@ -24,11 +24,8 @@ import {
 import type { Team } from "@svc/domain/team"
 import { UserRepository } from "@svc/domain/user"
 import { Clock, Effect } from "effect"
-import { type Address, keccak256, toHex } from "viem"
+import type { Address } from "viem"
 import { apiError } from "../ApiError.ts"
-
-/** The CREATE2 salt of the svc account of a team or user: keccak256 of its nanoid (as the api seed does). */
-export const accountSaltOf = (nanoid: string) => keccak256(toHex(nanoid))
 
 /** One payment of an issued request, as execution records it. */
 export interface PlannedPayment {
@@ -72,7 +69,7 @@ export const teamAccountOf = (team: Team) =>
 
 /** The svc account address of a user (counterfactual until deployed: tokens can be sent to it either way). */
 export const userAccountOf = (user: { readonly nanoid: string; readonly wallet: string }) =>
-  ChainGateway.use((chain) => chain.accountAddress(user.wallet as Address, accountSaltOf(user.nanoid))).pipe(
+  ChainGateway.use((chain) => chain.accountAddress(user.wallet as Address, svcAccountSaltOf(user.nanoid))).pipe(
     Effect.orDie
   )
 

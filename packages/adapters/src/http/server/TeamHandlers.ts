@@ -1,6 +1,7 @@
 /**
  * The team routes (SPEC §4.2, §4.4, §4.10, §4.12): teams, their users, members and settings.
  */
+import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import { CompanyRepository } from "@svc/domain/company"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
 import { MembershipRepository, toMemberSummary } from "@svc/domain/membership"
@@ -15,6 +16,7 @@ import {
 import { maxEmails, newUser, pageRequest, pagination, toTeamUser, UserRepository } from "@svc/domain/user"
 import { DateTime, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import type { Address } from "viem"
 import { Api } from "../Api.ts"
 import { apiError } from "../ApiError.ts"
 import { CurrentUser } from "../Authentication.ts"
@@ -216,10 +218,21 @@ export const TeamHandlers = HttpApiBuilder.group(Api, "teams", (handlers) =>
             u
           ])
         )
-        const users = page.members.flatMap((m) => {
-          const user = profiles.get(m.user_nanoid)
-          return user === undefined ? [] : [toTeamUser(user, m.role, team.svc_account)]
-        })
+        // Each member's own svc account (where the team pays them); unknown without a chain.
+        const chain = yield* Effect.serviceOption(ChainGateway)
+        const users = yield* Effect.forEach(
+          page.members.flatMap((m) => {
+            const user = profiles.get(m.user_nanoid)
+            return user === undefined ? [] : [{ user, role: m.role }]
+          }),
+          ({ user, role }) =>
+            Effect.map(
+              chain._tag === "Some"
+                ? chain.value.accountAddress(user.wallet as Address, svcAccountSaltOf(user.nanoid))
+                : Effect.succeed(""),
+              (account) => toTeamUser(user, role, account)
+            )
+        )
         return {
           success: true as const,
           data: { users, pagination: pagination(request, page.members.length, page.total) }
