@@ -78,7 +78,7 @@ const main = Effect.gen(function* () {
       teamBalances: chainLayer === undefined ? undefined : ChainTeamBalances.layer.pipe(Layer.provide(chainLayer))
     })
   )
-  // With the chain, this process also runs the intent runner (any number of processes may: decision 0032).
+  // With the chain, this process also runs the intent runner (any number of processes may: decision 0018).
   if (chainLayer !== undefined) {
     yield* Layer.build(
       IntentRunner.layer({ worker: `api-${process.pid}` }).pipe(Layer.provide(Layer.succeedContext(server)))
