@@ -7,7 +7,15 @@ import { assert, describe, it } from "@effect/vitest"
 import type { TeamId, UserId } from "@svc/domain/Ids"
 import { type Action, Permissions, type Role } from "@svc/domain/membership"
 import { Effect } from "effect"
-import { call, type SeededMember, seedTeam, signIn, startTestServer } from "./TestServer.ts"
+import {
+  call,
+  placeholderSignature,
+  placeholderTypedData,
+  type SeededMember,
+  seedTeam,
+  signIn,
+  startTestServer
+} from "./TestServer.ts"
 
 const roles: ReadonlyArray<Role> = [
   "team_admin",
@@ -26,30 +34,10 @@ interface Route {
   readonly self?: boolean
 }
 
-const signature = `0x${"1b".repeat(65)}`
+const signature = placeholderSignature
 const wallet = (byte: string) => `0x${byte.repeat(20)}`
 /** A well-formed signed payments message (SPEC §2.7): the routes must refuse on permission before looking at it. */
-const typedData = {
-  from: wallet("ab"),
-  to: wallet("cd"),
-  salt: "1",
-  expires: "1",
-  data: {
-    payments: [
-      {
-        id: `0x${"11".repeat(32)}`,
-        groupID: `0x${"22".repeat(32)}`,
-        payAtTime: "0",
-        validMinutes: "0",
-        payType: "1",
-        token: `0x${"33".repeat(20)}`,
-        recipient: `0x${"44".repeat(20)}`,
-        amount: "1000000",
-        data: "0x"
-      }
-    ]
-  }
-}
+const typedData = placeholderTypedData(wallet("ab"), wallet("cd"))
 const ghost = "us-ghostghost00" as UserId
 
 /** Every route that names `team`; `other` is another member of it, `me` the caller. */

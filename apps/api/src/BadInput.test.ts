@@ -4,7 +4,16 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, type SeededMember, seedTeam, signIn, startTestServer, type TestServer } from "./TestServer.ts"
+import {
+  call,
+  placeholderSignature,
+  placeholderTypedData,
+  type SeededMember,
+  seedTeam,
+  signIn,
+  startTestServer,
+  type TestServer
+} from "./TestServer.ts"
 
 interface BodyRoute {
   readonly method: string
@@ -94,28 +103,8 @@ describe("bad-input sweep", () => {
             to: [payment],
             pay_now: true,
             signer: admin.account.address,
-            typed_data: {
-              from: admin.account.address,
-              to: admin.account.address,
-              salt: "1",
-              expires: "1",
-              data: {
-                payments: [
-                  {
-                    id: `0x${"11".repeat(32)}`,
-                    groupID: `0x${"22".repeat(32)}`,
-                    payAtTime: "0",
-                    validMinutes: "0",
-                    payType: "1",
-                    token: `0x${"33".repeat(20)}`,
-                    recipient: `0x${"44".repeat(20)}`,
-                    amount: "1000000",
-                    data: "0x"
-                  }
-                ]
-              }
-            },
-            signature: `0x${"1b".repeat(65)}`
+            typed_data: placeholderTypedData(admin.account.address, admin.account.address),
+            signature: placeholderSignature
           },
           required: ["from", "to", "pay_now", "signer", "typed_data", "signature"]
         },

@@ -20,6 +20,8 @@ import * as Server from "./Server.ts"
 import {
   addMember,
   call,
+  placeholderSignature,
+  placeholderTypedData,
   type SeededMember,
   seedTeam,
   signIn,
@@ -708,28 +710,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
                 to: [entry(other.user, 100)],
                 pay_now: true,
                 signer: member.account.address,
-                typed_data: {
-                  from: member.account.address,
-                  to: member.account.address,
-                  salt: "1",
-                  expires: "9999999999",
-                  data: {
-                    payments: [
-                      {
-                        id: `0x${"11".repeat(32)}`,
-                        groupID: `0x${"22".repeat(32)}`,
-                        payAtTime: "0",
-                        validMinutes: "0",
-                        payType: "1",
-                        token: `0x${"33".repeat(20)}`,
-                        recipient: `0x${"44".repeat(20)}`,
-                        amount: "1000000",
-                        data: "0x"
-                      }
-                    ]
-                  }
-                },
-                signature: `0x${"1b".repeat(65)}`
+                typed_data: placeholderTypedData(member.account.address, member.account.address, "9999999999"),
+                signature: placeholderSignature
               }
             }
           ] as const

@@ -204,3 +204,29 @@ export const addMember = (team: TeamId, wallet: string, role: Role, email: strin
 
 /** A typed client of the server, authenticated with `token` when given. */
 export const client = (server: TestServer, token?: string) => makeApiClient({ baseUrl: server.baseUrl, token })
+
+/** A well-formed signature that signs nothing: for requests that must be refused before any signature check. */
+export const placeholderSignature = `0x${"1b".repeat(65)}`
+
+/** Well-formed payments typed data (SPEC §2.7) that no one issued: for permission and validation sweeps. */
+export const placeholderTypedData = (from: string, to: string, expires = "1") => ({
+  from,
+  to,
+  salt: "1",
+  expires,
+  data: {
+    payments: [
+      {
+        id: `0x${"11".repeat(32)}`,
+        groupID: `0x${"22".repeat(32)}`,
+        payAtTime: "0",
+        validMinutes: "0",
+        payType: "1",
+        token: `0x${"33".repeat(20)}`,
+        recipient: `0x${"44".repeat(20)}`,
+        amount: "1000000",
+        data: "0x"
+      }
+    ]
+  }
+})

@@ -3,18 +3,11 @@
  */
 import { Schema } from "effect"
 import type { Company } from "../company/Company.ts"
+import { PostalAddressWithTimezone } from "../PostalAddress.ts"
 import type { User } from "../user/User.ts"
 import type { Role } from "./Role.ts"
 
-const Address = Schema.Struct({
-  line_1: Schema.String,
-  line_2: Schema.String,
-  city: Schema.String,
-  state: Schema.String,
-  country: Schema.String,
-  zip_code: Schema.String,
-  timezone: Schema.String
-})
+const Address = PostalAddressWithTimezone
 
 /** A pay schedule of a member (SPEC §2.4). */
 export const PaySchedule = Schema.Struct({

@@ -3,12 +3,10 @@
  * with the spec's field names and types. Times are ISO 8601 UTC strings (DESIGN §5).
  */
 import { Schema } from "effect"
+import { PostalAddress } from "../PostalAddress.ts"
 import { PaymentMachine } from "./PaymentMachine.ts"
 
 const S = Schema.String
-
-/** A postal address as the payments query shows it. */
-export const PostalAddress = Schema.Struct({ country: S, state: S, city: S, line_1: S, line_2: S, zip_code: S })
 
 /** Who is paid. */
 export const PaymentRecipient = Schema.Struct({

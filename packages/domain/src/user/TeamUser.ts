@@ -3,7 +3,8 @@
  */
 import { Schema } from "effect"
 import { isPayable, type Role } from "../membership/Role.ts"
-import type { User } from "./User.ts"
+import { PostalAddress, postalAddressOf } from "../PostalAddress.ts"
+import { Onboarding, type User } from "./User.ts"
 
 /** The most e-mails one team users query may filter on (SPEC §8). */
 export const maxEmails = 100
@@ -21,20 +22,8 @@ export const TeamUser = Schema.Struct({
   svc_account: Schema.String,
   svcid: Schema.String,
   avatar: Schema.String,
-  address: Schema.Struct({
-    line_1: Schema.String,
-    line_2: Schema.String,
-    city: Schema.String,
-    state: Schema.String,
-    country: Schema.String,
-    zip_code: Schema.String
-  }),
-  onboarding: Schema.Struct({
-    onboarded: Schema.Boolean,
-    step: Schema.String,
-    role: Schema.String,
-    moderation_status: Schema.String
-  }),
+  address: PostalAddress,
+  onboarding: Onboarding,
   payable: Schema.Boolean
 })
 export type TeamUser = typeof TeamUser.Type
@@ -61,14 +50,7 @@ export const toTeamUser = (user: User, role: Role, svcAccount: string): TeamUser
   svc_account: svcAccount,
   svcid: user.svcid,
   avatar: user.avatar,
-  address: {
-    line_1: user.address.line_1,
-    line_2: user.address.line_2,
-    city: user.address.city,
-    state: user.address.state,
-    country: user.address.country,
-    zip_code: user.address.zip_code
-  },
+  address: postalAddressOf(user.address),
   onboarding: user.onboarding,
   payable: isPayable(role)
 })

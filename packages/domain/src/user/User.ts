@@ -3,6 +3,7 @@
  */
 import { Schema } from "effect"
 import { UserId } from "../Ids.ts"
+import { PostalAddressWithTimezone } from "../PostalAddress.ts"
 
 /** A wallet address, `0x` + 40 hex characters. Stored lower-cased. */
 export const WalletAddress = Schema.String.pipe(
@@ -14,16 +15,8 @@ export const WalletAddress = Schema.String.pipe(
   )
 )
 
-/** A postal address (SPEC §2.2); the summary adds `timezone`. */
-export const Address = Schema.Struct({
-  line_1: Schema.String,
-  line_2: Schema.String,
-  city: Schema.String,
-  state: Schema.String,
-  country: Schema.String,
-  zip_code: Schema.String,
-  timezone: Schema.String
-})
+/** A user's postal address with time zone (SPEC §2.4); lists show its postal part (§2.2). */
+export const Address = PostalAddressWithTimezone
 export type Address = typeof Address.Type
 
 /** Where a user is in onboarding (SPEC §2.2). */
