@@ -3,11 +3,9 @@
  *
  * Output is a human table by default and the API's JSON with `--json`.
  */
-import { Api } from "@svc/adapters/http"
+import { makeApiClient } from "@svc/adapters/http"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { FetchHttpClient } from "effect/http"
-import { HttpApiClient } from "effect/http-api"
 
 const url = Flag.String("url").pipe(
   Flag.withDescription("Base URL of the svc API (env SVC_URL)"),
@@ -21,15 +19,13 @@ export const svc = Command.make("svc").pipe(
   Command.withDescription("Team payments in USDC: drive the svc API")
 )
 
-const client = (baseUrl: string) => HttpApiClient.make(Api, { baseUrl }).pipe(Effect.provide(FetchHttpClient.layer))
-
 /** `svc health`: whether the API answers. */
 export const health = Command.make(
   "health",
   {},
   Effect.fn("svc.health")(function* () {
     const root = yield* svc
-    const response = yield* (yield* client(root.url)).health()
+    const response = yield* (yield* makeApiClient({ baseUrl: root.url })).health()
     yield* Console.log(root.json ? JSON.stringify(response) : `${root.url}: ${response.data.status}`)
   })
 ).pipe(Command.withDescription("Check that the API serves"))
