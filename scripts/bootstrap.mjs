@@ -20,7 +20,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const cache = join(root, ".cache", "toolchain")
 
 const [task, ...rest] = process.argv.slice(2)
-const tasks = { start: "serve", test: "check" }
+// `start` runs the server straight on Node 24, not through pnpm: pnpm does not pass SIGTERM on to its script, and
+// the server must get it to stop gracefully (and stop jongodb and anvil).
+const tasks = { start: ["node", "apps/api/src/main.ts"], test: ["pnpm", "run", "check"] }
 if (!(task in tasks)) {
   console.error(`usage: bootstrap.mjs <${Object.keys(tasks).join("|")}> [args...]`)
   process.exit(2)
@@ -92,9 +94,9 @@ for (const key of Object.keys(env)) {
 }
 env.COREPACK_ENABLE_STRICT = "0"
 
-const run = (args) =>
+const run = (command) =>
   new Promise((resolvePromise) => {
-    const child = spawn(pnpm[0], [...pnpm.slice(1), ...args], { cwd: root, env, stdio: "inherit" })
+    const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: "inherit" })
     const forward = (signal) => child.kill(signal)
     process.on("SIGINT", forward)
     process.on("SIGTERM", forward)
@@ -105,6 +107,7 @@ const run = (args) =>
     })
   })
 
-const installed = await run(["install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"])
+const installed = await run([...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"])
 if (installed !== 0) process.exit(installed)
-process.exit(await run(["run", tasks[task], ...rest]))
+const [program, ...args] = tasks[task]
+process.exit(await run([...(program === "node" ? [node] : pnpm), ...args, ...rest]))
