@@ -94,17 +94,24 @@ for (const key of Object.keys(env)) {
 }
 env.COREPACK_ENABLE_STRICT = "0"
 
+// npm runs this script under `sh -c`, and a SIGTERM sent to npm ends npm and that shell but never reaches us. So
+// besides forwarding the signals we get, we watch for our parent going away and treat it as a SIGTERM.
+let current
+const forward = (signal) => current?.kill(signal)
+process.on("SIGINT", () => forward("SIGINT"))
+process.on("SIGTERM", () => forward("SIGTERM"))
+const parent = process.ppid
+const orphaned = setInterval(() => {
+  if (process.ppid === parent) return
+  clearInterval(orphaned)
+  forward("SIGTERM")
+}, 250)
+orphaned.unref()
+
 const run = (command) =>
   new Promise((resolvePromise) => {
-    const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: "inherit" })
-    const forward = (signal) => child.kill(signal)
-    process.on("SIGINT", forward)
-    process.on("SIGTERM", forward)
-    child.on("exit", (code, signal) => {
-      process.off("SIGINT", forward)
-      process.off("SIGTERM", forward)
-      resolvePromise(code ?? (signal ? 128 : 1))
-    })
+    current = spawn(command[0], command.slice(1), { cwd: root, env, stdio: "inherit" })
+    current.on("exit", (code, signal) => resolvePromise(code ?? (signal ? 128 : 1)))
   })
 
 const installed = await run([...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"])
