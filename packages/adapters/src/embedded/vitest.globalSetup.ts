@@ -1,5 +1,6 @@
 /**
- * One jongodb and one anvil for the whole test run. Tests isolate by database name and by anvil snapshots.
+ * One jongodb and one anvil for the whole test run. Tests isolate by database name, and on anvil by deploying
+ * their own contracts with fresh keys (docs/decisions/0019).
  *
  * Tests read the addresses with `inject("mongoUri")` / `inject("rpcUrl")` from vitest.
  */
