@@ -2,16 +2,29 @@
  * The payments ledger: the steps of executing signed payments and intents that must each be one atomic write, so a
  * state and the events that report it are never apart, and concurrent replicas never both act on one payment.
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { Uint256String } from "../Evm.ts"
 import type { TypedDataNotFound } from "../eip712/IssuedTypedDataStore.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
+import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { PaymentId, TeamId, UserId } from "../Ids.ts"
 import type { StaleState } from "../StaleState.ts"
 import type { Payment } from "./Payment.ts"
 import type { PaymentState } from "./PaymentMachine.ts"
-import type { PaymentNotFound, PaymentPatch } from "./PaymentRepository.ts"
+
+/** No payment has this id. */
+export class PaymentNotFound extends Schema.TaggedError<PaymentNotFound>()("PaymentNotFound", {
+  nanoid: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "PAYMENT_NOT_FOUND"
+  }
+}
+
+/** The changes a settlement may carry besides the state. */
+export type PaymentPatch = Partial<Pick<Payment, "creation_transaction" | "process_transaction" | "updated_at">>
 
 /** How long a claim of a salt holds before another replica may take over an execution left unfinished (ms). */
 export const executionLeaseMillis = 120_000
