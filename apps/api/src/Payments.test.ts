@@ -353,7 +353,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           database: server.database,
           jwtSecret: server.jwtSecret,
           chain: ViemChainGateway.layer({
-            rpcUrl,
+            rpcUrl: Redacted.make(rpcUrl),
             chainId,
             relayerKey: Redacted.make(relayerKey),
             addresses: embedded.suite,

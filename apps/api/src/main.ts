@@ -25,18 +25,19 @@ import * as Server from "./Server.ts"
 const main = Effect.gen(function* () {
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
   const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
-  const mongoUriConfig = yield* Config.option(Config.String("MONGODB_URI"))
+  // Redacted: both URIs usually carry credentials.
+  const mongoUriConfig = yield* Config.option(Config.Redacted("MONGODB_URI"))
   const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
   const chainId = yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
   const embedded = Option.isNone(mongoUriConfig)
 
   const mongoUri = Option.isSome(mongoUriConfig)
-    ? mongoUriConfig.value
+    ? Redacted.value(mongoUriConfig.value)
     : yield* Effect.map(startJongodb(), (mongo) => mongo.uri)
-  const rpcUrlConfig = yield* Config.option(Config.String("RPC_URL"))
+  const rpcUrlConfig = yield* Config.option(Config.Redacted("RPC_URL"))
   const rpcUrl = Option.isSome(rpcUrlConfig)
-    ? rpcUrlConfig.value
+    ? Redacted.value(rpcUrlConfig.value)
     : embedded
       ? yield* Effect.map(startAnvil(), (anvil) => anvil.rpcUrl)
       : undefined

@@ -4,7 +4,7 @@
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Effect, type Scope } from "effect"
-import { type EmbeddedStartError, freePort, pollUntil, spawnScoped } from "./ChildProcess.ts"
+import { type EmbeddedStartError, freePort, pollUntil, retryStart, spawnScoped } from "./ChildProcess.ts"
 
 const platformPackages: Record<string, string> = {
   "linux-x64": "@foundry-rs/anvil-linux-amd64",
@@ -70,4 +70,4 @@ export const startAnvil = (
       ready: () => pollUntil(() => chainIdOf(rpcUrl))
     })
     return { rpcUrl, port, chainId }
-  })
+  }).pipe(retryStart)

@@ -11,8 +11,16 @@ import { Effect, Schema, type Scope } from "effect"
 /** An embedded service could not be started: its binary is missing, it exited, or it never became ready. */
 export class EmbeddedStartError extends Schema.TaggedError<EmbeddedStartError>()("EmbeddedStartError", {
   service: Schema.String,
+  reason: Schema.Literals(["binary-missing", "exited", "not-ready"]),
   message: Schema.String
 }) {}
+
+/**
+ * Retries a start whose service exited before it was ready: the free port it was given may have been taken by
+ * another process between our check and its bind.
+ */
+export const retryStart = <A, R>(start: Effect.Effect<A, EmbeddedStartError, R>) =>
+  Effect.retry(start, { times: 2, while: (error) => error.reason === "exited" })
 
 /** Asks the kernel for a free TCP port on loopback. */
 export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) => {
@@ -65,6 +73,7 @@ export const spawnScoped = <A>(options: SpawnOptions<A>): Effect.Effect<A, Embed
     if (!existsSync(options.binary)) {
       return yield* new EmbeddedStartError({
         service: options.service,
+        reason: "binary-missing",
         message: `${options.service}: binary not found at ${options.binary}; run the install (npm test or npm start) again`
       })
     }
@@ -92,6 +101,7 @@ export const spawnScoped = <A>(options: SpawnOptions<A>): Effect.Effect<A, Embed
           Effect.fail(
             new EmbeddedStartError({
               service: options.service,
+              reason: "exited",
               message: `${options.service} stopped before it was ready (${detail}): ${stderr.trim().slice(-2_000)}`
             })
           )
@@ -105,7 +115,11 @@ export const spawnScoped = <A>(options: SpawnOptions<A>): Effect.Effect<A, Embed
         duration: options.readyTimeoutMs ?? 30_000,
         orElse: () =>
           Effect.fail(
-            new EmbeddedStartError({ service: options.service, message: `${options.service} was not ready in time` })
+            new EmbeddedStartError({
+              service: options.service,
+              reason: "not-ready",
+              message: `${options.service} was not ready in time`
+            })
           )
       })
     )

@@ -1,4 +1,7 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { MongoClient } from "mongodb"
@@ -58,7 +61,24 @@ describe("embedded infrastructure", () => {
   it.live("a process that dies before it is ready fails the start", () =>
     Effect.gen(function* () {
       const error = yield* startJongodb({ binary: "/bin/false" }).pipe(Effect.scoped, Effect.flip)
+      assert.strictEqual(error.reason, "exited")
       assert.include(error.message, "stopped before it was ready")
+    })
+  )
+
+  it.live("a service that exits at once (its port taken meanwhile) is started again", () =>
+    Effect.gen(function* () {
+      // A stand-in binary that fails its first start and serves on its second, as when a port race is lost once.
+      const dir = mkdtempSync(join(tmpdir(), "svc-embedded-"))
+      const binary = join(dir, "flaky")
+      writeFileSync(
+        binary,
+        `#!/bin/sh\nif [ ! -e "${dir}/tried" ]; then touch "${dir}/tried"; exit 1; fi\necho "JONGODB_URI=mongodb://127.0.0.1:1/x"\nexec sleep 30\n`
+      )
+      chmodSync(binary, 0o755)
+      const started = yield* startJongodb({ binary }).pipe(Effect.scoped)
+      assert.strictEqual(started.uri, "mongodb://127.0.0.1:1/x")
+      rmSync(dir, { recursive: true, force: true })
     })
   )
 

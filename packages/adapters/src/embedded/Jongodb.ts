@@ -4,7 +4,7 @@
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Effect, type Scope } from "effect"
-import { type EmbeddedStartError, freePort, pollUntil, spawnScoped } from "./ChildProcess.ts"
+import { type EmbeddedStartError, freePort, pollUntil, retryStart, spawnScoped } from "./ChildProcess.ts"
 
 const binaryPackage = "@jongodb/memory-server-bin-linux-x64-gnu"
 
@@ -38,4 +38,4 @@ export const startJongodb = (
       ready: ({ stdout }) => pollUntil(async () => /JONGODB_URI=(\S+)/.exec(stdout())?.[1])
     })
     return { uri, port }
-  })
+  }).pipe(retryStart)

@@ -11,7 +11,8 @@ export const arbitrumOneUsdc: Address = "0xaf88d065e77c8cC2239327C5EDb3A432268e5
 
 /** What the gateway needs to run: the chain, the relayer's key and the deployed contracts. */
 export interface ChainSettings {
-  readonly rpcUrl: string
+  /** Redacted: a provider's URL usually carries its API key. */
+  readonly rpcUrl: Redacted.Redacted<string>
   readonly chainId: number
   readonly relayerKey: Redacted.Redacted<Hex>
   readonly addresses: SuiteAddresses
@@ -26,14 +27,14 @@ const tokenAddress = (chainId: number) =>
   chainId === 42161 ? address("TOKEN_ADDRESS").pipe(Config.withDefault(arbitrumOneUsdc)) : address("TOKEN_ADDRESS")
 
 /**
- * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL`, `RELAYER_PRIVATE_KEY` (redacted),
+ * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` and `RELAYER_PRIVATE_KEY` (redacted),
  * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161).
  */
 export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHAIN_ID").pipe(
   Config.withDefault(42161),
   Config.flatMap((chainId) =>
     Config.all({
-      rpcUrl: Config.String("RPC_URL"),
+      rpcUrl: Config.Redacted("RPC_URL"),
       relayerKey: Config.Redacted("RELAYER_PRIVATE_KEY"),
       forwarder: address("FORWARDER_ADDRESS"),
       escrow: address("ESCROW_ADDRESS"),

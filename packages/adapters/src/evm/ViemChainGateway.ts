@@ -382,7 +382,7 @@ export const layer = (settings: ChainSettings): Layer.Layer<ChainGateway, ChainU
   Layer.effect(
     ChainGateway,
     Effect.gen(function* () {
-      const client = makeChainClient(settings)
+      const client = makeChainClient({ ...settings, rpcUrl: Redacted.value(settings.rpcUrl) })
       const relayer = yield* makeRelayer(client, privateKeyToAccount(Redacted.value(settings.relayerKey)))
       return yield* make(client, relayer, settings.addresses)
     })

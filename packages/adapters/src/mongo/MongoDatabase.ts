@@ -1,8 +1,9 @@
 /**
  * The MongoDB connection as a scoped service: one `MongoClient`, closed when the scope closes.
  */
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Redacted } from "effect"
 import { type Db, MongoClient } from "mongodb"
+import { serializeTransactions } from "./MongoTransaction.ts"
 
 /** The database svc stores its state in. */
 export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db: Db; readonly client: MongoClient }>()(
@@ -16,6 +17,9 @@ export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db:
         Effect.promise(async () => {
           const client = new MongoClient(options.uri, { maxPoolSize: 50, serverSelectionTimeoutMS: 10_000 })
           await client.connect()
+          // jongodb (embedded mode, tests) breaks on overlapping transactions; MongoDB does not need the queue.
+          const { version } = await client.db("admin").command({ buildInfo: 1 })
+          if (String(version).includes("jongodb")) serializeTransactions(client)
           return client
         }),
         (client) => Effect.promise(() => client.close())
@@ -29,9 +33,13 @@ export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db:
   /** From `MONGODB_URI` (and `MONGODB_DATABASE`). */
   static readonly layerConfig = Layer.unwrap(
     Effect.gen(function* () {
-      const uri = yield* Config.String("MONGODB_URI")
+      // Redacted: the URI usually carries credentials.
+      const uri = yield* Config.Redacted("MONGODB_URI")
       const database = yield* Config.option(Config.String("MONGODB_DATABASE"))
-      return MongoDatabase.layer({ uri, database: database._tag === "Some" ? database.value : undefined })
+      return MongoDatabase.layer({
+        uri: Redacted.value(uri),
+        database: database._tag === "Some" ? database.value : undefined
+      })
     })
   )
 }

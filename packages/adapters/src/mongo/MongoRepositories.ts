@@ -156,13 +156,14 @@ export const memberships = Layer.effect(
           return { members: docs.map((d) => clean<Membership>(d) as Membership), total }
         }),
       countByTeams: (teams) =>
+        // One query for all the teams, not one count per team.
         Effect.promise(async () => {
-          const counts = new Map<TeamId, number>()
-          await Promise.all(
-            teams.map(async (t) => {
-              counts.set(t, await col.countDocuments({ team_nanoid: t }))
-            })
-          )
+          const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
+          const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
+          for await (const row of rows) {
+            const team = row.team_nanoid as TeamId
+            counts.set(team, (counts.get(team) ?? 0) + 1)
+          }
           return counts
         }),
       remove: (team, user) =>

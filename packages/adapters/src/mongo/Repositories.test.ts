@@ -17,6 +17,7 @@ import { MongoDatabase } from "./MongoDatabase.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
+import { transactionsSerialized } from "./MongoTransaction.ts"
 
 const team = (n: number, company: CompanyId) => ({
   nanoid: `te-${String(n).padStart(12, "0")}` as TeamId,
@@ -133,11 +134,22 @@ for (const [name, makeLayer] of Object.entries(suites)) {
         )
         const admins = yield* memberships.listTeam(t, { roles: ["team_admin"], offset: 0, limit: undefined })
         assert.strictEqual(admins.total, 1)
-        assert.strictEqual((yield* memberships.countByTeams([t])).get(t), 5)
+        const other = "te-000000000002" as TeamId
+        const empty = "te-000000000003" as TeamId
+        yield* memberships.insert({
+          nanoid: "re-000000000050" as MembershipId,
+          team_nanoid: other,
+          user_nanoid: userId(1),
+          role: "team_viewer",
+          email: "u1@x.io",
+          created_at: "2026-01-01T00:00:09.000Z"
+        })
+        const counts = yield* memberships.countByTeams([t, other, empty])
+        assert.deepStrictEqual([counts.get(t), counts.get(other), counts.get(empty)], [5, 1, 0])
         assert.isTrue(yield* memberships.remove(t, userId(5)))
         assert.isFalse(yield* memberships.remove(t, userId(5)))
         assert.isTrue(Option.isNone(yield* memberships.find(t, userId(5))))
-        assert.strictEqual((yield* memberships.listByUser(userId(1))).length, 1)
+        assert.strictEqual((yield* memberships.listByUser(userId(1))).length, 2)
       }).pipe(Effect.provide(makeLayer()))
     )
 
@@ -211,3 +223,12 @@ for (const [name, makeLayer] of Object.entries(suites)) {
     )
   })
 }
+
+describe("MongoDatabase", () => {
+  it.live("queues transactions on jongodb, which cannot overlap them", () =>
+    Effect.gen(function* () {
+      const { client } = yield* MongoDatabase
+      assert.isTrue(transactionsSerialized(client))
+    }).pipe(Effect.provide(MongoDatabase.layer({ uri: inject("mongoUri"), database: `db_${randomUUID()}` })))
+  )
+})
