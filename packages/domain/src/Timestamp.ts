@@ -10,7 +10,14 @@ export const IsoTimestamp = Schema.String.pipe(
       expected: "an ISO 8601 UTC date-time",
       message: "Expected an ISO 8601 UTC date-time such as 2026-11-21T08:00:00.000Z"
     }),
-    Schema.makeFilter((s) => !Number.isNaN(Date.parse(s)) || "Expected a real date-time")
+    // Date.parse rolls 2026-02-31 over to March: a real instant formats back to the same calendar date and time.
+    Schema.makeFilter((s) => {
+      const millis = Date.parse(s)
+      return (
+        (!Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s.slice(0, 19))) ||
+        "Expected a real date-time"
+      )
+    })
   )
 )
 export type IsoTimestamp = typeof IsoTimestamp.Type

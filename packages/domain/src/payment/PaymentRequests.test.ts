@@ -72,6 +72,10 @@ describe("payment request schemas (SPEC §4, §8)", () => {
     assert.isFalse(ok(CreatePaymentsRequest, { ...body, to: [] }))
     assert.isTrue(ok(CreatePaymentsRequest, { ...body, to: Array(maxBatchSize).fill(recipient) }))
     assert.isFalse(ok(CreatePaymentsRequest, { ...body, to: Array(maxBatchSize + 1).fill(recipient) }))
+    // An intent's due time must fit what an account stores (uint40), or the chain would refuse it after signing.
+    assert.isTrue(ok(CreatePaymentsRequest, { ...body, pay_now: false, pay_at_time: 2 ** 40 - 1 }))
+    assert.isFalse(ok(CreatePaymentsRequest, { ...body, pay_now: false, pay_at_time: 2 ** 40 }))
+    assert.isFalse(ok(CreatePaymentsRequest, { ...body, pay_now: false, pay_at_time: -1 }))
     assert.isFalse(ok(CreatePaymentsRequest, { ...body, pay_now: "yes" }))
   })
 

@@ -54,8 +54,13 @@ export const CreatePaymentsRequest = Schema.Struct({
   from: TeamId,
   to: recipients,
   pay_now: Schema.Boolean,
-  /** Ours (docs/decisions/0016): when an intent (`pay_now` false) becomes due, unix seconds; default now. */
-  pay_at_time: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
+  /**
+   * Ours (docs/decisions/0016): when an intent (`pay_now` false) becomes due, unix seconds; default now. At most
+   * 2^40 - 1, the largest time an account stores (it refuses more, and only after the wallet has signed).
+   */
+  pay_at_time: Schema.optionalKey(
+    Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(2 ** 40 - 1)))
+  ),
   network: NetworkField
 })
 export type CreatePaymentsRequest = typeof CreatePaymentsRequest.Type
