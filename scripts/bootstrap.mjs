@@ -9,6 +9,7 @@
 // Plain JavaScript on purpose: it must run on the system Node before the toolchain exists.
 import { execFileSync, spawn } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { constants } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -57,12 +58,12 @@ const fetchPackage = (spec, dir) => {
   return target
 }
 
-const onPath = (command) => {
+/** The version `command --version` prints, or undefined when it is not on PATH. */
+const versionOf = (command) => {
   try {
-    execFileSync(command, ["--version"], { stdio: "ignore" })
-    return true
+    return execFileSync(command, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
   } catch {
-    return false
+    return undefined
   }
 }
 
@@ -75,7 +76,8 @@ if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR) {
 }
 
 let pnpm
-if (node === process.execPath && onPath("pnpm")) {
+// Another pnpm may not read this lockfile's format: only the pinned version is used from PATH.
+if (node === process.execPath && versionOf("pnpm") === PNPM_VERSION) {
   pnpm = ["pnpm"]
 } else {
   const dir = fetchPackage(`pnpm@${PNPM_VERSION}`, `pnpm-${PNPM_VERSION}`)
@@ -111,7 +113,7 @@ orphaned.unref()
 const run = (command) =>
   new Promise((resolvePromise) => {
     current = spawn(command[0], command.slice(1), { cwd: root, env, stdio: "inherit" })
-    current.on("exit", (code, signal) => resolvePromise(code ?? (signal ? 128 : 1)))
+    current.on("exit", (code, signal) => resolvePromise(code ?? 128 + (constants.signals[signal] ?? 0)))
   })
 
 const installed = await run([...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"])

@@ -15,14 +15,30 @@ interface Started {
   readonly rpcUrl: string
 }
 
-/** `npm start`'s entry point as a real process on a free port, resolved once it serves. */
-const start = Effect.callback<Started, Error>((resume) => {
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+// The embedded defaults: none of the production settings a developer's shell may carry.
+const productionSettings = [
+  "MONGODB_URI",
+  "MONGODB_DATABASE",
+  "JWT_SECRET",
+  "PUBLIC_BASE_URL",
+  "RPC_URL",
+  "CHAIN_ID",
+  "RELAYER_PRIVATE_KEY"
+]
+const embeddedEnv = () => {
+  const env: Record<string, string | undefined> = { ...process.env, PORT: "0" }
+  for (const name of productionSettings) delete env[name]
+  return env
+}
+
+/** `npm start`'s entry point as a real process on a free port, resolved once it serves (under the test timeout). */
+const spawnStart = Effect.callback<Started, Error>((resume) => {
+  const child = spawn(process.execPath, [main], { env: embeddedEnv(), stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
-  const timer = setTimeout(() => resume(Effect.fail(new Error(`not serving in time:\n${output}`))), 60_000)
+  const timer = setTimeout(() => {
+    child.kill("SIGKILL")
+    resume(Effect.fail(new Error(`not serving in time:\n${output}`)))
+  }, 45_000)
   const onData = (chunk: Buffer) => {
     output += chunk.toString()
     const base = /svc API at (http:\/\/\S+)/.exec(output)?.[1]
@@ -36,6 +52,9 @@ const start = Effect.callback<Started, Error>((resume) => {
   child.stdout.on("data", onData)
   child.stderr.on("data", onData)
 })
+
+/** The started process, killed when the test's scope closes whatever happened in the test. */
+const start = Effect.acquireRelease(spawnStart, ({ child }) => Effect.sync(() => child.kill("SIGKILL")))
 
 const exited = (child: ChildProcess) =>
   Effect.callback<number>((resume) => {
@@ -91,7 +110,7 @@ describe("npm start", () => {
       assert.strictEqual(users.data.users.filter((u) => u.payable).length, 2)
       child.kill("SIGTERM")
       yield* exited(child)
-    })
+    }).pipe(Effect.scoped)
   )
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -103,9 +122,11 @@ describe("npm start", () => {
         child.kill(signal)
         const ms = yield* exited(child)
         assert.isBelow(ms, 10_000)
+        // It handled the signal and exited by itself (running its finalizers), rather than being killed by it.
+        assert.isNull(child.signalCode)
         assert.isFalse(yield* reachable(rpcUrl))
         assert.isFalse(yield* reachable(`http://127.0.0.1:${mongoPort}`))
-      })
+      }).pipe(Effect.scoped)
     )
   }
 
@@ -121,6 +142,6 @@ describe("npm start", () => {
         if (alive) yield* Effect.sleep(50)
       }
       assert.isFalse(alive)
-    })
+    }).pipe(Effect.scoped)
   )
 })

@@ -23,37 +23,50 @@ import * as IntentRunner from "./IntentRunner.ts"
 import * as Server from "./Server.ts"
 
 const main = Effect.gen(function* () {
+  // All configuration is read and checked before anything starts.
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
   const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
   // Redacted: both URIs usually carry credentials.
   const mongoUriConfig = yield* Config.option(Config.Redacted("MONGODB_URI"))
+  const database = yield* Config.option(Config.String("MONGODB_DATABASE"))
   const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
-  const chainId = yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
-  const embedded = Option.isNone(mongoUriConfig)
-
-  const mongoUri = Option.isSome(mongoUriConfig)
-    ? Redacted.value(mongoUriConfig.value)
-    : yield* Effect.map(startJongodb(), (mongo) => mongo.uri)
   const rpcUrlConfig = yield* Config.option(Config.Redacted("RPC_URL"))
-  const rpcUrl = Option.isSome(rpcUrlConfig)
-    ? Redacted.value(rpcUrlConfig.value)
-    : embedded
-      ? yield* Effect.map(startAnvil(), (anvil) => anvil.rpcUrl)
-      : undefined
-  // Only embedded addresses are logged: a production MONGODB_URI may carry credentials.
-  if (embedded) yield* Effect.logInfo(`embedded jongodb at ${mongoUri}, anvil at ${rpcUrl}`)
+  const relayerConfigured = Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
+  const embedded = Option.isNone(mongoUriConfig)
+  // The embedded chain is our own anvil: never deploy test contracts to a node named by RPC_URL.
+  const embeddedChain = embedded && Option.isNone(rpcUrlConfig)
+  const chainId = embeddedChain ? embeddedChainId : yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
 
-  if (Option.isNone(secretConfig) && !embedded) {
+  if (!embedded && Option.isNone(secretConfig))
     return yield* Effect.die("JWT_SECRET is required when MONGODB_URI is set")
+  if (!embedded && Option.isNone(publicBaseUrl)) {
+    return yield* Effect.die("PUBLIC_BASE_URL is required when MONGODB_URI is set: it is the sign-in domain")
   }
   const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(randomBytes(48).toString("base64url")))
   if (Redacted.value(jwtSecret).length < 32) return yield* Effect.die("JWT_SECRET must be at least 32 characters")
+
+  const [mongoUri, rpcUrl] = yield* Effect.all(
+    [
+      Option.isSome(mongoUriConfig)
+        ? Effect.succeed(Redacted.value(mongoUriConfig.value))
+        : Effect.map(startJongodb(), (mongo) => mongo.uri),
+      Option.isSome(rpcUrlConfig)
+        ? Effect.succeed<string | undefined>(Redacted.value(rpcUrlConfig.value))
+        : embeddedChain
+          ? Effect.map(startAnvil(), (anvil): string | undefined => anvil.rpcUrl)
+          : Effect.succeed(undefined)
+    ],
+    { concurrency: 2 }
+  )
+  // Only embedded addresses are logged: production URIs may carry credentials.
+  if (embedded) yield* Effect.logInfo(`embedded jongodb at ${mongoUri}${embeddedChain ? `, anvil at ${rpcUrl}` : ""}`)
 
   const options: Server.ServerOptions = {
     port,
     host,
     mongoUri,
+    database: Option.getOrUndefined(database),
     jwtSecret,
     chainId,
     publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
@@ -62,12 +75,12 @@ const main = Effect.gen(function* () {
   }
   // Embedded mode deploys the contracts on anvil: the team balances come from the chain, and the demo is funded.
   const chain =
-    embedded && rpcUrl !== undefined
+    embeddedChain && rpcUrl !== undefined
       ? yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: embeddedChainId })).pipe(Effect.orDie)
       : undefined
   // Production serves payments when the chain is configured (RELAYER_PRIVATE_KEY and the addresses, ChainSettings).
   const productionChain =
-    !embedded && Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
+    !embeddedChain && relayerConfigured
       ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(Effect.orDie)
       : undefined
   const gateway = chain ?? productionChain

@@ -1,7 +1,6 @@
 /**
- * The `svc` command line: every API operation on the typed client derived from the HttpApi contract.
- *
- * Output is a human table by default and the API's JSON with `--json`.
+ * The `svc` command line, on the typed client derived from the HttpApi contract. For now it has `svc health`; the
+ * other operations come as commands of their own. Output is human-readable by default and the API's JSON with `--json`.
  */
 import { makeApiClient } from "@svc/adapters/http"
 import { Console, Effect } from "effect"

@@ -1,8 +1,10 @@
 /**
  * Where each v1 operation lives in v2 (SPEC §9.6), and the translation of a v1 request line to its v2 route.
  *
- * v1 ids are numeric or RiseID addresses; v2 ids are nanoids. A route's path parameters are carried over by name,
- * and the caller maps their values (see the id mapper) before calling v2.
+ * v1 ids are numeric or RiseID addresses; v2 ids are nanoids. A route's path parameters are carried over by name;
+ * mapping their values is the caller's part for now. `POST /v1/invites` also invited managers in v1; which v2 route
+ * (`POST /v2/invites`, or `POST` then `PUT /v2/invites/manager`) depends on the body's role, so the table lists the
+ * member form.
  */
 import { Option } from "effect"
 

@@ -18,10 +18,18 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const scope = await Effect.runPromise(Scope.make())
-  const [mongo, anvil] = await Effect.runPromise(
-    Effect.all([startJongodb(), startAnvil()], { concurrency: 2 }).pipe(Scope.provide(scope))
+  // `MONGODB_URI` runs the same suite against a real MongoDB replica set instead of jongodb.
+  const external = process.env.MONGODB_URI
+  const [mongoUri, anvil] = await Effect.runPromise(
+    Effect.all(
+      [
+        external === undefined ? Effect.map(startJongodb(), (mongo) => mongo.uri) : Effect.succeed(external),
+        startAnvil()
+      ],
+      { concurrency: 2 }
+    ).pipe(Scope.provide(scope))
   )
-  project.provide("mongoUri", mongo.uri)
+  project.provide("mongoUri", mongoUri)
   project.provide("rpcUrl", anvil.rpcUrl)
   return () => Effect.runPromise(Scope.close(scope, Exit.void))
 }

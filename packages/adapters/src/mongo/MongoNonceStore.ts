@@ -12,6 +12,8 @@ interface NonceDocument {
   wallet: string
   expiresAt: Date
   used: boolean
+  /** The wallet in lower case, so `consume` matches it in its filter whatever the letter case. */
+  walletKey: string
   svcid?: string
 }
 
@@ -30,13 +32,17 @@ export const layer = Layer.effect(
             wallet: record.wallet,
             expiresAt: new Date(record.expiresAt),
             used: false,
+            walletKey: record.wallet.toLowerCase(),
             ...(record.svcid === undefined ? {} : { svcid: record.svcid })
           })
         ).pipe(Effect.asVoid),
-      consume: (nonce, now) =>
+      consume: (nonce, wallet, now) =>
         // A conditional `updateOne` decides the winner: jongodb applies it atomically, its `findOneAndUpdate` not.
         Effect.promise(async () => {
-          const { modifiedCount } = await col.updateOne({ _id: nonce, used: false }, { $set: { used: true } })
+          const { modifiedCount } = await col.updateOne(
+            { _id: nonce, used: false, walletKey: wallet.toLowerCase() },
+            { $set: { used: true } }
+          )
           return modifiedCount === 1 ? await col.findOne({ _id: nonce }) : null
         }).pipe(
           Effect.flatMap((doc): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {

@@ -174,20 +174,28 @@ for (const [name, makeLayer] of Object.entries(suites)) {
         const now = 1_000_000
         const address = wallet(7) as `0x${string}`
         yield* nonces.issue({ nonce: "n1", wallet: address, expiresAt: now + 300_000, svcid: "svc-1" })
-        assert.deepStrictEqual(yield* nonces.consume("n1", now), {
-          nonce: "n1",
-          wallet: address,
-          expiresAt: now + 300_000,
-          svcid: "svc-1"
-        })
-        assert.strictEqual((yield* Effect.flip(nonces.consume("n1", now)))._tag, "NonceNotFound")
+        // Another wallet's attempt changes nothing: the nonce stays its owner's.
+        assert.strictEqual(
+          (yield* Effect.flip(nonces.consume("n1", wallet(8) as `0x${string}`, now)))._tag,
+          "NonceNotFound"
+        )
+        assert.deepStrictEqual(
+          yield* nonces.consume("n1", address.toUpperCase().replace("0X", "0x") as `0x${string}`, now),
+          {
+            nonce: "n1",
+            wallet: address,
+            expiresAt: now + 300_000,
+            svcid: "svc-1"
+          }
+        )
+        assert.strictEqual((yield* Effect.flip(nonces.consume("n1", address, now)))._tag, "NonceNotFound")
         yield* nonces.issue({ nonce: "n2", wallet: address, expiresAt: now })
-        assert.strictEqual((yield* Effect.flip(nonces.consume("n2", now)))._tag, "NonceExpired")
-        assert.strictEqual((yield* Effect.flip(nonces.consume("never-issued", now)))._tag, "NonceNotFound")
+        assert.strictEqual((yield* Effect.flip(nonces.consume("n2", address, now)))._tag, "NonceExpired")
+        assert.strictEqual((yield* Effect.flip(nonces.consume("never-issued", address, now)))._tag, "NonceNotFound")
         for (let round = 0; round < 20; round++) {
           yield* nonces.issue({ nonce: `race-${round}`, wallet: address, expiresAt: now + 300_000 })
           const race = yield* Effect.all(
-            Array.from({ length: 10 }, () => Effect.exit(nonces.consume(`race-${round}`, now))),
+            Array.from({ length: 10 }, () => Effect.exit(nonces.consume(`race-${round}`, address, now))),
             { concurrency: "unbounded" }
           )
           assert.strictEqual(race.filter(Exit.isSuccess).length, 1, `round ${round}`)
@@ -225,10 +233,11 @@ for (const [name, makeLayer] of Object.entries(suites)) {
 }
 
 describe("MongoDatabase", () => {
-  it.live("queues transactions on jongodb, which cannot overlap them", () =>
+  it.live("queues transactions on jongodb, which cannot overlap them, and only there", () =>
     Effect.gen(function* () {
       const { client } = yield* MongoDatabase
-      assert.isTrue(transactionsSerialized(client))
+      const { version } = yield* Effect.promise(() => client.db("admin").command({ buildInfo: 1 }))
+      assert.strictEqual(transactionsSerialized(client), String(version).includes("jongodb"))
     }).pipe(Effect.provide(MongoDatabase.layer({ uri: inject("mongoUri"), database: `db_${randomUUID()}` })))
   )
 })

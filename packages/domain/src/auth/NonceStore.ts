@@ -35,15 +35,23 @@ export class NonceExpired extends Schema.TaggedError<NonceExpired>()("NonceExpir
 
 /**
  * Issued sign-in nonces. Implementations must make `consume` atomic: of any number of concurrent calls for one nonce,
- * across all API replicas, at most one succeeds; a consumed or expired nonce never succeeds again.
+ * across all API replicas, at most one succeeds; a consumed or expired nonce never succeeds again; and a call for
+ * another wallet than the nonce's changes nothing (so nobody can spend someone else's nonce).
  */
 export class NonceStore extends Context.Service<
   NonceStore,
   {
     /** Records a freshly issued nonce. */
     readonly issue: (record: NonceRecord) => Effect.Effect<void>
-    /** Removes the nonce and returns its record if it exists and `now` (epoch ms) is before its expiry. */
-    readonly consume: (nonce: string, now: number) => Effect.Effect<NonceRecord, NonceNotFound | NonceExpired>
+    /**
+     * Spends the nonce and returns its record if it was issued to `wallet` (any letter case), is unspent, and `now`
+     * (epoch ms) is before its expiry.
+     */
+    readonly consume: (
+      nonce: string,
+      wallet: Address,
+      now: number
+    ) => Effect.Effect<NonceRecord, NonceNotFound | NonceExpired>
   }
 >()("@svc/domain/auth/NonceStore") {
   /** In process memory, for tests and single-process tools (not shared between replicas). */
@@ -51,10 +59,12 @@ export class NonceStore extends Context.Service<
     const records = new Map<string, NonceRecord>()
     return NonceStore.of({
       issue: (record) => Effect.sync(() => void records.set(record.nonce, record)),
-      consume: (nonce, now) =>
+      consume: (nonce, wallet, now) =>
         Effect.suspend((): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
           const record = records.get(nonce)
-          if (record === undefined) return Effect.fail(new NonceNotFound({ nonce }))
+          if (record === undefined || record.wallet.toLowerCase() !== wallet.toLowerCase()) {
+            return Effect.fail(new NonceNotFound({ nonce }))
+          }
           records.delete(nonce)
           return now < record.expiresAt
             ? Effect.succeed(record)
@@ -64,6 +74,6 @@ export class NonceStore extends Context.Service<
   })
 }
 
-/** Consumes a nonce at the current `Clock` time. */
-export const consumeNonce = (nonce: string) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => NonceStore.use((store) => store.consume(nonce, now)))
+/** Spends `wallet`'s nonce at the current `Clock` time. */
+export const consumeNonce = (nonce: string, wallet: Address) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => NonceStore.use((store) => store.consume(nonce, wallet, now)))

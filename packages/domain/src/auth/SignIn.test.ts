@@ -81,6 +81,13 @@ describe("sign-in", () => {
         yield* tagOf(completeSiweSignIn({ message: stolen, signature, nonce: otherNonce }, audience)),
         "NonceNotFound"
       )
+      // The attempt did not spend the nonce: its owner still signs in with it.
+      const ownerSignature = yield* Effect.promise(() => other.signMessage({ message: otherMessage }))
+      const signedIn = yield* completeSiweSignIn(
+        { message: otherMessage, signature: ownerSignature, nonce: otherNonce },
+        audience
+      )
+      assert.strictEqual(signedIn.address, other.address)
       const invented = message.replace(/Nonce: \w+/, "Nonce: 0123456789abcdef0123456789abcdef")
       const inventedSignature = yield* Effect.promise(() => account.signMessage({ message: invented }))
       assert.strictEqual(

@@ -2,11 +2,11 @@
  * The two steps of sign-in (SPEC §5): issue a SIWE challenge for a wallet, then accept its signature once.
  */
 import { Effect } from "effect"
-import { type Hex, isAddressEqual } from "viem"
+import type { Hex } from "viem"
 import type { Address } from "../Evm.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
-import { consumeNonce, type NonceExpired, NonceNotFound, NonceStore } from "./NonceStore.ts"
+import { consumeNonce, type NonceExpired, type NonceNotFound, NonceStore } from "./NonceStore.ts"
 import { makeSiweMessage, type SiweFields, verifySiweMessage } from "./Siwe.ts"
 import type { SiweMalformedMessage, SiweSignatureMismatch, SiweValidationError } from "./SiweError.ts"
 
@@ -63,7 +63,7 @@ export const completeSiweSignIn = Effect.fn("SignIn.completeSiweSignIn")(functio
     signature: signIn.signature,
     expected: { domain: audience.domain, uri: audience.uri, chainId: audience.chainId, nonce: signIn.nonce }
   })
-  const record = yield* consumeNonce(signIn.nonce)
-  if (!isAddressEqual(record.wallet, fields.address)) return yield* new NonceNotFound({ nonce: signIn.nonce })
+  // Bound to the signed message's wallet: someone else's attempt with this nonce does not spend it.
+  const record = yield* consumeNonce(signIn.nonce, fields.address)
   return record.svcid === undefined ? fields : { ...fields, svcid: record.svcid }
 })
