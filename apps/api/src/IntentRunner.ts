@@ -6,7 +6,14 @@
 import { recipientsOf, tokenInfo } from "@svc/adapters/http/server"
 import { ChainGateway, type IntentError } from "@svc/domain/chain"
 import { makeDomainEvent, paymentEventPayloadOf } from "@svc/domain/event"
-import { type Payment, PaymentLedger, type PaymentPatch, type PaymentState } from "@svc/domain/payment"
+import {
+  type Payment,
+  PaymentLedger,
+  PaymentMachine,
+  type PaymentPatch,
+  type PaymentTrigger,
+  paymentTriggerEvents
+} from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
 import { Clock, DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import type { Address } from "viem"
@@ -17,9 +24,20 @@ export const intentLeaseMillis = 60_000
 /** What became of one leased intent. */
 export type IntentRun = "complete" | "failed" | "not_due" | "retry_later" | "lost"
 
-/** Moves the payment with its event, if this runner still holds it. */
-const settle = (payment: Payment, to: PaymentState, patch: PaymentPatch, event?: "payment.sent" | "payment.failed") =>
+/** The event a trigger publishes, if any. */
+const eventOfTrigger: Partial<
+  Record<PaymentTrigger, (typeof paymentTriggerEvents)[keyof typeof paymentTriggerEvents]>
+> = paymentTriggerEvents
+
+/**
+ * Moves the leased (`scheduled`) payment by `triggers`, the state machine's way (an illegal sequence is a defect),
+ * with the event of its last trigger, if this runner still holds it.
+ */
+const settle = (payment: Payment, triggers: ReadonlyArray<PaymentTrigger>, patch: PaymentPatch = {}) =>
   Effect.gen(function* () {
+    const to = yield* PaymentMachine.run("scheduled", triggers).pipe(Effect.orDie)
+    const last = triggers.at(-1)
+    const event = last === undefined ? undefined : eventOfTrigger[last]
     const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
     const now = DateTime.formatIso(yield* DateTime.now)
     const moved: Payment = { ...payment, ...patch, state: to, updated_at: now }
@@ -49,7 +67,7 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
   const chain = yield* ChainGateway
   const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
   if (team._tag === "None" || team.value.svc_account === "") {
-    return (yield* settle(payment, "failed", {}, "payment.failed")) ? "failed" : "lost"
+    return (yield* settle(payment, ["expire"])) ? "failed" : "lost"
   }
   const outcome = yield* chain.executeIntent(team.value.svc_account as Address, payment.onchain_id).pipe(
     Effect.map((settlement) => ({ _tag: "Settled" as const, settlement })),
@@ -57,26 +75,23 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
   )
   let run: IntentRun
   if (outcome._tag === "Settled") {
-    const moved = yield* settle(
-      payment,
-      "complete",
-      { process_transaction: outcome.settlement.transactionHash },
-      "payment.sent"
-    )
+    const moved = yield* settle(payment, ["submit", "confirm"], {
+      process_transaction: outcome.settlement.transactionHash
+    })
     run = moved ? "complete" : "lost"
   } else {
     switch (outcome.error._tag) {
       // Executed by an earlier run that died before recording it: the chain is the truth.
       case "IntentAlreadyExecuted":
-        run = (yield* settle(payment, "complete", {}, "payment.sent")) ? "complete" : "lost"
+        run = (yield* settle(payment, ["submit", "confirm"])) ? "complete" : "lost"
         break
       case "IntentValidityElapsed":
       case "IntentNotFound":
-        run = (yield* settle(payment, "failed", {}, "payment.failed")) ? "failed" : "lost"
+        run = (yield* settle(payment, ["expire"])) ? "failed" : "lost"
         break
       // The chain's clock is behind ours: hand it back as an intent for a later pass.
       case "IntentNotDue":
-        run = (yield* settle(payment, "intent", {})) ? "not_due" : "lost"
+        run = (yield* settle(payment, ["defer"])) ? "not_due" : "lost"
         break
       // Balance, revert or node trouble: the lease expires and a later pass retries within the validity window.
       default:

@@ -17,10 +17,10 @@ import { makeStateMachine } from "../StateMachine.ts"
 export const PaymentMachine = makeStateMachine({
   name: "payment",
   states: ["intent", "scheduled", "processing", "complete", "failed", "canceled"],
-  triggers: ["due", "submit", "confirm", "revert", "expire", "cancel"],
+  triggers: ["due", "defer", "submit", "confirm", "revert", "expire", "cancel"],
   transitions: {
     intent: { due: "scheduled", cancel: "canceled", expire: "failed" },
-    scheduled: { submit: "processing", cancel: "canceled", expire: "failed" },
+    scheduled: { defer: "intent", submit: "processing", cancel: "canceled", expire: "failed" },
     processing: { confirm: "complete", revert: "failed" },
     complete: {},
     failed: {},
@@ -30,8 +30,9 @@ export const PaymentMachine = makeStateMachine({
 
 /** A payment's state. */
 export type PaymentState = typeof PaymentMachine.State.Type
-/** What moves a payment: `due` (Clock reached pay_at_time), `submit` (transaction sent), `confirm` (mined and
- * succeeded), `revert` (mined and reverted, or dropped), `expire` (window passed), `cancel` (payer's request). */
+/** What moves a payment: `due` (Clock reached pay_at_time), `defer` (the chain's clock is not there yet),
+ * `submit` (transaction sent), `confirm` (mined and succeeded), `revert` (mined and reverted, or dropped), `expire`
+ * (window passed), `cancel` (payer's request). */
 export type PaymentTrigger = typeof PaymentMachine.Trigger.Type
 
 /** The state a payment starts in: `processing` when paid now, `intent` when registered for later. */
