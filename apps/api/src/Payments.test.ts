@@ -418,9 +418,10 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           assert.strictEqual(takenOver.status, 200, JSON.stringify(takenOver.body))
           assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 300))
 
-          // An abandoned claim whose transaction went through: the chain says so; nothing moves again.
+          // An abandoned claim whose transaction went through: reconciled from the chain's record of it (payments,
+          // result and events written with that transaction); nothing moves again.
           const spent = yield* prepare(500)
-          yield* gateway
+          const onChain = yield* gateway
             .executePayments({
               request: paymentsRequestOf(spent.bundle.typed_data as PaymentsTypedDataMessage),
               signature: spent.signature
@@ -428,9 +429,93 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             .pipe(Effect.orDie)
           yield* claimAs(spent.bundle.typed_data.salt, Date.now() - 1)
           const reconciled = yield* put(spent.request)
-          assert.strictEqual(reconciled.status, 409, JSON.stringify(reconciled.body))
-          assert.strictEqual(reconciled.body.error_code, "ALREADY_EXECUTED")
+          assert.strictEqual(reconciled.status, 200, JSON.stringify(reconciled.body))
+          assert.strictEqual(reconciled.body.data.transaction, onChain.transactionHash)
+          assert.deepStrictEqual(
+            reconciled.body.data.payments.map((p: Json) => p.id),
+            [(spent.bundle.typed_data as Json).data.payments[0].id]
+          )
           assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 300 - 500))
+          const recorded = yield* Effect.promise(() =>
+            server.db.collection("payments").find({ salt: spent.bundle.typed_data.salt }).toArray()
+          )
+          assert.strictEqual(recorded.length, 1)
+          assert.strictEqual(recorded[0]?.state, "complete")
+          assert.strictEqual(recorded[0]?.amount_cents, 500)
+          assert.strictEqual(recorded[0]?.creation_transaction, onChain.transactionHash)
+          assert.strictEqual(recorded[0]?.process_transaction, onChain.transactionHash)
+          const events = yield* Effect.promise(() =>
+            server.db
+              .collection("event_outbox")
+              .find({ "event.data.nanoid": { $in: [recorded[0]?.group_nanoid, recorded[0]?.nanoid] } })
+              .toArray()
+          )
+          assert.deepStrictEqual(events.map((e) => e.event.event_type).sort(), [
+            "payment.group.created",
+            "payment.sent"
+          ])
+          const again = yield* put(spent.request)
+          assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+          assert.strictEqual(again.body.data.transaction, onChain.transactionHash)
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 300 - 500))
+        })
+    )
+
+    it.effect(
+      "a salt already spent when we send (SaltReplayed): recorded from the chain if it was this request, else 409",
+      () =>
+        Effect.gen(function* () {
+          const { server, gateway } = yield* Fixture
+          const t = yield* fundedTeam(100_00)
+          const prepare = (cents: number) =>
+            Effect.gen(function* () {
+              const body = { from: t.team, to: [entry(t.employee.user, cents)], pay_now: true }
+              const bundle = yield* issue(t.token, body)
+              const signature = yield* signViem(t.adminKey, bundle)
+              return { bundle, signature, request: putBody(body, bundle, t.admin.address, signature) }
+            })
+          const put = (request: unknown) => call(server, "PUT", "/v2/payments", { token: t.token, body: request })
+          const recordedOf = (salt: string) =>
+            Effect.promise(() => server.db.collection("payments").find({ salt }).toArray())
+
+          // An earlier copy of this very request went through (as a relayer retry's would): our send is refused
+          // with SaltReplayed, and the request answers and records what that copy settled.
+          const copied = yield* prepare(700)
+          const onChain = yield* gateway
+            .executePayments({
+              request: paymentsRequestOf(copied.bundle.typed_data as PaymentsTypedDataMessage),
+              signature: copied.signature
+            })
+            .pipe(Effect.orDie)
+          const answered = yield* put(copied.request)
+          assert.strictEqual(answered.status, 200, JSON.stringify(answered.body))
+          assert.strictEqual(answered.body.data.transaction, onChain.transactionHash)
+          const recorded = yield* recordedOf(copied.bundle.typed_data.salt)
+          assert.strictEqual(recorded.length, 1)
+          assert.strictEqual(recorded[0]?.process_transaction, onChain.transactionHash)
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 700))
+
+          // The wallet signed other payments under the same salt and they executed: nothing of ours is recorded.
+          const other = yield* prepare(800)
+          const message = other.bundle.typed_data as Json
+          const forged = {
+            ...other.bundle,
+            typed_data: {
+              ...message,
+              data: { payments: [{ ...message.data.payments[0], amount: String(units(100)) }] }
+            }
+          } as TypedDataBundle
+          yield* gateway
+            .executePayments({
+              request: paymentsRequestOf(forged.typed_data as PaymentsTypedDataMessage),
+              signature: yield* signViem(t.adminKey, forged)
+            })
+            .pipe(Effect.orDie)
+          const refused = yield* put(other.request)
+          assert.strictEqual(refused.status, 409, JSON.stringify(refused.body))
+          assert.strictEqual(refused.body.error_code, "ALREADY_EXECUTED")
+          assert.deepStrictEqual(yield* recordedOf(other.bundle.typed_data.salt), [])
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 700 - 100))
         })
     )
 

@@ -275,6 +275,27 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
       })
     )
 
+    it.effect("the settlement of an executed salt is found again from the chain, as the execution answered it", () =>
+      Effect.gen(function* () {
+        const { ownerKey, suite, team } = yield* Fixture
+        const gateway = yield* ChainGateway
+        const signed = yield* signedPayments(ownerKey, team, [
+          entry(suite.token, newWallet(), 1_000n),
+          entry(suite.token, newWallet(), 2_000n)
+        ])
+        assert.isUndefined(yield* gateway.settlementOfSalt(team, signed.request.salt))
+        // Another request of the same account executes too: only the salt's own is answered.
+        const other = yield* signedPayments(ownerKey, team, [entry(suite.token, newWallet(), 3_000n)])
+        yield* gateway.executePayments(other)
+        const executed = yield* gateway.executePayments(signed)
+        const found = yield* gateway.settlementOfSalt(team, signed.request.salt)
+        assert.deepStrictEqual(found, executed)
+        assert.strictEqual(found?.payments.length, 2)
+        // Asked for another account, the salt is not its request.
+        assert.isUndefined(yield* gateway.settlementOfSalt(newWallet(), signed.request.salt))
+      })
+    )
+
     it.effect("an expired request is refused with RequestExpired", () =>
       Effect.gen(function* () {
         const { ownerKey, suite, team } = yield* Fixture

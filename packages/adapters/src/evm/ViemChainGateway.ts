@@ -132,6 +132,14 @@ export const make: (
 
   const location = { chainId, verifyingContract: addresses.forwarder }
 
+  /** What a request's receipt settled on `account`, as every execution (and its reconciliation) answers it. */
+  const settlementOf = (receipt: TransactionReceipt, account: Address): Settlement => ({
+    transactionHash: receipt.transactionHash,
+    blockNumber: receipt.blockNumber,
+    gasUsed: receipt.gasUsed,
+    payments: outcomesOf(receipt, account, addresses.escrow)
+  })
+
   const settle = (
     functionName: string,
     request: { from: Address; to: Address },
@@ -141,16 +149,7 @@ export const make: (
     const context: RevertContext = { account: request.to, signer: request.from, digest }
     return submit({ address: addresses.forwarder, abi: forwarderAbi, functionName, args }, (error) =>
       requestError(error, context)
-    ).pipe(
-      Effect.map(
-        (receipt): Settlement => ({
-          transactionHash: receipt.transactionHash,
-          blockNumber: receipt.blockNumber,
-          gasUsed: receipt.gasUsed,
-          payments: outcomesOf(receipt, request.to, addresses.escrow)
-        })
-      )
-    )
+    ).pipe(Effect.map((receipt) => settlementOf(receipt, request.to)))
   }
 
   const envelope = (request: { from: Address; to: Address; salt: bigint; expires: bigint }) => ({
@@ -217,12 +216,7 @@ export const make: (
       { address: account, abi: accountAbi, functionName: "executeIntent", args: [id] },
       (error) => intentError(error, { account })
     )
-    return {
-      transactionHash: receipt.transactionHash,
-      blockNumber: receipt.blockNumber,
-      gasUsed: receipt.gasUsed,
-      payments: outcomesOf(receipt, account, addresses.escrow)
-    } satisfies Settlement
+    return settlementOf(receipt, account)
   })
 
   const intent = Effect.fn("ChainGateway.intent")(function* (account: Address, id: Hex) {
@@ -244,6 +238,29 @@ export const make: (
 
   const isSaltUsed = (salt: bigint) =>
     read<boolean>({ address: addresses.forwarder, abi: svcAccountForwarderAbi, functionName: "saltUsed", args: [salt] })
+
+  const settlementOfSalt = Effect.fn("ChainGateway.settlementOfSalt")(function* (account: Address, salt: bigint) {
+    // `account` is indexed, so the node filters by it; the salt is not, so the account's requests are matched here.
+    const executed = yield* Effect.tryPromise({
+      try: () =>
+        client.getContractEvents({
+          address: addresses.forwarder,
+          abi: svcAccountForwarderAbi,
+          eventName: "RequestExecuted",
+          args: { account },
+          fromBlock: "earliest",
+          strict: true
+        }),
+      catch: readError
+    })
+    const log = executed.find((candidate) => candidate.args.salt === salt)
+    if (log === undefined) return undefined
+    const receipt = yield* Effect.tryPromise({
+      try: () => client.getTransactionReceipt({ hash: log.transactionHash }),
+      catch: readError
+    })
+    return settlementOf(receipt, account)
+  })
 
   const hasRole = (account: Address, role: string, wallet: Address) =>
     read<boolean>({
@@ -369,6 +386,7 @@ export const make: (
     executeRoles,
     executeIntent,
     isSaltUsed,
+    settlementOfSalt,
     intent,
     hasRole,
     balanceOf,

@@ -1,9 +1,16 @@
 /**
  * Issued typed data, the payments ledger and the event outbox in process memory, sharing one store: for a server
  * without MongoDB (tools, demos, tests). Each operation is synchronous, so it is atomic within the process; nothing is
- * shared between processes.
+ * shared between processes. (`IssuedTypedDataStore.layerMemory` of the domain is not reused: the ledger reads and
+ * moves the same entries — state, lease, claim token, result — which that layer keeps to itself.)
  */
-import { AlreadyExecuted, type IssuedTypedData, IssuedTypedDataStore, TypedDataNotFound } from "@svc/domain/eip712"
+import {
+  AlreadyExecuted,
+  type ClaimedTypedData,
+  type IssuedTypedData,
+  IssuedTypedDataStore,
+  TypedDataNotFound
+} from "@svc/domain/eip712"
 import { type DomainEvent, EventOutbox } from "@svc/domain/event"
 import {
   type ExecutionResult,
@@ -14,13 +21,16 @@ import {
   PaymentNotFound
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
-import { Context, Effect, Layer } from "effect"
+import { isoOf } from "@svc/domain/Timestamp"
+import { Context, Effect, Layer, Option } from "effect"
 
 interface IssuedEntry {
   record: IssuedTypedData
   state: "issued" | "executing" | "executed"
   executedAt?: number
   leaseUntil: number
+  /** The claim token of the holder while `executing`. */
+  leaseOwner?: string
   result?: ExecutionResult
 }
 
@@ -35,7 +45,8 @@ interface StoredEvent {
   leaseUntil: number
 }
 
-const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
+/** A new claim token. */
+const claimTokenOf = () => globalThis.crypto.randomUUID()
 
 /** The three services on one in-memory store. */
 export const layer = Layer.effectContext(
@@ -60,17 +71,23 @@ export const layer = Layer.effectContext(
       issue: (record) => Effect.sync(() => void issued.set(record.salt, { record, state: "issued", leaseUntil: 0 })),
       find: (salt) => Effect.map(find(salt), recordOf),
       claim: (salt, now) =>
-        Effect.flatMap(find(salt), (entry) => {
+        Effect.flatMap(find(salt), (entry): Effect.Effect<ClaimedTypedData, AlreadyExecuted> => {
           if (entry.state !== "issued") return Effect.fail(new AlreadyExecuted({ salt }))
+          const claimToken = claimTokenOf()
           entry.state = "executing"
           entry.executedAt = now
           entry.leaseUntil = now + executionLeaseMillis
-          return Effect.succeed(recordOf(entry))
+          entry.leaseOwner = claimToken
+          return Effect.succeed({ ...entry.record, executedAt: now, claimToken })
         }),
-      release: (salt) =>
+      release: (salt, claimToken) =>
         Effect.sync(() => {
           const entry = issued.get(salt)
-          if (entry?.state === "executing") entry.state = "issued"
+          if (entry?.state === "executing" && entry.leaseOwner === claimToken) {
+            entry.state = "issued"
+            entry.leaseUntil = 0
+            delete entry.leaseOwner
+          }
         })
     })
 
@@ -86,19 +103,21 @@ export const layer = Layer.effectContext(
       takeOver: (salt, now, leaseUntil) =>
         Effect.sync(() => {
           const entry = issued.get(salt)
-          if (entry === undefined || entry.state !== "executing" || entry.leaseUntil >= now) return false
+          if (entry === undefined || entry.state !== "executing" || entry.leaseUntil >= now) return Option.none()
           entry.leaseUntil = leaseUntil
-          return true
+          entry.leaseOwner = claimTokenOf()
+          return Option.some(entry.leaseOwner)
         }),
-      recordExecution: (salt, result, records, recorded) =>
+      recordExecution: (salt, claimToken, result, records, recorded) =>
         Effect.sync(() => {
+          const entry = issued.get(salt)
+          if (entry === undefined || entry.state !== "executing" || entry.leaseOwner !== claimToken) return false
+          entry.state = "executed"
+          entry.result = result
+          delete entry.leaseOwner
           for (const payment of records) payments.set(payment.nanoid, { payment, leaseUntil: 0 })
           append(recorded)
-          const entry = issued.get(salt)
-          if (entry !== undefined) {
-            entry.state = "executed"
-            entry.result = result
-          }
+          return true
         }),
       leaseDueIntent: ({ now, nowMillis, worker: _worker, leaseUntil }) =>
         Effect.sync(() => {
@@ -111,7 +130,7 @@ export const layer = Layer.effectContext(
             )
             .sort((a, b) => a.payment.pay_at_time - b.payment.pay_at_time)[0]
           if (due === undefined) return undefined
-          due.payment = { ...due.payment, state: "scheduled", updated_at: isoOf(now) }
+          due.payment = { ...due.payment, state: "scheduled", updated_at: isoOf(now * 1000) }
           due.leaseUntil = leaseUntil
           return due.payment
         }),
@@ -138,8 +157,8 @@ export const layer = Layer.effectContext(
                 (query.notPayer === undefined || p.team_nanoid !== query.notPayer) &&
                 (query.recipients === undefined ||
                   (p.recipient_nanoid !== undefined && query.recipients.includes(p.recipient_nanoid))) &&
-                (query.createdFrom === undefined || p.created_at >= isoOf(query.createdFrom)) &&
-                (query.createdTo === undefined || p.created_at < isoOf(query.createdTo + 1))
+                (query.createdFrom === undefined || p.created_at >= isoOf(query.createdFrom * 1000)) &&
+                (query.createdTo === undefined || p.created_at < isoOf((query.createdTo + 1) * 1000))
             )
             .sort((a, b) =>
               a.created_at === b.created_at

@@ -1,9 +1,17 @@
 /**
  * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim is one atomic conditional `updateOne`
- * (`state: "issued"` -> `"executing"` with a lease), outside any transaction, so of concurrent claims across replicas
- * exactly one wins (docs/decisions/0017). The payments ledger writes the result on the same document.
+ * (`state: "issued"` -> `"executing"` with a lease and a random `lease_owner`), outside any transaction, so of
+ * concurrent claims across replicas exactly one wins (docs/decisions/0017). The payments ledger writes the result on
+ * the same document, for the `lease_owner` only.
  */
-import { AlreadyExecuted, type IssuedTypedData, IssuedTypedDataStore, TypedDataNotFound } from "@svc/domain/eip712"
+import { randomUUID } from "node:crypto"
+import {
+  AlreadyExecuted,
+  type ClaimedTypedData,
+  type IssuedTypedData,
+  IssuedTypedDataStore,
+  TypedDataNotFound
+} from "@svc/domain/eip712"
 import { executionLeaseMillis } from "@svc/domain/payment"
 import { Effect, Layer } from "effect"
 import { MongoDatabase } from "./MongoDatabase.ts"
@@ -18,6 +26,8 @@ export interface IssuedDocument {
   state: "issued" | "executing" | "executed"
   executedAt?: number
   leaseUntil?: number
+  /** The claim token of whoever holds the `executing` claim (set by the claim and by a takeover). */
+  lease_owner?: string
   result?: { transaction: string; payments: ReadonlyArray<unknown> }
 }
 
@@ -38,22 +48,36 @@ export const layer = Layer.effect(
         Effect.promise(() => col.insertOne({ _id: record.salt, record, state: "issued" })).pipe(Effect.asVoid),
       find,
       claim: (salt, now) =>
-        // `updateOne` with the state in its filter: jongodb applies it atomically (its `findOneAndUpdate` is not).
+        Effect.flatMap(
+          Effect.sync(() => randomUUID()),
+          (claimToken): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> =>
+            // `updateOne` with the state in its filter: jongodb applies it atomically (its `findOneAndUpdate` is not).
+            Effect.promise(() =>
+              col.updateOne(
+                { _id: salt, state: "issued" },
+                {
+                  $set: {
+                    state: "executing",
+                    executedAt: now,
+                    leaseUntil: now + executionLeaseMillis,
+                    lease_owner: claimToken
+                  }
+                }
+              )
+            ).pipe(
+              Effect.flatMap((result) =>
+                result.modifiedCount === 1
+                  ? Effect.map(find(salt), (record) => ({ ...record, executedAt: now, claimToken }))
+                  : Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
+              )
+            )
+        ),
+      release: (salt, claimToken) =>
         Effect.promise(() =>
           col.updateOne(
-            { _id: salt, state: "issued" },
-            { $set: { state: "executing", executedAt: now, leaseUntil: now + executionLeaseMillis } }
+            { _id: salt, state: "executing", lease_owner: claimToken },
+            { $set: { state: "issued", executedAt: 0, leaseUntil: 0 }, $unset: { lease_owner: "" } }
           )
-        ).pipe(
-          Effect.flatMap((result) =>
-            result.modifiedCount === 1
-              ? find(salt)
-              : Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
-          )
-        ),
-      release: (salt) =>
-        Effect.promise(() =>
-          col.updateOne({ _id: salt, state: "executing" }, { $set: { state: "issued", executedAt: 0, leaseUntil: 0 } })
         ).pipe(Effect.asVoid)
     })
   })

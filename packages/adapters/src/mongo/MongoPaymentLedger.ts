@@ -3,6 +3,7 @@
  * issued request in `issued_typed_data`. Each state change and its events are one transaction; races are settled by
  * single conditional updates (leases, `state` guards), never by transaction conflicts (docs/decisions/0017).
  */
+import { randomUUID } from "node:crypto"
 import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
 import { TypedDataNotFound } from "@svc/domain/eip712"
 import type { DomainEvent } from "@svc/domain/event"
@@ -15,7 +16,8 @@ import {
   PaymentNotFound
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
-import { Effect, Layer } from "effect"
+import { isoOf } from "@svc/domain/Timestamp"
+import { Effect, Layer, Option } from "effect"
 import type { ClientSession, Document, Filter } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
@@ -34,9 +36,6 @@ const paymentOf = (doc: Document | null): Payment | undefined => {
   const { _id, lease_until, lease_owner, ...payment } = doc
   return payment as Payment
 }
-
-const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
-const endOfSecond = (unixSeconds: number) => new Date(unixSeconds * 1000 + 999).toISOString()
 
 /** The MongoDB payments ledger; indexes by team, recipient, state and due time are created at start. */
 export const layer = Layer.effect(
@@ -68,11 +67,25 @@ export const layer = Layer.effect(
           })
         ),
       takeOver: (salt, now, leaseUntil) =>
-        Effect.promise(() =>
-          issued.updateOne({ _id: salt, state: "executing", leaseUntil: { $lt: now } }, { $set: { leaseUntil } })
-        ).pipe(Effect.map((result) => result.modifiedCount === 1)),
-      recordExecution: (salt, result, records, events) =>
+        Effect.flatMap(Effect.sync(randomUUID), (claimToken) =>
+          // One conditional `updateOne`: of concurrent takers exactly one matches the expired lease.
+          Effect.promise(() =>
+            issued.updateOne(
+              { _id: salt, state: "executing", leaseUntil: { $lt: now } },
+              { $set: { leaseUntil, lease_owner: claimToken } }
+            )
+          ).pipe(Effect.map((result) => (result.modifiedCount === 1 ? Option.some(claimToken) : Option.none<string>())))
+        ),
+      recordExecution: (salt, claimToken, result, records, events) =>
         inTransaction(client, async (session) => {
+          // Only the holder records: a holder whose claim was taken over writes nothing. Should it race the new
+          // holder's record anyway, the payments' ids (fixed at issuance) collide and one of the two aborts.
+          const held = await issued.updateOne(
+            { _id: salt, state: "executing", lease_owner: claimToken },
+            { $set: { state: "executed", result }, $unset: { lease_owner: "" } },
+            { session }
+          )
+          if (held.modifiedCount !== 1) return false
           if (records.length > 0) {
             await payments.insertMany(
               records.map((p) => ({ _id: p.nanoid, ...p, lease_until: 0 })),
@@ -80,7 +93,7 @@ export const layer = Layer.effect(
             )
           }
           await appendEvents(events, session)
-          await issued.updateOne({ _id: salt }, { $set: { state: "executed", result } }, { session })
+          return true
         }),
       leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) => {
         const due = {
@@ -89,7 +102,12 @@ export const layer = Layer.effect(
           lease_until: { $lt: nowMillis }
         }
         const update = {
-          $set: { state: "scheduled" as const, lease_until: leaseUntil, lease_owner: worker, updated_at: isoOf(now) }
+          $set: {
+            state: "scheduled" as const,
+            lease_until: leaseUntil,
+            lease_owner: worker,
+            updated_at: isoOf(now * 1000)
+          }
         }
         // jongodb does not apply `findOneAndUpdate` atomically (`updateOne` it does): pick candidates oldest first,
         // take one with a conditional `updateOne` on its id, then read it.
@@ -136,8 +154,8 @@ export const layer = Layer.effect(
         if (query.notPayer !== undefined) filter.team_nanoid = { $ne: query.notPayer }
         if (query.recipients !== undefined) filter.recipient_nanoid = { $in: [...query.recipients] }
         const created: Record<string, string> = {}
-        if (query.createdFrom !== undefined) created.$gte = isoOf(query.createdFrom)
-        if (query.createdTo !== undefined) created.$lte = endOfSecond(query.createdTo)
+        if (query.createdFrom !== undefined) created.$gte = isoOf(query.createdFrom * 1000)
+        if (query.createdTo !== undefined) created.$lte = isoOf(query.createdTo * 1000 + 999)
         if (Object.keys(created).length > 0) filter.created_at = created
         return Effect.promise(() =>
           payments

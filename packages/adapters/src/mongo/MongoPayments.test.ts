@@ -1,6 +1,6 @@
 /**
  * The MongoDB payment storage on jongodb: one claim of a salt among concurrent claimers, takeover of an abandoned
- * execution, payments and events recorded together, intents leased to one runner at a time, the outbox's leases.
+ * execution (and a stale holder's release or record refused, here and in memory), payments and events recorded together, intents leased to one runner at a time, the outbox's leases.
  */
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
@@ -8,8 +8,9 @@ import { IssuedTypedDataStore, type PaymentsTypedDataBundle } from "@svc/domain/
 import { type DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId, InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "@svc/domain/Ids"
 import { executionLeaseMillis, type Payment, PaymentLedger } from "@svc/domain/payment"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Layer, Option } from "effect"
 import { inject } from "vitest"
+import * as MemoryPayments from "../memory/MemoryPayments.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import * as MongoEventOutbox from "./MongoEventOutbox.ts"
 import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
@@ -111,8 +112,8 @@ describe("MongoDB payment storage", () => {
           assert.strictEqual(claims.filter(Exit.isSuccess).length, 1)
         }
         yield* issue("42")
-        yield* store.claim("42", Date.now())
-        yield* store.release("42")
+        const held = yield* store.claim("42", Date.now())
+        yield* store.release("42", held.claimToken)
         assert.isTrue(Exit.isSuccess(yield* Effect.exit(store.claim("42", Date.now()))))
         const unknown = yield* Effect.exit(store.claim("43", Date.now()))
         assert.isTrue(Exit.isFailure(unknown))
@@ -127,15 +128,22 @@ describe("MongoDB payment storage", () => {
       const now = Date.now()
       yield* store.claim("7", now)
       assert.strictEqual((yield* ledger.outcome("7")).state, "executing")
-      assert.isFalse(yield* ledger.takeOver("7", now, now + 1000))
+      assert.isTrue(Option.isNone(yield* ledger.takeOver("7", now, now + 1000)))
       const later = now + executionLeaseMillis + 1
       const takers = yield* Effect.all(
         Array.from({ length: 5 }, () => ledger.takeOver("7", later, later + executionLeaseMillis)),
         { concurrency: "unbounded" }
       )
-      assert.strictEqual(takers.filter(Boolean).length, 1)
+      const taken = takers.filter(Option.isSome)
+      assert.strictEqual(taken.length, 1)
       const payments = [payment({ salt: "7" }), payment({ salt: "7" })]
-      yield* ledger.recordExecution("7", { transaction: "0xabc", payments: [] }, payments, [event(1), event(2)])
+      const token = (taken[0] as Option.Some<string>).value
+      assert.isTrue(
+        yield* ledger.recordExecution("7", token, { transaction: "0xabc", payments: [] }, payments, [
+          event(1),
+          event(2)
+        ])
+      )
       const outcome = yield* ledger.outcome("7")
       assert.deepStrictEqual(outcome, { state: "executed", result: { transaction: "0xabc", payments: [] } })
       assert.strictEqual((yield* ledger.list({ states: ["intent"], payer: team })).length, 2)
@@ -144,13 +152,72 @@ describe("MongoDB payment storage", () => {
     }).pipe(Effect.provide(storage()))
   )
 
+  for (const [name, layer] of [
+    ["MongoDB", storage],
+    ["memory", () => MemoryPayments.layer]
+  ] as const) {
+    it.live(`${name}: a holder whose claim was taken over can neither release it nor record its execution`, () =>
+      Effect.gen(function* () {
+        const store = yield* IssuedTypedDataStore
+        const ledger = yield* PaymentLedger
+        yield* issue("11")
+        const now = Date.now()
+        const stale = yield* store.claim("11", now)
+        const later = now + executionLeaseMillis + 1
+        const taken = yield* ledger.takeOver("11", later, later + executionLeaseMillis)
+        assert.isTrue(Option.isSome(taken))
+        const token = (taken as Option.Some<string>).value
+        assert.notStrictEqual(token, stale.claimToken)
+        // The slow first holder meets a refusal and releases: the new holder's claim stands.
+        yield* store.release("11", stale.claimToken)
+        assert.deepStrictEqual(yield* ledger.outcome("11"), {
+          state: "executing",
+          leaseUntil: later + executionLeaseMillis
+        })
+        assert.strictEqual((yield* Effect.flip(store.claim("11", later)))._tag, "AlreadyExecuted")
+        // Nor may it record: nothing of its record is written.
+        const lost = payment({ salt: "11" })
+        assert.isFalse(
+          yield* ledger.recordExecution(
+            "11",
+            stale.claimToken,
+            { transaction: "0xold", payments: [] },
+            [lost],
+            [event(30)]
+          )
+        )
+        assert.strictEqual((yield* ledger.outcome("11")).state, "executing")
+        assert.deepStrictEqual(yield* ledger.list({ states: ["intent"], payer: team }), [])
+        assert.isUndefined(yield* (yield* EventOutbox).findById(event(30).id))
+        // The new holder records.
+        const kept = payment({ salt: "11" })
+        assert.isTrue(
+          yield* ledger.recordExecution("11", token, { transaction: "0xnew", payments: [] }, [kept], [event(31)])
+        )
+        assert.deepStrictEqual(yield* ledger.outcome("11"), {
+          state: "executed",
+          result: { transaction: "0xnew", payments: [] }
+        })
+        assert.deepStrictEqual(
+          (yield* ledger.list({ states: ["intent"], payer: team })).map((p) => p.nanoid),
+          [kept.nanoid]
+        )
+        // A release after the record changes nothing either.
+        yield* store.release("11", token)
+        assert.strictEqual((yield* ledger.outcome("11")).state, "executed")
+      }).pipe(Effect.provide(layer()))
+    )
+  }
+
   it.live("a due intent is leased to one runner at a time, and settled with its event only from the leased state", () =>
     Effect.gen(function* () {
       const ledger = yield* PaymentLedger
+      const store = yield* IssuedTypedDataStore
       yield* issue("8")
       const due = payment({ pay_at_time: 100 })
       const later = payment({ pay_at_time: 10_000 })
-      yield* ledger.recordExecution("8", { transaction: "0x1", payments: [] }, [due, later], [])
+      const eight = yield* store.claim("8", Date.now())
+      yield* ledger.recordExecution("8", eight.claimToken, { transaction: "0x1", payments: [] }, [due, later], [])
       const now = Date.now()
       const leases = yield* Effect.all(
         ["a", "b", "c"].map((worker) =>
@@ -173,7 +240,8 @@ describe("MongoDB payment storage", () => {
       // An expired lease lets another runner take the intent again.
       const stuck = payment({ pay_at_time: 100 })
       yield* issue("9")
-      yield* ledger.recordExecution("9", { transaction: "0x3", payments: [] }, [stuck], [])
+      const nine = yield* store.claim("9", Date.now())
+      yield* ledger.recordExecution("9", nine.claimToken, { transaction: "0x3", payments: [] }, [stuck], [])
       yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, worker: "a", leaseUntil: now + 10 })
       const retaken = yield* ledger.leaseDueIntent({
         now: 5000,

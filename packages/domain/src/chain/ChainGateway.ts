@@ -50,6 +50,15 @@ export class ChainGateway extends Context.Service<
     readonly executeIntent: (account: Address, id: Hex) => Effect.Effect<Settlement, IntentError>
     /** Whether a request with this salt has executed: how to reconcile after `ChainUnavailable` while waiting. */
     readonly isSaltUsed: (salt: bigint) => Effect.Effect<boolean, ChainUnavailable>
+    /**
+     * The settlement of the request with this salt that executed on `account` (from the forwarder's
+     * `RequestExecuted` events and that transaction's receipt, as `executePayments` answers it); `undefined` when
+     * none did. How an execution whose answer was lost (a dead process, a replayed copy) is reconciled.
+     */
+    readonly settlementOfSalt: (
+      account: Address,
+      salt: bigint
+    ) => Effect.Effect<Settlement | undefined, ChainUnavailable>
     /** Reads an intent; `undefined` when the account has none with this id. */
     readonly intent: (account: Address, id: Hex) => Effect.Effect<IntentRecord | undefined, ChainUnavailable>
     /** Whether `wallet` holds `role` on `account` (the owner holds none: it is authorised by ownership). */

@@ -41,27 +41,38 @@ export interface IssuedTypedData {
   readonly executedAt?: number
 }
 
+/** Issued typed data as its claimer holds it: `claimToken` names the holder, so only it may release or record. */
+export interface ClaimedTypedData extends IssuedTypedData {
+  readonly executedAt: number
+  /** Random, set by `claim` (and by `PaymentLedger.takeOver`): the holder's proof in `release` and `recordExecution`. */
+  readonly claimToken: string
+}
+
 /**
  * Issued typed data by salt. Implementations must make `claim` atomic across replicas: of any number of concurrent
- * claims of one salt, exactly one succeeds; later ones fail with `AlreadyExecuted`.
+ * claims of one salt, exactly one succeeds; later ones fail with `AlreadyExecuted`. `release` acts only for the
+ * current holder, so a holder whose claim was taken over cannot undo the new holder's.
  */
 export class IssuedTypedDataStore extends Context.Service<
   IssuedTypedDataStore,
   {
     readonly issue: (record: IssuedTypedData) => Effect.Effect<void>
     readonly find: (salt: Uint256String) => Effect.Effect<IssuedTypedData, TypedDataNotFound>
-    /** Marks the salt executed at `now` (epoch ms), once. */
+    /** Marks the salt executed at `now` (epoch ms), once, under a new random claim token. */
     readonly claim: (
       salt: Uint256String,
       now: number
-    ) => Effect.Effect<IssuedTypedData, TypedDataNotFound | AlreadyExecuted>
-    /** Undoes a claim whose execution failed before reaching the chain, so the signer may retry. */
-    readonly release: (salt: Uint256String) => Effect.Effect<void>
+    ) => Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted>
+    /**
+     * Undoes a claim whose execution failed before reaching the chain, so the signer may retry; only while
+     * `claimToken` still holds it (else nothing changes).
+     */
+    readonly release: (salt: Uint256String, claimToken: string) => Effect.Effect<void>
   }
 >()("@svc/domain/eip712/IssuedTypedDataStore") {
   /** In process memory, for tests and single-process tools (not shared between replicas). */
   static readonly layerMemory = Layer.sync(IssuedTypedDataStore, () => {
-    const records = new Map<string, IssuedTypedData>()
+    const records = new Map<string, IssuedTypedData | ClaimedTypedData>()
     const find = (salt: Uint256String) =>
       Effect.suspend(() => {
         const record = records.get(salt)
@@ -69,19 +80,24 @@ export class IssuedTypedDataStore extends Context.Service<
       })
     return IssuedTypedDataStore.of({
       issue: (record) => Effect.sync(() => void records.set(record.salt, record)),
-      find,
+      find: (salt) =>
+        Effect.map(find(salt), (record) => {
+          if (!("claimToken" in record)) return record
+          const { claimToken: _claimToken, ...issued } = record
+          return issued
+        }),
       claim: (salt, now) =>
         Effect.flatMap(find(salt), (record) => {
           if (record.executedAt !== undefined) return Effect.fail(new AlreadyExecuted({ salt }))
-          const claimed = { ...record, executedAt: now }
+          const claimed: ClaimedTypedData = { ...record, executedAt: now, claimToken: globalThis.crypto.randomUUID() }
           records.set(salt, claimed)
           return Effect.succeed(claimed)
         }),
-      release: (salt) =>
+      release: (salt, claimToken) =>
         Effect.sync(() => {
           const record = records.get(salt)
-          if (record !== undefined) {
-            const { executedAt: _executedAt, ...released } = record
+          if (record !== undefined && "claimToken" in record && record.claimToken === claimToken) {
+            const { executedAt: _executedAt, claimToken: _claimToken, ...released } = record
             records.set(salt, released)
           }
         })

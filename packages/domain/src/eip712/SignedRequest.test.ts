@@ -97,13 +97,18 @@ describe("authorizeSignedRequest", () => {
     }).pipe(Effect.provide(services))
   )
 
-  it.effect("a released claim can execute again", () =>
+  it.effect("a claim released by its holder can execute again; another token releases nothing", () =>
     Effect.gen(function* () {
       const signature = yield* issue
       const request = { typedData: bundle.typed_data, signer: admin, signature }
-      yield* authorizeSignedRequest(request)
-      yield* (yield* IssuedTypedDataStore).release("42")
-      yield* authorizeSignedRequest(request)
+      const store = yield* IssuedTypedDataStore
+      const first = yield* authorizeSignedRequest(request)
+      // Only the holder's token releases it.
+      yield* store.release("42", "not-the-holder")
+      assert.strictEqual(yield* tagOf(authorizeSignedRequest(request)), "AlreadyExecuted")
+      yield* store.release("42", first.claimToken)
+      const second = yield* authorizeSignedRequest(request)
+      assert.notStrictEqual(second.claimToken, first.claimToken)
     }).pipe(Effect.provide(services))
   )
 })

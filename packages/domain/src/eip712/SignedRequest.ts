@@ -8,7 +8,7 @@ import type { Address, Uint256String } from "../Evm.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import {
   type AlreadyExecuted,
-  type IssuedTypedData,
+  type ClaimedTypedData,
   IssuedTypedDataStore,
   type TypedDataNotFound
 } from "./IssuedTypedDataStore.ts"
@@ -45,7 +45,7 @@ export type SignedRequestError =
 /**
  * Authorises the execution of a signed request and claims its salt, so it runs at most once across replicas.
  * Checks run cheapest first, and the salt is claimed last: a request refused for any reason can be retried.
- * If the execution then fails before reaching the chain, `IssuedTypedDataStore.release` the salt.
+ * If the execution then fails before reaching the chain, `IssuedTypedDataStore.release` the salt with its claim token.
  *
  * @example
  * const issued = yield* authorizeSignedRequest({ typedData: body.typed_data, signer: body.signer, signature: body.signature })
@@ -53,7 +53,7 @@ export type SignedRequestError =
  */
 export const authorizeSignedRequest = Effect.fn("SignedRequest.authorize")(function* (
   request: SignedRequest
-): Effect.fn.Return<IssuedTypedData, SignedRequestError, IssuedTypedDataStore | SignatureVerifier> {
+): Effect.fn.Return<ClaimedTypedData, SignedRequestError, IssuedTypedDataStore | SignatureVerifier> {
   const store = yield* IssuedTypedDataStore
   const issued = yield* store.find(request.typedData.salt)
   yield* ensureSameTypedData(issued.bundle, request.typedData)

@@ -2,7 +2,7 @@
  * The payments ledger: the steps of executing signed payments and intents that must each be one atomic write, so a
  * state and the events that report it are never apart, and concurrent replicas never both act on one payment.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { Uint256String } from "../Evm.ts"
 import type { TypedDataNotFound } from "../eip712/IssuedTypedDataStore.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
@@ -56,8 +56,10 @@ export interface LedgerQuery {
 
 /**
  * The ledger. Implementations must:
- * - `recordExecution`: insert the payments, their events and the request's result in one all-or-nothing step;
- * - `takeOver`: succeed for exactly one caller, and only while the request is `executing` with an expired lease;
+ * - `recordExecution`: insert the payments, their events and the request's result in one all-or-nothing step, only
+ *   while `claimToken` holds the request's claim (else record nothing and answer `false`);
+ * - `takeOver`: succeed for exactly one caller, and only while the request is `executing` with an expired lease,
+ *   giving the claim a new random token (so the previous holder can no longer release it or record);
  * - `leaseDueIntent`: lease a due intent to one worker at a time across machines (a conditional single update);
  * - `settle`: move a payment only from `from` (`StaleState` otherwise), with its events, in one step;
  * - `list`: newest first.
@@ -66,14 +68,19 @@ export class PaymentLedger extends Context.Service<
   PaymentLedger,
   {
     readonly outcome: (salt: Uint256String) => Effect.Effect<ExecutionOutcome, TypedDataNotFound>
-    /** Takes over an execution left by a process that died (lease expired before `now`, epoch ms). */
-    readonly takeOver: (salt: Uint256String, now: number, leaseUntil: number) => Effect.Effect<boolean>
+    /**
+     * Takes over an execution left by a process that died (lease expired before `now`, epoch ms): the new claim
+     * token, or none when the request is not `executing` with an expired lease (or another caller took it first).
+     */
+    readonly takeOver: (salt: Uint256String, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
+    /** Records an executed request for the holder of `claimToken`; `false` (nothing written) if it lost the claim. */
     readonly recordExecution: (
       salt: Uint256String,
+      claimToken: string,
       result: ExecutionResult,
       payments: ReadonlyArray<Payment>,
       events: ReadonlyArray<DomainEvent>
-    ) => Effect.Effect<void>
+    ) => Effect.Effect<boolean>
     /**
      * The oldest intent whose `pay_at_time` is at or before `now` (unix seconds) and that no live lease holds,
      * moved to `scheduled` and leased to `worker` until `leaseUntil` (epoch ms); `undefined` when there is none.

@@ -1,12 +1,13 @@
 /**
  * Executing signed payments (PUT /v2/payments): the signer's right to pay for the team, the domain's check of the
  * signed request, one claim of the salt across replicas, settlement through the chain, and the payments with their
- * events recorded in one step. A replay, or a second replica receiving the same request, answers the first result
- * (docs/decisions/0017).
+ * events recorded in one step. A replay, or a second replica receiving the same request, answers the first result;
+ * a request the chain executed but whose result was never recorded is reconciled from the chain (docs/decisions/0017).
  */
 import { type ChainError, ChainGateway, paymentRequestOf, paymentsRequestOf, type Settlement } from "@svc/domain/chain"
 import {
   authorizeSignedRequest,
+  type ClaimedTypedData,
   type IssuedTypedData,
   IssuedTypedDataStore,
   type PaymentsTypedDataBundle,
@@ -25,8 +26,8 @@ import {
 } from "@svc/domain/payment"
 import type { Team } from "@svc/domain/team"
 import { UserRepository } from "@svc/domain/user"
-import { Clock, DateTime, Duration, Effect, Schedule } from "effect"
-import type { Hex } from "viem"
+import { Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
+import type { Address, Hex } from "viem"
 import { type ApiError, apiError } from "../ApiError.ts"
 import type { IssuedPaymentsRequest } from "./PaymentIssuance.ts"
 
@@ -34,7 +35,7 @@ import type { IssuedPaymentsRequest } from "./PaymentIssuance.ts"
 const payingRoles: ReadonlyArray<string> = ["team_admin", "team_finance_admin"]
 
 /** How long a request that finds another replica executing the same salt waits for its result. */
-export const replayWaitMillis = 30_000
+const replayWaitMillis = 30_000
 
 /** The token as events describe it. */
 export const tokenInfo = { name: "USD Coin", symbol: "USDC", decimals: usdcDecimals }
@@ -69,8 +70,40 @@ const sameBody = (issued: IssuedPaymentsRequest["body"], body: ExecutePaymentsRe
     )
   })
 
-/** Sends the signed request; refusals before the chain spent the salt release the claim so the signer may retry. */
-const settleOnChain = (issued: IssuedTypedData, signature: Hex) =>
+/** The signed payment entries of an issued request, in request order. */
+const entriesOf = (issued: IssuedTypedData) => {
+  const bundle = issued.bundle as PaymentsTypedDataBundle | PaymentTypedDataBundle
+  return bundle.primary_type === "CreatePaymentsForwardRequest"
+    ? bundle.typed_data.data.payments
+    : [bundle.typed_data.data]
+}
+
+/**
+ * The settlement the chain shows for the salt of `issued` on the team's account, when it settled exactly the issued
+ * payments (ids and amounts, in order); `undefined` when it shows none, or another request spent the salt.
+ */
+const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(function* (issued: IssuedTypedData) {
+  const account = (issued.bundle as PaymentsTypedDataBundle | PaymentTypedDataBundle).typed_data.to as Address
+  const settlement = yield* ChainGateway.use((chain) => chain.settlementOfSalt(account, BigInt(issued.salt))).pipe(
+    Effect.orDie
+  )
+  const entries = entriesOf(issued)
+  const same =
+    settlement !== undefined &&
+    settlement.payments.length === entries.length &&
+    settlement.payments.every(
+      (outcome, index) =>
+        outcome.id.toLowerCase() === entries[index]?.id.toLowerCase() &&
+        outcome.amount === BigInt(entries[index]?.amount ?? -1)
+    )
+  return same ? settlement : undefined
+})
+
+/**
+ * Sends the signed request. Refusals before the chain spent the salt release the claim so the signer may retry; a
+ * `SaltReplayed` (an earlier copy of this request went through, say a relayer retry) answers what that copy settled.
+ */
+const settleOnChain = (issued: ClaimedTypedData, signature: Hex) =>
   Effect.gen(function* () {
     const chain = yield* ChainGateway
     const bundle = issued.bundle as PaymentsTypedDataBundle | PaymentTypedDataBundle
@@ -82,13 +115,17 @@ const settleOnChain = (issued: IssuedTypedData, signature: Hex) =>
             signature
           })
     return yield* sent.pipe(
-      Effect.catch((error: ChainError) => {
-        // Unknown outcome: keep the claim; its lease lets a later request reconcile with `isSaltUsed`.
+      Effect.catch((error: ChainError): Effect.Effect<Settlement, ApiError, ChainGateway | IssuedTypedDataStore> => {
+        // Unknown outcome: keep the claim; its lease lets a later request reconcile with the chain.
         if (error._tag === "ChainUnavailable") return Effect.die(error)
-        // The salt is spent on chain: never release it.
-        if (error._tag === "SaltReplayed") return Effect.fail(errorOf(error))
+        // The salt is spent on chain: never release it; record what it settled if it was this request.
+        if (error._tag === "SaltReplayed") {
+          return Effect.flatMap(settlementOnChain(issued), (settlement) =>
+            settlement === undefined ? Effect.fail(errorOf(error)) : Effect.succeed(settlement)
+          )
+        }
         return Effect.andThen(
-          IssuedTypedDataStore.use((store) => store.release(issued.salt)),
+          IssuedTypedDataStore.use((store) => store.release(issued.salt, issued.claimToken)),
           Effect.fail(errorOf(error))
         )
       })
@@ -99,14 +136,26 @@ const settleOnChain = (issued: IssuedTypedData, signature: Hex) =>
 const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   team: Team,
   payer: { readonly nanoid: UserId },
-  issued: IssuedTypedData,
+  issued: ClaimedTypedData,
   signature: Hex
 ) {
-  const request = issued.request as IssuedPaymentsRequest
-  const bundle = issued.bundle as PaymentsTypedDataBundle | PaymentTypedDataBundle
-  const entries =
-    bundle.primary_type === "CreatePaymentsForwardRequest" ? bundle.typed_data.data.payments : [bundle.typed_data.data]
   const settlement = yield* settleOnChain(issued, signature)
+  return yield* recordSettlement(team, payer, issued, settlement)
+})
+
+/**
+ * Records a settled request for the holder of its claim: the payments, the result and their events in one step.
+ * Answers the result either way: a holder that lost its claim (taken over after its lease expired) records nothing,
+ * and the new holder records the same transaction from the chain.
+ */
+const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function* (
+  team: Team,
+  payer: { readonly nanoid: UserId },
+  issued: ClaimedTypedData,
+  settlement: Settlement
+) {
+  const request = issued.request as IssuedPaymentsRequest
+  const entries = entriesOf(issued)
   const now = DateTime.formatIso(yield* DateTime.now)
   const payNow = request.body.pay_now
   const payments: Array<Payment> = request.planned.map((planned, index) => {
@@ -141,12 +190,12 @@ const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   })
   const events = yield* eventsOf(team, payments, payNow)
   const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
-  yield* PaymentLedger.use((ledger) => ledger.recordExecution(issued.salt, result, payments, events))
+  yield* PaymentLedger.use((ledger) => ledger.recordExecution(issued.salt, issued.claimToken, result, payments, events))
   return result
 })
 
 /** `payment.group.created` for the batch, and `payment.sent` for each payment paid at once. */
-export const eventsOf = Effect.fn("PaymentExecution.eventsOf")(function* (
+const eventsOf = Effect.fn("PaymentExecution.eventsOf")(function* (
   team: Team,
   payments: ReadonlyArray<Payment>,
   sent: boolean
@@ -268,12 +317,18 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
     if (waited._tag === "Abandoned") {
       // The claimer died mid-execution: the chain says whether its transaction went through.
       const used = yield* ChainGateway.use((chain) => chain.isSaltUsed(BigInt(salt))).pipe(Effect.orDie)
-      if (used) {
+      const settlement = used ? yield* settlementOnChain(issued) : undefined
+      if (used && settlement === undefined) {
         return yield* Effect.fail(apiError("ALREADY_EXECUTED", "Executed on chain; its result is being reconciled"))
       }
       const now = yield* Clock.currentTimeMillis
-      if (yield* ledger.takeOver(salt, now, now + executionLeaseMillis)) {
-        return yield* settleClaimed(team, payer, issued, body.signature)
+      const token = yield* ledger.takeOver(salt, now, now + executionLeaseMillis)
+      if (Option.isSome(token)) {
+        const claimed: ClaimedTypedData = { ...issued, executedAt: now, claimToken: token.value }
+        // Spent: record what the chain settled (no second transaction); unspent: execute it ourselves.
+        return settlement === undefined
+          ? yield* settleClaimed(team, payer, claimed, body.signature)
+          : yield* recordSettlement(team, payer, claimed, settlement)
       }
     }
   }

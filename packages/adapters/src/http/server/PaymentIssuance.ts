@@ -62,7 +62,7 @@ const invoiceOf = (description: string, extra: Partial<InvoiceDetails> = {}): In
 })
 
 /** The team's svc account, or 409 when the team has none deployed yet. */
-export const teamAccountOf = (team: Team) =>
+const teamAccountOf = (team: Team) =>
   team.svc_account === ""
     ? Effect.fail(apiError("INVALID_STATE_TRANSITION", "The team has no svc account yet"))
     : Effect.succeed(team.svc_account as Address)

@@ -31,7 +31,7 @@ const recipientOf = (payment: Payment, user: User | undefined): PaymentItem["rec
 })
 
 /** One item of `data.items`. */
-export const paymentItemOf = (payment: Payment, users: ReadonlyMap<string, User>): PaymentItem => {
+const paymentItemOf = (payment: Payment, users: ReadonlyMap<string, User>): PaymentItem => {
   const payer = users.get(payment.payer_nanoid)
   const invoice = payment.invoice
   return {

@@ -14,7 +14,7 @@ export {
   withRequestId
 } from "./ErrorEnvelope.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
-export { eventsOf, executePayments, recipientsOf, tokenInfo } from "./PaymentExecution.ts"
+export { executePayments, recipientsOf, tokenInfo } from "./PaymentExecution.ts"
 export { BalanceHandlers, PaymentHandlers } from "./PaymentHandlers.ts"
 export {
   PendingBalanceHandlers,
