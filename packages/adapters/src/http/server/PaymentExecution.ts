@@ -20,8 +20,10 @@ import {
   type ExecutePaymentsRequest,
   type ExecutionResult,
   executionLeaseMillis,
+  initialPaymentState,
   type Payment,
   PaymentLedger,
+  PaymentMachine,
   usdcDecimals
 } from "@svc/domain/payment"
 import type { Team } from "@svc/domain/team"
@@ -158,6 +160,10 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
   const entries = entriesOf(issued)
   const now = DateTime.formatIso(yield* DateTime.now)
   const payNow = request.body.pay_now
+  // Paid now: created `processing`, and the mined receipt confirms it. Otherwise registered as an intent.
+  const state = payNow
+    ? yield* PaymentMachine.transition(initialPaymentState(true), "confirm").pipe(Effect.orDie)
+    : initialPaymentState(false)
   const payments: Array<Payment> = request.planned.map((planned, index) => {
     const entry = entries[index] as (typeof entries)[number]
     return {
@@ -168,7 +174,7 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
       payer_nanoid: payer.nanoid,
       ...(planned.recipient_nanoid === undefined ? {} : { recipient_nanoid: planned.recipient_nanoid }),
       ...(planned.recipient_email === undefined ? {} : { recipient_email: planned.recipient_email }),
-      state: payNow ? "complete" : "intent",
+      state,
       amount_cents: planned.amount_cents,
       currency_symbol: "USD",
       token: entry.token,
