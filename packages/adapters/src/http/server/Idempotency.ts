@@ -63,17 +63,18 @@ export const withIdempotency = Effect.gen(function* () {
           case "Claimed":
             break
         }
+        const holder = claim.token
         return yield* app.pipe(
           Effect.onExit((exit) => {
-            if (exit._tag === "Failure") return store.release(id)
+            if (exit._tag === "Failure") return store.release(id, holder)
             const response = exit.value
-            if (response.status >= 500 || response.body._tag !== "Uint8Array") return store.release(id)
+            if (response.status >= 500 || response.body._tag !== "Uint8Array") return store.release(id, holder)
             const stored = {
               status: response.status,
               body: new TextDecoder().decode(response.body.body),
               contentType: response.body.contentType
             }
-            return Effect.flatMap(Clock.currentTimeMillis, (done) => store.complete(id, stored, done))
+            return Effect.flatMap(Clock.currentTimeMillis, (done) => store.complete(id, holder, stored, done))
           })
         )
       })
