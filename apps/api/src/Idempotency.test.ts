@@ -1,11 +1,54 @@
 /**
  * `Idempotency-Key` over real HTTP: replay, 422 on another body, 409 while the first runs, scoped to the caller.
  */
+import { request as httpRequest } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { IdempotencyStore } from "@svc/adapters/http"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { call, type SeededMember, seedTeam, signIn, startTestServer } from "./TestServer.ts"
+import {
+  type CallResult,
+  call,
+  type SeededMember,
+  seedTeam,
+  signIn,
+  startTestServer,
+  type TestServer
+} from "./TestServer.ts"
+
+/** A request whose body is sent chunked (no content-length), so only reading it can find out its size. */
+const callChunked = (
+  server: TestServer,
+  path: string,
+  options: { readonly token: string; readonly chunks: ReadonlyArray<string>; readonly headers: Record<string, string> }
+): Effect.Effect<CallResult> =>
+  Effect.callback<CallResult>((resume) => {
+    const req = httpRequest(`${server.baseUrl}${path}`, {
+      method: "POST",
+      headers: {
+        ...options.headers,
+        authorization: `Bearer ${options.token}`,
+        "content-type": "application/json",
+        "transfer-encoding": "chunked"
+      }
+    })
+    req.on("response", (response) => {
+      const parts: Array<Buffer> = []
+      response.on("data", (part: Buffer) => parts.push(part))
+      response.on("end", () => {
+        const text = Buffer.concat(parts).toString("utf8")
+        const headers = new globalThis.Headers()
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (typeof value === "string") headers.set(name, value)
+        }
+        resume(Effect.succeed({ status: response.statusCode ?? 0, headers, body: JSON.parse(text) }))
+      })
+    })
+    // The server may answer and stop reading before the whole body is sent.
+    req.on("error", (error) => resume(Effect.die(error)))
+    for (const chunk of options.chunks) req.write(chunk)
+    req.end()
+  })
 
 describe("idempotency keys", () => {
   it.live("the same key and body replays; another body is 422; a running request is 409", () =>
@@ -74,6 +117,31 @@ describe("idempotency keys", () => {
       const refusedAgain = yield* create("key-3", { ...body, entity_nanoid: "co-unknown" })
       assert.strictEqual(refusedAgain.status, 404)
       assert.strictEqual(refusedAgain.headers.get("idempotent-replayed"), "true")
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("idempotency keys and the body limit", () => {
+  it.live("a chunked body over 1 MiB with a key answers 413 and writes nothing", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { companyId, members } = yield* seedTeam(server, ["team_admin"])
+      const admin = members[0] as SeededMember
+      const token = yield* signIn(server, admin.account)
+      const wallet = privateKeyToAccount(generatePrivateKey()).address
+      const head = `{"entity_nanoid":"${companyId}","admin_wallet":"${wallet}","name":"`
+      const chunks = [head, ...Array.from({ length: 17 }, () => "x".repeat(64 * 1024)), '"}']
+      const teamsBefore = yield* Effect.promise(() => server.db.collection("teams").countDocuments())
+      const response = yield* callChunked(server, "/v2/teams", {
+        token,
+        chunks,
+        headers: { "idempotency-key": "big-1" }
+      })
+      assert.strictEqual(response.status, 413, JSON.stringify(response.body))
+      assert.strictEqual(response.body.error_code, "PAYLOAD_TOO_LARGE")
+      assert.match(response.headers.get("x-request-id") ?? "", /^req_/)
+      assert.strictEqual(yield* Effect.promise(() => server.db.collection("teams").countDocuments()), teamsBefore)
+      assert.strictEqual(yield* Effect.promise(() => server.db.collection("idempotency_keys").countDocuments()), 0)
     }).pipe(Effect.scoped)
   )
 })

@@ -1,8 +1,10 @@
 /**
  * Idempotency keys in MongoDB (`idempotency_keys`, `_id` = scope:key). A claim is an insert (the unique `_id` makes it
  * atomic) or a conditional takeover of a lapsed document; `expiresAt` is filtered on, and a TTL index lets a real
- * mongod delete old keys (jongodb keeps them, which the filter makes harmless).
+ * mongod delete old keys (jongodb keeps them, which the filter makes harmless). Every claim writes a fresh `token`;
+ * completing and releasing filter on it, so a holder whose claim was taken over changes nothing.
  */
+import { randomUUID } from "node:crypto"
 import { Effect, Layer } from "effect"
 import { MongoServerError } from "mongodb"
 import {
@@ -19,6 +21,8 @@ interface KeyDocument {
   _id: string
   bodyHash: string
   state: "running" | "completed"
+  /** Names the claim holding the key; completing or releasing needs it. */
+  token: string
   expiresAt: Date
   response?: StoredResponse
 }
@@ -33,19 +37,20 @@ export const layer = Layer.effect(
     const id = (k: IdempotencyKey) => `${k.scope}:${k.key}`
 
     const claimOnce = async (key: IdempotencyKey, bodyHash: string, now: number): Promise<ClaimResult | undefined> => {
-      const fresh: KeyDocument = { _id: id(key), bodyHash, state: "running", expiresAt: new Date(now + leaseMillis) }
+      const token = randomUUID()
+      const expiresAt = new Date(now + leaseMillis)
       try {
-        await col.insertOne(fresh)
-        return { _tag: "Claimed" }
+        await col.insertOne({ _id: id(key), bodyHash, state: "running", token, expiresAt })
+        return { _tag: "Claimed", token }
       } catch (error) {
         if (!(error instanceof MongoServerError && error.code === 11000)) throw error
       }
       // A conditional `updateOne` decides the takeover: jongodb applies it atomically, its `findOneAndUpdate` not.
       const takenOver = await col.updateOne(
         { _id: id(key), expiresAt: { $lte: new Date(now) } },
-        { $set: { bodyHash, state: "running", expiresAt: fresh.expiresAt }, $unset: { response: "" } }
+        { $set: { bodyHash, state: "running", token, expiresAt }, $unset: { response: "" } }
       )
-      if (takenOver.modifiedCount === 1) return { _tag: "Claimed" }
+      if (takenOver.modifiedCount === 1) return { _tag: "Claimed", token }
       const row = await col.findOne({ _id: id(key) })
       if (row === null) return undefined
       if (row.bodyHash !== bodyHash) return { _tag: "Mismatch" }
@@ -59,14 +64,15 @@ export const layer = Layer.effect(
           async () =>
             (await claimOnce(key, bodyHash, now)) ?? (await claimOnce(key, bodyHash, now)) ?? { _tag: "Running" }
         ),
-      complete: (key, response, now) =>
+      complete: (key, token, response, now) =>
         Effect.promise(() =>
           col.updateOne(
-            { _id: id(key) },
+            { _id: id(key), token, state: "running" },
             { $set: { state: "completed", response, expiresAt: new Date(now + retentionMillis) } }
           )
         ).pipe(Effect.asVoid),
-      release: (key) => Effect.promise(() => col.deleteOne({ _id: id(key), state: "running" })).pipe(Effect.asVoid)
+      release: (key, token) =>
+        Effect.promise(() => col.deleteOne({ _id: id(key), token, state: "running" })).pipe(Effect.asVoid)
     })
   })
 )

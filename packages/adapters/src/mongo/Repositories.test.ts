@@ -11,7 +11,7 @@ import { defaultTeamSettings, SettingsRepository, TeamRepository } from "@svc/do
 import { newUser, UserRepository } from "@svc/domain/user"
 import { Effect, Exit, Layer, Option } from "effect"
 import { inject } from "vitest"
-import { IdempotencyStore } from "../http/IdempotencyStore.ts"
+import { type ClaimResult, IdempotencyStore, leaseMillis } from "../http/IdempotencyStore.ts"
 import * as MemoryRepositories from "../memory/MemoryRepositories.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
@@ -32,6 +32,11 @@ const team = (n: number, company: CompanyId) => ({
 })
 const userId = (n: number) => `us-${String(n).padStart(12, "0")}` as UserId
 const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`
+
+const tokenOf = (claim: ClaimResult) => {
+  if (claim._tag !== "Claimed") throw new Error(`expected a claim, got ${claim._tag}`)
+  return claim.token
+}
 
 const suites = {
   memory: () => Layer.mergeAll(MemoryRepositories.layer, IdempotencyStore.layerMemory, NonceStore.layerMemory),
@@ -208,10 +213,16 @@ for (const [name, makeLayer] of Object.entries(suites)) {
         const store = yield* IdempotencyStore
         const key = { scope: "us-1", key: "k1" }
         const now = 1_000_000
-        assert.strictEqual((yield* store.claim(key, "h1", now))._tag, "Claimed")
+        const first = yield* store.claim(key, "h1", now)
+        assert.strictEqual(first._tag, "Claimed")
         assert.strictEqual((yield* store.claim(key, "h1", now + 1))._tag, "Running")
         assert.strictEqual((yield* store.claim(key, "h2", now + 1))._tag, "Mismatch")
-        yield* store.complete(key, { status: 201, body: "{}", contentType: "application/json" }, now + 2)
+        yield* store.complete(
+          key,
+          tokenOf(first),
+          { status: 201, body: "{}", contentType: "application/json" },
+          now + 2
+        )
         const replay = yield* store.claim(key, "h1", now + 3)
         assert.deepStrictEqual(replay, {
           _tag: "Completed",
@@ -219,14 +230,73 @@ for (const [name, makeLayer] of Object.entries(suites)) {
         })
         assert.strictEqual((yield* store.claim(key, "h1", now + 2 + 24 * 3600 * 1000 + 1))._tag, "Claimed")
         const other = { scope: "us-1", key: "k2" }
-        assert.strictEqual((yield* store.claim(other, "h", now))._tag, "Claimed")
-        yield* store.release(other)
+        const otherClaim = yield* store.claim(other, "h", now)
+        assert.strictEqual(otherClaim._tag, "Claimed")
+        yield* store.release(other, tokenOf(otherClaim))
         assert.strictEqual((yield* store.claim(other, "h", now))._tag, "Claimed")
         const concurrent = yield* Effect.all(
           Array.from({ length: 8 }, () => store.claim({ scope: "us-2", key: "race" }, "h", now)),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(concurrent.filter((r) => r._tag === "Claimed").length, 1)
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.live("idempotency keys: the lease outlasts the slowest request; a stale holder changes nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* IdempotencyStore
+        const key = { scope: "us-1", key: "slow" }
+        const now = 1_000_000
+        const stale = yield* store.claim(key, "h", now)
+        // PUT /v2/payments may take 120 s for a receipt plus 30 s waiting for another replica.
+        assert.strictEqual((yield* store.claim(key, "h", now + 150_000))._tag, "Running")
+
+        // The lease lapses (the holder hangs); a retry takes the key over with a claim of its own.
+        const lapsed = now + leaseMillis + 1
+        const retry = yield* store.claim(key, "h", lapsed)
+        assert.strictEqual(retry._tag, "Claimed")
+        assert.notStrictEqual(tokenOf(retry), tokenOf(stale))
+        // The first holder finishing late neither stores its answer nor frees the retry's key.
+        yield* store.complete(
+          key,
+          tokenOf(stale),
+          { status: 200, body: "stale", contentType: "text/plain" },
+          lapsed + 1
+        )
+        yield* store.release(key, tokenOf(stale))
+        assert.strictEqual((yield* store.claim(key, "h", lapsed + 2))._tag, "Running")
+        yield* store.complete(
+          key,
+          tokenOf(retry),
+          { status: 200, body: "retry", contentType: "text/plain" },
+          lapsed + 3
+        )
+        yield* store.complete(
+          key,
+          tokenOf(stale),
+          { status: 200, body: "stale", contentType: "text/plain" },
+          lapsed + 4
+        )
+        yield* store.release(key, tokenOf(stale))
+        yield* store.release(key, tokenOf(retry))
+        assert.deepStrictEqual(yield* store.claim(key, "h", lapsed + 5), {
+          _tag: "Completed",
+          response: { status: 200, body: "retry", contentType: "text/plain" }
+        })
+
+        // Concurrent retries of a lapsed claim: exactly one takes it over.
+        for (let round = 0; round < 5; round++) {
+          const raced = { scope: "us-2", key: `lapsed-${round}` }
+          const holder = yield* store.claim(raced, "h", now)
+          const claims = yield* Effect.all(
+            Array.from({ length: 8 }, () => store.claim(raced, "h", now + leaseMillis + 1)),
+            { concurrency: "unbounded" }
+          )
+          const won = claims.filter((c) => c._tag === "Claimed")
+          assert.strictEqual(won.length, 1, `round ${round}: ${JSON.stringify(claims)}`)
+          assert.notStrictEqual(tokenOf(won[0] as ClaimResult), tokenOf(holder))
+          assert.isTrue(claims.every((c) => c._tag === "Claimed" || c._tag === "Running"))
+        }
       }).pipe(Effect.provide(makeLayer()))
     )
   })

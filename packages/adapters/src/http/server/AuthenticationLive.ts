@@ -1,10 +1,12 @@
 /**
- * The server side of bearer authentication: verifies the JWT and provides the caller.
+ * The server side of bearer authentication: verifies the JWT (or reuses the idempotency middleware's verdict for it)
+ * and provides the caller.
  */
 import { Effect, Layer, Redacted } from "effect"
 import { AccessTokens } from "../AccessTokens.ts"
 import { apiError, type Unauthorized } from "../ApiError.ts"
 import { Authentication, CurrentUser } from "../Authentication.ts"
+import { verifyOnce } from "./VerifiedToken.ts"
 
 /** Missing, malformed, expired, foreign-key and `alg: none` tokens all answer 401. */
 export const AuthenticationLive = Layer.effect(
@@ -16,16 +18,14 @@ export const AuthenticationLive = Layer.effect(
         Effect.gen(function* () {
           const token = Redacted.value(credential)
           if (token === "") return yield* Effect.fail(apiError("UNAUTHORIZED") as Unauthorized)
-          const claims = yield* tokens
-            .verify(token)
-            .pipe(
-              Effect.mapError(
-                (refused) =>
-                  (refused.reason === "expired"
-                    ? apiError("JWT_EXPIRED")
-                    : apiError("UNAUTHORIZED", "The access token is invalid")) as Unauthorized
-              )
+          const claims = yield* verifyOnce(tokens, token).pipe(
+            Effect.mapError(
+              (refused) =>
+                (refused.reason === "expired"
+                  ? apiError("JWT_EXPIRED")
+                  : apiError("UNAUTHORIZED", "The access token is invalid")) as Unauthorized
             )
+          )
           return yield* Effect.provideService(httpEffect, CurrentUser, { nanoid: claims.sub, wallet: claims.wallet })
         })
     })

@@ -96,6 +96,24 @@ export class RequestId extends Context.Reference<string>("@svc/adapters/http/ser
   defaultValue: () => "req_unknown"
 }) {}
 
+/**
+ * Limits the request body to `maxBodyBytes` for everything inside `app`: a larger declared `content-length` answers
+ * 413 at once, and reading a longer body (chunked, so no length) fails with `BodyTooLarge`, which the envelope answers
+ * 413. Anything that reads the body (the handlers, the idempotency fingerprint) must run inside it; the default is
+ * unlimited.
+ */
+export const withBodyLimit = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(length) && length > maxBodyBytes) {
+      return errorResponse("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBodyBytes} bytes`)
+    }
+    return yield* Effect.provideService(app, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
+  })
+
 /** Turns every failure of `app` into an error response in the contract's shape, and limits the body size. */
 export const withErrorEnvelope = <E, R>(
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -103,12 +121,7 @@ export const withErrorEnvelope = <E, R>(
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = yield* RequestId
-    const length = Number(request.headers["content-length"] ?? "0")
-    if (Number.isFinite(length) && length > maxBodyBytes) {
-      return errorResponse("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBodyBytes} bytes`)
-    }
-    return yield* app.pipe(
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+    return yield* withBodyLimit(app).pipe(
       Effect.map((response) =>
         response.status >= 400 && !isJsonResponse(response) ? errorResponse(codeForStatus(response.status)) : response
       ),
