@@ -41,8 +41,15 @@ describe("value schemas", () => {
   it("sign-in bodies take a wallet address and signatures of any byte length", () => {
     assert.isTrue(ok(SiweChallengeQuery, { wallet: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" }))
     assert.isFalse(ok(SiweChallengeQuery, { wallet: "nope" }))
-    assert.isTrue(ok(SiweVerifyRequest, { message: "m", sig: `0x${"ab".repeat(200)}`, nonce: "n" }))
-    assert.isFalse(ok(SiweVerifyRequest, { message: "m", sig: "0xabc", nonce: "n" }))
+    const verify = { message: "m", sig: `0x${"ab".repeat(200)}`, nonce: "0123456789abcdef" }
+    assert.isTrue(ok(SiweVerifyRequest, verify))
+    assert.isFalse(ok(SiweVerifyRequest, { ...verify, sig: "0xabc" }))
+    assert.isFalse(ok(SiweVerifyRequest, { ...verify, sig: `0x${"ab".repeat(4097)}` }))
+    assert.isFalse(ok(SiweVerifyRequest, { ...verify, message: "" }))
+    assert.isFalse(ok(SiweVerifyRequest, { ...verify, nonce: "short" }))
+    assert.isFalse(
+      ok(SiweChallengeQuery, { wallet: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", svcid: "x".repeat(129) })
+    )
   })
 
   it.effect("the test randomness repeats for a seed and differs between seeds", () =>

@@ -3,13 +3,15 @@
  * `exp`, `jti` and the key id in the header. Verification accepts only HS256 under our key id, so `alg: none`,
  * other algorithms and tokens of another key are all refused.
  */
+
 import { createHash, randomUUID } from "node:crypto"
+import { accessTokenLifetimeSeconds } from "@svc/domain/auth"
 import type { UserId } from "@svc/domain/Ids"
 import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { errors, jwtVerify, SignJWT } from "jose"
 
 /** The lifetime of an access token (SPEC §8). */
-export const tokenLifetimeSeconds = 24 * 60 * 60
+export const tokenLifetimeSeconds = accessTokenLifetimeSeconds
 
 /** Why a token was refused: `expired` or anything else (`invalid`). */
 export class TokenRefused extends Schema.TaggedError<TokenRefused>()("TokenRefused", {

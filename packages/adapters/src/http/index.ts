@@ -17,7 +17,7 @@ export {
   Unauthorized,
   Unprocessable
 } from "./ApiError.ts"
-export { AuthApi, VerifyBody } from "./AuthApi.ts"
+export { AuthApi } from "./AuthApi.ts"
 export { Authentication, CurrentUser } from "./Authentication.ts"
 export { BalanceApi } from "./BalanceApi.ts"
 export { DataOnly, Envelope } from "./Envelope.ts"
