@@ -15,7 +15,7 @@ import { type Address, createPublicClient, type Hex, http, keccak256, toHex } fr
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
-import { runDueIntents } from "./IntentRunner.ts"
+import * as IntentRunner from "./IntentRunner.ts"
 import * as Server from "./Server.ts"
 import {
   addMember,
@@ -537,7 +537,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         assert.strictEqual(intents.body.data.items.length, 1)
         assert.strictEqual(yield* balanceOf(t.account), units(100_00))
 
-        const early = yield* runDueIntents("runner-a").pipe(Effect.provide(server.context))
+        const early = yield* IntentRunner.runDueIntents("runner-a").pipe(Effect.provide(server.context))
         assert.deepStrictEqual(
           early.filter((r) => r.payment.team_nanoid === t.team),
           []
@@ -547,8 +547,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
         const [a, b] = yield* Effect.all(
           [
-            Effect.provide(runDueIntents("runner-a"), server.context),
-            Effect.provide(runDueIntents("runner-b"), server.context)
+            Effect.provide(IntentRunner.runDueIntents("runner-a"), server.context),
+            Effect.provide(IntentRunner.runDueIntents("runner-b"), server.context)
           ],
           { concurrency: 2 }
         )
@@ -570,7 +570,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             .countDocuments({ "event.team_nanoid": t.team, "event.event_type": "payment.group.created" })
         )
         assert.strictEqual(groupEvents, 1)
-        const again = yield* runDueIntents("runner-c").pipe(Effect.provide(server.context))
+        const again = yield* IntentRunner.runDueIntents("runner-c").pipe(Effect.provide(server.context))
         assert.strictEqual(again.filter((r) => r.payment.team_nanoid === t.team).length, 0)
         const sent = yield* Effect.promise(() =>
           server.db
@@ -579,6 +579,32 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         )
         assert.strictEqual(sent, 1)
       })
+    )
+
+    it.effect("the intent runner worker, as npm start runs it, pays a due intent by itself", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const t = yield* fundedTeam(100_00)
+        const payAt = Math.floor(Date.now() / 1000) + 2
+        const body = { from: t.team, to: [entry(t.employee.user, 400)], pay_now: false }
+        const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
+        const put = yield* call(server, "PUT", "/v2/payments", {
+          token: t.token,
+          body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+        })
+        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+        yield* Layer.build(IntentRunner.layer({ worker: "worker-under-test", every: Duration.millis(200) })).pipe(
+          Effect.provide(server.context)
+        )
+        let state = "intent"
+        for (let i = 0; i < 100 && state !== "complete"; i++) {
+          yield* Effect.sleep(Duration.millis(200))
+          const items = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token })
+          state = items.body.data.items[0]?.payment.state ?? "missing"
+        }
+        assert.strictEqual(state, "complete")
+        assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(400))
+      }).pipe(Effect.scoped)
     )
 
     it.effect("an intent the chain does not know fails once, with payment.failed", () =>
@@ -624,8 +650,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         )
         const [a, b] = yield* Effect.all(
           [
-            Effect.provide(runDueIntents("runner-a"), server.context),
-            Effect.provide(runDueIntents("runner-b"), server.context)
+            Effect.provide(IntentRunner.runDueIntents("runner-a"), server.context),
+            Effect.provide(IntentRunner.runDueIntents("runner-b"), server.context)
           ],
           { concurrency: 2 }
         )
