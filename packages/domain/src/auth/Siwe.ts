@@ -10,7 +10,7 @@ import { Clock, Effect } from "effect"
 import { SiweMessage } from "siwe"
 import { getAddress, type Hex, hashMessage } from "viem"
 import type { Address } from "../Evm.ts"
-import { Randomness } from "../Randomness.ts"
+import { type Randomness, randomHex } from "../Randomness.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import {
   SiweChainMismatch,
@@ -68,11 +68,7 @@ export const defaultSiweTtlMillis = 10 * 60 * 1000
 export const siweNonceBytes = 16
 
 /** A fresh nonce of 128 random bits. */
-export const makeSiweNonce: Effect.Effect<string, never, Randomness> = Randomness.use((randomness) =>
-  Effect.map(randomness.bytes(siweNonceBytes), (bytes) =>
-    Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-  )
-)
+export const makeSiweNonce: Effect.Effect<string, never, Randomness> = randomHex(siweNonceBytes)
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 

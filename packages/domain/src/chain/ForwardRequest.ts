@@ -3,15 +3,16 @@
  * `eip712/Types.ts`, with integers as `bigint`), each paired with its signature.
  */
 import { type Address, type Hex, hashTypedData, type TypedData } from "viem"
-import type {
-  PaymentEntry,
-  PaymentsTypedDataMessage,
-  PaymentTypedDataMessage,
-  RequestEnvelope,
-  RolesTypedDataMessage
+import {
+  type PaymentEntry,
+  type PaymentsTypedDataMessage,
+  type PaymentTypedDataMessage,
+  PrimaryTypes,
+  type RequestEnvelope,
+  type RolesTypedDataMessage,
+  TypesOf
 } from "../eip712/TypedData.ts"
 import { type ForwarderLocation, forwarderDomain } from "../eip712/TypedDataBuilder.ts"
-import { PaymentRequestTypes, PaymentsRequestTypes, RolesRequestTypes } from "../eip712/Types.ts"
 
 /** One `SvcPayment` entry. `payType` is 1 (pay now), 2 (register an intent) or 3 (escrow for an e-mail). */
 export interface SvcPaymentMessage {
@@ -93,31 +94,23 @@ export const rolesRequestOf = (message: RolesTypedDataMessage): RolesForwardRequ
   data: message.data.map((grant) => ({ role: grant.role, account: grant.account as Address }))
 })
 
-// The `types` constants build their envelope with a function, so their type names are plain strings to viem.
+/** The digest of one kind of request, as the forwarder at `location` computes it. */
+const digestOf =
+  <R>(kind: keyof typeof TypesOf) =>
+  (location: ForwarderLocation, request: R): Hex =>
+    hashTypedData({
+      domain: forwarderDomain(location),
+      // The `types` constants build their envelope with a function, so their type names are plain strings to viem.
+      types: TypesOf[kind] as unknown as TypedData,
+      primaryType: PrimaryTypes[kind],
+      message: request as unknown as Record<string, unknown>
+    })
 
 /** The digest a wallet signs for a batch, as the forwarder at `location` computes it. */
-export const paymentsRequestDigest = (location: ForwarderLocation, request: PaymentsForwardRequest): Hex =>
-  hashTypedData({
-    domain: forwarderDomain(location),
-    types: PaymentsRequestTypes as unknown as TypedData,
-    primaryType: "CreatePaymentsForwardRequest",
-    message: request as unknown as Record<string, unknown>
-  })
+export const paymentsRequestDigest = digestOf<PaymentsForwardRequest>("payments")
 
 /** The digest a wallet signs for an instant payment. */
-export const paymentRequestDigest = (location: ForwarderLocation, request: PaymentForwardRequest): Hex =>
-  hashTypedData({
-    domain: forwarderDomain(location),
-    types: PaymentRequestTypes as unknown as TypedData,
-    primaryType: "CreatePaymentForwardRequest",
-    message: request as unknown as Record<string, unknown>
-  })
+export const paymentRequestDigest = digestOf<PaymentForwardRequest>("payment")
 
 /** The digest a wallet signs for manager role grants. */
-export const rolesRequestDigest = (location: ForwarderLocation, request: RolesForwardRequest): Hex =>
-  hashTypedData({
-    domain: forwarderDomain(location),
-    types: RolesRequestTypes as unknown as TypedData,
-    primaryType: "SetRolesForwardRequest",
-    message: request as unknown as Record<string, unknown>
-  })
+export const rolesRequestDigest = digestOf<RolesForwardRequest>("roles")

@@ -7,7 +7,7 @@
 import { Clock, Effect } from "effect"
 import { getAddress } from "viem"
 import type { Address, Uint256String } from "../Evm.ts"
-import { Randomness } from "../Randomness.ts"
+import { type Randomness, randomHex } from "../Randomness.ts"
 import {
   type PaymentEntry,
   type PaymentsTypedDataBundle,
@@ -117,10 +117,8 @@ export const rolesTypedData = (
 })
 
 /** A salt of 256 random bits, as a decimal string. */
-export const makeSalt: Effect.Effect<Uint256String, never, Randomness> = Randomness.use((randomness) =>
-  Effect.map(randomness.bytes(32), (bytes) =>
-    BigInt(`0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`).toString(10)
-  )
+export const makeSalt: Effect.Effect<Uint256String, never, Randomness> = Effect.map(randomHex(32), (hex) =>
+  BigInt(`0x${hex}`).toString(10)
 )
 
 /** Who signs and which account the request acts on; the lifetime defaults to 10 minutes. */

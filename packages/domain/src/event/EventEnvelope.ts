@@ -7,7 +7,7 @@
  */
 import { Clock, Effect, Schema } from "effect"
 import { CompanyId, EventId, IdGenerator, TeamId } from "../Ids.ts"
-import { Randomness } from "../Randomness.ts"
+import { type Randomness, randomHex } from "../Randomness.ts"
 import { EventCatalog, type EventType, EventTypeSchema } from "./EventCatalog.ts"
 
 /** An event payload: a JSON object. */
@@ -98,14 +98,12 @@ export const renderEnvelope = (event: DomainEvent, version: PayloadVersion): Eve
 }
 
 /** A v4 UUID from `Randomness`. */
-export const makeUuid: Effect.Effect<string, never, Randomness> = Randomness.use((randomness) =>
-  Effect.map(randomness.bytes(16), (bytes) => {
-    bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40
-    bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
-    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-  })
-)
+export const makeUuid: Effect.Effect<string, never, Randomness> = Effect.map(randomHex(16), (random) => {
+  // Version 4 in the 7th byte's high nibble, variant 10 in the 9th byte's top bits.
+  const variant = ((Number.parseInt(random.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)
+  const hex = `${random.slice(0, 12)}4${random.slice(13, 16)}${variant}${random.slice(18)}`
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+})
 
 /** What a use case knows when something happened. */
 export interface NewEvent {
