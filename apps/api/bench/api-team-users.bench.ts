@@ -6,10 +6,10 @@
  * Run: `node apps/api/bench/api-team-users.bench.ts` (starts its own jongodb; appends to bench/RESULTS.md).
  * The load generator runs in a child process so it does not share the servers' event loop.
  */
-import { execFileSync, spawn } from "node:child_process"
+
+import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, mkdirSync } from "node:fs"
 import { createServer } from "node:http"
-import { cpus } from "node:os"
 import { dirname, resolve } from "node:path"
 import { startJongodb } from "@svc/adapters/embedded"
 import type { Membership } from "@svc/domain/membership"
@@ -21,6 +21,7 @@ import { MongoClient } from "mongodb"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as Server from "../src/Server.ts"
 import { addMember, seedTeam, signIn, type TestServer } from "../src/TestServer.ts"
+import * as BenchRun from "./BenchRun.ts"
 
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -183,14 +184,8 @@ const main = Effect.gen(function* () {
   }
   const api = summary("api")
   const base = summary("baseline")
-  const machine = `${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}, Node ${process.version}`
-  const commit = (() => {
-    try {
-      return execFileSync("git", ["rev-parse", "--short", "HEAD"]).toString().trim()
-    } catch {
-      return "unknown"
-    }
-  })()
+  const machine = BenchRun.machine()
+  const commit = BenchRun.commit()
   const section = [
     "",
     `## API: GET /v2/teams/{team_nanoid}/users, 100 users (${new Date().toISOString().slice(0, 10)}, ${commit})`,

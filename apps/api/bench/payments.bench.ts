@@ -6,10 +6,9 @@
  * PUTs are signed beforehand, then sent `BENCH_CONCURRENCY` at a time (default 8) to one API process; anvil mines
  * each transaction as it arrives.
  */
-import { execFileSync } from "node:child_process"
+
 import { randomBytes } from "node:crypto"
 import { appendFileSync } from "node:fs"
-import { cpus } from "node:os"
 import { resolve } from "node:path"
 import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
@@ -28,6 +27,7 @@ import { HttpServer } from "effect/http"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as Server from "../src/Server.ts"
 import { addMember, call, seedTeam, signIn, type TestServer } from "../src/TestServer.ts"
+import * as BenchRun from "./BenchRun.ts"
 
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8)
 const executions: ReadonlyArray<readonly [batch: number, count: number]> = [
@@ -172,14 +172,8 @@ const main = Effect.gen(function* () {
     console.error(`POST ${n}: ${median(times).toFixed(1)} ms`)
   }
 
-  const machine = `${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}, Node ${process.version}`
-  const commit = (() => {
-    try {
-      return execFileSync("git", ["rev-parse", "--short", "HEAD"]).toString().trim()
-    } catch {
-      return "unknown"
-    }
-  })()
+  const machine = BenchRun.machine()
+  const commit = BenchRun.commit()
   const perEntry = issuing.map((r) => r.ms / r.n)
   const section = [
     "",

@@ -1,8 +1,8 @@
 /**
  * `GET /v2/teams/{team_nanoid}/member/{user_nanoid}/summary` (SPEC §2.4).
  */
-import { Schema } from "effect"
-import type { Company } from "../company/Company.ts"
+import { Schema, Struct } from "effect"
+import { Company } from "../company/Company.ts"
 import { PostalAddressWithTimezone } from "../PostalAddress.ts"
 import type { User } from "../user/User.ts"
 import type { Role } from "./Role.ts"
@@ -56,18 +56,8 @@ export const MemberSummary = Schema.Struct({
   }),
   relationship_type: Schema.String,
   pay_schedules: Schema.Array(PaySchedule),
-  company: Schema.Struct({
-    nanoid: Schema.String,
-    avatar: Schema.String,
-    name: Schema.String,
-    website: Schema.String,
-    blockchain_address: Schema.String,
-    incorporation_country: Schema.String,
-    incorporation_type: Schema.String,
-    address: Address,
-    admin_contact: Schema.Struct({ fullname: Schema.String, phone: Schema.String, email: Schema.String }),
-    private_data: Schema.Struct({ tax_id: Schema.String })
-  })
+  // The stored company without its record-keeping time, its id as a plain string.
+  company: Company.mapFields(Struct.omit(["created_at"])).mapFields(Struct.assign({ nanoid: Schema.String }))
 })
 export type MemberSummary = typeof MemberSummary.Type
 

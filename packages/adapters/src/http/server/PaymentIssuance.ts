@@ -3,7 +3,13 @@
  * their svc accounts, entries built by the domain, the bundle recorded with what execution needs to settle it.
  */
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
-import { IssuedTypedDataStore, makePaymentsTypedData, makePaymentTypedData } from "@svc/domain/eip712"
+import {
+  IssuedTypedDataStore,
+  makePaymentsTypedData,
+  makePaymentTypedData,
+  type PaymentsTypedDataBundle,
+  type PaymentTypedDataBundle
+} from "@svc/domain/eip712"
 import {
   IdGenerator,
   type InvoiceId,
@@ -73,6 +79,27 @@ export const userAccountOf = (user: { readonly nanoid: string; readonly wallet: 
     Effect.orDie
   )
 
+/** Records what was issued, for PUT /v2/payments to check the signed copy against, and answers the bundle. */
+const recordIssued = <B extends PaymentsTypedDataBundle | PaymentTypedDataBundle>(
+  team: Team,
+  caller: { readonly nanoid: UserId; readonly wallet: string },
+  bundle: B,
+  request: IssuedPaymentsRequest
+) =>
+  Effect.as(
+    IssuedTypedDataStore.use((store) =>
+      store.issue({
+        salt: bundle.typed_data.salt,
+        team: team.nanoid,
+        issuedTo: caller.nanoid,
+        signer: caller.wallet as Address,
+        bundle,
+        request
+      })
+    ),
+    bundle
+  )
+
 /** Issues the typed data of a batch to members of `team`, signed by `signer` (the caller's wallet). */
 export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   team: Team,
@@ -138,17 +165,7 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
     account,
     planned
   }
-  yield* IssuedTypedDataStore.use((store) =>
-    store.issue({
-      salt: bundle.typed_data.salt,
-      team: team.nanoid,
-      issuedTo: caller.nanoid,
-      signer: caller.wallet as Address,
-      bundle,
-      request
-    })
-  )
-  return bundle
+  return yield* recordIssued(team, caller, bundle, request)
 })
 
 /** Issues the typed data of an instant payment into the e-mail escrow (pay type 3). */
@@ -203,15 +220,5 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
     account,
     planned: [planned]
   }
-  yield* IssuedTypedDataStore.use((store) =>
-    store.issue({
-      salt: bundle.typed_data.salt,
-      team: team.nanoid,
-      issuedTo: caller.nanoid,
-      signer: caller.wallet as Address,
-      bundle,
-      request
-    })
-  )
-  return bundle
+  return yield* recordIssued(team, caller, bundle, request)
 })
