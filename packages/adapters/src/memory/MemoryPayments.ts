@@ -32,6 +32,7 @@ interface IssuedEntry {
   /** The claim token of the holder while `executing`. */
   leaseOwner?: string
   result?: ExecutionResult
+  signature?: string
 }
 
 interface StoredPayment {
@@ -108,12 +109,13 @@ export const layer = Layer.effectContext(
           entry.leaseOwner = claimTokenOf()
           return Option.some(entry.leaseOwner)
         }),
-      recordExecution: (salt, claimToken, result, records, recorded) =>
+      recordExecution: ({ salt, claimToken, signature, result, payments: records, events: recorded }) =>
         Effect.sync(() => {
           const entry = issued.get(salt)
           if (entry === undefined || entry.state !== "executing" || entry.leaseOwner !== claimToken) return false
           entry.state = "executed"
           entry.result = result
+          entry.signature = signature
           delete entry.leaseOwner
           for (const payment of records) payments.set(payment.nanoid, { payment, leaseUntil: 0 })
           append(recorded)

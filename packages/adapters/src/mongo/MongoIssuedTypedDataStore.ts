@@ -29,6 +29,8 @@ export interface IssuedDocument {
   /** The claim token of whoever holds the `executing` claim (set by the claim and by a takeover). */
   lease_owner?: string
   result?: { transaction: string; payments: ReadonlyArray<unknown> }
+  /** The signature it executed with (set with `result`). */
+  signature?: string
 }
 
 /** The MongoDB issued typed data store. */

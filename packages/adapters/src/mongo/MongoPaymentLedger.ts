@@ -76,13 +76,13 @@ export const layer = Layer.effect(
             )
           ).pipe(Effect.map((result) => (result.modifiedCount === 1 ? Option.some(claimToken) : Option.none<string>())))
         ),
-      recordExecution: (salt, claimToken, result, records, events) =>
+      recordExecution: ({ salt, claimToken, signature, result, payments: records, events }) =>
         inTransaction(client, async (session) => {
           // Only the holder records: a holder whose claim was taken over writes nothing. Should it race the new
           // holder's record anyway, the payments' ids (fixed at issuance) collide and one of the two aborts.
           const held = await issued.updateOne(
             { _id: salt, state: "executing", lease_owner: claimToken },
-            { $set: { state: "executed", result }, $unset: { lease_owner: "" } },
+            { $set: { state: "executed", result, signature }, $unset: { lease_owner: "" } },
             { session }
           )
           if (held.modifiedCount !== 1) return false

@@ -139,10 +139,14 @@ describe("MongoDB payment storage", () => {
       const payments = [payment({ salt: "7" }), payment({ salt: "7" })]
       const token = (taken[0] as Option.Some<string>).value
       assert.isTrue(
-        yield* ledger.recordExecution("7", token, { transaction: "0xabc", payments: [] }, payments, [
-          event(1),
-          event(2)
-        ])
+        yield* ledger.recordExecution({
+          salt: "7",
+          claimToken: token,
+          signature: "0x",
+          result: { transaction: "0xabc", payments: [] },
+          payments,
+          events: [event(1), event(2)]
+        })
       )
       const outcome = yield* ledger.outcome("7")
       assert.deepStrictEqual(outcome, { state: "executed", result: { transaction: "0xabc", payments: [] } })
@@ -178,13 +182,14 @@ describe("MongoDB payment storage", () => {
         // Nor may it record: nothing of its record is written.
         const lost = payment({ salt: "11" })
         assert.isFalse(
-          yield* ledger.recordExecution(
-            "11",
-            stale.claimToken,
-            { transaction: "0xold", payments: [] },
-            [lost],
-            [event(30)]
-          )
+          yield* ledger.recordExecution({
+            salt: "11",
+            claimToken: stale.claimToken,
+            signature: "0x",
+            result: { transaction: "0xold", payments: [] },
+            payments: [lost],
+            events: [event(30)]
+          })
         )
         assert.strictEqual((yield* ledger.outcome("11")).state, "executing")
         assert.deepStrictEqual(yield* ledger.list({ states: ["intent"], payer: team }), [])
@@ -192,7 +197,14 @@ describe("MongoDB payment storage", () => {
         // The new holder records.
         const kept = payment({ salt: "11" })
         assert.isTrue(
-          yield* ledger.recordExecution("11", token, { transaction: "0xnew", payments: [] }, [kept], [event(31)])
+          yield* ledger.recordExecution({
+            salt: "11",
+            claimToken: token,
+            signature: "0x",
+            result: { transaction: "0xnew", payments: [] },
+            payments: [kept],
+            events: [event(31)]
+          })
         )
         assert.deepStrictEqual(yield* ledger.outcome("11"), {
           state: "executed",
@@ -217,7 +229,14 @@ describe("MongoDB payment storage", () => {
       const due = payment({ pay_at_time: 100 })
       const later = payment({ pay_at_time: 10_000 })
       const eight = yield* store.claim("8", Date.now())
-      yield* ledger.recordExecution("8", eight.claimToken, { transaction: "0x1", payments: [] }, [due, later], [])
+      yield* ledger.recordExecution({
+        salt: "8",
+        claimToken: eight.claimToken,
+        signature: "0x",
+        result: { transaction: "0x1", payments: [] },
+        payments: [due, later],
+        events: []
+      })
       const now = Date.now()
       const leases = yield* Effect.all(
         ["a", "b", "c"].map((worker) =>
@@ -241,7 +260,14 @@ describe("MongoDB payment storage", () => {
       const stuck = payment({ pay_at_time: 100 })
       yield* issue("9")
       const nine = yield* store.claim("9", Date.now())
-      yield* ledger.recordExecution("9", nine.claimToken, { transaction: "0x3", payments: [] }, [stuck], [])
+      yield* ledger.recordExecution({
+        salt: "9",
+        claimToken: nine.claimToken,
+        signature: "0x",
+        result: { transaction: "0x3", payments: [] },
+        payments: [stuck],
+        events: []
+      })
       yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, worker: "a", leaseUntil: now + 10 })
       const retaken = yield* ledger.leaseDueIntent({
         now: 5000,

@@ -35,6 +35,17 @@ export interface ExecutionResult {
   readonly payments: ReadonlyArray<PaymentEntry>
 }
 
+/** What `recordExecution` writes in one step. */
+export interface ExecutionRecord {
+  readonly salt: Uint256String
+  readonly claimToken: string
+  /** The signature the request executed with, kept so a chain that lost the transaction can be sent it again. */
+  readonly signature: string
+  readonly result: ExecutionResult
+  readonly payments: ReadonlyArray<Payment>
+  readonly events: ReadonlyArray<DomainEvent>
+}
+
 /** Where the execution of an issued request stands. */
 export type ExecutionOutcome =
   | { readonly state: "issued" }
@@ -74,13 +85,7 @@ export class PaymentLedger extends Context.Service<
      */
     readonly takeOver: (salt: Uint256String, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
     /** Records an executed request for the holder of `claimToken`; `false` (nothing written) if it lost the claim. */
-    readonly recordExecution: (
-      salt: Uint256String,
-      claimToken: string,
-      result: ExecutionResult,
-      payments: ReadonlyArray<Payment>,
-      events: ReadonlyArray<DomainEvent>
-    ) => Effect.Effect<boolean>
+    readonly recordExecution: (record: ExecutionRecord) => Effect.Effect<boolean>
     /**
      * The oldest intent whose `pay_at_time` is at or before `now` (unix seconds) and that no live lease holds,
      * moved to `scheduled` and leased to `worker` until `leaseUntil` (epoch ms); `undefined` when there is none.

@@ -142,7 +142,7 @@ const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   signature: Hex
 ) {
   const settlement = yield* settleOnChain(issued, signature)
-  return yield* recordSettlement(team, payer, issued, settlement)
+  return yield* recordSettlement(team, payer, issued, signature, settlement)
 })
 
 /**
@@ -154,6 +154,7 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
   team: Team,
   payer: { readonly nanoid: UserId },
   issued: ClaimedTypedData,
+  signature: Hex,
   settlement: Settlement
 ) {
   const request = issued.request as IssuedPaymentsRequest
@@ -196,7 +197,16 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
   })
   const events = yield* eventsOf(team, payments, payNow)
   const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
-  yield* PaymentLedger.use((ledger) => ledger.recordExecution(issued.salt, issued.claimToken, result, payments, events))
+  yield* PaymentLedger.use((ledger) =>
+    ledger.recordExecution({
+      salt: issued.salt,
+      claimToken: issued.claimToken,
+      signature,
+      result,
+      payments,
+      events
+    })
+  )
   return result
 })
 
@@ -334,7 +344,7 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
         // Spent: record what the chain settled (no second transaction); unspent: execute it ourselves.
         return settlement === undefined
           ? yield* settleClaimed(team, payer, claimed, body.signature)
-          : yield* recordSettlement(team, payer, claimed, settlement)
+          : yield* recordSettlement(team, payer, claimed, body.signature, settlement)
       }
     }
   }
