@@ -1,23 +1,49 @@
 /**
- * The demo of `npm start` (DESIGN §4): a company, a team, its admin (a fresh test wallet whose key is printed, in
- * embedded mode only) and two payable members. With an embedded chain the team also gets its svc account (owned by
- * the admin) funded with test USDC.
+ * The demo of `npm start` (DESIGN §4): a company, a team, its admin (a test wallet whose key is printed, in embedded
+ * mode only) and two payable members. With an embedded chain the team also gets its svc account (owned by the admin),
+ * funded with test USDC when the account is new on the chain.
+ *
+ * The demo is planned once (ids and keys, kept in the data directory) and seeded from that plan: each step inserts
+ * only what is missing, so a start that died half-way, or any later start, ends with the same single demo.
  */
 import { CompanyRepository } from "@svc/domain/company"
 import { IdGenerator, type TeamId } from "@svc/domain/Ids"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { emptyAddress, newUser, UserRepository } from "@svc/domain/user"
-import { Console, DateTime, Effect } from "effect"
+import { Console, DateTime, Effect, Option } from "effect"
 import type { Address } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import type { DemoPlan } from "./EmbeddedData.ts"
 
-/** Seeds the demo and prints how to use it. */
+/** The people of the demo team, in the order of the plan's keys (the admin first). */
+const people: ReadonlyArray<{ email: string; first: string; last: string; role: Role }> = [
+  { email: "admin@demo.example", first: "Ada", last: "Admin", role: "team_admin" },
+  { email: "erin@demo.example", first: "Erin", last: "Employee", role: "team_employee" },
+  { email: "carl@demo.example", first: "Carl", last: "Contractor", role: "team_contractor" }
+]
+
+/** A new demo: fresh ids and test keys. */
+export const planDemo = Effect.gen(function* () {
+  const ids = yield* IdGenerator
+  return {
+    companyId: yield* ids.make("company"),
+    teamId: yield* ids.make("team"),
+    adminKey: generatePrivateKey(),
+    memberKeys: people.slice(1).map(() => generatePrivateKey())
+  } satisfies DemoPlan
+})
+
+/** Seeds what of `plan` is missing and prints how to use the demo. */
 export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
+  readonly plan: DemoPlan
   readonly baseUrl: string
-  /** Deploys and funds the team's account; absent without a chain. */
+  /**
+   * Gives the team its account on the chain (funding it when the account is new there); absent without a chain.
+   */
   readonly fund?: ((owner: Address, team: TeamId) => Effect.Effect<{ account: Address; usdc: bigint }>) | undefined
 }) {
+  const { plan } = options
   const ids = yield* IdGenerator
   const companies = yield* CompanyRepository
   const teams = yield* TeamRepository
@@ -25,91 +51,82 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
   const memberships = yield* MembershipRepository
   const now = DateTime.formatIso(yield* DateTime.now)
 
-  const companyId = yield* ids.make("company")
-  yield* companies.insert({
-    nanoid: companyId,
-    avatar: "",
-    name: "Demo Company",
-    website: "https://example.com",
-    blockchain_address: "",
-    incorporation_country: "US",
-    incorporation_type: "sole_proprietorship",
-    address: { ...emptyAddress, country: "US", timezone: "UTC" },
-    admin_contact: { fullname: "Demo Admin", phone: "", email: "admin@demo.example" },
-    private_data: { tax_id: "" },
-    created_at: now
-  })
-  const teamId = yield* ids.make("team")
-  const adminKey = generatePrivateKey()
-  const admin = privateKeyToAccount(adminKey)
-  const funded = options.fund === undefined ? undefined : yield* options.fund(admin.address, teamId)
-  yield* teams.insert({
-    nanoid: teamId,
-    company_nanoid: companyId,
-    name: "Demo Team",
-    description: "Seeded by npm start",
-    avatar: "",
-    svc_account: funded?.account ?? "",
-    status: "active",
-    created_at: now,
-    updated_at: now
-  })
-
-  const people: ReadonlyArray<{ wallet: string; email: string; first: string; last: string; role: Role }> = [
-    { wallet: admin.address, email: "admin@demo.example", first: "Ada", last: "Admin", role: "team_admin" },
-    {
-      wallet: privateKeyToAccount(generatePrivateKey()).address,
-      email: "erin@demo.example",
-      first: "Erin",
-      last: "Employee",
-      role: "team_employee"
-    },
-    {
-      wallet: privateKeyToAccount(generatePrivateKey()).address,
-      email: "carl@demo.example",
-      first: "Carl",
-      last: "Contractor",
-      role: "team_contractor"
-    }
-  ]
-  for (const person of people) {
-    const user = newUser({
-      nanoid: yield* ids.make("user"),
-      wallet: person.wallet,
-      email: person.email,
-      first_name: person.first,
-      last_name: person.last,
+  if (Option.isNone(yield* companies.findById(plan.companyId))) {
+    yield* companies.insert({
+      nanoid: plan.companyId,
+      avatar: "",
+      name: "Demo Company",
+      website: "https://example.com",
+      blockchain_address: "",
+      incorporation_country: "US",
+      incorporation_type: "sole_proprietorship",
+      address: { ...emptyAddress, country: "US", timezone: "UTC" },
+      admin_contact: { fullname: "Demo Admin", phone: "", email: "admin@demo.example" },
+      private_data: { tax_id: "" },
       created_at: now
     })
-    yield* users.insert(user).pipe(Effect.orDie)
-    yield* memberships
-      .insert({
-        nanoid: yield* ids.make("membership"),
-        team_nanoid: teamId,
-        user_nanoid: user.nanoid,
-        role: person.role,
-        email: person.email,
-        created_at: now
-      })
-      .pipe(Effect.orDie)
+  }
+  const admin = privateKeyToAccount(plan.adminKey)
+  const funded = options.fund === undefined ? undefined : yield* options.fund(admin.address, plan.teamId)
+  if (Option.isNone(yield* teams.findById(plan.teamId))) {
+    yield* teams.insert({
+      nanoid: plan.teamId,
+      company_nanoid: plan.companyId,
+      name: "Demo Team",
+      description: "Seeded by npm start",
+      avatar: "",
+      svc_account: funded?.account ?? "",
+      status: "active",
+      created_at: now,
+      updated_at: now
+    })
+  }
+
+  const wallets = [plan.adminKey, ...plan.memberKeys].map((key) => privateKeyToAccount(key).address)
+  for (const [index, person] of people.entries()) {
+    const wallet = wallets[index] as Address
+    const existing = yield* users.findByWallet(wallet)
+    const user = Option.isSome(existing)
+      ? existing.value
+      : newUser({
+          nanoid: yield* ids.make("user"),
+          wallet,
+          email: person.email,
+          first_name: person.first,
+          last_name: person.last,
+          created_at: now
+        })
+    if (Option.isNone(existing)) yield* users.insert(user).pipe(Effect.orDie)
+    if (Option.isNone(yield* memberships.find(plan.teamId, user.nanoid))) {
+      yield* memberships
+        .insert({
+          nanoid: yield* ids.make("membership"),
+          team_nanoid: plan.teamId,
+          user_nanoid: user.nanoid,
+          role: person.role,
+          email: person.email,
+          created_at: now
+        })
+        .pipe(Effect.orDie)
+    }
   }
 
   yield* Console.log(
     [
       "",
-      "svc is running on the embedded defaults (jongodb + anvil).",
+      "svc is running on the embedded defaults (SQLite + anvil, kept in the data directory).",
       `  API:               ${options.baseUrl}`,
       `  Docs:              ${options.baseUrl}/docs`,
       `  OpenAPI:           ${options.baseUrl}/openapi.json`,
-      `  Demo company:      ${companyId}`,
-      `  Demo team:         ${teamId}`,
+      `  Demo company:      ${plan.companyId}`,
+      `  Demo team:         ${plan.teamId}`,
       funded === undefined
         ? "  Demo team account: (no chain: not deployed)"
-        : `  Demo team account: ${funded.account} (funded with ${funded.usdc / 10n ** 6n} test USDC)`,
+        : `  Demo team account: ${funded.account}${funded.usdc > 0n ? ` (funded with ${funded.usdc / 10n ** 6n} test USDC)` : ""}`,
       `  Demo admin wallet: ${admin.address}`,
-      `  Demo admin key:    ${adminKey}  (a throwaway test key, printed in embedded mode only)`,
+      `  Demo admin key:    ${plan.adminKey}  (a test key, printed in embedded mode only)`,
       ""
     ].join("\n")
   )
-  return { companyId, teamId, adminAddress: admin.address, adminKey }
+  return { companyId: plan.companyId, teamId: plan.teamId, adminAddress: admin.address, adminKey: plan.adminKey }
 })

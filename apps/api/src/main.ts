@@ -1,7 +1,9 @@
 /**
- * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): jongodb and anvil start
- * as scoped resources, a JWT secret is generated for this run, and the demo company and team are seeded and printed.
- * Ctrl-C or SIGTERM stops the server first (in-flight requests finish), then anvil and jongodb.
+ * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): everything is kept in
+ * `SVC_DATA_DIR` (default `.data/` in the checkout) — the SQLite database, anvil's chain (saved every second and on
+ * stop), the JWT secret, the relayer key, the deployed contracts and the demo — so a restart, even after `kill -9`,
+ * finds the same demo, data, balances and valid tokens. Ctrl-C or SIGTERM stops the server first (in-flight requests
+ * finish), then saves the chain and stops anvil.
  *
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `RPC_URL`, `CHAIN_ID`, `PORT`,
  * `HOST`; to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
@@ -9,18 +11,32 @@
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
+import { embeddedChainId, persistAnvilState, startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Console, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { Address } from "viem"
+import { generatePrivateKey } from "viem/accounts"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
 import * as ChainTeamBalances from "./ChainTeamBalances.ts"
-import { seedDemo } from "./DemoSeed.ts"
+import { planDemo, seedDemo } from "./DemoSeed.ts"
+import {
+  chainStateFileOf,
+  dataDirectoryOf,
+  type EmbeddedState,
+  prepareDataDirectory,
+  readEmbeddedState,
+  writeEmbeddedState
+} from "./EmbeddedData.ts"
 import * as IntentRunner from "./IntentRunner.ts"
 import * as Server from "./Server.ts"
+
+/** A start refused for a reason the operator can fix: printed as one line, exit code 1. */
+class StartRefused extends Schema.TaggedError<StartRefused>()("StartRefused", { message: Schema.String }) {}
+
+const refuse = (message: string) => Effect.fail(new StartRefused({ message }))
 
 const main = Effect.gen(function* () {
   // All configuration is read and checked before anything starts.
@@ -33,18 +49,29 @@ const main = Effect.gen(function* () {
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
   const rpcUrlConfig = yield* Config.option(Config.Redacted("RPC_URL"))
   const relayerConfigured = Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
+  const dataDirectory = dataDirectoryOf(Option.getOrUndefined(yield* Config.option(Config.String("SVC_DATA_DIR"))))
   const embedded = Option.isNone(mongoUriConfig)
   // The embedded chain is our own anvil: never deploy test contracts to a node named by RPC_URL.
   const embeddedChain = embedded && Option.isNone(rpcUrlConfig)
   const chainId = embeddedChain ? embeddedChainId : yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
 
-  if (!embedded && Option.isNone(secretConfig))
-    return yield* Effect.die("JWT_SECRET is required when MONGODB_URI is set")
+  if (!embedded && Option.isNone(secretConfig)) return yield* refuse("JWT_SECRET is required when MONGODB_URI is set")
   if (!embedded && Option.isNone(publicBaseUrl)) {
-    return yield* Effect.die("PUBLIC_BASE_URL is required when MONGODB_URI is set: it is the sign-in domain")
+    return yield* refuse("PUBLIC_BASE_URL is required when MONGODB_URI is set: it is the sign-in domain")
   }
-  const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(randomBytes(48).toString("base64url")))
-  if (Redacted.value(jwtSecret).length < 32) return yield* Effect.die("JWT_SECRET must be at least 32 characters")
+  if (Option.isSome(secretConfig) && Redacted.value(secretConfig.value).length < 32) {
+    return yield* refuse("JWT_SECRET must be at least 32 characters")
+  }
+
+  // Embedded: the data directory must be usable before anything is written to it.
+  if (embedded) yield* prepareDataDirectory(dataDirectory)
+  const kept: EmbeddedState | undefined = embedded ? yield* readEmbeddedState(dataDirectory) : undefined
+  const state: EmbeddedState = {
+    ...kept,
+    jwtSecret: kept?.jwtSecret ?? randomBytes(48).toString("base64url"),
+    relayerKey: kept?.relayerKey ?? generatePrivateKey()
+  }
+  const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(state.jwtSecret))
 
   const [mongoUri, rpcUrl] = yield* Effect.all(
     [
@@ -59,8 +86,17 @@ const main = Effect.gen(function* () {
     ],
     { concurrency: 2 }
   )
+  // Acquired after anvil, so its last save runs before anvil stops.
+  const persisted =
+    embeddedChain && rpcUrl !== undefined
+      ? yield* persistAnvilState({ rpcUrl, file: chainStateFileOf(dataDirectory) })
+      : undefined
   // Only embedded addresses are logged: production URIs may carry credentials.
-  if (embedded) yield* Effect.logInfo(`embedded jongodb at ${mongoUri}${embeddedChain ? `, anvil at ${rpcUrl}` : ""}`)
+  if (embedded) {
+    yield* Effect.logInfo(
+      `embedded mode: data in ${dataDirectory}${embeddedChain ? `, anvil at ${rpcUrl}${persisted?.savedAt !== undefined ? " (chain restored)" : ""}` : ""}`
+    )
+  }
 
   const options: Server.ServerOptions = {
     port,
@@ -73,10 +109,18 @@ const main = Effect.gen(function* () {
     // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
     signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
   }
-  // Embedded mode deploys the contracts on anvil: the team balances come from the chain, and the demo is funded.
+  // Embedded mode deploys the contracts on anvil once (a restored chain keeps them): the team balances come from the
+  // chain, and the demo is funded.
   const chain =
     embeddedChain && rpcUrl !== undefined
-      ? yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: embeddedChainId })).pipe(Effect.orDie)
+      ? yield* Layer.build(
+          EmbeddedChain.layer({
+            rpcUrl,
+            chainId: embeddedChainId,
+            relayerKey: Redacted.make(state.relayerKey),
+            suite: state.suite
+          })
+        ).pipe(Effect.orDie)
       : undefined
   // Production serves payments when the chain is configured (RELAYER_PRIVATE_KEY and the addresses, ChainSettings).
   const productionChain =
@@ -101,21 +145,45 @@ const main = Effect.gen(function* () {
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))
   const baseUrl = options.publicBaseUrl ?? address
   if (embedded) {
+    const plan = state.demo ?? (yield* planDemo.pipe(Effect.provide(server)))
+    yield* writeEmbeddedState(dataDirectory, {
+      ...state,
+      suite: chain === undefined ? state.suite : Context.get(chain, EmbeddedChain).suite,
+      demo: plan
+    })
     const fund =
       chain === undefined
         ? undefined
         : (owner: Address, team: TeamId) =>
             Effect.gen(function* () {
               const gateway = Context.get(chain, ChainGateway)
-              const { account } = yield* gateway.createAccount(owner, svcAccountSaltOf(team))
-              const usdc = 100_000n * 10n ** 6n
-              yield* Context.get(chain, EmbeddedChain).mint(account, usdc)
-              return { account, usdc }
+              const created = yield* gateway.createAccount(owner, svcAccountSaltOf(team))
+              // Funded when the account is new on this chain: a restored chain keeps the balance it had.
+              const usdc = created.transactionHash === undefined ? 0n : 100_000n * 10n ** 6n
+              if (usdc > 0n) yield* Context.get(chain, EmbeddedChain).mint(created.account, usdc)
+              return { account: created.account, usdc }
             }).pipe(Effect.orDie)
-    yield* seedDemo({ baseUrl, fund }).pipe(Effect.provide(server))
+    yield* seedDemo({ plan, baseUrl, fund }).pipe(Effect.provide(server))
+    yield* persisted?.save ?? Effect.void
   }
   yield* Effect.logInfo(`svc API at ${baseUrl} (docs at ${baseUrl}/docs, OpenAPI at ${baseUrl}/openapi.json)`)
   return yield* Effect.never
-}).pipe(Effect.scoped)
+}).pipe(
+  Effect.scoped,
+  // What the operator can fix is said in one line, without a stack trace.
+  Effect.catchTags({
+    StartRefused: (error) => report(error.message),
+    DataDirectoryError: (error) => report(error.message),
+    AnvilStateError: (error) => report(`${error.message} (${error.file}); move it away to start with a fresh chain`)
+  })
+)
+
+const report = (message: string) =>
+  Effect.andThen(
+    Console.error(`svc cannot start: ${message}`),
+    Effect.sync(() => {
+      process.exitCode = 1
+    })
+  )
 
 NodeRuntime.runMain(main)

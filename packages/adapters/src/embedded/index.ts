@@ -2,5 +2,6 @@
  * Embedded infrastructure for `npm start` and the test suite: jongodb and anvil as scoped Effect resources.
  */
 export { type Anvil, anvilBinary, embeddedChainId, startAnvil } from "./Anvil.ts"
+export { AnvilStateError, type PersistedChain, persistAnvilState } from "./AnvilState.ts"
 export { EmbeddedStartError, freePort } from "./ChildProcess.ts"
 export { type Jongodb, jongodbBinary, startJongodb } from "./Jongodb.ts"

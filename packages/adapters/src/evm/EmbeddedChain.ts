@@ -22,17 +22,21 @@ export class EmbeddedChain extends Context.Service<
     readonly mint: (to: Address, amount: bigint) => Effect.Effect<Hex, SettlementReverted | ChainUnavailable>
     /** Sets the ether balance of `to` (anvil's `anvil_setBalance`), e.g. for a wallet that sends its own transactions. */
     readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnavailable>
+    /** Gives the next block this timestamp (unix seconds; anvil's `evm_setNextBlockTimestamp`), e.g. to replay a request. */
+    readonly setNextBlockTimestamp: (seconds: bigint) => Effect.Effect<void, ChainUnavailable>
   }
 >()("@svc/adapters/evm/EmbeddedChain") {
   /**
    * Deploys the suite on the anvil at `rpcUrl` from a relayer (a fresh key unless given, funded through
-   * `anvil_setBalance`), and provides both the `ChainGateway` and the `EmbeddedChain` extras.
+   * `anvil_setBalance`), and provides both the `ChainGateway` and the `EmbeddedChain` extras. Given the `suite` of an
+   * earlier run whose contracts the chain still holds (a restored chain), it uses that suite instead of deploying.
    */
   static readonly layer = (options: {
     readonly rpcUrl: string
     readonly chainId: number
     readonly relayerKey?: Redacted.Redacted<Hex>
     readonly pollingInterval?: number
+    readonly suite?: DeployedSuite | undefined
   }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable> =>
     Layer.effectContext(
       Effect.gen(function* () {
@@ -45,13 +49,25 @@ export class EmbeddedChain extends Context.Service<
         )
         yield* setEtherBalance(account.address, 10n ** 24n)
         const relayer = yield* makeRelayer(client, account)
-        const suite = yield* deploySuite(client, relayer)
+        const deployed =
+          options.suite === undefined
+            ? undefined
+            : yield* Effect.tryPromise({
+                try: () => client.getCode({ address: options.suite?.forwarder as Address }),
+                catch: readError
+              })
+        const suite =
+          options.suite !== undefined && deployed !== undefined && deployed !== "0x"
+            ? options.suite
+            : yield* deploySuite(client, relayer)
         const gateway = yield* make(client, relayer, suite)
         const embedded = EmbeddedChain.of({
           suite,
           relayer: account.address,
           mint: (to, amount) => mintTestUsdc(client, relayer, suite.token, to, amount),
-          setEtherBalance
+          setEtherBalance,
+          setNextBlockTimestamp: (seconds) =>
+            Effect.tryPromise({ try: () => anvil.setNextBlockTimestamp({ timestamp: seconds }), catch: readError })
         })
         return Context.make(EmbeddedChain, embedded).pipe(Context.add(ChainGateway, gateway))
       })

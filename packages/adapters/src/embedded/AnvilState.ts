@@ -1,0 +1,98 @@
+/**
+ * Keeps an anvil's chain in a file across restarts (DESIGN §4): loaded at start, saved at least every second while
+ * blocks are being mined, and once more when the scope closes.
+ *
+ * We save through anvil's `anvil_dumpState` rather than its `--state` flag: anvil writes that file in place, so a
+ * `kill -9` in the middle of a write leaves a truncated file that the next start cannot load. Here each save goes to a
+ * temporary file that is renamed over the old one, so the file on disk is always a whole state, at most one interval
+ * old.
+ */
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { Duration, Effect, Schedule, Schema, type Scope, Semaphore } from "effect"
+
+/** The saved chain could not be loaded into anvil. */
+export class AnvilStateError extends Schema.TaggedError<AnvilStateError>()("AnvilStateError", {
+  file: Schema.String,
+  message: Schema.String
+}) {}
+
+const rpc = (rpcUrl: string, method: string, params: ReadonlyArray<unknown>) =>
+  Effect.tryPromise({
+    try: async () => {
+      const response = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+      })
+      const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
+      if (body.error !== undefined) throw new Error(body.error.message ?? JSON.stringify(body.error))
+      return body.result
+    },
+    catch: (error) => (error instanceof Error ? error : new Error(String(error)))
+  })
+
+/** What a persisted chain reports. */
+export interface PersistedChain {
+  /** When the loaded state was saved (epoch ms), or `undefined` when there was none to load (a first start). */
+  readonly savedAt: number | undefined
+  /** Saves the chain now (also done every interval and when the scope closes). */
+  readonly save: Effect.Effect<void>
+}
+
+/**
+ * Loads `file` into the anvil at `rpcUrl` when it exists, then saves the chain to it every `every` (default 1 s) when
+ * a block was mined since the last save, and when the scope closes. Acquire it after anvil started, so its final
+ * save runs before anvil stops.
+ */
+export const persistAnvilState = (options: {
+  readonly rpcUrl: string
+  readonly file: string
+  readonly every?: Duration.Input
+}): Effect.Effect<PersistedChain, AnvilStateError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { rpcUrl, file } = options
+    const savedAt = existsSync(file) ? statSync(file).mtimeMs : undefined
+    const restored = savedAt !== undefined
+    if (restored) {
+      const state = yield* Effect.try({
+        try: () => readFileSync(file, "utf8").trim(),
+        catch: (error) => new AnvilStateError({ file, message: `cannot read the saved chain: ${String(error)}` })
+      })
+      yield* rpc(rpcUrl, "anvil_loadState", [state]).pipe(
+        Effect.mapError(
+          (error) => new AnvilStateError({ file, message: `anvil could not load the saved chain: ${error.message}` })
+        )
+      )
+    }
+    let savedBlock: unknown = restored ? yield* rpc(rpcUrl, "eth_blockNumber", []).pipe(Effect.orDie) : undefined
+    // The timer and the final save must not write the temporary file at the same time.
+    const oneAtATime = Semaphore.makeUnsafe(1)
+    const saveIfMined = (force: boolean) =>
+      oneAtATime.withPermits(1)(
+        Effect.gen(function* () {
+          const block = yield* rpc(rpcUrl, "eth_blockNumber", [])
+          if (!force && block === savedBlock) return
+          const state = yield* rpc(rpcUrl, "anvil_dumpState", [])
+          const temporary = `${file}.${process.pid}.tmp`
+          yield* Effect.try({
+            try: () => {
+              writeFileSync(temporary, String(state))
+              renameSync(temporary, file)
+            },
+            catch: (error) => (error instanceof Error ? error : new Error(String(error)))
+          })
+          savedBlock = block
+        })
+      )
+    // A failed save (anvil busy or gone) is retried at the next tick; the last whole file stays in place.
+    const save = saveIfMined(true).pipe(
+      Effect.catch((error) => Effect.logWarning(`saving the chain to ${file} failed: ${error}`))
+    )
+    yield* saveIfMined(false).pipe(
+      Effect.catch((error) => Effect.logWarning(`saving the chain to ${file} failed: ${error}`)),
+      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(1))),
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() => saveIfMined(false).pipe(Effect.ignore))
+    return { savedAt, save }
+  })
