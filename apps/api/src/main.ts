@@ -1,15 +1,17 @@
 /**
- * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): jongodb and anvil start
- * as scoped resources, a JWT secret is generated for this run, and the demo company and team are seeded and printed.
- * Ctrl-C or SIGTERM stops the server first (in-flight requests finish), then anvil and jongodb.
+ * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): its data in a SQLite file
+ * in `SVC_DATA_DIR` (default `.data/` in the checkout, created if missing), anvil started as a scoped resource, a JWT
+ * secret generated for this run, and the demo company and team seeded and printed. Ctrl-C or SIGTERM stops the server
+ * first (in-flight requests finish), then anvil, then closes the database.
  *
- * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `RPC_URL`, `CHAIN_ID`, `PORT`,
- * `HOST`; to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
- * `TOKEN_ADDRESS`.
+ * Production: `MONGODB_URI` (with `MONGODB_DATABASE`), `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`,
+ * `RPC_URL`, `CHAIN_ID`, `PORT`, `HOST`; to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with
+ * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and `TOKEN_ADDRESS`.
  */
 import { randomBytes } from "node:crypto"
+import { join, resolve } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
+import { embeddedChainId, startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
@@ -29,6 +31,9 @@ const main = Effect.gen(function* () {
   // Redacted: both URIs usually carry credentials.
   const mongoUriConfig = yield* Config.option(Config.Redacted("MONGODB_URI"))
   const database = yield* Config.option(Config.String("MONGODB_DATABASE"))
+  const dataDir = yield* Config.String("SVC_DATA_DIR").pipe(
+    Config.withDefault(resolve(import.meta.dirname, "../../..", ".data"))
+  )
   const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
   const rpcUrlConfig = yield* Config.option(Config.Redacted("RPC_URL"))
@@ -46,27 +51,23 @@ const main = Effect.gen(function* () {
   const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(randomBytes(48).toString("base64url")))
   if (Redacted.value(jwtSecret).length < 32) return yield* Effect.die("JWT_SECRET must be at least 32 characters")
 
-  const [mongoUri, rpcUrl] = yield* Effect.all(
-    [
-      Option.isSome(mongoUriConfig)
-        ? Effect.succeed(Redacted.value(mongoUriConfig.value))
-        : Effect.map(startJongodb(), (mongo) => mongo.uri),
-      Option.isSome(rpcUrlConfig)
-        ? Effect.succeed<string | undefined>(Redacted.value(rpcUrlConfig.value))
-        : embeddedChain
-          ? Effect.map(startAnvil(), (anvil): string | undefined => anvil.rpcUrl)
-          : Effect.succeed(undefined)
-    ],
-    { concurrency: 2 }
-  )
+  const rpcUrl = Option.isSome(rpcUrlConfig)
+    ? Redacted.value(rpcUrlConfig.value)
+    : embeddedChain
+      ? (yield* startAnvil()).rpcUrl
+      : undefined
+  const storage: Server.StorageOptions = Option.isSome(mongoUriConfig)
+    ? { _tag: "mongo", uri: Redacted.value(mongoUriConfig.value), database: Option.getOrUndefined(database) }
+    : { _tag: "sqlite", filename: join(resolve(dataDir), "svc.db") }
   // Only embedded addresses are logged: production URIs may carry credentials.
-  if (embedded) yield* Effect.logInfo(`embedded jongodb at ${mongoUri}${embeddedChain ? `, anvil at ${rpcUrl}` : ""}`)
+  if (storage._tag === "sqlite") {
+    yield* Effect.logInfo(`embedded SQLite at ${storage.filename}${embeddedChain ? `, anvil at ${rpcUrl}` : ""}`)
+  }
 
   const options: Server.ServerOptions = {
     port,
     host,
-    mongoUri,
-    database: Option.getOrUndefined(database),
+    storage,
     jwtSecret,
     chainId,
     publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
