@@ -230,6 +230,13 @@ export const seedTeam = (server: TestServer, roles: ReadonlyArray<Role>, options
     return { companyId, teamId, members }
   }).pipe(Effect.provide(server.context))
 
+let lastJoined = 0
+/** A joining time after every earlier one: members join in the order added, however fast (lists order by it). */
+const nextJoiningTime = () => {
+  lastJoined = Math.max(Date.now(), lastJoined + 1)
+  return new Date(lastJoined).toISOString()
+}
+
 /** Adds a user with `wallet` to `team` with `role` (creating the user); answers the user id. */
 export const addMember = (team: TeamId, wallet: string, role: Role, email: string) =>
   Effect.gen(function* () {
@@ -257,7 +264,7 @@ export const addMember = (team: TeamId, wallet: string, role: Role, email: strin
         user_nanoid: user.nanoid,
         role,
         email: user.email,
-        created_at: new Date().toISOString()
+        created_at: nextJoiningTime()
       })
     ).pipe(Effect.orDie)
     return user.nanoid
