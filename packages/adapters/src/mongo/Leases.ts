@@ -11,6 +11,7 @@
  * takes one by id with a conditional `updateOne`, then reads it.
  */
 import { randomUUID } from "node:crypto"
+import type { Lease } from "@svc/domain/Lease"
 import type { ClientSession, Collection, Document, Filter, Sort, UpdateFilter } from "mongodb"
 
 /** The lease fields of a leased document. */
@@ -36,19 +37,19 @@ export const on = <D extends Document & LeaseFields>(collection: Collection<D>) 
       readonly set?: Document | undefined
       readonly session?: ClientSession | undefined
     }
-  ) => {
+  ): Promise<Lease | undefined> => {
     const holder = options.holder ?? newHolder()
     const { modifiedCount } = await collection.updateOne(
       { ...filter, ...lapsed(options.now) } as Filter<D>,
       { $set: { ...options.set, lease_holder: holder, lease_until: options.until } } as UpdateFilter<D>,
       options.session === undefined ? {} : { session: options.session }
     )
-    return modifiedCount === 1 ? holder : undefined
+    return modifiedCount === 1 ? { holder, until: options.until } : undefined
   }
   return {
     /**
      * Takes the document matching `filter` if it is free at `now`: a new holder (`holder` if given, else a fresh
-     * token), `lease_until = until` and the fields of `set`. Answers the holder, or `undefined` when it was not free.
+     * token), `lease_until = until` and the fields of `set`. Answers the lease, or `undefined` when it was not free.
      */
     take: takeWhere,
 

@@ -57,7 +57,7 @@ export const layer = Layer.effect(
         { _id: id(key) },
         { now, until, set: { bodyHash, state: "running", expiresAt: new Date(until), response: null } }
       )
-      if (taken !== undefined) return { _tag: "Claimed", token: taken }
+      if (taken !== undefined) return { _tag: "Claimed", token: taken.holder }
       const row = await col.findOne({ _id: id(key) })
       if (row === null) return undefined
       if (row.bodyHash !== bodyHash) return { _tag: "Mismatch" }

@@ -63,10 +63,10 @@ export const layer = Layer.effect(
           )
         ).pipe(
           Effect.flatMap(
-            (claimToken): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> =>
-              claimToken === undefined
+            (lease): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> =>
+              lease === undefined
                 ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
-                : Effect.map(find(salt), (record) => ({ ...record, executedAt: now, claimToken }))
+                : Effect.map(find(salt), (record) => ({ ...record, executedAt: now, claimToken: lease.holder }))
           )
         ),
       release: (salt, claimToken) =>

@@ -70,7 +70,7 @@ export const layer = Layer.effect(
         ),
       takeOver: (salt, now, leaseUntil) =>
         Effect.promise(() => executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil })).pipe(
-          Effect.map(Option.fromNullishOr)
+          Effect.map((lease) => Option.fromNullishOr(lease?.holder))
         ),
       recordExecution: ({ salt, claimToken, signature, result, payments: records, events }) =>
         inTransaction(client, async (session) => {

@@ -12,9 +12,7 @@
  */
 import { randomUUID } from "node:crypto"
 import type { DatabaseSync, SQLInputValue } from "node:sqlite"
-
-/** The lease columns, for `CREATE TABLE`. */
-export const leaseColumns = "lease_holder TEXT, lease_until INTEGER NOT NULL DEFAULT 0"
+import type { Lease } from "@svc/domain/Lease"
 
 /** A fresh holder token. */
 export const newHolder = (): string => randomUUID()
@@ -37,16 +35,18 @@ const also = (assignments: string | undefined) => (assignments === undefined ? "
 export const on = (connection: DatabaseSync, leased: LeasedTable) => ({
   /**
    * Takes one row if it is free at `:now` and `when` holds: sets a new holder (`holder` if given, else a fresh token),
-   * `lease_until = :until` and `set`. Answers the holder, or `undefined` when the row was not free (or is missing).
+   * `lease_until = :until` and `set`. Answers the lease, or `undefined` when the row was not free (or is missing).
    */
   take: (options: { readonly when?: string; readonly set?: string } = {}) => {
     const statement = connection.prepare(
       `UPDATE ${leased.table} SET lease_holder = :holder, lease_until = :until${also(options.set)}
        WHERE ${leased.row} AND lease_until <= :now${and(options.when)}`
     )
-    return (parameters: Parameters & { readonly now: number; readonly until: number; readonly holder?: string }) => {
+    return (
+      parameters: Parameters & { readonly now: number; readonly until: number; readonly holder?: string }
+    ): Lease | undefined => {
       const holder = parameters.holder ?? newHolder()
-      return statement.run({ ...parameters, holder }).changes === 1 ? holder : undefined
+      return statement.run({ ...parameters, holder }).changes === 1 ? { holder, until: parameters.until } : undefined
     }
   },
 

@@ -8,7 +8,7 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { DatabaseSync, type StatementSync } from "node:sqlite"
+import { DatabaseSync } from "node:sqlite"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Migration, migrations } from "./Migrations.ts"
 
@@ -155,13 +155,3 @@ const migrate = (connection: DatabaseSync, known: ReadonlyArray<Migration>) => {
     })
   }
 }
-
-/** Prepares each of `sql` once on `connection`, for a layer's lifetime. */
-export const prepareAll = <K extends string>(
-  connection: DatabaseSync,
-  sql: Record<K, string>
-): Record<K, StatementSync> =>
-  Object.fromEntries(Object.entries<string>(sql).map(([name, text]) => [name, connection.prepare(text)])) as Record<
-    K,
-    StatementSync
-  >

@@ -54,7 +54,7 @@ export const layer = Layer.effect(
             if (insert.run({ ...names, bodyHash, holder, until }).changes === 1)
               return { _tag: "Claimed", token: holder }
             const taken = takeOver({ ...names, bodyHash, now, until })
-            if (taken !== undefined) return { _tag: "Claimed", token: taken }
+            if (taken !== undefined) return { _tag: "Claimed", token: taken.holder }
             // Neither inserted nor lapsed: a live claim or a kept answer.
             const row = find.get(names)
             if (row !== undefined && row.body_hash !== bodyHash) return { _tag: "Mismatch" }

@@ -46,13 +46,13 @@ export const layer = Layer.effect(
       find: (salt) => Effect.suspend(() => found(salt)),
       claim: (salt, now) =>
         Effect.suspend((): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> => {
-          const [claimToken, row] = transaction(() => {
+          const [lease, row] = transaction(() => {
             const taken = claim({ salt, now, until: now + executionLeaseMillis })
             return [taken, find.get(salt)] as const
           })
           if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
-          if (claimToken === undefined) return Effect.fail(new AlreadyExecuted({ salt }))
-          return Effect.succeed({ ...issuedOf(row), executedAt: now, claimToken })
+          if (lease === undefined) return Effect.fail(new AlreadyExecuted({ salt }))
+          return Effect.succeed({ ...issuedOf(row), executedAt: now, claimToken: lease.holder })
         }),
       release: (salt, claimToken) => Effect.sync(() => void release({ salt, holder: claimToken }))
     })

@@ -95,7 +95,7 @@ export const layer = Layer.effect(
           return Effect.succeed({ state: "issued" })
         }),
       takeOver: (salt, now, leaseUntil) =>
-        Effect.sync(() => Option.fromNullishOr(takeOver({ salt, now, until: leaseUntil }))),
+        Effect.sync(() => Option.fromNullishOr(takeOver({ salt, now, until: leaseUntil })?.holder)),
       recordExecution: ({ salt, claimToken, signature, result, payments, events }) =>
         Effect.sync(() =>
           transaction(() => {

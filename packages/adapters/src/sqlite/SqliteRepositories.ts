@@ -14,7 +14,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 
 /** The record of a row, parsed. */
-export const recordOf = <A>(row: Record<string, unknown> | undefined, column = "record"): A | undefined =>
+const recordOf = <A>(row: Record<string, unknown> | undefined, column = "record"): A | undefined =>
   row === undefined ? undefined : (JSON.parse(row[column] as string) as A)
 
 const recordsOf = <A>(rows: ReadonlyArray<Record<string, unknown>>): Array<A> =>
