@@ -127,14 +127,18 @@ const main = Effect.gen(function* () {
   const database = "bench_team_users"
   const jwtSecret = "bench-secret-0123456789abcdef0123456789abcdef"
   const context = yield* Layer.build(
-    Server.layer({ port: 0, mongoUri: mongo.uri, database, jwtSecret: Redacted.make(jwtSecret), logRequests: false })
+    Server.layer({
+      port: 0,
+      storage: { _tag: "mongo", uri: mongo.uri, database },
+      jwtSecret: Redacted.make(jwtSecret),
+      logRequests: false
+    })
   )
   const address = (yield* HttpServer.HttpServer.pipe(Effect.provide(context))).address
   const server: TestServer = {
     baseUrl: HttpServer.formatAddress(address),
     jwtSecret,
-    database,
-    db: new MongoClient(mongo.uri).db(database),
+    storage: { _tag: "mongo", uri: mongo.uri, database },
     context
   }
   const { teamId, members } = yield* seedTeam(server, ["team_admin"])

@@ -12,7 +12,6 @@ import { appendFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
-import { MongoDatabase } from "@svc/adapters/mongo"
 import {
   ChainGateway,
   type PaymentsForwardRequest,
@@ -61,18 +60,19 @@ const main = Effect.gen(function* () {
     const context = yield* Layer.build(
       Server.layer({
         port: 0,
-        mongoUri: mongo.uri,
-        database,
+        storage: { _tag: "mongo", uri: mongo.uri, database },
         jwtSecret: Redacted.make(jwtSecret),
         logRequests: false,
         chain: Layer.succeed(ChainGateway, gateway)
       })
     )
     const address = (yield* HttpServer.HttpServer.pipe(Effect.provide(context))).address
-    const { db } = yield* MongoDatabase.pipe(
-      Effect.provide(yield* Layer.build(MongoDatabase.layer({ uri: mongo.uri, database })))
-    )
-    const server: TestServer = { baseUrl: HttpServer.formatAddress(address), jwtSecret, database, db, context }
+    const server: TestServer = {
+      baseUrl: HttpServer.formatAddress(address),
+      jwtSecret,
+      storage: { _tag: "mongo", uri: mongo.uri, database },
+      context
+    }
     const seeded = yield* seedTeam(
       server,
       Array.from({ length: 10 }, () => "team_employee" as const)

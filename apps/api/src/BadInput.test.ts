@@ -11,6 +11,7 @@ import {
   type SeededMember,
   seedTeam,
   signIn,
+  sqliteOf,
   startTestServer,
   type TestServer
 } from "./TestServer.ts"
@@ -22,29 +23,22 @@ interface BodyRoute {
   readonly required: ReadonlyArray<string>
 }
 
-// jongodb has no listCollections: name every collection the server writes.
-const collections = [
-  "companies",
-  "teams",
-  "users",
-  "memberships",
-  "team_settings",
-  "member_settings",
-  "siwe_nonces",
-  "idempotency_keys"
-]
-
+/** Every table of the server's database: its row count, and the teams and team settings as stored. */
 const snapshot = (server: TestServer) =>
-  Effect.gen(function* () {
-    const db = server.db
-    const counts: Record<string, number> = {}
-    for (const name of collections) {
-      counts[name] = yield* Effect.promise(() => db.collection(name).countDocuments())
-    }
-    const teams = yield* Effect.promise(() => db.collection("teams").find().toArray())
-    const settings = yield* Effect.promise(() => db.collection("team_settings").find().toArray())
-    return JSON.stringify({ counts, teams, settings })
-  })
+  Effect.scoped(
+    Effect.map(sqliteOf(server), (db) => {
+      const tables = db
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        .all()
+        .map((row) => String(row.name))
+      const counts = Object.fromEntries(
+        tables.map((name) => [name, db.prepare(`SELECT count(*) AS n FROM "${name}"`).get()?.n])
+      )
+      const teams = db.prepare("SELECT * FROM teams ORDER BY nanoid").all()
+      const settings = db.prepare("SELECT * FROM team_settings ORDER BY team_nanoid").all()
+      return JSON.stringify({ counts, teams, settings })
+    })
+  )
 
 const wrongValues = (value: unknown): ReadonlyArray<unknown> => {
   if (typeof value === "string") return [42, true, null, [], {}, "x".repeat(200_000)]

@@ -37,7 +37,7 @@ export const dataDirectoryOf = (configured: string | undefined): string =>
   resolve(configured ?? resolve(import.meta.dirname, "..", "..", "..", ".data"))
 
 /** The database file in the data directory. */
-export const databaseFileOf = (directory: string) => join(directory, "svc.sqlite")
+export const databaseFileOf = (directory: string) => join(directory, "svc.db")
 
 /** The saved chain in the data directory. */
 export const chainStateFileOf = (directory: string) => join(directory, "anvil-state.json")

@@ -204,7 +204,7 @@ describe("npm start keeps its data", () => {
   it.live("a database from a newer schema stops the start and is left as it was", () =>
     Effect.gen(function* () {
       const directory = freshDirectory()
-      const database = join(directory, "svc.sqlite")
+      const database = join(directory, "svc.db")
       const db = new DatabaseSync(database)
       db.exec("PRAGMA user_version = 999")
       db.close()
@@ -221,7 +221,7 @@ describe("npm start keeps its data", () => {
       // Nothing else was written beside it.
       assert.deepStrictEqual(
         readdirSync(directory).filter((name) => statSync(join(directory, name)).isFile()),
-        ["svc.sqlite"]
+        ["svc.db"]
       )
     })
   )

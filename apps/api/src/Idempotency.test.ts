@@ -3,12 +3,13 @@
  */
 import { request as httpRequest } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
-import { IdempotencyStore } from "@svc/adapters/http"
+import { IdempotencyStore } from "@svc/domain/idempotency"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import {
   type CallResult,
   call,
+  countRows,
   type SeededMember,
   seedTeam,
   signIn,
@@ -131,7 +132,7 @@ describe("idempotency keys and the body limit", () => {
       const wallet = privateKeyToAccount(generatePrivateKey()).address
       const head = `{"entity_nanoid":"${companyId}","admin_wallet":"${wallet}","name":"`
       const chunks = [head, ...Array.from({ length: 17 }, () => "x".repeat(64 * 1024)), '"}']
-      const teamsBefore = yield* Effect.promise(() => server.db.collection("teams").countDocuments())
+      const teamsBefore = yield* countRows(server, "teams")
       const response = yield* callChunked(server, "/v2/teams", {
         token,
         chunks,
@@ -140,8 +141,8 @@ describe("idempotency keys and the body limit", () => {
       assert.strictEqual(response.status, 413, JSON.stringify(response.body))
       assert.strictEqual(response.body.error_code, "PAYLOAD_TOO_LARGE")
       assert.match(response.headers.get("x-request-id") ?? "", /^req_/)
-      assert.strictEqual(yield* Effect.promise(() => server.db.collection("teams").countDocuments()), teamsBefore)
-      assert.strictEqual(yield* Effect.promise(() => server.db.collection("idempotency_keys").countDocuments()), 0)
+      assert.strictEqual(yield* countRows(server, "teams"), teamsBefore)
+      assert.strictEqual(yield* countRows(server, "idempotency_keys"), 0)
     }).pipe(Effect.scoped)
   )
 })

@@ -1,6 +1,7 @@
 /**
- * Payments end to end over real HTTP, on jongodb and anvil: typed data issued, signed by viem and ethers wallets,
- * executed once through the chain, replayed, refused, queried; intents run by two runners; balances read.
+ * Payments end to end over real HTTP, on MongoDB (jongodb) and anvil: typed data issued, signed by viem and ethers
+ * wallets, executed once through the chain, replayed, refused, queried; intents run by two runners; balances read.
+ * The API's MongoDB adapter is exercised here; the same executions on SQLite, the default, close the file.
  */
 import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
@@ -9,24 +10,23 @@ import { type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from 
 import { Permissions } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
-import { HttpServer } from "effect/http"
 import { Wallet } from "ethers"
 import { type Address, createPublicClient, type Hex, http, keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
 import * as IntentRunner from "./IntentRunner.ts"
-import * as Server from "./Server.ts"
 import {
   addMember,
   call,
+  type MongoTestServer,
   placeholderSignature,
   placeholderTypedData,
   type SeededMember,
   seedTeam,
   signIn,
-  startTestServerWith,
-  type TestServer
+  startMongoTestServer,
+  startTestServerWith
 } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
@@ -40,7 +40,7 @@ const units = (cents: number) => BigInt(cents) * 10n ** 4n
 class Fixture extends Context.Service<
   Fixture,
   {
-    readonly server: TestServer
+    readonly server: MongoTestServer
     readonly embedded: EmbeddedChain["Service"]
     readonly gateway: ChainGateway["Service"]
     readonly chainLayer: Layer.Layer<ChainGateway>
@@ -52,7 +52,7 @@ const FixtureLayer = Layer.effect(
   Effect.gen(function* () {
     const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId })).pipe(Effect.orDie)
     const chainLayer = Layer.succeedContext(chainContext)
-    const server = yield* startTestServerWith({ chain: chainLayer })
+    const server = yield* startMongoTestServer({ chain: chainLayer })
     return {
       server,
       embedded: Context.get(chainContext, EmbeddedChain),
@@ -349,8 +349,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         // The second process has its own relayer key (relayer nonces are per process, decision 0006).
         const relayerKey = generatePrivateKey()
         yield* embedded.setEtherBalance(privateKeyToAccount(relayerKey).address, 10n ** 21n).pipe(Effect.orDie)
-        const second = yield* startTestServerWith({
-          database: server.database,
+        const second = yield* startMongoTestServer({
+          storage: server.storage,
           jwtSecret: server.jwtSecret,
           chain: ViemChainGateway.layer({
             rpcUrl: Redacted.make(rpcUrl),
@@ -395,7 +395,10 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           const put = (request: unknown) => call(server, "PUT", "/v2/payments", { token: t.token, body: request })
           const claimAs = (salt: string, leaseUntil: number) =>
             Effect.promise(() =>
-              issued.updateOne({ _id: salt as never }, { $set: { state: "executing", executedAt: 1, leaseUntil } })
+              issued.updateOne(
+                { _id: salt as never },
+                { $set: { state: "executing", executedAt: 1, lease_until: leaseUntil } }
+              )
             )
 
           // A live claim: the request waits for the claimer's result and answers it.
@@ -843,45 +846,58 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
       })
     )
 
-    it.effect("without MongoDB the payments are kept in memory and still execute once", () =>
+    it.effect("on SQLite, two API processes sharing one file and receiving the same PUT at once: one transfer", () =>
       Effect.gen(function* () {
         const { embedded, gateway, chainLayer } = yield* Fixture
-        const context = yield* Layer.build(Server.layer({ port: 0, logRequests: false, chain: chainLayer }))
-        const address = (yield* HttpServer.HttpServer.pipe(Effect.provide(context))).address
-        const memory = { baseUrl: HttpServer.formatAddress(address), context } as unknown as TestServer
-        const seeded = yield* seedTeam(memory, ["team_admin", "team_employee"])
+        const server = yield* startTestServerWith({ chain: chainLayer })
+        // The second process has its own relayer key (relayer nonces are per process, decision 0006).
+        const relayerKey = generatePrivateKey()
+        yield* embedded.setEtherBalance(privateKeyToAccount(relayerKey).address, 10n ** 21n).pipe(Effect.orDie)
+        const second = yield* startTestServerWith({
+          storage: server.storage,
+          jwtSecret: server.jwtSecret,
+          chain: ViemChainGateway.layer({
+            rpcUrl: Redacted.make(rpcUrl),
+            chainId,
+            relayerKey: Redacted.make(relayerKey),
+            addresses: embedded.suite,
+            pollingInterval: 10
+          }).pipe(Layer.orDie)
+        })
+        const seeded = yield* seedTeam(server, ["team_admin", "team_employee"])
         const employee = seeded.members[1] as SeededMember
         const adminKey = generatePrivateKey()
         const admin = privateKeyToAccount(adminKey)
-        yield* addMember(seeded.teamId, admin.address, "team_admin", "memory-admin@t.example").pipe(
-          Effect.provide(context)
+        yield* addMember(seeded.teamId, admin.address, "team_admin", "sqlite-admin@t.example").pipe(
+          Effect.provide(server.context)
         )
         const { account } = yield* gateway
           .createAccount(admin.address, keccak256(toHex(seeded.teamId)))
           .pipe(Effect.orDie)
         yield* embedded.mint(account, units(100_00)).pipe(Effect.orDie)
         yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
-          Effect.provide(context)
+          Effect.provide(server.context)
         )
-        const token = yield* signIn(memory, admin)
+        const token = yield* signIn(server, admin)
         const body = { from: seeded.teamId, to: [entry(employee.user, 900)], pay_now: true }
-        const posted = yield* call(memory, "POST", "/v2/payments", { token, body })
+        const posted = yield* call(server, "POST", "/v2/payments", { token, body })
         assert.strictEqual(posted.status, 200, JSON.stringify(posted.body))
         const bundle = posted.body.data as TypedDataBundle
         const request = putBody(body, bundle, admin.address, yield* signViem(adminKey, bundle))
         const [a, b] = yield* Effect.all(
           [
-            call(memory, "PUT", "/v2/payments", { token, body: request }),
-            call(memory, "PUT", "/v2/payments", { token, body: request })
+            call(server, "PUT", "/v2/payments", { token, body: request }),
+            call(second, "PUT", "/v2/payments", { token, body: request })
           ],
           { concurrency: 2 }
         )
         assert.strictEqual(a.status, 200, JSON.stringify(a.body))
+        assert.strictEqual(b.status, 200, JSON.stringify(b.body))
         assert.strictEqual(b.body.data.transaction, a.body.data.transaction)
         assert.strictEqual(yield* balanceOf(account), units(100_00 - 900))
-        const query = yield* call(memory, "GET", `/v2/payments?team_nanoid=${seeded.teamId}&state=complete`, { token })
+        const query = yield* call(second, "GET", `/v2/payments?team_nanoid=${seeded.teamId}&state=complete`, { token })
         assert.strictEqual(query.body.data.items.length, 1)
-      })
+      }).pipe(Effect.scoped)
     )
 
     it.effect("the limits of SPEC §8 hold on the payment routes", () =>

@@ -1,11 +1,11 @@
 /**
  * The API server as a Layer: the HttpApi contract with its handlers, the error envelope, idempotency keys, OpenAPI
- * at `/openapi.json` and docs at `/docs`, over MongoDB.
+ * at `/openapi.json` and docs at `/docs`, over SQLite (the embedded default) or MongoDB (to scale out).
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { AccessTokens, Api, IdempotencyStore } from "@svc/adapters/http"
+import { AccessTokens, Api } from "@svc/adapters/http"
 import {
   AuthenticationLive,
   AuthHandlers,
@@ -23,17 +23,8 @@ import {
   withIdempotency,
   withRequestId
 } from "@svc/adapters/http/server"
-import { MemoryPayments, MemoryRepositories } from "@svc/adapters/memory"
-import {
-  MongoDatabase,
-  MongoEventOutbox,
-  MongoIdempotencyStore,
-  MongoIssuedTypedDataStore,
-  MongoNonceStore,
-  MongoPaymentLedger,
-  MongoRepositories
-} from "@svc/adapters/mongo"
-import { NonceStore } from "@svc/domain/auth"
+import { MongoStorage } from "@svc/adapters/mongo"
+import { SqliteStorage } from "@svc/adapters/sqlite"
 import type { ChainGateway } from "@svc/domain/chain"
 import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
@@ -43,13 +34,23 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 
+/**
+ * Where the server keeps its state: a SQLite file (the embedded default; `":memory:"` keeps nothing), or MongoDB, the
+ * shared state of any number of processes on many machines (docs/decisions/0021).
+ */
+export type StorageOptions =
+  | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "mongo"; readonly uri: string; readonly database?: string | undefined }
+
 /** What the server needs to know. */
 export interface ServerOptions {
   readonly port: number
   readonly host?: string | undefined
-  /** MongoDB; without it the server keeps everything in memory (tests, tools, demos without persistence). */
-  readonly mongoUri?: string | undefined
-  readonly database?: string | undefined
+  /**
+   * Default: an in-memory SQLite database, which keeps nothing after the server stops (tests and tools). A storage
+   * layer already built (`storage(...)`) serves too: `npm start` opens the database before anything else starts.
+   */
+  readonly storage?: StorageOptions | Layer.Layer<Storage> | undefined
   /** The JWT signing secret; without it one is generated for this server's lifetime. */
   readonly jwtSecret?: Redacted.Redacted<string> | undefined
   /** The URL clients reach the server at; the SIWE domain and URI derive from it. Default `http://127.0.0.1:<port>`. */
@@ -62,8 +63,8 @@ export interface ServerOptions {
   /** Team balances for team views; zero unless the chain adapter supplies them. */
   readonly teamBalances?: Layer.Layer<TeamBalances> | undefined
   /**
-   * The chain. With it the payment and balance routes are served (docs/decisions/0016), their storage in MongoDB (or
-   * memory without a URI); without, they answer 501 after the permission check.
+   * The chain. With it the payment and balance routes are served (docs/decisions/0016); without, they answer 501
+   * after the permission check.
    */
   readonly chain?: Layer.Layer<ChainGateway> | undefined
 }
@@ -86,20 +87,17 @@ const makeNodeServer = () => {
   return server
 }
 
-/** Storage: MongoDB (repositories, nonces, idempotency keys; indexes created at start), or memory without a URI. */
-export const storage = (options: { readonly mongoUri?: string | undefined; readonly database?: string | undefined }) =>
-  options.mongoUri === undefined
-    ? Layer.mergeAll(MemoryRepositories.layer, NonceStore.layerMemory, IdempotencyStore.layerMemory)
-    : Layer.mergeAll(MongoRepositories.layer, MongoNonceStore.layer, MongoIdempotencyStore.layer).pipe(
-        Layer.provideMerge(MongoDatabase.layer({ uri: options.mongoUri, database: options.database }))
-      )
+/**
+ * Every storage port on the chosen database: SQLite (the file is created, or migrated, at start) or MongoDB (indexes
+ * created at start).
+ */
+export const storage = (options: StorageOptions) =>
+  options._tag === "sqlite"
+    ? SqliteStorage.layer({ filename: options.filename })
+    : MongoStorage.layer({ uri: options.uri, database: options.database })
 
-/** Issued typed data, the payments ledger and the event outbox in MongoDB. */
-export const paymentStorage = Layer.mergeAll(
-  MongoIssuedTypedDataStore.layer,
-  MongoPaymentLedger.layer,
-  MongoEventOutbox.layer
-)
+/** The storage ports, as `storage` provides them. */
+export type Storage = Layer.Success<ReturnType<typeof storage>>
 
 /** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
@@ -158,21 +156,19 @@ export const services = (options: ServerOptions) =>
 
 /** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
 export const layer = (options: ServerOptions) => {
-  const served = options.chain !== undefined
-  // Without a chain nothing reads the chain or the payment storage (the 501 routes); the cast keeps one layer type.
-  // With one on MongoDB, `storage` below provides the connection the payment storage needs.
-  const payments = (
-    options.chain === undefined
-      ? Layer.empty
-      : Layer.merge(options.mongoUri === undefined ? MemoryPayments.layer : paymentStorage, options.chain)
-  ) as Layer.Layer<Layer.Success<typeof paymentStorage> | ChainGateway>
-  return HttpRouter.serve(served ? Routes : RoutesWithoutChain, {
+  // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
+  const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
+  return HttpRouter.serve(options.chain === undefined ? RoutesWithoutChain : Routes, {
     disableListenLog: true,
     disableLogger: options.logRequests === false
   }).pipe(
     Layer.provideMerge(services(options)),
-    Layer.provideMerge(payments),
-    Layer.provideMerge(storage(options)),
+    Layer.provideMerge(chain),
+    Layer.provideMerge(
+      Layer.isLayer(options.storage)
+        ? (options.storage as Layer.Layer<Storage>)
+        : storage((options.storage as StorageOptions | undefined) ?? { _tag: "sqlite", filename: ":memory:" })
+    ),
     Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
   )
 }

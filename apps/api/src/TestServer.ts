@@ -1,8 +1,13 @@
 /**
- * The server as tests meet it: in-process on a free port, on the shared jongodb with a database of its own, reached
- * over real HTTP. Also the fixtures tests build on: a company with teams and members whose wallets can sign in.
+ * The server as tests meet it: in-process on a free port, reached over real HTTP, on a SQLite file of its own (removed
+ * with the test's scope) or, when asked, on the shared jongodb (or `MONGODB_URI`) with a database of its own. Also the
+ * fixtures tests build on: a company with teams and members whose wallets can sign in.
  */
 import { randomBytes, randomUUID } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { makeApiClient } from "@svc/adapters/http"
 import { MongoDatabase } from "@svc/adapters/mongo"
 import type { ChainGateway } from "@svc/domain/chain"
@@ -37,37 +42,93 @@ export interface CallResult {
 export interface TestServer {
   readonly baseUrl: string
   readonly jwtSecret: string
-  readonly database: string
-  /** The server's database, for tests that look at what was stored. */
-  readonly db: Db
+  /** Where it keeps its state: a second server started on the same storage shares it, as a second process would. */
+  readonly storage: Server.StorageOptions
   readonly context: Context.Context<Layer.Success<ReturnType<typeof Server.layer>>>
 }
 
-/** Starts a server for the current scope on a database (a fresh one unless named), with the chain if given. */
-export const startTestServerWith = Effect.fn("TestServer.start")(function* (
-  options: { readonly database?: string; readonly chain?: Layer.Layer<ChainGateway>; readonly jwtSecret?: string } = {}
-) {
-  const database = options.database ?? `api_${randomUUID().replaceAll("-", "")}`
+/** A running test server on MongoDB. */
+export interface MongoTestServer extends TestServer {
+  /** The server's database, for tests that look at what was stored. */
+  readonly db: Db
+}
+
+/** What a test server may be started with. */
+export interface TestServerOptions {
+  /** Another server's storage to share; default a fresh one. */
+  readonly storage?: Server.StorageOptions | undefined
+  readonly chain?: Layer.Layer<ChainGateway> | undefined
+  readonly jwtSecret?: string | undefined
+}
+
+/** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
+const freshSqliteFile = Effect.map(
+  Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-api-"))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  ),
+  (dir): Server.StorageOptions => ({ _tag: "sqlite", filename: join(dir, "svc.db") })
+)
+
+/** Starts a server for the current scope on `storage`, with the chain if given. */
+const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.StorageOptions, options: TestServerOptions) {
   const jwtSecret = options.jwtSecret ?? randomBytes(32).toString("hex")
   const context = yield* Layer.build(
     Server.layer({
       port: 0,
-      mongoUri: inject("mongoUri"),
-      database,
+      storage,
       jwtSecret: Redacted.make(jwtSecret),
       logRequests: false,
       chain: options.chain
     })
   )
   const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))
-  const { db } = yield* MongoDatabase.pipe(
-    Effect.provide(yield* Layer.build(MongoDatabase.layer({ uri: inject("mongoUri"), database })))
-  )
-  return { baseUrl: HttpServer.formatAddress(server.address), jwtSecret, database, db, context } satisfies TestServer
+  return { baseUrl: HttpServer.formatAddress(server.address), jwtSecret, storage, context } satisfies TestServer
 })
 
-/** Starts a server for the current scope on a fresh database, without a chain. */
+/** Starts a server for the current scope on a SQLite file of its own (or on `options.storage`). */
+export const startTestServerWith = Effect.fn("TestServer.start")(function* (options: TestServerOptions = {}) {
+  return yield* startOn(options.storage ?? (yield* freshSqliteFile), options)
+})
+
+/** Starts a server for the current scope on a fresh SQLite file, without a chain. */
 export const startTestServer = startTestServerWith()
+
+/**
+ * Starts a server for the current scope on MongoDB: a fresh database of the test run's server (jongodb, or the one
+ * `MONGODB_URI` names), or `options.storage` when it names one.
+ */
+export const startMongoTestServer = Effect.fn("TestServer.startMongo")(function* (options: TestServerOptions = {}) {
+  const storage =
+    options.storage?._tag === "mongo"
+      ? options.storage
+      : { _tag: "mongo" as const, uri: inject("mongoUri"), database: `api_${randomUUID().replaceAll("-", "")}` }
+  const server = yield* startOn(storage, options)
+  const { db } = yield* MongoDatabase.pipe(
+    Effect.provide(yield* Layer.build(MongoDatabase.layer({ uri: storage.uri, database: storage.database })))
+  )
+  return { ...server, storage, db } satisfies MongoTestServer
+})
+
+/**
+ * The server's SQLite database opened beside it, read-only (as another process would), for tests that look at what
+ * was stored; closed when the scope closes.
+ */
+export const sqliteOf = (server: TestServer) =>
+  Effect.acquireRelease(
+    Effect.suspend(() =>
+      server.storage._tag === "sqlite"
+        ? Effect.succeed(new DatabaseSync(server.storage.filename, { readOnly: true }))
+        : Effect.die(new Error("the server does not run on SQLite"))
+    ),
+    (db) => Effect.sync(() => db.close())
+  )
+
+/** How many rows `table` of the server's SQLite database holds. */
+export const countRows = (server: TestServer, table: string) =>
+  Effect.scoped(
+    Effect.map(sqliteOf(server), (db) => Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0))
+  )
 
 /** A JSON request over real HTTP; answers status, headers and the parsed body (or the raw text when not JSON). */
 export const call = (
@@ -169,6 +230,13 @@ export const seedTeam = (server: TestServer, roles: ReadonlyArray<Role>, options
     return { companyId, teamId, members }
   }).pipe(Effect.provide(server.context))
 
+let lastJoined = 0
+/** A joining time after every earlier one: members join in the order added, however fast (lists order by it). */
+const nextJoiningTime = () => {
+  lastJoined = Math.max(Date.now(), lastJoined + 1)
+  return new Date(lastJoined).toISOString()
+}
+
 /** Adds a user with `wallet` to `team` with `role` (creating the user); answers the user id. */
 export const addMember = (team: TeamId, wallet: string, role: Role, email: string) =>
   Effect.gen(function* () {
@@ -196,7 +264,7 @@ export const addMember = (team: TeamId, wallet: string, role: Role, email: strin
         user_nanoid: user.nanoid,
         role,
         email: user.email,
-        created_at: new Date().toISOString()
+        created_at: nextJoiningTime()
       })
     ).pipe(Effect.orDie)
     return user.nanoid

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { connect } from "node:net"
-import { resolve } from "node:path"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { privateKeyToAccount } from "viem/accounts"
@@ -11,7 +13,7 @@ interface Started {
   readonly child: ChildProcess
   readonly output: () => string
   readonly base: string
-  readonly mongoPort: number
+  readonly database: string
   readonly rpcUrl: string
 }
 
@@ -25,36 +27,48 @@ const productionSettings = [
   "CHAIN_ID",
   "RELAYER_PRIVATE_KEY"
 ]
-const embeddedEnv = () => {
-  const env: Record<string, string | undefined> = { ...process.env, PORT: "0" }
+const embeddedEnv = (dataDir: string) => {
+  const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir }
   for (const name of productionSettings) delete env[name]
   return env
 }
 
-/** `npm start`'s entry point as a real process on a free port, resolved once it serves (under the test timeout). */
-const spawnStart = Effect.callback<Started, Error>((resume) => {
-  const child = spawn(process.execPath, [main], { env: embeddedEnv(), stdio: ["ignore", "pipe", "pipe"] })
-  let output = ""
-  const timer = setTimeout(() => {
-    child.kill("SIGKILL")
-    resume(Effect.fail(new Error(`not serving in time:\n${output}`)))
-  }, 45_000)
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString()
-    const base = /svc API at (http:\/\/\S+)/.exec(output)?.[1]
-    const mongoPort = /jongodb at mongodb:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]
-    const rpcUrl = /anvil at (http:\/\/\S+)/.exec(output)?.[1]
-    if (base && mongoPort && rpcUrl) {
-      clearTimeout(timer)
-      resume(Effect.succeed({ child, output: () => output, base, mongoPort: Number(mongoPort), rpcUrl }))
+/**
+ * `npm start`'s entry point as a real process on a free port with its data in `dataDir`, resolved once it serves
+ * (under the test timeout).
+ */
+const spawnStart = (dataDir: string) =>
+  Effect.callback<Started, Error>((resume) => {
+    const child = spawn(process.execPath, [main], { env: embeddedEnv(dataDir), stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      resume(Effect.fail(new Error(`not serving in time:\n${output}`)))
+    }, 45_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const base = /svc API at (http:\/\/\S+)/.exec(output)?.[1]
+      const database = /embedded SQLite at (\S+),/.exec(output)?.[1]
+      const rpcUrl = /anvil at (http:\/\/\S+)/.exec(output)?.[1]
+      if (base && database && rpcUrl) {
+        clearTimeout(timer)
+        resume(Effect.succeed({ child, output: () => output, base, database, rpcUrl }))
+      }
     }
-  }
-  child.stdout.on("data", onData)
-  child.stderr.on("data", onData)
-})
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+  })
+
+/** A data directory of its own, removed when the test's scope closes. */
+const dataDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-start-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
 
 /** The started process, killed when the test's scope closes whatever happened in the test. */
-const start = Effect.acquireRelease(spawnStart, ({ child }) => Effect.sync(() => child.kill("SIGKILL")))
+const start = Effect.flatMap(dataDir, (dir) =>
+  Effect.acquireRelease(spawnStart(dir), ({ child }) => Effect.sync(() => child.kill("SIGKILL")))
+)
 
 const exited = (child: ChildProcess) =>
   Effect.callback<number>((resume) => {
@@ -63,7 +77,7 @@ const exited = (child: ChildProcess) =>
     child.once("exit", () => resume(Effect.succeed(Date.now() - started)))
   })
 
-/** Whether something accepts TCP connections at `url` (an HTTP check would miss a live MongoDB port). */
+/** Whether something accepts TCP connections at `url`. */
 const reachable = (url: string) =>
   Effect.callback<boolean>((resume) => {
     const { hostname, port } = new URL(url)
@@ -79,8 +93,9 @@ const reachable = (url: string) =>
 describe("npm start", () => {
   it.live("seeds the demo and prints it: the printed admin key signs in and sees the funded team", () =>
     Effect.gen(function* () {
-      const { child, output, base } = yield* start
+      const { child, output, base, database } = yield* start
       const text = output()
+      assert.isTrue(existsSync(database), database)
       const team = /Demo team: +(te-\S{12})/.exec(text)?.[1] ?? ""
       const key = /Demo admin key: +(0x[0-9a-f]{64})/.exec(text)?.[1] ?? ""
       assert.include(text, `Docs:              ${base}/docs`)
@@ -114,9 +129,9 @@ describe("npm start", () => {
   )
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    it.live(`serves /health, and on ${signal} exits within seconds leaving no jongodb or anvil behind`, () =>
+    it.live(`serves /health, and on ${signal} exits within seconds leaving no anvil behind`, () =>
       Effect.gen(function* () {
-        const { child, base, mongoPort, rpcUrl } = yield* start
+        const { child, base, rpcUrl } = yield* start
         const health = yield* Effect.promise(() => fetch(`${base}/health`))
         assert.strictEqual(health.status, 200)
         child.kill(signal)
@@ -125,20 +140,19 @@ describe("npm start", () => {
         // It handled the signal and exited by itself (running its finalizers), rather than being killed by it.
         assert.isNull(child.signalCode)
         assert.isFalse(yield* reachable(rpcUrl))
-        assert.isFalse(yield* reachable(`http://127.0.0.1:${mongoPort}`))
       }).pipe(Effect.scoped)
     )
   }
 
-  it.live("a start killed with SIGKILL still leaves no jongodb or anvil behind", () =>
+  it.live("a start killed with SIGKILL still leaves no anvil behind", () =>
     Effect.gen(function* () {
-      const { child, mongoPort, rpcUrl } = yield* start
+      const { child, rpcUrl } = yield* start
       child.kill("SIGKILL")
       yield* exited(child)
       // The guards notice the closed pipe and stop their service; give them a moment.
       let alive = true
       for (let i = 0; i < 100 && alive; i++) {
-        alive = (yield* reachable(rpcUrl)) || (yield* reachable(`http://127.0.0.1:${mongoPort}`))
+        alive = yield* reachable(rpcUrl)
         if (alive) yield* Effect.sleep(50)
       }
       assert.isFalse(alive)

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import { embeddedChainId, persistAnvilState, startAnvil, startJongodb } from "@svc/adapters/embedded"
+import { embeddedChainId, persistAnvilState, startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
@@ -19,11 +19,13 @@ import { Config, Console, Context, Effect, Layer, Option, Redacted, Schema } fro
 import { HttpServer } from "effect/http"
 import type { Address } from "viem"
 import { generatePrivateKey } from "viem/accounts"
+import { resendLostExecutions } from "./ChainRecovery.ts"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
 import * as ChainTeamBalances from "./ChainTeamBalances.ts"
 import { planDemo, seedDemo } from "./DemoSeed.ts"
 import {
   chainStateFileOf,
+  databaseFileOf,
   dataDirectoryOf,
   type EmbeddedState,
   prepareDataDirectory,
@@ -63,8 +65,16 @@ const main = Effect.gen(function* () {
     return yield* refuse("JWT_SECRET must be at least 32 characters")
   }
 
-  // Embedded: the data directory must be usable before anything is written to it.
+  // Embedded: the data directory must be usable before anything is written to it, and the database is opened (and
+  // refused if it is from a newer schema) before anything else starts.
   if (embedded) yield* prepareDataDirectory(dataDirectory)
+  const storage = yield* Layer.build(
+    Server.storage(
+      Option.isSome(mongoUriConfig)
+        ? { _tag: "mongo", uri: Redacted.value(mongoUriConfig.value), database: Option.getOrUndefined(database) }
+        : { _tag: "sqlite", filename: databaseFileOf(dataDirectory) }
+    )
+  )
   const kept: EmbeddedState | undefined = embedded ? yield* readEmbeddedState(dataDirectory) : undefined
   const state: EmbeddedState = {
     ...kept,
@@ -73,19 +83,11 @@ const main = Effect.gen(function* () {
   }
   const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(state.jwtSecret))
 
-  const [mongoUri, rpcUrl] = yield* Effect.all(
-    [
-      Option.isSome(mongoUriConfig)
-        ? Effect.succeed(Redacted.value(mongoUriConfig.value))
-        : Effect.map(startJongodb(), (mongo) => mongo.uri),
-      Option.isSome(rpcUrlConfig)
-        ? Effect.succeed<string | undefined>(Redacted.value(rpcUrlConfig.value))
-        : embeddedChain
-          ? Effect.map(startAnvil(), (anvil): string | undefined => anvil.rpcUrl)
-          : Effect.succeed(undefined)
-    ],
-    { concurrency: 2 }
-  )
+  const rpcUrl = Option.isSome(rpcUrlConfig)
+    ? Redacted.value(rpcUrlConfig.value)
+    : embeddedChain
+      ? (yield* startAnvil()).rpcUrl
+      : undefined
   // Acquired after anvil, so its last save runs before anvil stops.
   const persisted =
     embeddedChain && rpcUrl !== undefined
@@ -93,16 +95,16 @@ const main = Effect.gen(function* () {
       : undefined
   // Only embedded addresses are logged: production URIs may carry credentials.
   if (embedded) {
+    const restored = persisted?.savedAt !== undefined ? " (chain restored)" : ""
     yield* Effect.logInfo(
-      `embedded mode: data in ${dataDirectory}${embeddedChain ? `, anvil at ${rpcUrl}${persisted?.savedAt !== undefined ? " (chain restored)" : ""}` : ""}`
+      `embedded SQLite at ${databaseFileOf(dataDirectory)}, ${embeddedChain ? `anvil at ${rpcUrl}${restored}` : "no chain"}`
     )
   }
 
   const options: Server.ServerOptions = {
     port,
     host,
-    mongoUri,
-    database: Option.getOrUndefined(database),
+    storage: Layer.succeedContext(storage),
     jwtSecret,
     chainId,
     publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
@@ -127,6 +129,13 @@ const main = Effect.gen(function* () {
     !embeddedChain && relayerConfigured
       ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(Effect.orDie)
       : undefined
+  // A restored chain may be up to a second behind the records: send again what it lost, before serving.
+  if (chain !== undefined) {
+    yield* resendLostExecutions(persisted?.savedAt).pipe(
+      Effect.provide(Layer.merge(Layer.succeedContext(storage), Layer.succeedContext(chain))),
+      Effect.orDie
+    )
+  }
   const gateway = chain ?? productionChain
   const chainLayer = gateway === undefined ? undefined : Layer.succeed(ChainGateway, Context.get(gateway, ChainGateway))
   const server = yield* Layer.build(
@@ -174,6 +183,8 @@ const main = Effect.gen(function* () {
   Effect.catchTags({
     StartRefused: (error) => report(error.message),
     DataDirectoryError: (error) => report(error.message),
+    SqliteOpenFailed: (error) => report(error.message),
+    SqliteSchemaTooNew: (error) => report(error.message),
     AnvilStateError: (error) => report(`${error.message} (${error.file}); move it away to start with a fresh chain`)
   })
 )

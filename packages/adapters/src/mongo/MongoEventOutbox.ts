@@ -1,25 +1,24 @@
 /**
  * The event outbox in MongoDB (`event_outbox`, `_id` = event id). The payments ledger appends events in the same
- * transaction as the state they report; a dispatcher leases undispatched events one conditional update at a time,
- * so two workers never hold one event at once.
+ * transaction as the state they report; a dispatcher leases undispatched events oldest first, one `Leases.takeNext`
+ * at a time, so two workers never hold one event at once.
  */
 import { type DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
 import { Effect, Layer } from "effect"
-import { type Document, MongoBulkWriteError } from "mongodb"
+import { type Document, MongoBulkWriteError, MongoServerError } from "mongodb"
+import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 
 /** The outbox collection. */
 export const outboxCollection = "event_outbox"
 
 /** A stored event: the event, whether it was fanned out, and its lease. */
-export interface OutboxDocument {
+export interface OutboxDocument extends Leases.LeaseFields {
   _id: string
   event: DomainEvent
   created: number
   dispatched: boolean
-  lease_until: number
-  lease_owner?: string
 }
 
 /** The document an event is stored as. */
@@ -31,6 +30,13 @@ export const outboxDocumentOf = (event: DomainEvent): OutboxDocument => ({
   lease_until: 0
 })
 
+/** Whether a write failed only on duplicate ids. */
+const isDuplicate = (error: unknown) =>
+  (error instanceof MongoServerError && error.code === 11000) ||
+  (error instanceof MongoBulkWriteError &&
+    error.writeErrors !== undefined &&
+    (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every((e) => e.code === 11000))
+
 const eventOf = (doc: Document | null): DomainEvent | undefined => (doc === null ? undefined : doc.event)
 
 /** The MongoDB outbox. */
@@ -40,45 +46,32 @@ export const layer = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<OutboxDocument>(outboxCollection)
     yield* Effect.promise(() => col.createIndex({ dispatched: 1, created: 1 }))
-    // jongodb does not apply `findOneAndUpdate` atomically (`updateOne` it does): pick candidates oldest first, take one
-    // with a conditional `updateOne` on its id, then read it.
+    const leases = Leases.on(col)
     const claimOne = (now: number, worker: string, leaseMillis: number) =>
-      Effect.promise(async () => {
-        const free = { dispatched: false, lease_until: { $lt: now } }
-        const candidates = await col
-          .find(free, { projection: { _id: 1 } })
-          .sort({ created: 1, _id: 1 })
-          .limit(20)
-          .toArray()
-        for (const candidate of candidates) {
-          const taken = await col.updateOne(
-            { ...free, _id: candidate._id },
-            { $set: { lease_until: now + leaseMillis, lease_owner: worker } }
-          )
-          if (taken.modifiedCount === 1) return col.findOne({ _id: candidate._id })
-        }
-        return null
-      }).pipe(Effect.map(eventOf))
+      Effect.promise(() =>
+        leases.takeNext(
+          { dispatched: false },
+          { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis, holder: worker }
+        )
+      ).pipe(Effect.map(eventOf))
     return EventOutbox.of({
+      // A second append of the same id is ignored. jongodb stops an unordered `insertMany` at the first duplicate, so
+      // a batch that meets one is appended again one event at a time.
       append: (events) =>
         events.length === 0
           ? Effect.void
-          : Effect.tryPromise({
-              try: () => col.insertMany(events.map(outboxDocumentOf), { ordered: false }),
-              catch: (error) => error
-            }).pipe(
-              Effect.asVoid,
-              // A second append of the same id is ignored (duplicate keys); anything else is a defect.
-              Effect.catch((error) =>
-                error instanceof MongoBulkWriteError &&
-                error.writeErrors !== undefined &&
-                (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every(
-                  (e) => e.code === 11000
-                )
-                  ? Effect.void
-                  : Effect.die(error)
-              )
-            ),
+          : Effect.promise(async () => {
+              try {
+                await col.insertMany(events.map(outboxDocumentOf), { ordered: false })
+              } catch (error) {
+                if (!isDuplicate(error)) throw error
+                for (const event of events) {
+                  await col.insertOne(outboxDocumentOf(event)).catch((again: unknown) => {
+                    if (!isDuplicate(again)) throw again
+                  })
+                }
+              }
+            }),
       claim: ({ now, limit, worker, leaseMillis }) =>
         Effect.gen(function* () {
           const claimed: Array<DomainEvent> = []

@@ -1,12 +1,10 @@
 /**
  * Idempotency keys in MongoDB (`idempotency_keys`, `_id` = scope:key). A claim is an insert (the unique `_id` makes it
- * atomic) or a conditional takeover of a lapsed document; `expiresAt` is filtered on, and a TTL index lets a real
- * mongod delete old keys (jongodb keeps them, which the filter makes harmless). Every claim writes a fresh `token`;
- * completing and releasing filter on it, so a holder whose claim was taken over changes nothing.
+ * atomic) or a takeover of a lapsed document (`Leases.take`), under a fresh holder token; `lease_until` is the running
+ * claim's lease, then the completed answer's retention. Completing and releasing act only for the token's holder.
+ * `expiresAt` mirrors `lease_until` for a TTL index, so a real mongod deletes old keys (jongodb keeps them, which the
+ * lease filter makes harmless).
  */
-import { randomUUID } from "node:crypto"
-import { Effect, Layer } from "effect"
-import { MongoServerError } from "mongodb"
 import {
   type ClaimResult,
   type IdempotencyKey,
@@ -14,15 +12,17 @@ import {
   leaseMillis,
   retentionMillis,
   type StoredResponse
-} from "../http/IdempotencyStore.ts"
+} from "@svc/domain/idempotency"
+import { Effect, Layer } from "effect"
+import { MongoServerError } from "mongodb"
+import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 
-interface KeyDocument {
+interface KeyDocument extends Leases.LeaseFields {
   _id: string
   bodyHash: string
   state: "running" | "completed"
-  /** Names the claim holding the key; completing or releasing needs it. */
-  token: string
+  /** When the document may be deleted (the TTL index's field). */
   expiresAt: Date
   response?: StoredResponse
 }
@@ -34,45 +34,58 @@ export const layer = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<KeyDocument>("idempotency_keys")
     yield* Effect.promise(() => col.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }))
+    const leases = Leases.on(col)
     const id = (k: IdempotencyKey) => `${k.scope}:${k.key}`
 
     const claimOnce = async (key: IdempotencyKey, bodyHash: string, now: number): Promise<ClaimResult | undefined> => {
-      const token = randomUUID()
-      const expiresAt = new Date(now + leaseMillis)
+      const until = now + leaseMillis
+      const holder = Leases.newHolder()
       try {
-        await col.insertOne({ _id: id(key), bodyHash, state: "running", token, expiresAt })
-        return { _tag: "Claimed", token }
+        await col.insertOne({
+          _id: id(key),
+          bodyHash,
+          state: "running",
+          lease_holder: holder,
+          lease_until: until,
+          expiresAt: new Date(until)
+        })
+        return { _tag: "Claimed", token: holder }
       } catch (error) {
         if (!(error instanceof MongoServerError && error.code === 11000)) throw error
       }
-      // A conditional `updateOne` decides the takeover: jongodb applies it atomically, its `findOneAndUpdate` not.
-      const takenOver = await col.updateOne(
-        { _id: id(key), expiresAt: { $lte: new Date(now) } },
-        { $set: { bodyHash, state: "running", token, expiresAt }, $unset: { response: "" } }
+      const taken = await leases.take(
+        { _id: id(key) },
+        { now, until, set: { bodyHash, state: "running", expiresAt: new Date(until), response: null } }
       )
-      if (takenOver.modifiedCount === 1) return { _tag: "Claimed", token }
+      if (taken !== undefined) return { _tag: "Claimed", token: taken.holder }
       const row = await col.findOne({ _id: id(key) })
       if (row === null) return undefined
       if (row.bodyHash !== bodyHash) return { _tag: "Mismatch" }
-      if (row.state === "running" || row.response === undefined) return { _tag: "Running" }
+      if (row.state === "running" || row.response == null) return { _tag: "Running" }
       return { _tag: "Completed", response: row.response }
     }
 
     return IdempotencyStore.of({
       claim: (key, bodyHash, now) =>
+        // A key deleted (TTL) between the insert and the read is claimed on a second try.
         Effect.promise(
           async () =>
             (await claimOnce(key, bodyHash, now)) ?? (await claimOnce(key, bodyHash, now)) ?? { _tag: "Running" }
         ),
       complete: (key, token, response, now) =>
         Effect.promise(() =>
-          col.updateOne(
-            { _id: id(key), token, state: "running" },
-            { $set: { state: "completed", response, expiresAt: new Date(now + retentionMillis) } }
-          )
+          leases.whileHeld({ _id: id(key), state: "running" }, token, {
+            $set: {
+              state: "completed",
+              response,
+              lease_until: now + retentionMillis,
+              expiresAt: new Date(now + retentionMillis)
+            }
+          })
         ).pipe(Effect.asVoid),
+      // A released key is free at once (`lease_until = 0`): the next claim takes it over.
       release: (key, token) =>
-        Effect.promise(() => col.deleteOne({ _id: id(key), token, state: "running" })).pipe(Effect.asVoid)
+        Effect.promise(() => leases.release({ _id: id(key), state: "running" }, token)).pipe(Effect.asVoid)
     })
   })
 )

@@ -1,10 +1,10 @@
 /**
- * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim is one atomic conditional `updateOne`
- * (`state: "issued"` -> `"executing"` with a lease and a random `lease_owner`), outside any transaction, so of
- * concurrent claims across replicas exactly one wins (docs/decisions/0017). The payments ledger writes the result on
- * the same document, for the `lease_owner` only.
+ * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim takes the document's lease
+ * (`Leases.take`: `issued` -> `executing`, under a fresh holder token, the claim token) with one conditional
+ * `updateOne` outside any transaction, so of concurrent claims across replicas exactly one wins
+ * (docs/decisions/0017). The payments ledger takes executions over and writes their results on the same document,
+ * for the holder only.
  */
-import { randomUUID } from "node:crypto"
 import {
   AlreadyExecuted,
   type ClaimedTypedData,
@@ -14,24 +14,26 @@ import {
 } from "@svc/domain/eip712"
 import { executionLeaseMillis } from "@svc/domain/payment"
 import { Effect, Layer } from "effect"
+import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 
 /** The collection both this store and the payments ledger use. */
 export const issuedCollection = "issued_typed_data"
 
-/** A stored request: what was issued, and where its execution stands. */
-export interface IssuedDocument {
+/** A stored request: what was issued, where its execution stands, and the lease of its execution. */
+export interface IssuedDocument extends Leases.LeaseFields {
   _id: string
   record: IssuedTypedData
   state: "issued" | "executing" | "executed"
   executedAt?: number
-  leaseUntil?: number
-  /** The claim token of whoever holds the `executing` claim (set by the claim and by a takeover). */
-  lease_owner?: string
   result?: { transaction: string; payments: ReadonlyArray<unknown> }
   /** The signature it executed with (set with `result`). */
   signature?: string
 }
+
+/** The issued record of a document, with `executedAt` once claimed. */
+export const issuedOf = (doc: IssuedDocument): IssuedTypedData =>
+  doc.state === "issued" ? doc.record : { ...doc.record, executedAt: doc.executedAt ?? 0 }
 
 /** The MongoDB issued typed data store. */
 export const layer = Layer.effect(
@@ -39,51 +41,38 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<IssuedDocument>(issuedCollection)
+    yield* Effect.promise(() => col.createIndex({ state: 1, executedAt: 1 }))
+    const leases = Leases.on(col)
     const find = (salt: string) =>
       Effect.promise(() => col.findOne({ _id: salt })).pipe(
         Effect.flatMap((doc) =>
-          doc === null ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(recordOf(doc))
+          doc === null ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(issuedOf(doc))
         )
       )
     return IssuedTypedDataStore.of({
       issue: (record) =>
-        Effect.promise(() => col.insertOne({ _id: record.salt, record, state: "issued" })).pipe(Effect.asVoid),
+        Effect.promise(() => col.insertOne({ _id: record.salt, record, state: "issued", lease_until: 0 })).pipe(
+          Effect.asVoid
+        ),
       find,
       claim: (salt, now) =>
-        Effect.flatMap(
-          Effect.sync(() => randomUUID()),
-          (claimToken): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> =>
-            // `updateOne` with the state in its filter: jongodb applies it atomically (its `findOneAndUpdate` is not).
-            Effect.promise(() =>
-              col.updateOne(
-                { _id: salt, state: "issued" },
-                {
-                  $set: {
-                    state: "executing",
-                    executedAt: now,
-                    leaseUntil: now + executionLeaseMillis,
-                    lease_owner: claimToken
-                  }
-                }
-              )
-            ).pipe(
-              Effect.flatMap((result) =>
-                result.modifiedCount === 1
-                  ? Effect.map(find(salt), (record) => ({ ...record, executedAt: now, claimToken }))
-                  : Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
-              )
-            )
+        Effect.promise(() =>
+          leases.take(
+            { _id: salt, state: "issued" },
+            { now, until: now + executionLeaseMillis, set: { state: "executing", executedAt: now } }
+          )
+        ).pipe(
+          Effect.flatMap(
+            (lease): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> =>
+              lease === undefined
+                ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
+                : Effect.map(find(salt), (record) => ({ ...record, executedAt: now, claimToken: lease.holder }))
+          )
         ),
       release: (salt, claimToken) =>
         Effect.promise(() =>
-          col.updateOne(
-            { _id: salt, state: "executing", lease_owner: claimToken },
-            { $set: { state: "issued", executedAt: 0, leaseUntil: 0 }, $unset: { lease_owner: "" } }
-          )
+          leases.release({ _id: salt, state: "executing" }, claimToken, { state: "issued", executedAt: 0 })
         ).pipe(Effect.asVoid)
     })
   })
 )
-
-const recordOf = (doc: IssuedDocument): IssuedTypedData =>
-  doc.state === "issued" ? doc.record : { ...doc.record, executedAt: doc.executedAt ?? 0 }

@@ -1,13 +1,14 @@
 /**
  * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), events in `event_outbox`, results on the
  * issued request in `issued_typed_data`. Each state change and its events are one transaction; races are settled by
- * single conditional updates (leases, `state` guards), never by transaction conflicts (docs/decisions/0017).
+ * single conditional updates (leases, `Leases.ts`, and `state` guards), never by transaction conflicts
+ * (docs/decisions/0017).
  */
-import { randomUUID } from "node:crypto"
 import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
 import { TypedDataNotFound } from "@svc/domain/eip712"
 import type { DomainEvent } from "@svc/domain/event"
 import {
+  type ExecutedRequest,
   type ExecutionOutcome,
   type ExecutionResult,
   type LedgerQuery,
@@ -19,21 +20,20 @@ import { StaleState } from "@svc/domain/StaleState"
 import { isoOf } from "@svc/domain/Timestamp"
 import { Effect, Layer, Option } from "effect"
 import type { ClientSession, Document, Filter } from "mongodb"
+import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
-import { type IssuedDocument, issuedCollection } from "./MongoIssuedTypedDataStore.ts"
+import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedTypedDataStore.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 /** A stored payment: the record plus the intent runner's lease. */
-interface PaymentDocument extends Payment {
+interface PaymentDocument extends Payment, Leases.LeaseFields {
   _id: string
-  lease_until: number
-  lease_owner?: string
 }
 
 const paymentOf = (doc: Document | null): Payment | undefined => {
   if (doc === null) return undefined
-  const { _id, lease_until, lease_owner, ...payment } = doc
+  const { _id, lease_until, lease_holder, ...payment } = doc
   return payment as Payment
 }
 
@@ -48,6 +48,9 @@ export const layer = Layer.effect(
     yield* Effect.promise(() => payments.createIndex({ team_nanoid: 1, created_at: -1 }))
     yield* Effect.promise(() => payments.createIndex({ recipient_nanoid: 1, created_at: -1 }))
     yield* Effect.promise(() => payments.createIndex({ state: 1, pay_at_time: 1 }))
+    yield* Effect.promise(() => payments.createIndex({ salt: 1 }))
+    const executions = Leases.on(issued)
+    const intents = Leases.on(payments)
 
     const appendEvents = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
       if (events.length > 0) await outbox.insertMany(events.map(outboxDocumentOf), { session })
@@ -61,31 +64,25 @@ export const layer = Layer.effect(
             if (doc.state === "executed" && doc.result !== undefined) {
               return Effect.succeed({ state: "executed", result: doc.result as ExecutionResult })
             }
-            if (doc.state === "executing")
-              return Effect.succeed({ state: "executing", leaseUntil: doc.leaseUntil ?? 0 })
+            if (doc.state === "executing") return Effect.succeed({ state: "executing", leaseUntil: doc.lease_until })
             return Effect.succeed({ state: "issued" })
           })
         ),
       takeOver: (salt, now, leaseUntil) =>
-        Effect.flatMap(Effect.sync(randomUUID), (claimToken) =>
-          // One conditional `updateOne`: of concurrent takers exactly one matches the expired lease.
-          Effect.promise(() =>
-            issued.updateOne(
-              { _id: salt, state: "executing", leaseUntil: { $lt: now } },
-              { $set: { leaseUntil, lease_owner: claimToken } }
-            )
-          ).pipe(Effect.map((result) => (result.modifiedCount === 1 ? Option.some(claimToken) : Option.none<string>())))
+        Effect.promise(() => executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil })).pipe(
+          Effect.map((lease) => Option.fromNullishOr(lease?.holder))
         ),
       recordExecution: ({ salt, claimToken, signature, result, payments: records, events }) =>
         inTransaction(client, async (session) => {
           // Only the holder records: a holder whose claim was taken over writes nothing. Should it race the new
           // holder's record anyway, the payments' ids (fixed at issuance) collide and one of the two aborts.
-          const held = await issued.updateOne(
-            { _id: salt, state: "executing", lease_owner: claimToken },
-            { $set: { state: "executed", result, signature }, $unset: { lease_owner: "" } },
-            { session }
+          const held = await executions.whileHeld(
+            { _id: salt, state: "executing" },
+            claimToken,
+            { $set: { state: "executed", result, signature, lease_until: 0 }, $unset: { lease_holder: "" } },
+            session
           )
-          if (held.modifiedCount !== 1) return false
+          if (!held) return false
           if (records.length > 0) {
             await payments.insertMany(
               records.map((p) => ({ _id: p.nanoid, ...p, lease_until: 0 })),
@@ -95,40 +92,24 @@ export const layer = Layer.effect(
           await appendEvents(events, session)
           return true
         }),
-      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) => {
-        const due = {
-          state: { $in: ["intent", "scheduled"] },
-          pay_at_time: { $lte: now },
-          lease_until: { $lt: nowMillis }
-        }
-        const update = {
-          $set: {
-            state: "scheduled" as const,
-            lease_until: leaseUntil,
-            lease_owner: worker,
-            updated_at: isoOf(now * 1000)
-          }
-        }
-        // jongodb does not apply `findOneAndUpdate` atomically (`updateOne` it does): pick candidates oldest first,
-        // take one with a conditional `updateOne` on its id, then read it.
-        return Effect.promise(async () => {
-          const candidates = await payments
-            .find(due as Filter<PaymentDocument>, { projection: { _id: 1 } })
-            .sort({ pay_at_time: 1 })
-            .limit(20)
-            .toArray()
-          for (const candidate of candidates) {
-            const taken = await payments.updateOne({ ...due, _id: candidate._id } as Filter<PaymentDocument>, update)
-            if (taken.modifiedCount === 1) return payments.findOne({ _id: candidate._id })
-          }
-          return null
-        }).pipe(Effect.map(paymentOf))
-      },
+      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) =>
+        Effect.promise(() =>
+          intents.takeNext(
+            { state: { $in: ["intent", "scheduled"] }, pay_at_time: { $lte: now } },
+            {
+              sort: { pay_at_time: 1, _id: 1 },
+              now: nowMillis,
+              until: leaseUntil,
+              holder: worker,
+              set: { state: "scheduled", updated_at: isoOf(now * 1000) }
+            }
+          )
+        ).pipe(Effect.map(paymentOf)),
       settle: (id, from, to, patch, events) =>
         inTransaction(client, async (session) => {
           const moved = await payments.updateOne(
             { _id: id, state: from },
-            { $set: { ...patch, state: to, lease_until: 0 } },
+            { $set: { ...patch, state: to, lease_until: 0 }, $unset: { lease_holder: "" } },
             { session }
           )
           if (moved.modifiedCount !== 1) return null
@@ -163,7 +144,37 @@ export const layer = Layer.effect(
             .sort({ created_at: -1, _id: -1 })
             .toArray()
         ).pipe(Effect.map((docs) => docs.map((doc) => paymentOf(doc) as Payment)))
-      }
+      },
+      executedSince: (sinceMillis) =>
+        Effect.promise(() =>
+          issued
+            .find({ state: "executed", executedAt: { $gte: sinceMillis } })
+            .sort({ executedAt: 1, _id: 1 })
+            .toArray()
+        ).pipe(
+          Effect.map((docs) =>
+            docs.map(
+              (doc): ExecutedRequest => ({
+                salt: doc._id,
+                issued: issuedOf(doc),
+                signature: doc.signature ?? "",
+                result: doc.result as ExecutionResult,
+                executedAt: doc.executedAt ?? 0
+              })
+            )
+          )
+        ),
+      amendTransaction: (salt, from, to) =>
+        inTransaction(client, async (session) => {
+          await issued.updateOne(
+            { _id: salt, "result.transaction": from },
+            { $set: { "result.transaction": to } },
+            { session }
+          )
+          for (const field of ["creation_transaction", "process_transaction"] as const) {
+            await payments.updateMany({ salt, [field]: from }, { $set: { [field]: to } }, { session })
+          }
+        })
     })
   })
 )

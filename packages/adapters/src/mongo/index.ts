@@ -1,7 +1,8 @@
 /**
- * The MongoDB adapter: the connection, every repository of the API, nonces, idempotency keys, issued typed data,
- * the payments ledger and the event outbox.
+ * The MongoDB adapter, the scale-out option: the connection, every repository of the API, nonces, idempotency keys,
+ * issued typed data, the payments ledger and the event outbox.
  */
+export * as Leases from "./Leases.ts"
 export { MongoDatabase } from "./MongoDatabase.ts"
 export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
@@ -9,3 +10,4 @@ export * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 export * as MongoNonceStore from "./MongoNonceStore.ts"
 export * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 export * as MongoRepositories from "./MongoRepositories.ts"
+export * as MongoStorage from "./MongoStorage.ts"

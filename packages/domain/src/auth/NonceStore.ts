@@ -1,7 +1,7 @@
 /**
  * The sign-in nonces we issued, so each SIWE message is accepted at most once and only while it is fresh.
  */
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Schema } from "effect"
 import type { Address } from "../Evm.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 
@@ -53,26 +53,7 @@ export class NonceStore extends Context.Service<
       now: number
     ) => Effect.Effect<NonceRecord, NonceNotFound | NonceExpired>
   }
->()("@svc/domain/auth/NonceStore") {
-  /** In process memory, for tests and single-process tools (not shared between replicas). */
-  static readonly layerMemory = Layer.sync(NonceStore, () => {
-    const records = new Map<string, NonceRecord>()
-    return NonceStore.of({
-      issue: (record) => Effect.sync(() => void records.set(record.nonce, record)),
-      consume: (nonce, wallet, now) =>
-        Effect.suspend((): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
-          const record = records.get(nonce)
-          if (record === undefined || record.wallet.toLowerCase() !== wallet.toLowerCase()) {
-            return Effect.fail(new NonceNotFound({ nonce }))
-          }
-          records.delete(nonce)
-          return now < record.expiresAt
-            ? Effect.succeed(record)
-            : Effect.fail(new NonceExpired({ nonce, expiresAt: record.expiresAt }))
-        })
-    })
-  })
-}
+>()("@svc/domain/auth/NonceStore") {}
 
 /** Spends `wallet`'s nonce at the current `Clock` time. */
 export const consumeNonce = (nonce: string, wallet: Address) =>

@@ -2,7 +2,7 @@
  * The typed data the service issued, kept so execution rebuilds the digest from our record (DESIGN §5) and so a
  * salt executes at most once.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { Address, Uint256String } from "../Evm.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { TeamId, UserId } from "../Ids.ts"
@@ -69,38 +69,4 @@ export class IssuedTypedDataStore extends Context.Service<
      */
     readonly release: (salt: Uint256String, claimToken: string) => Effect.Effect<void>
   }
->()("@svc/domain/eip712/IssuedTypedDataStore") {
-  /** In process memory, for tests and single-process tools (not shared between replicas). */
-  static readonly layerMemory = Layer.sync(IssuedTypedDataStore, () => {
-    const records = new Map<string, IssuedTypedData | ClaimedTypedData>()
-    const find = (salt: Uint256String) =>
-      Effect.suspend(() => {
-        const record = records.get(salt)
-        return record === undefined ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(record)
-      })
-    return IssuedTypedDataStore.of({
-      issue: (record) => Effect.sync(() => void records.set(record.salt, record)),
-      find: (salt) =>
-        Effect.map(find(salt), (record) => {
-          if (!("claimToken" in record)) return record
-          const { claimToken: _claimToken, ...issued } = record
-          return issued
-        }),
-      claim: (salt, now) =>
-        Effect.flatMap(find(salt), (record) => {
-          if (record.executedAt !== undefined) return Effect.fail(new AlreadyExecuted({ salt }))
-          const claimed: ClaimedTypedData = { ...record, executedAt: now, claimToken: globalThis.crypto.randomUUID() }
-          records.set(salt, claimed)
-          return Effect.succeed(claimed)
-        }),
-      release: (salt, claimToken) =>
-        Effect.sync(() => {
-          const record = records.get(salt)
-          if (record !== undefined && "claimToken" in record && record.claimToken === claimToken) {
-            const { executedAt: _executedAt, claimToken: _claimToken, ...released } = record
-            records.set(salt, released)
-          }
-        })
-    })
-  })
-}
+>()("@svc/domain/eip712/IssuedTypedDataStore") {}

@@ -4,7 +4,7 @@
  */
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Uint256String } from "../Evm.ts"
-import type { TypedDataNotFound } from "../eip712/IssuedTypedDataStore.ts"
+import type { IssuedTypedData, TypedDataNotFound } from "../eip712/IssuedTypedDataStore.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
@@ -52,6 +52,16 @@ export type ExecutionOutcome =
   | { readonly state: "executing"; readonly leaseUntil: number }
   | { readonly state: "executed"; readonly result: ExecutionResult }
 
+/** An executed request as recorded: enough to send it again to a chain that lost its transaction. */
+export interface ExecutedRequest {
+  readonly salt: Uint256String
+  readonly issued: IssuedTypedData
+  readonly signature: string
+  readonly result: ExecutionResult
+  /** When its execution was claimed (epoch ms). */
+  readonly executedAt: number
+}
+
 /** Which payments to list (the query of SPEC §4.3); times are unix seconds, both bounds inclusive. */
 export interface LedgerQuery {
   readonly states: ReadonlyArray<PaymentState>
@@ -73,7 +83,9 @@ export interface LedgerQuery {
  *   giving the claim a new random token (so the previous holder can no longer release it or record);
  * - `leaseDueIntent`: lease a due intent to one worker at a time across machines (a conditional single update);
  * - `settle`: move a payment only from `from` (`StaleState` otherwise), with its events, in one step;
- * - `list`: newest first.
+ * - `list`: newest first;
+ * - `executedSince`: oldest first;
+ * - `amendTransaction`: change the request's result and its payments in one all-or-nothing step.
  */
 export class PaymentLedger extends Context.Service<
   PaymentLedger,
@@ -104,5 +116,13 @@ export class PaymentLedger extends Context.Service<
       events: ReadonlyArray<DomainEvent>
     ) => Effect.Effect<Payment, PaymentNotFound | StaleState>
     readonly list: (query: LedgerQuery) => Effect.Effect<ReadonlyArray<Payment>>
+    /** The requests executed (claimed) at or after `sinceMillis` (epoch ms), oldest first. */
+    readonly executedSince: (sinceMillis: number) => Effect.Effect<ReadonlyArray<ExecutedRequest>>
+    /**
+     * Replaces the transaction hash `from` by `to` in the recorded result of `salt` and in the `creation_transaction`
+     * and `process_transaction` of that salt's payments (a request sent again after the chain lost it). Fields holding
+     * another hash are left as they are; an unknown salt changes nothing.
+     */
+    readonly amendTransaction: (salt: Uint256String, from: string, to: string) => Effect.Effect<void>
   }
 >()("@svc/domain/payment/PaymentLedger") {}

@@ -1,21 +1,26 @@
 import { randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import type { UserId } from "@svc/domain/Ids"
+import { IdempotencyStore } from "@svc/domain/idempotency"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { SqliteDatabase } from "../../sqlite/SqliteDatabase.ts"
+import * as SqliteIdempotencyStore from "../../sqlite/SqliteIdempotencyStore.ts"
 import { AccessTokens } from "../AccessTokens.ts"
 import { Authentication, CurrentUser } from "../Authentication.ts"
-import { IdempotencyStore } from "../IdempotencyStore.ts"
 import { AuthenticationLive } from "./AuthenticationLive.ts"
 import { maxBodyBytes, withErrorEnvelope } from "./ErrorEnvelope.ts"
 import { withIdempotency } from "./Idempotency.ts"
 
-// The idempotency middleware alone (no envelope around it): it must read the body under the limit itself.
-const services = Layer.mergeAll(
-  AccessTokens.make(Redacted.make(randomBytes(32).toString("hex"))),
-  IdempotencyStore.layerMemory
+// The key store on an in-memory SQLite database, fresh for each test that builds it.
+const idempotencyStore = SqliteIdempotencyStore.layer.pipe(
+  Layer.provide(SqliteDatabase.layer({ filename: ":memory:" })),
+  Layer.orDie
 )
+
+// The idempotency middleware alone (no envelope around it): it must read the body under the limit itself.
+const services = Layer.mergeAll(AccessTokens.make(Redacted.make(randomBytes(32).toString("hex"))), idempotencyStore)
 
 const app = Layer.mergeAll(
   HttpRouter.add(
@@ -112,7 +117,7 @@ describe("idempotency middleware and authentication", () => {
           })
         })
       ).pipe(Layer.provide(AccessTokens.make(Redacted.make(randomBytes(32).toString("hex")))))
-      const context = yield* Layer.build(Layer.mergeAll(countedTokens, IdempotencyStore.layerMemory))
+      const context = yield* Layer.build(Layer.mergeAll(countedTokens, idempotencyStore))
       const tokens = yield* AccessTokens.pipe(Effect.provide(context))
       const token = yield* tokens.issue({ sub: "us-000000000002" as UserId, wallet: "0x02" })
       const routes = Layer.mergeAll(

@@ -9,10 +9,10 @@
  * security layer parses it and verified once: authentication inside reuses the verdict (`VerifiedToken`).
  */
 import { createHash } from "node:crypto"
+import { IdempotencyStore } from "@svc/domain/idempotency"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AccessTokens } from "../AccessTokens.ts"
-import { IdempotencyStore } from "../IdempotencyStore.ts"
 import { errorResponse, withBodyLimit } from "./ErrorEnvelope.ts"
 import { bearerCredential, VerifiedToken } from "./VerifiedToken.ts"
 

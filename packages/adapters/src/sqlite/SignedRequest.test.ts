@@ -1,13 +1,16 @@
+/**
+ * The domain's check of a signed request (`authorizeSignedRequest`: sameness, expiry, signer, signature, one claim of
+ * the salt), on the SQLite issued typed data store.
+ */
 import { assert, describe, it } from "@effect/vitest"
+import { authorizeSignedRequest, IssuedTypedDataStore, rolesTypedData, signTypedDataBundle } from "@svc/domain/eip712"
+import type { TeamId, UserId } from "@svc/domain/Ids"
+import { SignatureVerifier } from "@svc/domain/signature"
 import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { privateKeyToAccount } from "viem/accounts"
-import type { TeamId, UserId } from "../Ids.ts"
-import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
-import { IssuedTypedDataStore } from "./IssuedTypedDataStore.ts"
-import { authorizeSignedRequest } from "./SignedRequest.ts"
-import { rolesTypedData } from "./TypedDataBuilder.ts"
-import { signTypedDataBundle } from "./TypedDataSignature.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 
 const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 const otherKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -37,7 +40,10 @@ const issue = Effect.gen(function* () {
 const tagOf = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(effect), (error) => error._tag)
 
-const services = Layer.mergeAll(IssuedTypedDataStore.layerMemory, SignatureVerifier.layer)
+const services = Layer.mergeAll(
+  SqliteIssuedTypedDataStore.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: ":memory:" })), Layer.orDie),
+  SignatureVerifier.layer
+)
 
 describe("authorizeSignedRequest", () => {
   it.effect("accepts the issued request signed by its from, once", () =>

@@ -5,8 +5,7 @@
  * token, and only its holder can complete or release it: a request whose lease lapsed and was taken over by a retry
  * cannot overwrite the retry's answer or free its key.
  */
-import { randomUUID } from "node:crypto"
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect } from "effect"
 
 /** How long a completed key replays (24 hours). */
 export const retentionMillis = 24 * 60 * 60 * 1000
@@ -38,9 +37,10 @@ export interface IdempotencyKey {
 }
 
 /**
- * The key store. `claim` is atomic across replicas: of concurrent claims of one fresh or lapsed key, exactly one gets
- * `Claimed`, with a token naming that claim. `complete` and `release` act only while the token still holds the key
- * (a stale holder's call does nothing). Storage failures are defects.
+ * The key store. `claim` is atomic across replicas: of concurrent claims of one fresh or lapsed key (a running claim
+ * after `leaseMillis`, a completed one after `retentionMillis`), exactly one gets `Claimed`, with a token naming that
+ * claim. `complete` and `release` act only while the token still holds the key (a stale holder's call does nothing).
+ * Storage failures are defects.
  */
 export class IdempotencyStore extends Context.Service<
   IdempotencyStore,
@@ -56,47 +56,4 @@ export class IdempotencyStore extends Context.Service<
     /** Gives the claim `token` up (the request failed on our side), so a retry runs again. */
     readonly release: (key: IdempotencyKey, token: string) => Effect.Effect<void>
   }
->()("@svc/adapters/http/IdempotencyStore") {
-  /** In process memory. */
-  static readonly layerMemory = Layer.sync(IdempotencyStore, () => {
-    const rows = new Map<
-      string,
-      {
-        bodyHash: string
-        expiresAt: number
-        state: "running" | "completed"
-        token: string
-        response?: StoredResponse
-      }
-    >()
-    const id = (k: IdempotencyKey) => `${k.scope}:${k.key}`
-    const held = (key: IdempotencyKey, token: string) => {
-      const row = rows.get(id(key))
-      return row !== undefined && row.state === "running" && row.token === token ? row : undefined
-    }
-    return IdempotencyStore.of({
-      claim: (key, bodyHash, now) =>
-        Effect.sync((): ClaimResult => {
-          const row = rows.get(id(key))
-          if (row === undefined || row.expiresAt <= now) {
-            const token = randomUUID()
-            rows.set(id(key), { bodyHash, expiresAt: now + leaseMillis, state: "running", token })
-            return { _tag: "Claimed", token }
-          }
-          if (row.bodyHash !== bodyHash) return { _tag: "Mismatch" }
-          if (row.state === "running" || row.response === undefined) return { _tag: "Running" }
-          return { _tag: "Completed", response: row.response }
-        }),
-      complete: (key, token, response, now) =>
-        Effect.sync(() => {
-          const row = held(key, token)
-          if (row !== undefined)
-            rows.set(id(key), { ...row, state: "completed", response, expiresAt: now + retentionMillis })
-        }),
-      release: (key, token) =>
-        Effect.sync(() => {
-          if (held(key, token) !== undefined) rows.delete(id(key))
-        })
-    })
-  })
-}
+>()("@svc/domain/idempotency/IdempotencyStore") {}

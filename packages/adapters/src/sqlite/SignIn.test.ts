@@ -1,12 +1,15 @@
+/**
+ * Sign-in with Ethereum end to end in the domain (challenge, signature, single-use nonce), on the SQLite nonce store.
+ */
 import { assert, describe, it } from "@effect/vitest"
+import { completeSiweSignIn, issueSiweChallenge, parseSiweMessage, type SiweAudience } from "@svc/domain/auth"
+import { Randomness } from "@svc/domain/Randomness"
+import { SignatureVerifier } from "@svc/domain/signature"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { privateKeyToAccount } from "viem/accounts"
-import { Randomness } from "../Randomness.ts"
-import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
-import { NonceStore } from "./NonceStore.ts"
-import { completeSiweSignIn, issueSiweChallenge, type SiweAudience } from "./SignIn.ts"
-import { parseSiweMessage } from "./Siwe.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 
 const account = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
 const other = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
@@ -15,7 +18,11 @@ const audience: SiweAudience = {
   uri: "https://api.svc.example/v2/auth/verify",
   chainId: 42161
 }
-const services = Layer.mergeAll(NonceStore.layerMemory, Randomness.layerTest(), SignatureVerifier.layer)
+const services = Layer.mergeAll(
+  SqliteNonceStore.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: ":memory:" })), Layer.orDie),
+  Randomness.layerTest(),
+  SignatureVerifier.layer
+)
 
 const challenge = (wallet = account.address) =>
   Effect.gen(function* () {

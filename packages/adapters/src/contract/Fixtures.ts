@@ -1,0 +1,139 @@
+/**
+ * Records the contract suites store: well-formed, with ids made from numbers so each test can make its own.
+ */
+import type { Company } from "@svc/domain/company"
+import type { IssuedTypedData, PaymentsTypedDataBundle } from "@svc/domain/eip712"
+import type { DomainEvent } from "@svc/domain/event"
+import type {
+  CompanyId,
+  EventId,
+  InvoiceId,
+  MembershipId,
+  PaymentGroupId,
+  PaymentId,
+  TeamId,
+  UserId
+} from "@svc/domain/Ids"
+import type { Membership, Role } from "@svc/domain/membership"
+import type { Payment } from "@svc/domain/payment"
+import type { Team } from "@svc/domain/team"
+
+const digits = (n: number) => String(n).padStart(12, "0")
+
+/** The nth id of a kind. */
+export const companyId = (n: number) => `co-${digits(n)}` as CompanyId
+export const teamId = (n: number) => `te-${digits(n)}` as TeamId
+export const userId = (n: number) => `us-${digits(n)}` as UserId
+export const membershipId = (n: number) => `re-${digits(n)}` as MembershipId
+export const paymentId = (n: number) => `pa-${digits(n)}` as PaymentId
+export const eventId = (n: number) => `ev-${digits(n)}` as EventId
+
+/** The nth wallet address, lower case. */
+export const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`
+
+/** A company. */
+export const company = (n: number): Company => ({
+  nanoid: companyId(n),
+  avatar: "",
+  name: `Company ${n}`,
+  website: "",
+  blockchain_address: "",
+  incorporation_country: "US",
+  incorporation_type: "sole_proprietorship",
+  address: { line_1: "", line_2: "", city: "", state: "", country: "", zip_code: "", timezone: "" },
+  admin_contact: { fullname: "", phone: "", email: "" },
+  private_data: { tax_id: "" },
+  created_at: "2026-01-01T00:00:00.000Z"
+})
+
+/** An active team of company `company`. */
+export const team = (n: number, company: CompanyId = companyId(1)): Team => ({
+  nanoid: teamId(n),
+  company_nanoid: company,
+  name: `Team ${n}`,
+  description: "",
+  avatar: "",
+  svc_account: "",
+  status: "active",
+  created_at: "2026-01-01T00:00:00.000Z",
+  updated_at: "2026-01-01T00:00:00.000Z"
+})
+
+/** Membership `n` of user `user` in team `team`, joined at second `n` of 2026. */
+export const membership = (n: number, team: TeamId, user: UserId, role: Role = "team_employee"): Membership => ({
+  nanoid: membershipId(n),
+  team_nanoid: team,
+  user_nanoid: user,
+  role,
+  email: `U${n}@Example.com`,
+  created_at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString()
+})
+
+/** Payments typed data with salt `salt` (content that no check here reads). */
+export const bundle = (salt: string) =>
+  ({
+    domain: { name: "SvcAccountForwarder", version: "1.0.0", chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
+    types: {},
+    primary_type: "CreatePaymentsForwardRequest",
+    typed_data: {
+      from: `0x${"2".repeat(40)}`,
+      to: `0x${"3".repeat(40)}`,
+      salt,
+      expires: "9999999999",
+      data: { payments: [] }
+    }
+  }) as unknown as PaymentsTypedDataBundle
+
+/** What `issue` stores for `salt`; the request body is kept as given, whatever its shape. */
+export const issued = (salt: string, team: TeamId = teamId(1)): IssuedTypedData => ({
+  salt,
+  team,
+  issuedTo: userId(1),
+  signer: `0x${"2".repeat(40)}`,
+  bundle: bundle(salt),
+  request: { body: { from: team, pay_now: true }, planned: [{ nanoid: "pa-x", amount_cents: 100 }] }
+})
+
+/** Payment `n` of salt `salt`, created at second `n % 60` of 2026 unless overridden. */
+export const payment = (n: number, overrides: Partial<Payment> = {}): Payment => ({
+  nanoid: paymentId(n),
+  group_nanoid: "pg-000000000001" as PaymentGroupId,
+  invoice_nanoid: `iv-${digits(n)}` as InvoiceId,
+  team_nanoid: teamId(1),
+  payer_nanoid: userId(1),
+  recipient_nanoid: userId(2),
+  state: "intent",
+  amount_cents: 100,
+  currency_symbol: "USD",
+  token: `0x${"4".repeat(40)}`,
+  token_amount: "1000000",
+  token_decimals: 6,
+  pay_type: "2",
+  pay_at_time: 1000,
+  valid_minutes: 1440,
+  onchain_id: `0x${"5".repeat(64)}`,
+  group_onchain_id: `0x${"6".repeat(64)}`,
+  data: "0x",
+  salt: "1",
+  invoice: {
+    invoice_description: "",
+    role_description: "",
+    services_description: "",
+    payment_details: "",
+    external_sow_url: "",
+    svc_sow: false
+  },
+  created_at: `2026-01-01T00:00:${String(n % 60).padStart(2, "0")}.000Z`,
+  updated_at: "2026-01-01T00:00:00.000Z",
+  ...overrides
+})
+
+/** Event `n` of team 1. */
+export const event = (n: number, type: DomainEvent["event_type"] = "payment.sent"): DomainEvent => ({
+  id: eventId(n),
+  event_type: type,
+  created: 1_700_000_000 + n,
+  team_nanoid: teamId(1),
+  idempotency_key: `00000000-0000-4000-8000-${digits(n)}`,
+  data: { n }
+})

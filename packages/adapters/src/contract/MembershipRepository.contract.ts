@@ -1,0 +1,96 @@
+/**
+ * The contract of `MembershipRepository`: one membership per team and user; a team's members in joining order,
+ * filtered by e-mail (any letter case) and role, paged after filtering, with the total; counts per team; removal.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { MembershipRepository } from "@svc/domain/membership"
+import { Effect, Exit, Option } from "effect"
+import { membership, teamId, userId } from "./Fixtures.ts"
+import type { StorageUnderTest } from "./Storage.ts"
+
+/** Registers the suite for `storage`. */
+export const membershipRepositoryContract = (storage: StorageUnderTest) =>
+  describe(`MembershipRepository (${storage.name})`, () => {
+    it.live("unique per team and user; ordered, filtered, paged, counted, removed", () =>
+      Effect.gen(function* () {
+        const memberships = yield* MembershipRepository
+        const t = teamId(1)
+        // Inserted out of joining order: the order comes from `created_at`.
+        for (const i of [3, 1, 5, 2, 4]) {
+          yield* memberships.insert(membership(i, t, userId(i), i === 1 ? "team_admin" : "team_employee"))
+        }
+        const duplicate = yield* Effect.flip(memberships.insert(membership(99, t, userId(1), "team_viewer")))
+        assert.strictEqual(duplicate._tag, "AlreadyMember")
+        assert.deepStrictEqual(Option.getOrThrow(yield* memberships.find(t, userId(1))), {
+          ...membership(1, t, userId(1), "team_admin"),
+          email: "u1@example.com"
+        })
+        assert.isTrue(Option.isNone(yield* memberships.find(t, userId(9))))
+
+        const all = yield* memberships.listTeam(t, { offset: 0, limit: undefined })
+        assert.deepStrictEqual(
+          all.members.map((m) => m.user_nanoid),
+          [1, 2, 3, 4, 5].map(userId)
+        )
+        assert.strictEqual(all.total, 5)
+        const page = yield* memberships.listTeam(t, { offset: 1, limit: 2 })
+        assert.deepStrictEqual(
+          page.members.map((m) => m.user_nanoid),
+          [userId(2), userId(3)]
+        )
+        assert.strictEqual(page.total, 5)
+        const beyond = yield* memberships.listTeam(t, { offset: 10, limit: 2 })
+        assert.deepStrictEqual([beyond.members.length, beyond.total], [0, 5])
+        const filtered = yield* memberships.listTeam(t, {
+          emails: ["U4@example.COM", "nobody@x.io"],
+          offset: 0,
+          limit: undefined
+        })
+        assert.deepStrictEqual(
+          filtered.members.map((m) => m.user_nanoid),
+          [userId(4)]
+        )
+        assert.strictEqual(filtered.total, 1)
+        const admins = yield* memberships.listTeam(t, { roles: ["team_admin"], offset: 0, limit: undefined })
+        assert.deepStrictEqual([admins.members.map((m) => m.user_nanoid), admins.total], [[userId(1)], 1])
+        const employees = yield* memberships.listTeam(t, {
+          roles: ["team_employee", "team_viewer"],
+          offset: 1,
+          limit: 2
+        })
+        assert.deepStrictEqual(
+          [employees.members.map((m) => m.user_nanoid), employees.total],
+          [[userId(3), userId(4)], 4]
+        )
+        const none = yield* memberships.listTeam(t, { emails: [], offset: 0, limit: undefined })
+        assert.deepStrictEqual([none.members.length, none.total], [0, 0])
+
+        const other = teamId(2)
+        yield* memberships.insert(membership(50, other, userId(1), "team_viewer"))
+        const counts = yield* memberships.countByTeams([t, other, teamId(3)])
+        assert.deepStrictEqual([counts.get(t), counts.get(other), counts.get(teamId(3))], [5, 1, 0])
+        assert.deepStrictEqual(
+          (yield* memberships.listByUser(userId(1))).map((m) => m.team_nanoid),
+          [t, other]
+        )
+        assert.isTrue(yield* memberships.remove(t, userId(5)))
+        assert.isFalse(yield* memberships.remove(t, userId(5)))
+        assert.isTrue(Option.isNone(yield* memberships.find(t, userId(5))))
+        assert.strictEqual((yield* memberships.listTeam(t, { offset: 0, limit: undefined })).total, 4)
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("of ten concurrent additions of one user to a team exactly one succeeds", () =>
+      Effect.gen(function* () {
+        const memberships = yield* MembershipRepository
+        const inserts = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) =>
+            Effect.exit(memberships.insert(membership(i + 1, teamId(1), userId(7))))
+          ),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(inserts.filter(Exit.isSuccess).length, 1)
+        assert.strictEqual((yield* memberships.listTeam(teamId(1), { offset: 0, limit: undefined })).total, 1)
+      }).pipe(Effect.provide(storage.layer()))
+    )
+  })

@@ -1,0 +1,358 @@
+/**
+ * The contract of `PaymentLedger`: an abandoned execution taken over once, by one taker; only the claim's holder
+ * records, all or nothing; due intents leased to one runner at a time; settlement only from the expected state,
+ * with its events; the query's filters and order; executed requests listed and their transaction amended.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { IssuedTypedDataStore } from "@svc/domain/eip712"
+import { EventOutbox } from "@svc/domain/event"
+import { executionLeaseMillis, type Payment, PaymentLedger } from "@svc/domain/payment"
+import { Effect, Exit, Option } from "effect"
+import { event, issued, payment, paymentId, teamId, userId } from "./Fixtures.ts"
+import type { StorageUnderTest } from "./Storage.ts"
+
+/** Issues `salt`, claims it at `now` and records `payments` (and `events`) with transaction `transaction`. */
+const execute = (
+  salt: string,
+  payments: ReadonlyArray<Payment>,
+  options: { readonly now?: number; readonly transaction?: string; readonly events?: ReturnType<typeof event>[] } = {}
+) =>
+  Effect.gen(function* () {
+    const store = yield* IssuedTypedDataStore
+    const ledger = yield* PaymentLedger
+    yield* store.issue(issued(salt))
+    const claim = yield* store.claim(salt, options.now ?? Date.now())
+    const recorded = yield* ledger.recordExecution({
+      salt,
+      claimToken: claim.claimToken,
+      signature: `0xsig${salt}`,
+      result: { transaction: options.transaction ?? `0xtx${salt}`, payments: [] },
+      payments,
+      events: options.events ?? []
+    })
+    assert.isTrue(recorded)
+  })
+
+/** Registers the suite for `storage`. */
+export const paymentLedgerContract = (storage: StorageUnderTest) =>
+  describe(`PaymentLedger (${storage.name})`, () => {
+    it.live("an execution is taken over only once its lease expired, by one taker; it records all it was given", () =>
+      Effect.gen(function* () {
+        const store = yield* IssuedTypedDataStore
+        const ledger = yield* PaymentLedger
+        yield* store.issue(issued("7"))
+        assert.deepStrictEqual(yield* ledger.outcome("7"), { state: "issued" })
+        assert.strictEqual((yield* Effect.flip(ledger.outcome("8")))._tag, "TypedDataNotFound")
+        const now = Date.now()
+        yield* store.claim("7", now)
+        assert.deepStrictEqual(yield* ledger.outcome("7"), {
+          state: "executing",
+          leaseUntil: now + executionLeaseMillis
+        })
+        assert.isTrue(Option.isNone(yield* ledger.takeOver("7", now, now + 1000)))
+        assert.isTrue(Option.isNone(yield* ledger.takeOver("8", now, now + 1000)))
+        const later = now + executionLeaseMillis + 1
+        const takers = yield* Effect.all(
+          Array.from({ length: 5 }, () => ledger.takeOver("7", later, later + executionLeaseMillis)),
+          { concurrency: "unbounded" }
+        )
+        const taken = takers.filter(Option.isSome)
+        assert.strictEqual(taken.length, 1)
+        assert.deepStrictEqual(yield* ledger.outcome("7"), {
+          state: "executing",
+          leaseUntil: later + executionLeaseMillis
+        })
+        const payments = [payment(1, { salt: "7" }), payment(2, { salt: "7" })]
+        assert.isTrue(
+          yield* ledger.recordExecution({
+            salt: "7",
+            claimToken: (taken[0] as Option.Some<string>).value,
+            signature: "0xsigned",
+            result: { transaction: "0xabc", payments: [] },
+            payments,
+            events: [event(1), event(2)]
+          })
+        )
+        assert.deepStrictEqual(yield* ledger.outcome("7"), {
+          state: "executed",
+          result: { transaction: "0xabc", payments: [] }
+        })
+        assert.deepStrictEqual(yield* ledger.list({ states: ["intent"], payer: teamId(1) }), [...payments].reverse())
+        const outbox = yield* EventOutbox
+        assert.deepStrictEqual(yield* outbox.findById(event(1).id), event(1))
+        assert.isDefined(yield* outbox.findById(event(2).id))
+        // Executed: nothing takes it over any more.
+        assert.isTrue(Option.isNone(yield* ledger.takeOver("7", later * 2, later * 2 + 1)))
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("a holder whose claim was taken over can neither release it nor record its execution", () =>
+      Effect.gen(function* () {
+        const store = yield* IssuedTypedDataStore
+        const ledger = yield* PaymentLedger
+        yield* store.issue(issued("11"))
+        const now = Date.now()
+        const stale = yield* store.claim("11", now)
+        const later = now + executionLeaseMillis + 1
+        const taken = yield* ledger.takeOver("11", later, later + executionLeaseMillis)
+        assert.isTrue(Option.isSome(taken))
+        const token = (taken as Option.Some<string>).value
+        assert.notStrictEqual(token, stale.claimToken)
+        // The slow first holder meets a refusal and releases: the new holder's claim stands.
+        yield* store.release("11", stale.claimToken)
+        assert.deepStrictEqual(yield* ledger.outcome("11"), {
+          state: "executing",
+          leaseUntil: later + executionLeaseMillis
+        })
+        assert.strictEqual((yield* Effect.flip(store.claim("11", later)))._tag, "AlreadyExecuted")
+        // Nor may it record: nothing of its record is written.
+        assert.isFalse(
+          yield* ledger.recordExecution({
+            salt: "11",
+            claimToken: stale.claimToken,
+            signature: "0xold",
+            result: { transaction: "0xold", payments: [] },
+            payments: [payment(30, { salt: "11" })],
+            events: [event(30)]
+          })
+        )
+        assert.strictEqual((yield* ledger.outcome("11")).state, "executing")
+        assert.deepStrictEqual(yield* ledger.list({ states: ["intent"], payer: teamId(1) }), [])
+        assert.isUndefined(yield* (yield* EventOutbox).findById(event(30).id))
+        // The new holder records.
+        const kept = payment(31, { salt: "11" })
+        assert.isTrue(
+          yield* ledger.recordExecution({
+            salt: "11",
+            claimToken: token,
+            signature: "0xnew",
+            result: { transaction: "0xnew", payments: [] },
+            payments: [kept],
+            events: [event(31)]
+          })
+        )
+        assert.deepStrictEqual(yield* ledger.outcome("11"), {
+          state: "executed",
+          result: { transaction: "0xnew", payments: [] }
+        })
+        assert.deepStrictEqual(yield* ledger.list({ states: ["intent"], payer: teamId(1) }), [kept])
+        // Neither a second record nor a release after it changes anything.
+        assert.isFalse(
+          yield* ledger.recordExecution({
+            salt: "11",
+            claimToken: token,
+            signature: "0xagain",
+            result: { transaction: "0xagain", payments: [] },
+            payments: [payment(32, { salt: "11" })],
+            events: []
+          })
+        )
+        yield* store.release("11", token)
+        assert.deepStrictEqual(yield* ledger.outcome("11"), {
+          state: "executed",
+          result: { transaction: "0xnew", payments: [] }
+        })
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("a record that fails part way writes nothing of itself, and the holder may record again", () =>
+      Effect.gen(function* () {
+        const store = yield* IssuedTypedDataStore
+        const ledger = yield* PaymentLedger
+        const outbox = yield* EventOutbox
+        yield* execute("20", [payment(1, { salt: "20" })])
+        yield* store.issue(issued("21"))
+        const claim = yield* store.claim("21", Date.now())
+        const record = (payments: ReadonlyArray<Payment>) =>
+          ledger.recordExecution({
+            salt: "21",
+            claimToken: claim.claimToken,
+            signature: "0xsig",
+            result: { transaction: "0x21", payments: [] },
+            payments,
+            events: [event(40)]
+          })
+        // Its second payment's id is taken: the whole step fails.
+        const failed = yield* Effect.exit(record([payment(2, { salt: "21" }), payment(1, { salt: "21" })]))
+        assert.isTrue(Exit.isFailure(failed))
+        assert.strictEqual((yield* ledger.outcome("21")).state, "executing")
+        assert.deepStrictEqual(
+          (yield* ledger.list({ states: ["intent"] })).map((p) => p.salt),
+          ["20"]
+        )
+        assert.isUndefined(yield* outbox.findById(event(40).id))
+        assert.isTrue(yield* record([payment(2, { salt: "21" })]))
+        assert.strictEqual((yield* ledger.outcome("21")).state, "executed")
+        assert.isDefined(yield* outbox.findById(event(40).id))
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live(
+      "a due intent is leased to one runner at a time, and settled with its event only from the leased state",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* PaymentLedger
+          const outbox = yield* EventOutbox
+          const due = payment(1, { pay_at_time: 100 })
+          const dueLater = payment(2, { pay_at_time: 200 })
+          const notYet = payment(3, { pay_at_time: 10_000 })
+          yield* execute("8", [notYet, dueLater, due])
+          const now = Date.now()
+          const leases = yield* Effect.all(
+            ["a", "b", "c"].map((worker) =>
+              ledger.leaseDueIntent({ now: 150, nowMillis: now, worker, leaseUntil: now + 60_000 })
+            ),
+            { concurrency: "unbounded" }
+          )
+          const leased = leases.filter((p) => p !== undefined)
+          assert.strictEqual(leased.length, 1)
+          assert.deepStrictEqual(leased[0], { ...due, state: "scheduled", updated_at: "1970-01-01T00:02:30.000Z" })
+          // The oldest due first; an intent not yet due is never leased.
+          const next = yield* ledger.leaseDueIntent({
+            now: 5000,
+            nowMillis: now,
+            worker: "a",
+            leaseUntil: now + 60_000
+          })
+          assert.strictEqual(next?.nanoid, dueLater.nanoid)
+          assert.isUndefined(
+            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, worker: "a", leaseUntil: now + 60_000 })
+          )
+
+          const settled = yield* ledger.settle(
+            due.nanoid,
+            "scheduled",
+            "complete",
+            { process_transaction: "0x2", updated_at: "2026-03-01T00:00:00.000Z" },
+            [event(10)]
+          )
+          assert.deepStrictEqual(settled, {
+            ...due,
+            state: "complete",
+            process_transaction: "0x2",
+            updated_at: "2026-03-01T00:00:00.000Z"
+          })
+          assert.deepStrictEqual(yield* outbox.findById(event(10).id), event(10))
+          const stale = yield* Effect.flip(ledger.settle(due.nanoid, "scheduled", "complete", {}, [event(11)]))
+          assert.deepStrictEqual([stale._tag, stale.errorCode], ["StaleState", "INVALID_STATE_TRANSITION"])
+          assert.isUndefined(yield* outbox.findById(event(11).id))
+          const missing = yield* Effect.flip(ledger.settle(paymentId(99), "scheduled", "complete", {}, []))
+          assert.deepStrictEqual([missing._tag, missing.errorCode], ["PaymentNotFound", "PAYMENT_NOT_FOUND"])
+          assert.deepStrictEqual(
+            (yield* ledger.list({ states: ["complete"] })).map((p) => p.nanoid),
+            [due.nanoid]
+          )
+
+          // An expired lease lets another runner take the intent again; a settled one never comes back.
+          assert.isUndefined(
+            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now + 59_999, worker: "b", leaseUntil: now + 120_000 })
+          )
+          const retaken = yield* ledger.leaseDueIntent({
+            now: 5000,
+            nowMillis: now + 60_000,
+            worker: "b",
+            leaseUntil: now + 120_000
+          })
+          assert.strictEqual(retaken?.nanoid, dueLater.nanoid)
+          assert.strictEqual(retaken?.state, "scheduled")
+        }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("the query filters by state, payer, recipients and creation time (inclusive), newest first", () =>
+      Effect.gen(function* () {
+        const ledger = yield* PaymentLedger
+        const at = (second: number) => `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z`
+        const unix = (second: number) => Date.parse(at(second)) / 1000
+        const a = payment(1, { created_at: at(10), state: "complete" })
+        const b = payment(2, { created_at: at(20), recipient_nanoid: userId(3) })
+        const c = payment(3, { created_at: at(20), team_nanoid: teamId(2) })
+        const d = payment(4, { created_at: at(30), team_nanoid: teamId(2), recipient_nanoid: userId(3) })
+        const { recipient_nanoid: _none, ...toEmail } = payment(5, { created_at: at(40), recipient_email: "x@y.io" })
+        yield* execute("1", [a, b, c, d, toEmail])
+        const ids = (payments: ReadonlyArray<Payment>) => payments.map((p) => Number(p.nanoid.slice(3)))
+        const all = ["intent", "complete"] as const
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all })), [5, 4, 3, 2, 1])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: ["intent"] })), [5, 4, 3, 2])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: [] })), [])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, payer: teamId(1) })), [5, 2, 1])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, notPayer: teamId(1) })), [4, 3])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, recipients: [userId(3)] })), [4, 2])
+        assert.deepStrictEqual(
+          ids(yield* ledger.list({ states: all, recipients: [userId(2), userId(3)] })),
+          [4, 3, 2, 1]
+        )
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, recipients: [] })), [])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, payer: teamId(2), recipients: [userId(3)] })), [4])
+        assert.deepStrictEqual(
+          ids(yield* ledger.list({ states: all, createdFrom: unix(20), createdTo: unix(30) })),
+          [4, 3, 2]
+        )
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, createdFrom: unix(31) })), [5])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, createdTo: unix(19) })), [1])
+        assert.deepStrictEqual((yield* ledger.list({ states: all, payer: teamId(1) }))[0], toEmail)
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live(
+      "executed requests are listed oldest first with what they executed; a transaction is amended in one step",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* IssuedTypedDataStore
+          const ledger = yield* PaymentLedger
+          yield* execute("31", [payment(1, { salt: "31" })], { now: 1000 })
+          yield* execute(
+            "33",
+            [
+              payment(2, { salt: "33", creation_transaction: "0xtx33", process_transaction: "0xtx33" }),
+              payment(3, { salt: "33", creation_transaction: "0xtx33" }),
+              payment(4, { salt: "33", creation_transaction: "0xother", process_transaction: "0xtx33" })
+            ],
+            { now: 3000 }
+          )
+          yield* execute("32", [], { now: 2000 })
+          // Issued, or claimed but not recorded: not executed.
+          yield* store.issue(issued("34"))
+          yield* store.issue(issued("35"))
+          yield* store.claim("35", 4000)
+
+          const since = yield* ledger.executedSince(2000)
+          assert.deepStrictEqual(
+            since.map((r) => [r.salt, r.executedAt, r.signature, r.result.transaction]),
+            [
+              ["32", 2000, "0xsig32", "0xtx32"],
+              ["33", 3000, "0xsig33", "0xtx33"]
+            ]
+          )
+          assert.deepStrictEqual(since[1]?.issued, { ...issued("33"), executedAt: 3000 })
+          assert.deepStrictEqual(
+            (yield* ledger.executedSince(0)).map((r) => r.salt),
+            ["31", "32", "33"]
+          )
+          assert.deepStrictEqual(yield* ledger.executedSince(3001), [])
+
+          yield* ledger.amendTransaction("33", "0xtx33", "0xresent")
+          assert.deepStrictEqual(yield* ledger.outcome("33"), {
+            state: "executed",
+            result: { transaction: "0xresent", payments: [] }
+          })
+          const amended = (yield* ledger.list({ states: ["intent"] })).filter((p) => p.salt === "33")
+          assert.deepStrictEqual(
+            amended.map((p) => [p.nanoid, p.creation_transaction, p.process_transaction]),
+            [
+              [paymentId(4), "0xother", "0xresent"],
+              [paymentId(3), "0xresent", undefined],
+              [paymentId(2), "0xresent", "0xresent"]
+            ]
+          )
+          assert.strictEqual((yield* ledger.executedSince(3000))[0]?.result.transaction, "0xresent")
+          // Another salt's, an unknown salt, a hash it does not hold: nothing changes.
+          yield* ledger.amendTransaction("31", "0xtx33", "0xnope")
+          yield* ledger.amendTransaction("99", "0xtx33", "0xnope")
+          yield* ledger.amendTransaction("33", "0xtx33", "0xnope")
+          assert.deepStrictEqual(
+            (yield* ledger.executedSince(0)).map((r) => r.result.transaction),
+            ["0xtx31", "0xtx32", "0xresent"]
+          )
+        }).pipe(Effect.provide(storage.layer()))
+    )
+  })

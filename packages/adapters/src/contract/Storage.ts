@@ -1,0 +1,34 @@
+/**
+ * What the contract suites run against: every storage port from one adapter, a fresh store per test. Each adapter's
+ * test file registers every suite for its storage (`registerStorageContracts`), so both adapters are held to the
+ * same behaviour.
+ */
+import type { NonceStore } from "@svc/domain/auth"
+import type { CompanyRepository } from "@svc/domain/company"
+import type { IssuedTypedDataStore } from "@svc/domain/eip712"
+import type { EventOutbox } from "@svc/domain/event"
+import type { IdempotencyStore } from "@svc/domain/idempotency"
+import type { MembershipRepository } from "@svc/domain/membership"
+import type { PaymentLedger } from "@svc/domain/payment"
+import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
+import type { UserRepository } from "@svc/domain/user"
+import type { Layer } from "effect"
+
+/** Every storage port. */
+export type Storage =
+  | CompanyRepository
+  | TeamRepository
+  | UserRepository
+  | MembershipRepository
+  | SettingsRepository
+  | NonceStore
+  | IdempotencyStore
+  | IssuedTypedDataStore
+  | PaymentLedger
+  | EventOutbox
+
+/** An adapter under test: its name, and a layer of a fresh, empty store (built once per test). */
+export interface StorageUnderTest {
+  readonly name: string
+  readonly layer: () => Layer.Layer<Storage>
+}

@@ -1,0 +1,57 @@
+/**
+ * The contract of `UserRepository`: users by id and by wallet, one user per wallet (any letter case), wallets and
+ * e-mails stored lower-cased.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { newUser, UserRepository } from "@svc/domain/user"
+import { Effect, Exit, Option } from "effect"
+import { userId, wallet } from "./Fixtures.ts"
+import type { StorageUnderTest } from "./Storage.ts"
+
+const upper = (address: string) => `0x${address.slice(2).toUpperCase()}`
+
+/** Registers the suite for `storage`. */
+export const userRepositoryContract = (storage: StorageUnderTest) =>
+  describe(`UserRepository (${storage.name})`, () => {
+    it.live("a wallet belongs to one user; lookups ignore its letter case; wallet and e-mail are lower-cased", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const alice = {
+          ...newUser({ nanoid: userId(1), wallet: wallet(0xa), email: "a@x.io", created_at: "t" }),
+          wallet: upper(wallet(0xa)),
+          email: "A@X.io"
+        }
+        yield* users.insert(alice)
+        const again = yield* Effect.flip(users.insert({ ...alice, nanoid: userId(2), wallet: wallet(0xa) }))
+        assert.strictEqual(again._tag, "WalletTaken")
+        assert.strictEqual(again.wallet, wallet(0xa))
+        const found = Option.getOrThrow(yield* users.findByWallet(upper(wallet(0xa))))
+        assert.deepStrictEqual(found, { ...alice, wallet: wallet(0xa), email: "a@x.io" })
+        assert.deepStrictEqual(Option.getOrThrow(yield* users.findById(userId(1))), found)
+        assert.isTrue(Option.isNone(yield* users.findById(userId(2))))
+        assert.isTrue(Option.isNone(yield* users.findByWallet(wallet(0xb))))
+        yield* users.insert(newUser({ nanoid: userId(3), wallet: wallet(0xc), created_at: "t" }))
+        assert.deepStrictEqual(
+          (yield* users.findByIds([userId(3), userId(1), userId(9)])).map((u) => u.nanoid).sort(),
+          [userId(1), userId(3)]
+        )
+        assert.deepStrictEqual(yield* users.findByIds([]), [])
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("of ten concurrent sign-ups of one new wallet exactly one creates the user", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const inserts = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) =>
+            Effect.exit(users.insert(newUser({ nanoid: userId(10 + i), wallet: wallet(0xd), created_at: "t" })))
+          ),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(inserts.filter(Exit.isSuccess).length, 1)
+        const winner = Option.getOrThrow(yield* users.findByWallet(wallet(0xd)))
+        assert.strictEqual((yield* users.findByIds(Array.from({ length: 10 }, (_, i) => userId(10 + i)))).length, 1)
+        assert.isTrue(Option.isSome(yield* users.findById(winner.nanoid)))
+      }).pipe(Effect.provide(storage.layer()))
+    )
+  })

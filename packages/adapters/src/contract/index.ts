@@ -1,0 +1,31 @@
+/**
+ * The contract suites of the storage ports, one per port, each registered for a storage under test by the adapters'
+ * own test files.
+ */
+import { companyRepositoryContract } from "./CompanyRepository.contract.ts"
+import { eventOutboxContract } from "./EventOutbox.contract.ts"
+import { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"
+import { issuedTypedDataStoreContract } from "./IssuedTypedDataStore.contract.ts"
+import { membershipRepositoryContract } from "./MembershipRepository.contract.ts"
+import { nonceStoreContract } from "./NonceStore.contract.ts"
+import { paymentLedgerContract } from "./PaymentLedger.contract.ts"
+import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
+import type { StorageUnderTest } from "./Storage.ts"
+import { teamRepositoryContract } from "./TeamRepository.contract.ts"
+import { userRepositoryContract } from "./UserRepository.contract.ts"
+
+export type { Storage, StorageUnderTest } from "./Storage.ts"
+
+/** Registers every port's suite for `storage`. */
+export const registerStorageContracts = (storage: StorageUnderTest) => {
+  companyRepositoryContract(storage)
+  teamRepositoryContract(storage)
+  userRepositoryContract(storage)
+  membershipRepositoryContract(storage)
+  settingsRepositoryContract(storage)
+  nonceStoreContract(storage)
+  idempotencyStoreContract(storage)
+  issuedTypedDataStoreContract(storage)
+  paymentLedgerContract(storage)
+  eventOutboxContract(storage)
+}

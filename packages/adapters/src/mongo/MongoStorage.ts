@@ -1,0 +1,28 @@
+/**
+ * Every storage port on one MongoDB database: what the composition root picks to scale out.
+ */
+import { Layer } from "effect"
+import { MongoDatabase } from "./MongoDatabase.ts"
+import * as MongoEventOutbox from "./MongoEventOutbox.ts"
+import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
+import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
+import * as MongoNonceStore from "./MongoNonceStore.ts"
+import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
+import * as MongoRepositories from "./MongoRepositories.ts"
+
+/** The ports on a `MongoDatabase` provided from elsewhere (to share one client, or to reach it in tests). */
+export const ports = Layer.mergeAll(
+  MongoRepositories.layer,
+  MongoNonceStore.layer,
+  MongoIdempotencyStore.layer,
+  MongoIssuedTypedDataStore.layer,
+  MongoPaymentLedger.layer,
+  MongoEventOutbox.layer
+)
+
+/**
+ * Every storage port on database `database` (else the URI's, else `svc`) at `uri`; indexes are created when the
+ * layer is built, and the client is closed with its scope.
+ */
+export const layer = (options: { readonly uri: string; readonly database?: string | undefined }) =>
+  ports.pipe(Layer.provide(MongoDatabase.layer(options)))

@@ -1,0 +1,181 @@
+/**
+ * The SQLite database itself: the schema migrated at open, data kept across opens, a newer schema refused and left
+ * as it is, clear failures for places that cannot hold a database, and several connections (as several processes
+ * would open it) sharing one file with exactly one winner of each claim.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { Worker } from "node:worker_threads"
+import { assert, describe, it } from "@effect/vitest"
+import { CompanyRepository } from "@svc/domain/company"
+import { IssuedTypedDataStore } from "@svc/domain/eip712"
+import { IdempotencyStore } from "@svc/domain/idempotency"
+import { Context, Effect, Exit, Layer, Option } from "effect"
+import { company, companyId, issued } from "../contract/Fixtures.ts"
+import { migrations } from "./Migrations.ts"
+import { SqliteDatabase, userVersionOf } from "./SqliteDatabase.ts"
+import * as SqliteStorage from "./SqliteStorage.ts"
+
+const latest = Math.max(...migrations.map((m) => m.version))
+
+/** A fresh temporary directory, removed with the scope. */
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-sqlite-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+/** The services of `layer`, built for the current scope. */
+const build = <A, E>(layer: Layer.Layer<A, E>) => Layer.build(layer)
+
+describe("SqliteDatabase", () => {
+  it.live("a fresh file gets the whole schema, in WAL mode, with foreign keys on", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "data", "svc.db")
+      const { connection } = Context.get(yield* build(SqliteDatabase.layer({ filename })), SqliteDatabase)
+      assert.strictEqual(userVersionOf(connection), latest)
+      const tables = connection
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        .all()
+        .map((row) => row.name)
+      assert.includeMembers(tables, ["companies", "issued_requests", "payments", "event_outbox", "idempotency_keys"])
+      assert.strictEqual(connection.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal")
+      assert.strictEqual(connection.prepare("PRAGMA foreign_keys").get()?.foreign_keys, 1)
+      assert.strictEqual(connection.prepare("PRAGMA synchronous").get()?.synchronous, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("reopening a file keeps its data and applies no migration twice", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "svc.db")
+      yield* CompanyRepository.use((c) => c.insert(company(1))).pipe(Effect.provide(SqliteStorage.layer({ filename })))
+      const found = yield* CompanyRepository.use((c) => c.findById(companyId(1))).pipe(
+        Effect.provide(SqliteStorage.layer({ filename }))
+      )
+      assert.deepStrictEqual(Option.getOrThrow(found), company(1))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("pending migrations apply in order, each in its own transaction: a failing one changes nothing", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "svc.db")
+      const first = { version: 1, sql: "CREATE TABLE a (x INTEGER) STRICT; INSERT INTO a VALUES (1);" }
+      yield* Effect.scoped(build(SqliteDatabase.layer({ filename, migrations: [first] })))
+      const broken = { version: 2, sql: "CREATE TABLE b (x INTEGER) STRICT; INSERT INTO missing VALUES (1);" }
+      const failed = yield* Effect.flip(build(SqliteDatabase.layer({ filename, migrations: [first, broken] })))
+      assert.strictEqual(failed._tag, "SqliteOpenFailed")
+      assert.include(failed.message, filename)
+      assert.include(failed.message, "missing")
+      const raw = new DatabaseSync(filename)
+      assert.strictEqual(userVersionOf(raw), 1)
+      assert.isUndefined(raw.prepare("SELECT name FROM sqlite_schema WHERE name = 'b'").get())
+      raw.close()
+      const fixed = { version: 2, sql: "CREATE TABLE b (x INTEGER) STRICT;" }
+      const third = { version: 3, sql: "INSERT INTO b SELECT x FROM a;" }
+      const { connection } = Context.get(
+        yield* build(SqliteDatabase.layer({ filename, migrations: [third, first, fixed] })),
+        SqliteDatabase
+      )
+      assert.strictEqual(userVersionOf(connection), 3)
+      assert.deepStrictEqual(
+        connection
+          .prepare("SELECT x FROM b")
+          .all()
+          .map((row) => row.x),
+        [1]
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a database from a newer schema is refused with a typed error and left exactly as it was", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "svc.db")
+      yield* Effect.scoped(build(SqliteDatabase.layer({ filename })))
+      const raw = new DatabaseSync(filename)
+      raw.exec(`PRAGMA user_version = ${latest + 1}`)
+      raw.close()
+      const before = readFileSync(filename)
+      const refused = yield* Effect.flip(build(SqliteStorage.layer({ filename })))
+      assert.strictEqual(refused._tag, "SqliteSchemaTooNew")
+      if (refused._tag !== "SqliteSchemaTooNew") return
+      assert.deepStrictEqual([refused.path, refused.found, refused.known], [filename, latest + 1, latest])
+      assert.include(refused.message, filename)
+      assert.isTrue(readFileSync(filename).equals(before))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a place that cannot hold a database fails with an error naming the path", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = join(dir, "a-file")
+      writeFileSync(file, "not a directory")
+      const notADatabase = join(dir, "garbage.db")
+      writeFileSync(notADatabase, "x".repeat(4096))
+      mkdirSync(join(dir, "a-directory"))
+      for (const filename of [join(file, "svc.db"), join(dir, "a-directory"), notADatabase]) {
+        const failed = yield* Effect.flip(build(SqliteStorage.layer({ filename })))
+        assert.strictEqual(failed._tag, "SqliteOpenFailed", filename)
+        assert.strictEqual(failed.path, filename)
+        assert.include(failed.message, filename)
+      }
+      assert.strictEqual(readFileSync(notADatabase, "utf8"), "x".repeat(4096))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("two connections on one file, as two processes: each claim has exactly one winner across them", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "svc.db")
+      const a = yield* build(SqliteStorage.layer({ filename }))
+      const b = yield* build(SqliteStorage.layer({ filename }))
+      const stores = [Context.get(a, IssuedTypedDataStore), Context.get(b, IssuedTypedDataStore)]
+      for (let round = 0; round < 10; round++) {
+        const salt = String(round + 1)
+        yield* (stores[round % 2] as IssuedTypedDataStore["Service"]).issue(issued(salt))
+        const claims = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) =>
+            Effect.exit((stores[i % 2] as IssuedTypedDataStore["Service"]).claim(salt, Date.now()))
+          ),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(claims.filter(Exit.isSuccess).length, 1, `round ${round}`)
+      }
+      const keys = [Context.get(a, IdempotencyStore), Context.get(b, IdempotencyStore)]
+      const claims = yield* Effect.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (keys[i % 2] as IdempotencyStore["Service"]).claim({ scope: "us-1", key: "k" }, "h", Date.now())
+        ),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(claims.filter((c) => c._tag === "Claimed").length, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("worker threads claiming the same salts on one file at once: every salt is won exactly once", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "svc.db")
+      const salts = Array.from({ length: 60 }, (_, i) => String(i + 1))
+      const store = Context.get(yield* build(SqliteStorage.layer({ filename })), IssuedTypedDataStore)
+      for (const salt of salts) yield* store.issue(issued(salt))
+      const race = (order: ReadonlyArray<string>) =>
+        Effect.callback<ReadonlyArray<string>, Error>((resume) => {
+          const worker = new Worker(new URL("./ClaimRace.worker.ts", import.meta.url), {
+            workerData: { filename, salts: order }
+          })
+          worker.once("message", (won: ReadonlyArray<string>) => resume(Effect.succeed(won)))
+          worker.once("error", (error) => resume(Effect.fail(error)))
+          return Effect.promise(() => worker.terminate())
+        })
+      const won = yield* Effect.all([race(salts), race([...salts].reverse()), race(salts)], {
+        concurrency: "unbounded"
+      })
+      assert.deepStrictEqual(
+        won
+          .flat()
+          .map(Number)
+          .sort((x, y) => x - y),
+        salts.map(Number)
+      )
+    }).pipe(Effect.scoped)
+  )
+})

@@ -1,0 +1,55 @@
+/**
+ * The event outbox in SQLite (`event_outbox`, one row per event id). The payments ledger appends events in the same
+ * transaction as the state they report; a dispatcher leases undispatched events, oldest first, in one statement
+ * (`Leases.takeMany`), so two workers never hold one event at once.
+ */
+import type { DatabaseSync } from "node:sqlite"
+import { type DomainEvent, EventOutbox } from "@svc/domain/event"
+import { Effect, Layer } from "effect"
+import * as Leases from "./Leases.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/**
+ * Appends events on `connection`, ignoring ids already there (`ignoreDuplicates`) or failing on them (inside a
+ * larger transaction, where a duplicate means a lost race and must undo the whole step).
+ */
+export const appendOn = (connection: DatabaseSync, options: { readonly ignoreDuplicates: boolean }) => {
+  const insert = connection.prepare(
+    `INSERT ${options.ignoreDuplicates ? "OR IGNORE " : ""}INTO event_outbox (id, created, team_nanoid, event)
+     VALUES (?, ?, ?, ?)`
+  )
+  return (events: ReadonlyArray<DomainEvent>) => {
+    for (const event of events) insert.run(event.id, event.created, event.team_nanoid ?? null, JSON.stringify(event))
+  }
+}
+
+/** The SQLite outbox. */
+export const layer = Layer.effect(
+  EventOutbox,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const append = appendOn(connection, { ignoreDuplicates: true })
+    const claim = Leases.on(connection, { table: "event_outbox", row: "id = :id", key: "id" }).takeMany({
+      when: "dispatched = 0",
+      order: "created, id",
+      returning: "id, created, event"
+    })
+    const markDispatched = connection.prepare("UPDATE event_outbox SET dispatched = 1 WHERE id = ?")
+    const find = connection.prepare("SELECT event FROM event_outbox WHERE id = ?")
+    return EventOutbox.of({
+      append: (events) => Effect.sync(() => transaction(() => append(events))),
+      claim: ({ now, limit, worker, leaseMillis }) =>
+        Effect.sync(() =>
+          claim({ now, until: now + leaseMillis, limit, holder: worker })
+            .sort((a, b) => Number(a.created) - Number(b.created) || (String(a.id) < String(b.id) ? -1 : 1))
+            .map((row) => JSON.parse(row.event as string) as DomainEvent)
+        ),
+      markDispatched: (id) => Effect.sync(() => void markDispatched.run(id)),
+      findById: (id) =>
+        Effect.sync(() => {
+          const row = find.get(id)
+          return row === undefined ? undefined : (JSON.parse(row.event as string) as DomainEvent)
+        })
+    })
+  })
+)

@@ -1,0 +1,79 @@
+/**
+ * Idempotency keys in SQLite (`idempotency_keys`, one row per scope and key). A claim inserts the key, or takes a
+ * lapsed one over (`Leases.take`), under a fresh holder token, in one transaction; `lease_until` is the running
+ * claim's lease, then the completed answer's retention. Completing and releasing act only for the token's holder.
+ * Lapsed and released keys are deleted as new ones are claimed.
+ */
+import {
+  type ClaimResult,
+  IdempotencyStore,
+  leaseMillis,
+  retentionMillis,
+  type StoredResponse
+} from "@svc/domain/idempotency"
+import { Effect, Layer } from "effect"
+import * as Leases from "./Leases.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** The SQLite idempotency store. */
+export const layer = Layer.effect(
+  IdempotencyStore,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const leases = Leases.on(connection, {
+      table: "idempotency_keys",
+      row: "scope = :scope AND key = :key",
+      key: "rowid"
+    })
+    const insert = connection.prepare(
+      `INSERT INTO idempotency_keys (scope, key, body_hash, state, lease_holder, lease_until)
+       VALUES (:scope, :key, :bodyHash, 'running', :holder, :until) ON CONFLICT (scope, key) DO NOTHING`
+    )
+    const takeOver = leases.take({ set: "body_hash = :bodyHash, state = 'running', response = NULL" })
+    const find = connection.prepare(
+      "SELECT body_hash, state, response FROM idempotency_keys WHERE scope = :scope AND key = :key"
+    )
+    const complete = leases.whileHeld({
+      set: "state = 'completed', response = :response, lease_until = :until",
+      when: "state = 'running'"
+    })
+    // A released key is free at once (`lease_until = 0`): the next claim takes it over.
+    const release = leases.release({ when: "state = 'running'" })
+    const prune = connection.prepare(
+      "DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE lease_until <= ? LIMIT 100)"
+    )
+
+    return IdempotencyStore.of({
+      claim: (key, bodyHash, now) =>
+        Effect.sync(() =>
+          transaction((): ClaimResult => {
+            prune.run(now)
+            const names = { scope: key.scope, key: key.key }
+            const until = now + leaseMillis
+            const holder = Leases.newHolder()
+            if (insert.run({ ...names, bodyHash, holder, until }).changes === 1)
+              return { _tag: "Claimed", token: holder }
+            const taken = takeOver({ ...names, bodyHash, now, until })
+            if (taken !== undefined) return { _tag: "Claimed", token: taken.holder }
+            // Neither inserted nor lapsed: a live claim or a kept answer.
+            const row = find.get(names)
+            if (row !== undefined && row.body_hash !== bodyHash) return { _tag: "Mismatch" }
+            if (row?.state !== "completed" || typeof row.response !== "string") return { _tag: "Running" }
+            return { _tag: "Completed", response: JSON.parse(row.response) as StoredResponse }
+          })
+        ),
+      complete: (key, token, response, now) =>
+        Effect.sync(
+          () =>
+            void complete({
+              scope: key.scope,
+              key: key.key,
+              holder: token,
+              response: JSON.stringify(response),
+              until: now + retentionMillis
+            })
+        ),
+      release: (key, token) => Effect.sync(() => void release({ scope: key.scope, key: key.key, holder: token }))
+    })
+  })
+)

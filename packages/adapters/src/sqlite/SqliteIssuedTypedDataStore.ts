@@ -1,0 +1,60 @@
+/**
+ * Issued typed data in SQLite (`issued_requests`, one row per salt). The claim takes the row's lease
+ * (`Leases.take`: `issued` -> `executing`, under a fresh holder token, the claim token), so of concurrent claims in
+ * any number of processes on the file exactly one wins; the payments ledger takes executions over and records their
+ * results on the same row, for the holder only.
+ */
+import type { DatabaseSync } from "node:sqlite"
+import {
+  AlreadyExecuted,
+  type ClaimedTypedData,
+  type IssuedTypedData,
+  IssuedTypedDataStore,
+  TypedDataNotFound
+} from "@svc/domain/eip712"
+import { executionLeaseMillis } from "@svc/domain/payment"
+import { Effect, Layer } from "effect"
+import * as Leases from "./Leases.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** The leases on issued requests (the execution claims), for this store and the ledger. */
+export const issuedLeasesOn = (connection: DatabaseSync) =>
+  Leases.on(connection, { table: "issued_requests", row: "salt = :salt", key: "salt" })
+
+/** The issued record of a row, with `executedAt` once claimed (the claim token stays out of it). */
+export const issuedOf = (row: Record<string, unknown>): IssuedTypedData => {
+  const record = JSON.parse(row.record as string) as IssuedTypedData
+  return row.state === "issued" ? record : { ...record, executedAt: Number(row.executed_at ?? 0) }
+}
+
+/** The SQLite issued typed data store. */
+export const layer = Layer.effect(
+  IssuedTypedDataStore,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const leases = issuedLeasesOn(connection)
+    const insert = connection.prepare("INSERT INTO issued_requests (salt, team_nanoid, record) VALUES (?, ?, ?)")
+    const find = connection.prepare("SELECT record, state, executed_at FROM issued_requests WHERE salt = ?")
+    const claim = leases.take({ when: "state = 'issued'", set: "state = 'executing', executed_at = :now" })
+    const release = leases.release({ when: "state = 'executing'", set: "state = 'issued', executed_at = NULL" })
+    const found = (salt: string) => {
+      const row = find.get(salt)
+      return row === undefined ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(issuedOf(row))
+    }
+    return IssuedTypedDataStore.of({
+      issue: (record) => Effect.sync(() => void insert.run(record.salt, record.team, JSON.stringify(record))),
+      find: (salt) => Effect.suspend(() => found(salt)),
+      claim: (salt, now) =>
+        Effect.suspend((): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> => {
+          const [lease, row] = transaction(() => {
+            const taken = claim({ salt, now, until: now + executionLeaseMillis })
+            return [taken, find.get(salt)] as const
+          })
+          if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
+          if (lease === undefined) return Effect.fail(new AlreadyExecuted({ salt }))
+          return Effect.succeed({ ...issuedOf(row), executedAt: now, claimToken: lease.holder })
+        }),
+      release: (salt, claimToken) => Effect.sync(() => void release({ salt, holder: claimToken }))
+    })
+  })
+)

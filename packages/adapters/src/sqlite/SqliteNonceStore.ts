@@ -1,0 +1,42 @@
+/**
+ * Sign-in nonces in SQLite (`siwe_nonces`). Consuming is one conditional `UPDATE` (`used = 0` -> `1`, for the
+ * nonce's own wallet), so of concurrent verifications, in this process or another on the same file, at most one
+ * succeeds; expiry is checked on the consumed record. Nonces expired for an hour are deleted as others are consumed.
+ */
+import { NonceExpired, NonceNotFound, type NonceRecord, NonceStore } from "@svc/domain/auth"
+import { Effect, Layer } from "effect"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** How long an expired nonce is kept before it is deleted (ms). */
+const keptAfterExpiry = 60 * 60 * 1000
+
+/** The SQLite nonce store. */
+export const layer = Layer.effect(
+  NonceStore,
+  Effect.gen(function* () {
+    const { connection } = yield* SqliteDatabase
+    const issue = connection.prepare(
+      "INSERT INTO siwe_nonces (nonce, wallet_key, expires_at, record) VALUES (?, ?, ?, ?)"
+    )
+    const consume = connection.prepare(
+      "UPDATE siwe_nonces SET used = 1 WHERE nonce = ? AND used = 0 AND wallet_key = ? RETURNING record"
+    )
+    const prune = connection.prepare("DELETE FROM siwe_nonces WHERE expires_at <= ?")
+    return NonceStore.of({
+      issue: (record) =>
+        Effect.sync(
+          () => void issue.run(record.nonce, record.wallet.toLowerCase(), record.expiresAt, JSON.stringify(record))
+        ),
+      consume: (nonce, wallet, now) =>
+        Effect.suspend((): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
+          const row = consume.get(nonce, wallet.toLowerCase())
+          prune.run(now - keptAfterExpiry)
+          if (row === undefined) return Effect.fail(new NonceNotFound({ nonce }))
+          const record = JSON.parse(row.record as string) as NonceRecord
+          return now < record.expiresAt
+            ? Effect.succeed(record)
+            : Effect.fail(new NonceExpired({ nonce, expiresAt: record.expiresAt }))
+        })
+    })
+  })
+)

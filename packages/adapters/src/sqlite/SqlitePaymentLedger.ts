@@ -1,0 +1,182 @@
+/**
+ * The payments ledger in SQLite: payments in `payments` (the record as JSON beside the columns queries use), events
+ * in `event_outbox`, results on the issued request in `issued_requests`. Each state change and its events are one
+ * transaction; who may act is decided by leases (`Leases.ts`) and `state` guards in the same statements.
+ */
+import type { StatementSync } from "node:sqlite"
+import { TypedDataNotFound } from "@svc/domain/eip712"
+import {
+  type ExecutedRequest,
+  type ExecutionOutcome,
+  type ExecutionResult,
+  type LedgerQuery,
+  type Payment,
+  PaymentLedger,
+  PaymentNotFound
+} from "@svc/domain/payment"
+import { StaleState } from "@svc/domain/StaleState"
+import { isoOf } from "@svc/domain/Timestamp"
+import { Effect, Layer, Option } from "effect"
+import * as Leases from "./Leases.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+import { appendOn } from "./SqliteEventOutbox.ts"
+import { issuedLeasesOn, issuedOf } from "./SqliteIssuedTypedDataStore.ts"
+
+const paymentOf = (row: Record<string, unknown>): Payment => JSON.parse(row.record as string) as Payment
+
+/** The filters of `list` that a query uses, as SQL conditions, in a fixed order (one statement per shape). */
+const listConditions = (query: LedgerQuery) =>
+  [
+    "state IN (SELECT value FROM json_each(:states))",
+    query.payer === undefined ? undefined : "team_nanoid = :payer",
+    query.notPayer === undefined ? undefined : "team_nanoid <> :notPayer",
+    query.recipients === undefined ? undefined : "recipient_nanoid IN (SELECT value FROM json_each(:recipients))",
+    query.createdFrom === undefined ? undefined : "created_at >= :createdFrom",
+    query.createdTo === undefined ? undefined : "created_at <= :createdTo"
+  ].filter((condition) => condition !== undefined)
+
+/** The SQLite payments ledger. */
+export const layer = Layer.effect(
+  PaymentLedger,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const appendEvents = appendOn(connection, { ignoreDuplicates: false })
+    const executions = issuedLeasesOn(connection)
+    const intents = Leases.on(connection, { table: "payments", row: "nanoid = :nanoid", key: "nanoid" })
+
+    const outcomeOf = connection.prepare("SELECT state, lease_until, result FROM issued_requests WHERE salt = ?")
+    const takeOver = executions.take({ when: "state = 'executing'" })
+    const recordResult = executions.whileHeld({
+      when: "state = 'executing'",
+      set: "state = 'executed', result = :result, signature = :signature, lease_holder = NULL, lease_until = 0"
+    })
+    const insertPayment = connection.prepare(
+      `INSERT INTO payments (nanoid, salt, team_nanoid, recipient_nanoid, state, pay_at_time, created_at, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+    )
+    const leaseIntent = intents.takeMany({
+      when: "state IN ('intent', 'scheduled') AND pay_at_time <= :dueBy",
+      set: "state = 'scheduled', record = json_set(record, '$.state', 'scheduled', '$.updated_at', :updatedAt)",
+      order: "pay_at_time, nanoid",
+      returning: "record"
+    })
+    // A merge patch of the record (state and patch) and the columns beside it, only from `from`.
+    const settle = connection.prepare(
+      `UPDATE payments SET state = :to, lease_holder = NULL, lease_until = 0, record = json_patch(record, :patch)
+       WHERE nanoid = :nanoid AND state = :from RETURNING record`
+    )
+    const paymentExists = connection.prepare("SELECT 1 FROM payments WHERE nanoid = ?")
+    const listed = new Map<string, StatementSync>()
+    const executedSince = connection.prepare(
+      `SELECT salt, record, state, executed_at, signature, result FROM issued_requests
+       WHERE state = 'executed' AND executed_at >= ? ORDER BY executed_at, salt`
+    )
+    const amendResult = connection.prepare(
+      `UPDATE issued_requests SET result = json_set(result, '$.transaction', :to)
+       WHERE salt = :salt AND json_extract(result, '$.transaction') = :from`
+    )
+    const amendPayments = ["creation_transaction", "process_transaction"].map((field) =>
+      connection.prepare(
+        `UPDATE payments SET record = json_set(record, '$.${field}', :to)
+         WHERE salt = :salt AND json_extract(record, '$.${field}') = :from`
+      )
+    )
+
+    return PaymentLedger.of({
+      outcome: (salt) =>
+        Effect.suspend((): Effect.Effect<ExecutionOutcome, TypedDataNotFound> => {
+          const row = outcomeOf.get(salt)
+          if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
+          if (row.state === "executed" && typeof row.result === "string") {
+            return Effect.succeed({ state: "executed", result: JSON.parse(row.result) as ExecutionResult })
+          }
+          if (row.state === "executing")
+            return Effect.succeed({ state: "executing", leaseUntil: Number(row.lease_until) })
+          return Effect.succeed({ state: "issued" })
+        }),
+      takeOver: (salt, now, leaseUntil) =>
+        Effect.sync(() => Option.fromNullishOr(takeOver({ salt, now, until: leaseUntil })?.holder)),
+      recordExecution: ({ salt, claimToken, signature, result, payments, events }) =>
+        Effect.sync(() =>
+          transaction(() => {
+            // Only the holder records; a holder whose claim was taken over writes nothing.
+            if (!recordResult({ salt, holder: claimToken, result: JSON.stringify(result), signature })) return false
+            for (const p of payments) {
+              insertPayment.run(
+                p.nanoid,
+                p.salt,
+                p.team_nanoid,
+                p.recipient_nanoid ?? null,
+                p.state,
+                p.pay_at_time,
+                p.created_at,
+                JSON.stringify(p)
+              )
+            }
+            appendEvents(events)
+            return true
+          })
+        ),
+      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) =>
+        Effect.sync(() => {
+          const [row] = leaseIntent({
+            now: nowMillis,
+            until: leaseUntil,
+            limit: 1,
+            holder: worker,
+            dueBy: now,
+            updatedAt: isoOf(now * 1000)
+          })
+          return row === undefined ? undefined : paymentOf(row)
+        }),
+      settle: (id, from, to, patch, events) =>
+        Effect.suspend((): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
+          const row = transaction(() => {
+            const moved = settle.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
+            if (moved !== undefined) appendEvents(events)
+            return moved
+          })
+          if (row !== undefined) return Effect.succeed(paymentOf(row))
+          return paymentExists.get(id) === undefined
+            ? Effect.fail(new PaymentNotFound({ nanoid: id }))
+            : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
+        }),
+      list: (query) =>
+        Effect.sync(() => {
+          const sql = `SELECT record FROM payments WHERE ${listConditions(query).join(" AND ")}
+                       ORDER BY created_at DESC, nanoid DESC`
+          let statement = listed.get(sql)
+          if (statement === undefined) {
+            statement = connection.prepare(sql)
+            listed.set(sql, statement)
+          }
+          const parameters: Leases.Parameters = { states: JSON.stringify(query.states) }
+          if (query.payer !== undefined) parameters.payer = query.payer
+          if (query.notPayer !== undefined) parameters.notPayer = query.notPayer
+          if (query.recipients !== undefined) parameters.recipients = JSON.stringify(query.recipients)
+          if (query.createdFrom !== undefined) parameters.createdFrom = isoOf(query.createdFrom * 1000)
+          if (query.createdTo !== undefined) parameters.createdTo = isoOf(query.createdTo * 1000 + 999)
+          return statement.all(parameters).map(paymentOf)
+        }),
+      executedSince: (sinceMillis) =>
+        Effect.sync(() =>
+          executedSince.all(sinceMillis).map(
+            (row): ExecutedRequest => ({
+              salt: row.salt as ExecutedRequest["salt"],
+              issued: issuedOf(row),
+              signature: String(row.signature ?? ""),
+              result: JSON.parse(row.result as string) as ExecutionResult,
+              executedAt: Number(row.executed_at)
+            })
+          )
+        ),
+      amendTransaction: (salt, from, to) =>
+        Effect.sync(() =>
+          transaction(() => {
+            amendResult.run({ salt, from, to })
+            for (const statement of amendPayments) statement.run({ salt, from, to })
+          })
+        )
+    })
+  })
+)

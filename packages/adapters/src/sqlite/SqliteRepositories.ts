@@ -1,0 +1,183 @@
+/**
+ * The SQLite adapter of the repository ports: companies, teams, users, memberships and settings. Records are JSON
+ * beside the columns queries filter and sort on; unique constraints carry the identity rules (one user per wallet,
+ * one membership per team and user). Lists of ids are bound as one JSON array (`json_each`), so every statement is
+ * prepared once.
+ */
+import type { Company } from "@svc/domain/company"
+import { CompanyRepository } from "@svc/domain/company"
+import type { TeamId } from "@svc/domain/Ids"
+import { AlreadyMember, type Membership, MembershipRepository } from "@svc/domain/membership"
+import { type MemberSettings, SettingsRepository, type Team, TeamRepository, type TeamSettings } from "@svc/domain/team"
+import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
+import { Effect, Layer, Option } from "effect"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** The record of a row, parsed. */
+const recordOf = <A>(row: Record<string, unknown> | undefined, column = "record"): A | undefined =>
+  row === undefined ? undefined : (JSON.parse(row[column] as string) as A)
+
+const recordsOf = <A>(rows: ReadonlyArray<Record<string, unknown>>): Array<A> =>
+  rows.map((row) => JSON.parse(row.record as string) as A)
+
+/** Companies in `companies`. */
+export const companies = Layer.effect(
+  CompanyRepository,
+  Effect.gen(function* () {
+    const { connection } = yield* SqliteDatabase
+    const insert = connection.prepare("INSERT INTO companies (nanoid, record) VALUES (?, ?)")
+    const find = connection.prepare("SELECT record FROM companies WHERE nanoid = ?")
+    return CompanyRepository.of({
+      insert: (company) => Effect.sync(() => void insert.run(company.nanoid, JSON.stringify(company))),
+      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf<Company>(find.get(id))))
+    })
+  })
+)
+
+/** Teams in `teams`, indexed by company. */
+export const teams = Layer.effect(
+  TeamRepository,
+  Effect.gen(function* () {
+    const { connection } = yield* SqliteDatabase
+    const insert = connection.prepare("INSERT INTO teams (nanoid, company_nanoid, record) VALUES (?, ?, ?)")
+    const find = connection.prepare("SELECT record FROM teams WHERE nanoid = ?")
+    const findMany = connection.prepare("SELECT record FROM teams WHERE nanoid IN (SELECT value FROM json_each(?))")
+    const byCompany = connection.prepare("SELECT record FROM teams WHERE company_nanoid = ? ORDER BY nanoid")
+    // One statement: the merge happens in SQLite, atomically.
+    const update = connection.prepare(
+      "UPDATE teams SET record = json_patch(record, ?) WHERE nanoid = ? RETURNING record"
+    )
+    return TeamRepository.of({
+      insert: (team) => Effect.sync(() => void insert.run(team.nanoid, team.company_nanoid, JSON.stringify(team))),
+      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf<Team>(find.get(id)))),
+      findByIds: (ids) => Effect.sync(() => recordsOf<Team>(findMany.all(JSON.stringify(ids)))),
+      listByCompany: (company) => Effect.sync(() => recordsOf<Team>(byCompany.all(company))),
+      update: (id, changes) =>
+        Effect.sync(() => Option.fromNullishOr(recordOf<Team>(update.get(JSON.stringify(changes), id))))
+    })
+  })
+)
+
+/** Users in `users`, unique on the lower-cased wallet, indexed by e-mail. */
+export const users = Layer.effect(
+  UserRepository,
+  Effect.gen(function* () {
+    const { connection } = yield* SqliteDatabase
+    // A taken wallet is an answer (no row inserted); a taken id is still a constraint error, a defect.
+    const insert = connection.prepare(
+      "INSERT INTO users (nanoid, wallet, email, record) VALUES (?, ?, ?, ?) ON CONFLICT (wallet) DO NOTHING"
+    )
+    const find = connection.prepare("SELECT record FROM users WHERE nanoid = ?")
+    const findMany = connection.prepare("SELECT record FROM users WHERE nanoid IN (SELECT value FROM json_each(?))")
+    const byWallet = connection.prepare("SELECT record FROM users WHERE wallet = ?")
+    return UserRepository.of({
+      insert: (user: User) =>
+        Effect.suspend(() => {
+          const stored = { ...user, wallet: user.wallet.toLowerCase(), email: user.email.toLowerCase() }
+          const { changes } = insert.run(stored.nanoid, stored.wallet, stored.email, JSON.stringify(stored))
+          return changes === 1 ? Effect.void : Effect.fail(new WalletTaken({ wallet: stored.wallet }))
+        }),
+      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf<User>(find.get(id)))),
+      findByIds: (ids) => Effect.sync(() => recordsOf<User>(findMany.all(JSON.stringify(ids)))),
+      findByWallet: (wallet) =>
+        Effect.sync(() => Option.fromNullishOr(recordOf<User>(byWallet.get(wallet.toLowerCase()))))
+    })
+  })
+)
+
+/** Memberships in `memberships`, unique on (team, user), ordered per team by joining time then id. */
+export const memberships = Layer.effect(
+  MembershipRepository,
+  Effect.gen(function* () {
+    const { connection } = yield* SqliteDatabase
+    const insert = connection.prepare(
+      `INSERT INTO memberships (nanoid, team_nanoid, user_nanoid, role, email, created_at, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_nanoid, user_nanoid) DO NOTHING`
+    )
+    const find = connection.prepare("SELECT record FROM memberships WHERE team_nanoid = ? AND user_nanoid = ?")
+    const byUser = connection.prepare(
+      "SELECT record FROM memberships WHERE user_nanoid = ? ORDER BY created_at, nanoid"
+    )
+    const matching = `team_nanoid = :team
+      AND (:emails IS NULL OR email IN (SELECT value FROM json_each(:emails)))
+      AND (:roles IS NULL OR role IN (SELECT value FROM json_each(:roles)))`
+    const page = connection.prepare(
+      `SELECT record FROM memberships WHERE ${matching} ORDER BY created_at, nanoid LIMIT :limit OFFSET :offset`
+    )
+    const count = connection.prepare(`SELECT count(*) AS total FROM memberships WHERE ${matching}`)
+    const counts = connection.prepare(
+      `SELECT team_nanoid, count(*) AS members FROM memberships
+       WHERE team_nanoid IN (SELECT value FROM json_each(?)) GROUP BY team_nanoid`
+    )
+    const remove = connection.prepare("DELETE FROM memberships WHERE team_nanoid = ? AND user_nanoid = ?")
+    return MembershipRepository.of({
+      insert: (membership) =>
+        Effect.suspend(() => {
+          const stored = { ...membership, email: membership.email.toLowerCase() }
+          const { changes } = insert.run(
+            stored.nanoid,
+            stored.team_nanoid,
+            stored.user_nanoid,
+            stored.role,
+            stored.email,
+            stored.created_at,
+            JSON.stringify(stored)
+          )
+          return changes === 1
+            ? Effect.void
+            : Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
+        }),
+      find: (team, user) => Effect.sync(() => Option.fromNullishOr(recordOf<Membership>(find.get(team, user)))),
+      listByUser: (user) => Effect.sync(() => recordsOf<Membership>(byUser.all(user))),
+      listTeam: (team, options) =>
+        Effect.sync(() => {
+          const filter = {
+            team,
+            emails: options.emails === undefined ? null : JSON.stringify(options.emails.map((e) => e.toLowerCase())),
+            roles: options.roles === undefined ? null : JSON.stringify(options.roles)
+          }
+          return {
+            members: recordsOf<Membership>(page.all({ ...filter, limit: options.limit ?? -1, offset: options.offset })),
+            total: Number(count.get(filter)?.total ?? 0)
+          }
+        }),
+      countByTeams: (teams) =>
+        Effect.sync(() => {
+          const result = new Map<TeamId, number>(teams.map((t) => [t, 0]))
+          for (const row of counts.all(JSON.stringify(teams))) {
+            result.set(row.team_nanoid as TeamId, Number(row.members))
+          }
+          return result
+        }),
+      remove: (team, user) => Effect.sync(() => remove.run(team, user).changes > 0)
+    })
+  })
+)
+
+/** Settings in `team_settings` and `member_settings`; a put replaces the whole record. */
+export const settings = Layer.effect(
+  SettingsRepository,
+  Effect.gen(function* () {
+    const { connection } = yield* SqliteDatabase
+    const getTeam = connection.prepare("SELECT record FROM team_settings WHERE team_nanoid = ?")
+    const putTeam = connection.prepare(
+      `INSERT INTO team_settings (team_nanoid, record) VALUES (?, ?)
+       ON CONFLICT (team_nanoid) DO UPDATE SET record = excluded.record`
+    )
+    const getMember = connection.prepare("SELECT record FROM member_settings WHERE team_nanoid = ? AND user_nanoid = ?")
+    const putMember = connection.prepare(
+      `INSERT INTO member_settings (team_nanoid, user_nanoid, record) VALUES (?, ?, ?)
+       ON CONFLICT (team_nanoid, user_nanoid) DO UPDATE SET record = excluded.record`
+    )
+    return SettingsRepository.of({
+      getTeam: (team) => Effect.sync(() => Option.fromNullishOr(recordOf<TeamSettings>(getTeam.get(team)))),
+      putTeam: (team, value) => Effect.sync(() => void putTeam.run(team, JSON.stringify(value))),
+      getMember: (team, user) =>
+        Effect.sync(() => Option.fromNullishOr(recordOf<MemberSettings>(getMember.get(team, user)))),
+      putMember: (team, user, value) => Effect.sync(() => void putMember.run(team, user, JSON.stringify(value)))
+    })
+  })
+)
+
+/** Every repository on SQLite. */
+export const layer = Layer.mergeAll(companies, teams, users, memberships, settings)

@@ -1,0 +1,28 @@
+/**
+ * Every storage port on one SQLite database: what the composition root picks for the embedded default.
+ */
+import { Layer } from "effect"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+import * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
+import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
+import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
+import * as SqliteNonceStore from "./SqliteNonceStore.ts"
+import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
+import * as SqliteRepositories from "./SqliteRepositories.ts"
+
+/** The ports on a `SqliteDatabase` provided from elsewhere (to share one connection, or to reach it in tests). */
+export const ports = Layer.mergeAll(
+  SqliteRepositories.layer,
+  SqliteNonceStore.layer,
+  SqliteIdempotencyStore.layer,
+  SqliteIssuedTypedDataStore.layer,
+  SqlitePaymentLedger.layer,
+  SqliteEventOutbox.layer
+)
+
+/**
+ * Every storage port on the database at `filename` (`":memory:"` for a private in-memory one), opened and migrated
+ * when the layer is built and closed with its scope.
+ */
+export const layer = (options: { readonly filename: string }) =>
+  ports.pipe(Layer.provide(SqliteDatabase.layer(options)))

@@ -1,0 +1,20 @@
+/**
+ * The SQLite adapter (`node:sqlite`), the embedded default: the database with its migrations, every repository of
+ * the API, nonces, idempotency keys, issued typed data, the payments ledger and the event outbox.
+ */
+export * as Leases from "./Leases.ts"
+export * as Migrations from "./Migrations.ts"
+export {
+  busyTimeoutMillis,
+  SqliteDatabase,
+  type SqliteDatabaseError,
+  SqliteOpenFailed,
+  SqliteSchemaTooNew
+} from "./SqliteDatabase.ts"
+export * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
+export * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
+export * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
+export * as SqliteNonceStore from "./SqliteNonceStore.ts"
+export * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
+export * as SqliteRepositories from "./SqliteRepositories.ts"
+export * as SqliteStorage from "./SqliteStorage.ts"
