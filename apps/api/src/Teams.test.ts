@@ -3,6 +3,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NotFound } from "@svc/adapters/http"
+import { walletAddressOf } from "@svc/domain/Evm"
 import type { TeamId } from "@svc/domain/Ids"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -30,7 +31,12 @@ describe("team routes", () => {
 
       const newAdmin = privateKeyToAccount(generatePrivateKey())
       const created = yield* api.teams.create({
-        payload: { name: "Payroll", description: "Monthly", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+        payload: {
+          name: "Payroll",
+          description: "Monthly",
+          entity_nanoid: companyId,
+          admin_wallet: walletAddressOf(newAdmin.address)
+        }
       })
       assert.strictEqual(created.success, true)
       assert.match(created.data.team_nanoid, /^te-.{12}$/)
@@ -61,7 +67,7 @@ describe("team routes", () => {
       assertError(
         yield* call(server, "POST", "/v2/teams", {
           token: employeeToken,
-          body: { name: "Nope", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+          body: { name: "Nope", entity_nanoid: companyId, admin_wallet: walletAddressOf(newAdmin.address) }
         }),
         403,
         "INSUFFICIENT_PERMISSIONS"
@@ -69,7 +75,7 @@ describe("team routes", () => {
       assertError(
         yield* call(server, "POST", "/v2/teams", {
           token,
-          body: { name: "Nope", entity_nanoid: "co-doesnotexist", admin_wallet: newAdmin.address }
+          body: { name: "Nope", entity_nanoid: "co-doesnotexist", admin_wallet: walletAddressOf(newAdmin.address) }
         }),
         404,
         "COMPANY_NOT_FOUND"
@@ -77,7 +83,7 @@ describe("team routes", () => {
       assertError(
         yield* call(server, "POST", "/v2/teams", {
           token,
-          body: { name: "N", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+          body: { name: "N", entity_nanoid: companyId, admin_wallet: walletAddressOf(newAdmin.address) }
         }),
         400,
         "VALIDATION_ERROR"

@@ -13,13 +13,13 @@ import { embeddedChainId, startAnvil, startJongodb } from "@svc/adapters/embedde
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
+import { IntentRunner } from "@svc/domain/payment"
+import { TeamBalances } from "@svc/domain/team"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { Address } from "viem"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
-import * as ChainTeamBalances from "./ChainTeamBalances.ts"
 import { seedDemo } from "./DemoSeed.ts"
-import * as IntentRunner from "./IntentRunner.ts"
 import * as Server from "./Server.ts"
 
 const main = Effect.gen(function* () {
@@ -89,7 +89,7 @@ const main = Effect.gen(function* () {
     Server.layer({
       ...options,
       chain: chainLayer,
-      teamBalances: chainLayer === undefined ? undefined : ChainTeamBalances.layer.pipe(Layer.provide(chainLayer))
+      teamBalances: chainLayer === undefined ? undefined : TeamBalances.layerChain.pipe(Layer.provide(chainLayer))
     })
   )
   // With the chain, this process also runs the intent runner (any number of processes may: decision 0018).

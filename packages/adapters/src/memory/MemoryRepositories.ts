@@ -59,7 +59,7 @@ export const users = Layer.sync(UserRepository, () => {
         const wallet = user.wallet.toLowerCase()
         if (byWallet.has(wallet)) return Effect.fail(new WalletTaken({ wallet }))
         if (rows.has(user.nanoid)) return Effect.die(new Error(`duplicate user ${user.nanoid}`))
-        rows.set(user.nanoid, { ...user, wallet, email: user.email.toLowerCase() })
+        rows.set(user.nanoid, { ...user, email: user.email.toLowerCase() })
         byWallet.set(wallet, user.nanoid)
         return Effect.void
       }),

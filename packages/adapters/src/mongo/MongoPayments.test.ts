@@ -22,6 +22,7 @@ const storage = () =>
   )
 
 const team = "te-000000000001" as TeamId
+const group_nanoid = "pg-000000000001" as PaymentGroupId
 const bundle = (salt: string) =>
   ({
     domain: { name: "SvcAccountForwarder", version: "1.0.0", chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
@@ -39,12 +40,18 @@ const bundle = (salt: string) =>
 const issue = (salt: string) =>
   IssuedTypedDataStore.use((store) =>
     store.issue({
+      kind: "batch",
       salt,
       team,
       issuedTo: "us-000000000001" as UserId,
       signer: `0x${"2".repeat(40)}`,
       bundle: bundle(salt),
-      request: {}
+      request: {
+        body: { from: team, to: [], pay_now: true },
+        group_nanoid,
+        account: `0x${"3".repeat(40)}`,
+        payments: []
+      }
     })
   )
 
