@@ -3,7 +3,7 @@ import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { privateKeyToAccount } from "viem/accounts"
 import type { InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
-import { onchainIdOf, tokenAmountOf } from "../payment/Payment.ts"
+import { invoiceOf, onchainIdOf, tokenAmountOf } from "../payment/Payment.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import { IssuedTypedDataStore } from "./IssuedTypedDataStore.ts"
 import { authorizeSignedRequest } from "./SignedRequest.ts"
@@ -55,14 +55,7 @@ const issue = Effect.gen(function* () {
           invoice_nanoid: "iv-000000000001" as InvoiceId,
           recipient_nanoid: "us-000000000002" as UserId,
           amount_cents: 2500,
-          invoice: {
-            invoice_description: "",
-            role_description: "",
-            services_description: "",
-            payment_details: "",
-            external_sow_url: "",
-            svc_sow: false
-          }
+          invoice: invoiceOf("")
         }
       ]
     }

@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { makeDomainEvent } from "../event/EventEnvelope.ts"
 import { type EventRecipient, paymentEventPayloadOf } from "../event/EventPayload.ts"
 import type { CompanyId, TeamId } from "../Ids.ts"
+import { displayNameOf } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { type Payment, usdcDecimals } from "./Payment.ts"
 import type { paymentTriggerEvents } from "./PaymentMachine.ts"
@@ -31,7 +32,7 @@ export const recipientsOf = Effect.fn("PaymentEvents.recipientsOf")(function* (p
     return {
       nanoid: payment.recipient_nanoid,
       email: user?.email ?? "",
-      name: user === undefined ? "" : `${user.first_name} ${user.last_name}`.trim(),
+      name: user === undefined ? "" : displayNameOf(user),
       entity_type: "user"
     }
   }

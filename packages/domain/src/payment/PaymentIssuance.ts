@@ -5,7 +5,7 @@
 import { Array as Arr, Clock, Effect, Schema } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address } from "../Evm.ts"
-import { type IssuedTypedData, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { type IssuedBatch, type IssuedInstant, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
 import { makePaymentsTypedData, makePaymentTypedData } from "../eip712/TypedDataBuilder.ts"
 import { IdGenerator, UserId } from "../Ids.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -13,23 +13,13 @@ import { type Team, teamAccountOf } from "../team/Team.ts"
 import type { Caller } from "../user/Caller.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
 import { UserRepository } from "../user/UserRepository.ts"
-import type { IssuedPayment } from "./IssuedPayments.ts"
-import type { InvoiceDetails } from "./Payment.ts"
+import type { IssuedPayment, IssuedPaymentsRequest } from "./IssuedPayments.ts"
+import { invoiceOf } from "./Payment.ts"
 import { InvalidRecipient, TeamAccountMissing } from "./PaymentErrors.ts"
 import { escrowEntryOf, paymentEntriesOf } from "./PaymentPlan.ts"
 import type { CreatePaymentsRequest, InstantPaymentRequest } from "./PaymentRequests.ts"
 
 const isUserId = Schema.is(UserId)
-
-const invoiceOf = (description: string, extra: Partial<InvoiceDetails> = {}): InvoiceDetails => ({
-  invoice_description: description,
-  role_description: "",
-  services_description: "",
-  payment_details: "",
-  external_sow_url: "",
-  svc_sow: false,
-  ...extra
-})
 
 /** The team's svc account, or `TeamAccountMissing` while it has none deployed. */
 const accountOf = (team: Team) => {
@@ -37,8 +27,29 @@ const accountOf = (team: Team) => {
   return account === undefined ? Effect.fail(new TeamAccountMissing({ team: team.nanoid })) : Effect.succeed(account)
 }
 
-/** Records what was issued, for PUT /v2/payments to check the signed copy against. */
-const recordIssued = (issued: IssuedTypedData) => IssuedTypedDataStore.use((store) => store.issue(issued))
+/** Where the caller's wallet signs: the forwarder of `chain`. */
+const forwarderOf = (chain: ChainGateway["Service"]) => ({
+  chainId: chain.chainId,
+  verifyingContract: chain.addresses.forwarder
+})
+
+/** Records what was issued to the caller, for PUT /v2/payments to check the signed copy against. */
+const recordIssued = (
+  team: Team,
+  caller: Caller,
+  typed: Pick<IssuedBatch, "kind" | "bundle"> | Pick<IssuedInstant, "kind" | "bundle">,
+  request: IssuedPaymentsRequest
+) =>
+  IssuedTypedDataStore.use((store) =>
+    store.issue({
+      ...typed,
+      salt: typed.bundle.typed_data.salt,
+      team: team.nanoid,
+      issuedTo: caller.nanoid,
+      signer: caller.wallet,
+      request
+    })
+  )
 
 /** Issues the typed data of a batch to members of `team`, to be signed by the caller's wallet. */
 export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
@@ -92,25 +103,18 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
     { group, payNow: body.pay_now, token: chain.addresses.token, payAtTime: body.pay_at_time ?? now },
     Arr.map(payments, (p) => ({ payment: p.nanoid, recipient: p.recipient, amountCents: p.amount_cents }))
   )
-  const bundle = yield* makePaymentsTypedData(
-    { chainId: chain.chainId, verifyingContract: chain.addresses.forwarder },
-    { from: caller.wallet, to: account },
-    entries
-  )
-  yield* recordIssued({
-    kind: "batch",
-    salt: bundle.typed_data.salt,
-    team: team.nanoid,
-    issuedTo: caller.nanoid,
-    signer: caller.wallet,
-    bundle,
-    request: {
+  const bundle = yield* makePaymentsTypedData(forwarderOf(chain), { from: caller.wallet, to: account }, entries)
+  yield* recordIssued(
+    team,
+    caller,
+    { kind: "batch", bundle },
+    {
       body: { from: body.from, to: body.to, pay_now: body.pay_now },
       group_nanoid: group,
       account,
       payments: payments.map(({ recipient: _recipient, ...payment }) => payment)
     }
-  })
+  )
   return bundle
 })
 
@@ -150,19 +154,12 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
     amountCents: body.amount_cents,
     token: chain.addresses.token
   })
-  const bundle = yield* makePaymentTypedData(
-    { chainId: chain.chainId, verifyingContract: chain.addresses.forwarder },
-    { from: caller.wallet, to: account },
-    entry
-  )
-  yield* recordIssued({
-    kind: "instant",
-    salt: bundle.typed_data.salt,
-    team: team.nanoid,
-    issuedTo: caller.nanoid,
-    signer: caller.wallet,
-    bundle,
-    request: {
+  const bundle = yield* makePaymentTypedData(forwarderOf(chain), { from: caller.wallet, to: account }, entry)
+  yield* recordIssued(
+    team,
+    caller,
+    { kind: "instant", bundle },
+    {
       body: {
         from: body.from,
         to: [{ to: email, amount_cents: body.amount_cents, currency_symbol: "USD", invoice_description: description }],
@@ -172,6 +169,6 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
       account,
       payments: [issued]
     }
-  })
+  )
   return bundle
 })

@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import type { UserId } from "../Ids.ts"
-import type { User } from "../user/User.ts"
+import { displayNameOf, type User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import type { Payment } from "./Payment.ts"
 import type { PaymentItem } from "./PaymentItem.ts"
@@ -46,7 +46,7 @@ const paymentItemOf = (payment: Payment, users: ReadonlyMap<UserId, User>): Paym
       nanoid: payment.payer_nanoid,
       svcid: payer?.svcid ?? "",
       avatar: payer?.avatar ?? "",
-      name: payer === undefined ? "" : `${payer.first_name} ${payer.last_name}`.trim()
+      name: payer === undefined ? "" : displayNameOf(payer)
     },
     invoice: {
       amount_cents: payment.amount_cents,

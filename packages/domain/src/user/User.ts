@@ -49,6 +49,10 @@ export const User = Schema.Struct({
 })
 export type User = typeof User.Type
 
+/** How events and lists name a user: first and last name, "" when neither is known. */
+export const displayNameOf = (user: Pick<User, "first_name" | "last_name">): string =>
+  `${user.first_name} ${user.last_name}`.trim()
+
 /** The empty address every new user starts with. */
 export const emptyAddress: Address = {
   line_1: "",
