@@ -67,7 +67,7 @@ describe("team routes", () => {
       assertError(
         yield* call(server, "POST", "/v2/teams", {
           token: employeeToken,
-          body: { name: "Nope", entity_nanoid: companyId, admin_wallet: walletAddressOf(newAdmin.address) }
+          body: { name: "Nope", entity_nanoid: companyId, admin_wallet: newAdmin.address }
         }),
         403,
         "INSUFFICIENT_PERMISSIONS"
@@ -75,7 +75,7 @@ describe("team routes", () => {
       assertError(
         yield* call(server, "POST", "/v2/teams", {
           token,
-          body: { name: "Nope", entity_nanoid: "co-doesnotexist", admin_wallet: walletAddressOf(newAdmin.address) }
+          body: { name: "Nope", entity_nanoid: "co-doesnotexist", admin_wallet: newAdmin.address }
         }),
         404,
         "COMPANY_NOT_FOUND"
@@ -83,7 +83,7 @@ describe("team routes", () => {
       assertError(
         yield* call(server, "POST", "/v2/teams", {
           token,
-          body: { name: "N", entity_nanoid: companyId, admin_wallet: walletAddressOf(newAdmin.address) }
+          body: { name: "N", entity_nanoid: companyId, admin_wallet: newAdmin.address }
         }),
         400,
         "VALIDATION_ERROR"
