@@ -10,6 +10,7 @@ import { Randomness } from "../Randomness.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import { newUser, type User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
+import type { SiweChallenge } from "./AuthRequests.ts"
 import { consumeNonce, type NonceExpired, type NonceNotFound, NonceStore } from "./NonceStore.ts"
 import { makeSiweMessage, type SiweFields, verifySiweMessage } from "./Siwe.ts"
 import type { SiweMalformedMessage, SiweSignatureMismatch, SiweValidationError } from "./SiweError.ts"
@@ -23,12 +24,12 @@ export interface SiweAudience {
   readonly ttlMillis?: number
 }
 
-/** GET /v2/auth/siwe: a fresh message for the wallet, its nonce recorded until the message expires. */
+/** GET /v2/auth/siwe: a fresh message for the wallet and its nonce, recorded until the message expires. */
 export const issueSiweChallenge = Effect.fn("SignIn.issueSiweChallenge")(function* (
   wallet: Address,
   audience: SiweAudience,
   svcid?: string
-): Effect.fn.Return<string, never, NonceStore | Randomness> {
+): Effect.fn.Return<SiweChallenge, never, NonceStore | Randomness> {
   const { message, fields } = yield* makeSiweMessage({ ...audience, address: wallet }).pipe(Effect.orDie)
   const store = yield* NonceStore
   // makeSiweMessage always writes an expiration; the nonce lives exactly as long as the message.
@@ -39,7 +40,7 @@ export const issueSiweChallenge = Effect.fn("SignIn.issueSiweChallenge")(functio
     expiresAt,
     ...(svcid === undefined ? {} : { svcid })
   })
-  return message
+  return { siwe: message, nonce: fields.nonce }
 })
 
 /** What POST /v2/auth/verify receives. */
@@ -80,8 +81,8 @@ export type SignInError =
 export class SignIn extends Context.Service<
   SignIn,
   {
-    /** GET /v2/auth/siwe: the EIP-4361 message for `wallet` to sign. */
-    readonly challenge: (wallet: Address, audience: SiweAudience, svcid?: string) => Effect.Effect<string>
+    /** GET /v2/auth/siwe: the EIP-4361 message for `wallet` to sign, and its nonce. */
+    readonly challenge: (wallet: Address, audience: SiweAudience, svcid?: string) => Effect.Effect<SiweChallenge>
     /** POST /v2/auth/verify: the user of the wallet that signed; an unknown wallet becomes a new user. */
     readonly complete: (signIn: SiweSignIn, audience: SiweAudience) => Effect.Effect<User, SignInError>
   }

@@ -24,10 +24,7 @@ export const AuthHandlers = HttpApiBuilder.group(
     const tokens = yield* AccessTokens
     const audience = audienceOf(yield* ServerConfig)
     return handlers.handleAll({
-      siwe: ({ query }) =>
-        Effect.map(signIn.challenge(query.wallet, audience, query.svcid), (siwe) =>
-          ok({ siwe, nonce: /\nNonce: (\S+)/.exec(siwe)?.[1] ?? "" })
-        ),
+      siwe: ({ query }) => Effect.map(signIn.challenge(query.wallet, audience, query.svcid), ok),
       verify: ({ payload }) =>
         signIn.complete({ message: payload.message, signature: payload.sig, nonce: payload.nonce }, audience).pipe(
           Effect.flatMap((user) => tokens.issue({ sub: user.nanoid, wallet: user.wallet })),
