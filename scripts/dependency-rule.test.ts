@@ -56,6 +56,27 @@ describe("dependency rule", () => {
     ])
   })
 
+  it("lets only the HTTP adapter, the API's composition root and tests import the HTTP server", () => {
+    const root = tree({
+      "packages/adapters/src/http/server/TeamHandlers.ts": `import { respond } from "./Respond.ts"`,
+      "packages/adapters/src/http/Api.ts": `import { x } from "./server/index.ts"`,
+      "apps/api/src/Server.ts": `import { TeamHandlers } from "@svc/adapters/http/server"`,
+      "apps/api/src/main.ts": `import { ServerConfig } from "@svc/adapters/http/server"`,
+      "apps/api/src/TestServer.ts": `import { ServerConfig } from "@svc/adapters/http/server"`,
+      "apps/api/src/Teams.test.ts": `import { TeamHandlers } from "@svc/adapters/http/server"`,
+      "apps/api/src/IntentRunner.ts": `import { recipientsOf } from "@svc/adapters/http/server"`,
+      "apps/cli/src/Cli.ts": `import { apiError } from "@svc/adapters/http"\nimport { s } from "@svc/adapters/http/server/Respond.ts"`,
+      "packages/adapters/src/evm/Relayer.ts": `import { t } from "../http/server/TeamHandlers.ts"`,
+      "packages/domain/src/a.ts": `import { u } from "@svc/adapters/http/server"`
+    })
+    expect(findViolations(root).map((v) => [v.file, v.specifier])).toEqual([
+      ["apps/api/src/IntentRunner.ts", "@svc/adapters/http/server"],
+      ["apps/cli/src/Cli.ts", "@svc/adapters/http/server/Respond.ts"],
+      ["packages/adapters/src/evm/Relayer.ts", "../http/server/TeamHandlers.ts"],
+      ["packages/domain/src/a.ts", "@svc/adapters/http/server"]
+    ])
+  })
+
   it("holds for this repository", () => {
     expect(findViolations(resolve(import.meta.dirname, ".."))).toEqual([])
   })

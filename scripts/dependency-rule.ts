@@ -3,8 +3,11 @@
  *
  * - `packages/domain` source imports only `effect`, `viem`, `siwe`, `nanoid` (and its own files).
  * - No package under `packages/` imports an app (`@svc/api`, `@svc/cli`, `@svc/migrate`, or a path into `apps/`).
+ * - Only the HTTP adapter itself and the API's composition root (`apps/api/src/{Server,main,TestServer}.ts`) import
+ *   the HTTP server (`@svc/adapters/http/server`): workers, tools and other apps use the domain's use cases.
  *
- * Tests and benchmarks of the domain may use dev-only tools (ethers, vitest); the second rule holds for every file.
+ * Tests and benchmarks may use dev-only tools (ethers, vitest) and the HTTP server; the second rule holds for every
+ * file.
  * Run as a script it prints each violation and exits 1 when there is one.
  */
 import { readdirSync, readFileSync } from "node:fs"
@@ -13,6 +16,16 @@ import { join, relative, resolve } from "node:path"
 /** The packages the domain may import, with their subpaths. */
 export const domainAllowed = ["effect", "viem", "siwe", "nanoid"] as const
 const apps = ["@svc/api", "@svc/cli", "@svc/migrate"]
+
+/** The HTTP server's module, and the files besides tests that may import it (paths from the workspace root). */
+export const httpServer = "@svc/adapters/http/server"
+export const httpServerImporters = [
+  "packages/adapters/src/http/",
+  "apps/api/src/Server.ts",
+  "apps/api/src/main.ts",
+  "apps/api/src/TestServer.ts"
+] as const
+const httpServerDir = "packages/adapters/src/http/server"
 
 /** One import that breaks the rule. */
 export interface Violation {
@@ -51,29 +64,53 @@ const sourceFiles = (dir: string): Array<string> => {
 
 const isTestOrBench = (file: string) => /\.(test|bench)\.tsx?$/.test(file) || /(^|\/)(bench|test)\//.test(file)
 
+const directories = (dir: string) => {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+  } catch {
+    return []
+  }
+}
+
+/** Whether `specifier`, imported by `file`, is the HTTP server or a file in it. */
+const importsHttpServer = (root: string, file: string, specifier: string) => {
+  if (specifier === httpServer || specifier.startsWith(`${httpServer}/`)) return true
+  if (!specifier.startsWith(".")) return false
+  const target = relative(root, resolve(file, "..", specifier))
+  return target === httpServerDir || target.startsWith(`${httpServerDir}/`)
+}
+
+const mayImportHttpServer = (rel: string) =>
+  isTestOrBench(rel) || httpServerImporters.some((allowed) => rel.startsWith(allowed))
+
 /** Every violation of the rule in the workspace at `root`. */
 export const findViolations = (root: string): Array<Violation> => {
   const violations: Array<Violation> = []
   const appsDir = resolve(root, "apps")
-  for (const pkg of readdirSync(resolve(root, "packages"), { withFileTypes: true })) {
-    if (!pkg.isDirectory()) continue
-    const pkgDir = resolve(root, "packages", pkg.name)
-    for (const file of sourceFiles(pkgDir)) {
-      const rel = relative(root, file)
-      for (const specifier of importsOf(readFileSync(file, "utf8"))) {
-        const relativeImport = specifier.startsWith(".")
-        const target = relativeImport ? resolve(file, "..", specifier) : undefined
-        if (apps.includes(packageOf(specifier)) || target?.startsWith(`${appsDir}/`)) {
-          violations.push({ file: rel, specifier, rule: "a package must not import an app" })
-          continue
-        }
-        if (pkg.name !== "domain" || isTestOrBench(rel)) continue
-        if (relativeImport) {
-          if (!target?.startsWith(`${pkgDir}/`)) {
-            violations.push({ file: rel, specifier, rule: "the domain imports only its own files" })
+  for (const top of ["apps", "packages"] as const) {
+    for (const dir of directories(resolve(root, top))) {
+      const dirPath = resolve(root, top, dir.name)
+      for (const file of sourceFiles(dirPath)) {
+        const rel = relative(root, file)
+        for (const specifier of importsOf(readFileSync(file, "utf8"))) {
+          const relativeImport = specifier.startsWith(".")
+          const target = relativeImport ? resolve(file, "..", specifier) : undefined
+          if (top === "packages" && (apps.includes(packageOf(specifier)) || target?.startsWith(`${appsDir}/`))) {
+            violations.push({ file: rel, specifier, rule: "a package must not import an app" })
+            continue
           }
-        } else if (!(domainAllowed as ReadonlyArray<string>).includes(packageOf(specifier))) {
-          violations.push({ file: rel, specifier, rule: `the domain may import only ${domainAllowed.join(", ")}` })
+          if (!mayImportHttpServer(rel) && importsHttpServer(root, file, specifier)) {
+            violations.push({ file: rel, specifier, rule: "only the API's composition root imports the HTTP server" })
+            continue
+          }
+          if (top !== "packages" || dir.name !== "domain" || isTestOrBench(rel)) continue
+          if (relativeImport) {
+            if (!target?.startsWith(`${dirPath}/`)) {
+              violations.push({ file: rel, specifier, rule: "the domain imports only its own files" })
+            }
+          } else if (!(domainAllowed as ReadonlyArray<string>).includes(packageOf(specifier))) {
+            violations.push({ file: rel, specifier, rule: `the domain may import only ${domainAllowed.join(", ")}` })
+          }
         }
       }
     }

@@ -7,7 +7,6 @@
  */
 import { EmbeddedChain } from "@svc/adapters/evm"
 import { ChainGateway, paymentRequestOf, paymentsRequestOf } from "@svc/domain/chain"
-import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "@svc/domain/eip712"
 import { PaymentLedger } from "@svc/domain/payment"
 import { Effect } from "effect"
 import type { Hex } from "viem"
@@ -29,14 +28,14 @@ export const resendLostExecutions = Effect.fn("ChainRecovery.resendLostExecution
   let resent = 0
   for (const request of executed) {
     if (yield* chain.isSaltUsed(BigInt(request.salt))) continue
-    const bundle = request.issued.bundle as PaymentsTypedDataBundle | PaymentTypedDataBundle
+    const { issued } = request
     const signature = request.signature as Hex
     // Anvil refuses a time before its last block: then the block takes the current time, as any other.
     yield* embedded.setNextBlockTimestamp(BigInt(Math.floor(request.executedAt / 1000))).pipe(Effect.ignore)
     const sent =
-      bundle.primary_type === "CreatePaymentsForwardRequest"
-        ? chain.executePayments({ request: paymentsRequestOf(bundle.typed_data), signature })
-        : chain.executePayment({ request: paymentRequestOf(bundle.typed_data), signature })
+      issued.kind === "batch"
+        ? chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature })
+        : chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature })
     const settlement = yield* sent.pipe(
       Effect.catch((error) =>
         Effect.as(

@@ -8,6 +8,7 @@ import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, paymentsRequestOf } from "@svc/domain/chain"
 import { type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Permissions } from "@svc/domain/membership"
+import { IntentRunner } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { Wallet } from "ethers"
@@ -15,7 +16,6 @@ import { type Address, createPublicClient, type Hex, http, keccak256, toHex } fr
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
-import * as IntentRunner from "./IntentRunner.ts"
 import {
   addMember,
   call,

@@ -17,7 +17,6 @@ import {
   PendingWebhookHandlers,
   ServerConfig,
   SystemHandlers,
-  TeamBalances,
   TeamHandlers,
   withErrorEnvelope,
   withIdempotency,
@@ -30,6 +29,7 @@ import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
+import { TeamBalances } from "@svc/domain/team"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"

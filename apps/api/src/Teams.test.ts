@@ -3,6 +3,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NotFound } from "@svc/adapters/http"
+import { walletAddressOf } from "@svc/domain/Evm"
 import type { TeamId } from "@svc/domain/Ids"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -30,7 +31,12 @@ describe("team routes", () => {
 
       const newAdmin = privateKeyToAccount(generatePrivateKey())
       const created = yield* api.teams.create({
-        payload: { name: "Payroll", description: "Monthly", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+        payload: {
+          name: "Payroll",
+          description: "Monthly",
+          entity_nanoid: companyId,
+          admin_wallet: walletAddressOf(newAdmin.address)
+        }
       })
       assert.strictEqual(created.success, true)
       assert.match(created.data.team_nanoid, /^te-.{12}$/)

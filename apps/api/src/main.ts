@@ -15,13 +15,14 @@ import { embeddedChainId, persistAnvilState, startAnvil } from "@svc/adapters/em
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
+import { IntentRunner } from "@svc/domain/payment"
+import { TeamBalances } from "@svc/domain/team"
 import { Config, Console, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { Address } from "viem"
 import { generatePrivateKey } from "viem/accounts"
 import { resendLostExecutions } from "./ChainRecovery.ts"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
-import * as ChainTeamBalances from "./ChainTeamBalances.ts"
 import { planDemo, seedDemo } from "./DemoSeed.ts"
 import {
   chainStateFileOf,
@@ -32,7 +33,6 @@ import {
   readEmbeddedState,
   writeEmbeddedState
 } from "./EmbeddedData.ts"
-import * as IntentRunner from "./IntentRunner.ts"
 import * as Server from "./Server.ts"
 
 /** A start refused for a reason the operator can fix: printed as one line, exit code 1. */
@@ -142,7 +142,7 @@ const main = Effect.gen(function* () {
     Server.layer({
       ...options,
       chain: chainLayer,
-      teamBalances: chainLayer === undefined ? undefined : ChainTeamBalances.layer.pipe(Layer.provide(chainLayer))
+      teamBalances: chainLayer === undefined ? undefined : TeamBalances.layerChain.pipe(Layer.provide(chainLayer))
     })
   )
   // With the chain, this process also runs the intent runner (any number of processes may: decision 0018).

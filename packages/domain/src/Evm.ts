@@ -3,7 +3,7 @@
  *
  * Patterns are the spec's (SPEC §4.6, §4.9); the types are viem's template types so values pass to viem unchanged.
  */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 
 const hex = (pattern: RegExp, expected: string) =>
   Schema.TemplateLiteral(["0x", Schema.String]).pipe(
@@ -13,6 +13,21 @@ const hex = (pattern: RegExp, expected: string) =>
 /** A 20-byte account address, `0x` + 40 hex characters, any case (SPEC §4.6 `signer`). */
 export const Address = hex(/^0x[a-fA-F0-9]{40}$/, "an address: 0x followed by 40 hex characters")
 export type Address = typeof Address.Type
+
+/**
+ * A wallet address in the one form the service keeps, compares and answers: lower-cased (docs/decisions/0023).
+ * Decoding accepts any case, EIP-55 checksums included; SIWE messages checksum it again where EIP-4361 asks.
+ */
+export const WalletAddress = Address.pipe(
+  Schema.decode(
+    SchemaTransformation.transform({ decode: (address) => address.toLowerCase() as Address, encode: (a) => a })
+  ),
+  Schema.brand("WalletAddress")
+)
+export type WalletAddress = typeof WalletAddress.Type
+
+/** The normal form of an address known to be well formed (a recovered signer, a viem account). */
+export const walletAddressOf = (address: string): WalletAddress => Schema.decodeUnknownSync(WalletAddress)(address)
 
 /** A 65-byte ECDSA signature, `0x` + 130 hex characters, not all zero (SPEC §4.6, §4.9 `signature`). */
 export const Signature = hex(

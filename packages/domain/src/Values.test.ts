@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { SiweChallengeQuery, SiweVerifyRequest } from "./auth/AuthRequests.ts"
 import { Email, normalizeEmail } from "./Email.ts"
-import { Address, Bytes32, HexBytes, Signature, Uint256String } from "./Evm.ts"
+import { Address, Bytes32, HexBytes, Signature, Uint256String, WalletAddress, walletAddressOf } from "./Evm.ts"
 import { Randomness } from "./Randomness.ts"
 import { CalendarDate, IsoTimestamp } from "./Timestamp.ts"
 
@@ -22,7 +22,17 @@ describe("value schemas", () => {
       assert.isFalse(ok(Uint256String, bad), bad)
   })
 
+  it("wallet addresses decode to one form, lower-cased, whatever the case they come in", () => {
+    const checksummed = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+    assert.strictEqual(Schema.decodeUnknownSync(WalletAddress)(checksummed), checksummed.toLowerCase())
+    assert.strictEqual(walletAddressOf(checksummed.toUpperCase().replace("0X", "0x")), checksummed.toLowerCase())
+    for (const bad of ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb9226", "f39Fd6e51aad88F6F4ce6aB8827279cffFb92266", ""]) {
+      assert.isFalse(ok(WalletAddress, bad), bad)
+    }
+  })
+
   it("e-mails and times", () => {
+    assert.strictEqual(Schema.decodeUnknownSync(Email)("  Ada@Example.COM "), "ada@example.com")
     assert.isTrue(ok(Email, "ada@example.com"))
     for (const bad of ["ada", "ada@example", "a da@example.com", `${"a".repeat(250)}@example.com`]) {
       assert.isFalse(ok(Email, bad), bad)

@@ -15,7 +15,7 @@ import type {
   UserId
 } from "@svc/domain/Ids"
 import type { Membership, Role } from "@svc/domain/membership"
-import type { Payment } from "@svc/domain/payment"
+import { invoiceOf, type Payment } from "@svc/domain/payment"
 import type { Team } from "@svc/domain/team"
 
 const digits = (n: number) => String(n).padStart(12, "0")
@@ -84,14 +84,28 @@ export const bundle = (salt: string) =>
     }
   }) as unknown as PaymentsTypedDataBundle
 
-/** What `issue` stores for `salt`; the request body is kept as given, whatever its shape. */
+/** What `issue` stores for `salt`: a batch of one payment. */
 export const issued = (salt: string, team: TeamId = teamId(1)): IssuedTypedData => ({
+  kind: "batch",
   salt,
   team,
   issuedTo: userId(1),
   signer: `0x${"2".repeat(40)}`,
   bundle: bundle(salt),
-  request: { body: { from: team, pay_now: true }, planned: [{ nanoid: "pa-x", amount_cents: 100 }] }
+  request: {
+    body: { from: team, to: [], pay_now: true },
+    group_nanoid: "pg-000000000001" as PaymentGroupId,
+    account: `0x${"3".repeat(40)}`,
+    payments: [
+      {
+        nanoid: paymentId(1),
+        invoice_nanoid: `iv-${digits(1)}` as InvoiceId,
+        recipient_nanoid: userId(2),
+        amount_cents: 100,
+        invoice: invoiceOf("")
+      }
+    ]
+  }
 })
 
 /** Payment `n` of salt `salt`, created at second `n % 60` of 2026 unless overridden. */

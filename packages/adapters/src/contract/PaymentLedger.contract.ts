@@ -4,6 +4,7 @@
  * with its events; the query's filters and order; executed requests listed and their transaction amended.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { Email } from "@svc/domain/Email"
 import { IssuedTypedDataStore } from "@svc/domain/eip712"
 import { EventOutbox } from "@svc/domain/event"
 import { executionLeaseMillis, type Payment, PaymentLedger } from "@svc/domain/payment"
@@ -267,7 +268,10 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         const b = payment(2, { created_at: at(20), recipient_nanoid: userId(3) })
         const c = payment(3, { created_at: at(20), team_nanoid: teamId(2) })
         const d = payment(4, { created_at: at(30), team_nanoid: teamId(2), recipient_nanoid: userId(3) })
-        const { recipient_nanoid: _none, ...toEmail } = payment(5, { created_at: at(40), recipient_email: "x@y.io" })
+        const { recipient_nanoid: _none, ...toEmail } = payment(5, {
+          created_at: at(40),
+          recipient_email: "x@y.io" as Email
+        })
         yield* execute("1", [a, b, c, d, toEmail])
         const ids = (payments: ReadonlyArray<Payment>) => payments.map((p) => Number(p.nanoid.slice(3)))
         const all = ["intent", "complete"] as const

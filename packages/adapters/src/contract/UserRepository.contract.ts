@@ -3,6 +3,7 @@
  * e-mails stored lower-cased.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { WalletAddress } from "@svc/domain/Evm"
 import { newUser, UserRepository } from "@svc/domain/user"
 import { Effect, Exit, Option } from "effect"
 import { userId, wallet } from "./Fixtures.ts"
@@ -18,11 +19,14 @@ export const userRepositoryContract = (storage: StorageUnderTest) =>
         const users = yield* UserRepository
         const alice = {
           ...newUser({ nanoid: userId(1), wallet: wallet(0xa), email: "a@x.io", created_at: "t" }),
-          wallet: upper(wallet(0xa)),
+          // Stored as the domain decodes it, but a caller that skipped decoding still finds it lower-cased.
+          wallet: upper(wallet(0xa)) as WalletAddress,
           email: "A@X.io"
         }
         yield* users.insert(alice)
-        const again = yield* Effect.flip(users.insert({ ...alice, nanoid: userId(2), wallet: wallet(0xa) }))
+        const again = yield* Effect.flip(
+          users.insert({ ...alice, nanoid: userId(2), wallet: wallet(0xa) as WalletAddress })
+        )
         assert.strictEqual(again._tag, "WalletTaken")
         assert.strictEqual(again.wallet, wallet(0xa))
         const found = Option.getOrThrow(yield* users.findByWallet(upper(wallet(0xa))))

@@ -5,7 +5,7 @@
  */
 
 import { createHash, randomUUID } from "node:crypto"
-import { accessTokenLifetimeSeconds } from "@svc/domain/auth"
+import { AccessTokenClaims, accessTokenLifetimeSeconds } from "@svc/domain/auth"
 import type { UserId } from "@svc/domain/Ids"
 import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { errors, jwtVerify, SignJWT } from "jose"
@@ -18,13 +18,10 @@ export class TokenRefused extends Schema.TaggedError<TokenRefused>()("TokenRefus
   reason: Schema.Literals(["expired", "invalid"])
 }) {}
 
-/** What a valid token says about its bearer. */
-export interface TokenClaims {
-  readonly sub: UserId
-  readonly wallet: string
-  readonly jti: string
-  readonly exp: number
-}
+/** What a valid token says about its bearer, decoded (the wallet in normal form). */
+export type TokenClaims = AccessTokenClaims
+
+const decodeClaims = Schema.decodeUnknownSync(AccessTokenClaims)
 
 /** Issues and verifies access tokens. */
 export class AccessTokens extends Context.Service<
@@ -66,13 +63,7 @@ export class AccessTokens extends Context.Service<
                   requiredClaims: ["sub", "iat", "exp", "jti"]
                 })
                 if (protectedHeader.kid !== kid) throw new Error("unknown key id")
-                if (typeof payload.wallet !== "string" || !/^us-/.test(payload.sub ?? "")) throw new Error("bad claims")
-                return {
-                  sub: payload.sub as UserId,
-                  wallet: payload.wallet,
-                  jti: payload.jti as string,
-                  exp: payload.exp as number
-                }
+                return decodeClaims(payload)
               },
               catch: (error) => new TokenRefused({ reason: error instanceof errors.JWTExpired ? "expired" : "invalid" })
             })

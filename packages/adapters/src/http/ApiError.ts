@@ -3,7 +3,7 @@
  * class per HTTP status so the server encodes each error with its status and the client decodes by status. Codes and
  * statuses come from the domain's catalog (DESIGN §5).
  */
-import { ErrorCatalog, type ErrorCode, ErrorCodeSchema } from "@svc/domain/errors"
+import { type CodedError, ErrorCatalog, type ErrorCode, ErrorCodeSchema } from "@svc/domain/errors"
 import { Schema } from "effect"
 
 const fields = {
@@ -93,3 +93,9 @@ export const apiError = (code: ErrorCode, message?: string): ApiError => {
   const make = byStatus[entry.status] ?? BadRequest
   return new make({ success: false, data: message ?? entry.message, error_code: code })
 }
+
+/**
+ * The one translation from the domain to HTTP: a domain error answers its catalog code, with its own message when it
+ * has one (else the catalog's).
+ */
+export const toApiError = (error: CodedError): ApiError => apiError(error.errorCode, error.message || undefined)

@@ -14,7 +14,7 @@ import {
   UpdateTeamBody,
   UpdateTeamSettingsBody
 } from "@svc/domain/team"
-import { Pagination, pageSize, TeamUser } from "@svc/domain/user"
+import { EmailFilter, Pagination, pageSize, TeamUser } from "@svc/domain/user"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
@@ -41,7 +41,7 @@ const PageSize = Schema.Int.pipe(
 
 /** `GET /v2/teams/{team_nanoid}/users` query: `emails` repeated or comma-separated (up to 100 in all). */
 export const TeamUsersQuery = {
-  emails: Schema.optional(Schema.Array(Schema.String.pipe(Schema.check(Schema.isMaxLength(10_000))))),
+  emails: Schema.optional(EmailFilter),
   page: Schema.optional(PositiveInt),
   offset: Schema.optional(NonNegativeInt),
   count: Schema.optional(PageSize)

@@ -27,7 +27,7 @@ const services = Layer.mergeAll(
 const challenge = (wallet = account.address) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Date.parse("2026-11-21T08:00:00.000Z"))
-    const message = yield* issueSiweChallenge(wallet, audience)
+    const { siwe: message } = yield* issueSiweChallenge(wallet, audience)
     const { nonce } = yield* parseSiweMessage(message)
     return { message, nonce }
   })
@@ -39,7 +39,7 @@ describe("sign-in", () => {
   it.effect("the svcid given with the challenge comes back with the signed-in wallet", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(Date.parse("2026-11-21T08:00:00.000Z"))
-      const message = yield* issueSiweChallenge(account.address, audience, "svc-ada")
+      const { siwe: message } = yield* issueSiweChallenge(account.address, audience, "svc-ada")
       const { nonce } = yield* parseSiweMessage(message)
       const signature = yield* Effect.promise(() => account.signMessage({ message }))
       const fields = yield* completeSiweSignIn({ message, signature, nonce }, audience)

@@ -3,8 +3,14 @@
  * the salt), on the SQLite issued typed data store.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { authorizeSignedRequest, IssuedTypedDataStore, rolesTypedData, signTypedDataBundle } from "@svc/domain/eip712"
-import type { TeamId, UserId } from "@svc/domain/Ids"
+import {
+  authorizeSignedRequest,
+  IssuedTypedDataStore,
+  paymentsTypedData,
+  signTypedDataBundle
+} from "@svc/domain/eip712"
+import type { InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "@svc/domain/Ids"
+import { invoiceOf, onchainIdOf, tokenAmountOf } from "@svc/domain/payment"
 import { SignatureVerifier } from "@svc/domain/signature"
 import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -17,22 +23,50 @@ const otherKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78
 const admin = privateKeyToAccount(key).address
 const other = privateKeyToAccount(otherKey).address
 
-const bundle = rolesTypedData(
+const team = "te-000000000001" as TeamId
+const account = "0x90F79bf6EB2c4f870365E785982E1f101E93b906"
+const bundle = paymentsTypedData(
   { chainId: 42161, verifyingContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3" },
-  { from: admin, to: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", salt: "42", expires: "1795766400" },
-  [{ role: "team_admin", account: "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65" }]
+  { from: admin, to: account, salt: "42", expires: "1795766400" },
+  [
+    {
+      id: onchainIdOf("pa-000000000001"),
+      groupID: onchainIdOf("pg-000000000001"),
+      payAtTime: "0",
+      validMinutes: "0",
+      payType: "1",
+      token: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831",
+      recipient: "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65",
+      amount: tokenAmountOf(2500),
+      data: "0x"
+    }
+  ]
 )
 
 const issue = Effect.gen(function* () {
   yield* TestClock.setTime(1_795_766_000_000)
   const store = yield* IssuedTypedDataStore
   yield* store.issue({
+    kind: "batch",
     salt: "42",
-    team: "te-000000000001" as TeamId,
+    team,
     issuedTo: "us-000000000001" as UserId,
     signer: admin,
     bundle,
-    request: {}
+    request: {
+      body: { from: team, to: [], pay_now: true },
+      group_nanoid: "pg-000000000001" as PaymentGroupId,
+      account,
+      payments: [
+        {
+          nanoid: "pa-000000000001" as PaymentId,
+          invoice_nanoid: "iv-000000000001" as InvoiceId,
+          recipient_nanoid: "us-000000000002" as UserId,
+          amount_cents: 2500,
+          invoice: invoiceOf("")
+        }
+      ]
+    }
   })
   return yield* signTypedDataBundle(bundle, key)
 })
@@ -79,7 +113,10 @@ describe("authorizeSignedRequest", () => {
         yield* tagOf(authorizeSignedRequest({ typedData: { ...typedData, salt: "43" }, signer: admin, signature })),
         "TypedDataNotFound"
       )
-      const altered = { ...typedData, data: [{ role: "team_viewer", account: typedData.data[0].account }] }
+      const altered = {
+        ...typedData,
+        data: { payments: [{ ...typedData.data.payments[0], amount: tokenAmountOf(2501) }] }
+      }
       assert.strictEqual(
         yield* tagOf(authorizeSignedRequest({ typedData: altered, signer: admin, signature })),
         "TypedDataMismatch"

@@ -3,7 +3,7 @@
  * uses these schemas as they are.
  */
 import { Schema } from "effect"
-import { Address } from "../Evm.ts"
+import { WalletAddress } from "../Evm.ts"
 import { UserId } from "../Ids.ts"
 
 /** A JWT lives 24 hours (SPEC §5, §8). */
@@ -16,7 +16,7 @@ export const SvcId = Schema.String.pipe(
 
 /** GET /v2/auth/siwe query: the wallet to sign in, and optionally the caller's svcid. */
 export const SiweChallengeQuery = Schema.Struct({
-  wallet: Address,
+  wallet: WalletAddress,
   svcid: Schema.optionalKey(SvcId)
 })
 export type SiweChallengeQuery = typeof SiweChallengeQuery.Type
@@ -33,7 +33,7 @@ export const SiweVerifyRequest = Schema.Struct({
   message: Schema.String.pipe(
     Schema.check(Schema.isBetweenLength(1, 4096, { message: "Expected a message of 1 to 4096 characters" }))
   ),
-  sig: Schema.String.pipe(
+  sig: Schema.TemplateLiteral(["0x", Schema.String]).pipe(
     Schema.check(
       Schema.isPattern(/^0x(?:[a-fA-F0-9]{2}){1,4096}$/, { message: "Expected a signature: 0x followed by hex bytes" })
     )
@@ -48,10 +48,11 @@ export type SiweVerifyRequest = typeof SiweVerifyRequest.Type
 export const SiweVerified = Schema.Struct({ jwt: Schema.String })
 export type SiweVerified = typeof SiweVerified.Type
 
-/** What the access token asserts: the user, the wallet that signed in, and its validity (unix seconds). */
+/** What the access token asserts: the user, the wallet that signed in, its id and its validity (unix seconds). */
 export const AccessTokenClaims = Schema.Struct({
   sub: UserId,
-  wallet: Address,
+  wallet: WalletAddress,
+  jti: Schema.String,
   iat: Schema.Int,
   exp: Schema.Int
 })

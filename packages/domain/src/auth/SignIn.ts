@@ -1,11 +1,16 @@
 /**
- * The two steps of sign-in (SPEC §5): issue a SIWE challenge for a wallet, then accept its signature once.
+ * The two steps of sign-in (SPEC §5): issue a SIWE challenge for a wallet, then accept its signature once and answer
+ * the user of that wallet (created on its first sign-in, DESIGN §5).
  */
-import { Effect } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import type { Hex } from "viem"
 import type { Address } from "../Evm.ts"
-import type { Randomness } from "../Randomness.ts"
-import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
+import { IdGenerator } from "../Ids.ts"
+import { Randomness } from "../Randomness.ts"
+import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
+import { newUser, type User } from "../user/User.ts"
+import { UserRepository } from "../user/UserRepository.ts"
+import type { SiweChallenge } from "./AuthRequests.ts"
 import { consumeNonce, type NonceExpired, type NonceNotFound, NonceStore } from "./NonceStore.ts"
 import { makeSiweMessage, type SiweFields, verifySiweMessage } from "./Siwe.ts"
 import type { SiweMalformedMessage, SiweSignatureMismatch, SiweValidationError } from "./SiweError.ts"
@@ -19,12 +24,12 @@ export interface SiweAudience {
   readonly ttlMillis?: number
 }
 
-/** GET /v2/auth/siwe: a fresh message for the wallet, its nonce recorded until the message expires. */
+/** GET /v2/auth/siwe: a fresh message for the wallet and its nonce, recorded until the message expires. */
 export const issueSiweChallenge = Effect.fn("SignIn.issueSiweChallenge")(function* (
   wallet: Address,
   audience: SiweAudience,
   svcid?: string
-): Effect.fn.Return<string, never, NonceStore | Randomness> {
+): Effect.fn.Return<SiweChallenge, never, NonceStore | Randomness> {
   const { message, fields } = yield* makeSiweMessage({ ...audience, address: wallet }).pipe(Effect.orDie)
   const store = yield* NonceStore
   // makeSiweMessage always writes an expiration; the nonce lives exactly as long as the message.
@@ -35,7 +40,7 @@ export const issueSiweChallenge = Effect.fn("SignIn.issueSiweChallenge")(functio
     expiresAt,
     ...(svcid === undefined ? {} : { svcid })
   })
-  return message
+  return { siwe: message, nonce: fields.nonce }
 })
 
 /** What POST /v2/auth/verify receives. */
@@ -53,11 +58,7 @@ export interface SiweSignIn {
 export const completeSiweSignIn = Effect.fn("SignIn.completeSiweSignIn")(function* (
   signIn: SiweSignIn,
   audience: SiweAudience
-): Effect.fn.Return<
-  SiweFields & { readonly svcid?: string },
-  SiweValidationError | SiweMalformedMessage | SiweSignatureMismatch | NonceNotFound | NonceExpired,
-  NonceStore | SignatureVerifier
-> {
+): Effect.fn.Return<SiweFields & { readonly svcid?: string }, SignInError, NonceStore | SignatureVerifier> {
   const fields = yield* verifySiweMessage({
     message: signIn.message,
     signature: signIn.signature,
@@ -67,3 +68,69 @@ export const completeSiweSignIn = Effect.fn("SignIn.completeSiweSignIn")(functio
   const record = yield* consumeNonce(signIn.nonce, fields.address)
   return record.svcid === undefined ? fields : { ...fields, svcid: record.svcid }
 })
+
+/** Why a sign-in is refused. */
+export type SignInError =
+  | SiweValidationError
+  | SiweMalformedMessage
+  | SiweSignatureMismatch
+  | NonceNotFound
+  | NonceExpired
+
+/** Sign-in for the routes: a challenge for a wallet, then the user whose wallet signed it. */
+export class SignIn extends Context.Service<
+  SignIn,
+  {
+    /** GET /v2/auth/siwe: the EIP-4361 message for `wallet` to sign, and its nonce. */
+    readonly challenge: (wallet: Address, audience: SiweAudience, svcid?: string) => Effect.Effect<SiweChallenge>
+    /** POST /v2/auth/verify: the user of the wallet that signed; an unknown wallet becomes a new user. */
+    readonly complete: (signIn: SiweSignIn, audience: SiweAudience) => Effect.Effect<User, SignInError>
+  }
+>()("@svc/domain/auth/SignIn") {
+  /** On the nonce store, the signature check and the users. */
+  static readonly layer = Layer.effect(
+    SignIn,
+    Effect.gen(function* () {
+      const nonces = yield* NonceStore
+      const randomness = yield* Randomness
+      const verifier = yield* SignatureVerifier
+      const users = yield* UserRepository
+      const ids = yield* IdGenerator
+
+      /** The user with `wallet`, created on first sign-in; concurrent first sign-ins agree on one user. */
+      const userForWallet = Effect.fn("SignIn.userForWallet")(function* (wallet: Address, svcid: string | undefined) {
+        const existing = yield* users.findByWallet(wallet)
+        if (existing._tag === "Some") return existing.value
+        const created = newUser({
+          nanoid: yield* ids.make("user"),
+          wallet,
+          svcid,
+          created_at: DateTime.formatIso(yield* DateTime.now)
+        })
+        return yield* users.insert(created).pipe(
+          Effect.as(created),
+          Effect.catchTag("WalletTaken", () =>
+            Effect.flatMap(users.findByWallet(wallet), (user) =>
+              user._tag === "Some" ? Effect.succeed(user.value) : Effect.die(new Error("wallet taken but not found"))
+            )
+          )
+        )
+      })
+
+      return SignIn.of({
+        challenge: (wallet, audience, svcid) =>
+          issueSiweChallenge(wallet, audience, svcid).pipe(
+            Effect.provideService(NonceStore, nonces),
+            Effect.provideService(Randomness, randomness)
+          ),
+        complete: Effect.fn("SignIn.complete")(function* (signIn, audience) {
+          const fields = yield* completeSiweSignIn(signIn, audience).pipe(
+            Effect.provideService(NonceStore, nonces),
+            Effect.provideService(SignatureVerifier, verifier)
+          )
+          return yield* userForWallet(fields.address, fields.svcid)
+        })
+      })
+    })
+  )
+}

@@ -2,4 +2,5 @@
  * Companies: the schema and the repository port.
  */
 export { Company } from "./Company.ts"
+export { CompanyNotFound } from "./CompanyNotFound.ts"
 export { CompanyRepository } from "./CompanyRepository.ts"

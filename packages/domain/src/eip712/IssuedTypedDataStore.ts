@@ -6,7 +6,8 @@ import { Context, type Effect, Schema } from "effect"
 import type { Address, Uint256String } from "../Evm.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { TeamId, UserId } from "../Ids.ts"
-import type { TypedDataBundle } from "./TypedData.ts"
+import type { IssuedPaymentsRequest } from "../payment/IssuedPayments.ts"
+import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "./TypedData.ts"
 
 /** No typed data was issued with this salt. */
 export class TypedDataNotFound extends Schema.TaggedError<TypedDataNotFound>()("TypedDataNotFound", {
@@ -28,21 +29,35 @@ export class AlreadyExecuted extends Schema.TaggedError<AlreadyExecuted>()("Alre
   }
 }
 
-/** What was issued, to whom, and what it is for. */
-export interface IssuedTypedData {
+/** What every issued record says: the salt, the team, to whom and for which signer it was issued. */
+interface IssuedRecord {
   readonly salt: Uint256String
   readonly team: TeamId
   readonly issuedTo: UserId
   readonly signer: Address
-  readonly bundle: TypedDataBundle
-  /** The request body that produced it, to compare with the execution body. */
-  readonly request: unknown
   /** Set once executed. */
   readonly executedAt?: number
 }
 
+/** A batch of payments (POST /v2/payments): its bundle and what execution records. */
+export interface IssuedBatch extends IssuedRecord {
+  readonly kind: "batch"
+  readonly bundle: PaymentsTypedDataBundle
+  readonly request: IssuedPaymentsRequest
+}
+
+/** An instant payment into the e-mail escrow (POST /v2/payments/external_entity/instant). */
+export interface IssuedInstant extends IssuedRecord {
+  readonly kind: "instant"
+  readonly bundle: PaymentTypedDataBundle
+  readonly request: IssuedPaymentsRequest
+}
+
+/** What was issued, to whom, and what it is for; `kind` tells the bundle's type and the request's. */
+export type IssuedTypedData = IssuedBatch | IssuedInstant
+
 /** Issued typed data as its claimer holds it: `claimToken` names the holder, so only it may release or record. */
-export interface ClaimedTypedData extends IssuedTypedData {
+export type ClaimedTypedData = IssuedTypedData & {
   readonly executedAt: number
   /** Random, set by `claim` (and by `PaymentLedger.takeOver`): the holder's proof in `release` and `recordExecution`. */
   readonly claimToken: string

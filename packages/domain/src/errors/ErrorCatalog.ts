@@ -5,7 +5,7 @@
  * 400 validation, 401 authentication, 403 not allowed, 404 unknown resource or malformed id in a path, 409 state
  * conflict, 410 expired, 413/415 transport, 422 idempotency-key reuse, 429 rate limit, 5xx ours.
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 /** Code -> HTTP status and default message. Keep keys sorted within each group; append new groups at the end. */
 export const ErrorCatalog = {
@@ -113,3 +113,17 @@ export const errorBody = (code: ErrorCode, message?: string): ErrorBody => ({
   data: message ?? ErrorCatalog[code].message,
   error_code: code
 })
+
+/**
+ * A failure the API answers with: every domain error names its catalog code, and its `message` when it says more
+ * than the catalog ("" or the catalog's own otherwise). The HTTP adapter translates it in one place.
+ */
+export interface CodedError {
+  readonly _tag: string
+  readonly errorCode: ErrorCode
+  readonly message: string
+}
+
+/** A `message` field that defaults to the catalog's message of `code`, for errors that can say more. */
+export const messageField = (code: ErrorCode) =>
+  Schema.String.pipe(Schema.withConstructorDefault(Effect.succeed(ErrorCatalog[code].message)))

@@ -1,9 +1,12 @@
 /**
- * Memberships: roles, the permission matrix, the member summary and the repository port.
+ * Memberships: roles, the permission matrix, the access check of team actions, the member summary and the
+ * repository port.
  */
 
 export { MemberSummary, PaySchedule, toMemberSummary } from "./MemberSummary.ts"
 export { Membership } from "./Membership.ts"
+export { InsufficientPermissions, LastAdmin, MemberNotFound } from "./MembershipErrors.ts"
 export { AlreadyMember, type MemberPage, MembershipRepository } from "./MembershipRepository.ts"
 export { type Action, isAllowed, Permissions } from "./Permission.ts"
 export { isPayable, ManagerRole, Role } from "./Role.ts"
+export { TeamAccess, type TeamGrant } from "./TeamAccess.ts"

@@ -47,6 +47,17 @@ export const InvoiceDetails = Schema.Struct({
 })
 export type InvoiceDetails = typeof InvoiceDetails.Type
 
+/** The invoice of a payment described by `description`; everything else empty unless given. */
+export const invoiceOf = (description: string, extra: Partial<InvoiceDetails> = {}): InvoiceDetails => ({
+  invoice_description: description,
+  role_description: "",
+  services_description: "",
+  payment_details: "",
+  external_sow_url: "",
+  svc_sow: false,
+  ...extra
+})
+
 /** A payment as recorded: who pays whom, how much, its signed entry and where it is in its life. */
 export const Payment = Schema.Struct({
   nanoid: PaymentId,

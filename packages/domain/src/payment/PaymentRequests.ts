@@ -3,7 +3,7 @@
  */
 import { Schema } from "effect"
 import { Email } from "../Email.ts"
-import { Address, Signature } from "../Evm.ts"
+import { Signature, WalletAddress } from "../Evm.ts"
 import {
   PaymentEntry,
   PaymentsTypedDataBundle,
@@ -74,7 +74,7 @@ export const ExecutePaymentsRequest = Schema.Struct({
   from: TeamId,
   to: recipients,
   pay_now: Schema.Boolean,
-  signer: Address,
+  signer: WalletAddress,
   typed_data: Schema.Union([PaymentsTypedDataMessage, PaymentTypedDataMessage]),
   signature: Signature,
   network: NetworkField

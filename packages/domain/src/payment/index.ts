@@ -1,8 +1,17 @@
-/** Payments: records, API schemas, the state machine and the repository port. */
+/**
+ * Payments: records, API schemas, the state machine, the ledger port, the payment use cases (`Payments`) and the
+ * intent runner (`IntentRunner`).
+ */
 export * from "./Balance.ts"
+export * as IntentRunner from "./IntentRunner.ts"
+export type * from "./IssuedPayments.ts"
 export * from "./Payment.ts"
+export * from "./PaymentErrors.ts"
+export * from "./PaymentEvents.ts"
 export * from "./PaymentItem.ts"
+export * from "./PaymentItems.ts"
 export * from "./PaymentLedger.ts"
 export * from "./PaymentMachine.ts"
 export * from "./PaymentPlan.ts"
 export * from "./PaymentRequests.ts"
+export * from "./Payments.ts"

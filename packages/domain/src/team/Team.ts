@@ -2,8 +2,9 @@
  * Teams: the stored record, the views of SPEC §2.5 and DESIGN §5, and the bodies of the team routes.
  */
 import { Schema } from "effect"
+import { isAddress } from "viem"
+import { type Address, WalletAddress } from "../Evm.ts"
 import { CompanyId, TeamId } from "../Ids.ts"
-import { WalletAddress } from "../user/User.ts"
 
 /** A stored team. `svc_account` is its on-chain account address, empty until deployed; deleted teams keep their id. */
 export const Team = Schema.Struct({
@@ -18,6 +19,10 @@ export const Team = Schema.Struct({
   updated_at: Schema.String
 })
 export type Team = typeof Team.Type
+
+/** The team's svc account, or `undefined` while none is deployed. */
+export const teamAccountOf = (team: Team): Address | undefined =>
+  isAddress(team.svc_account, { strict: false }) ? team.svc_account : undefined
 
 /** A team name: 2 to 50 characters (reference: `INVALID_TEAM_NAME`). */
 export const TeamName = Schema.String.pipe(
@@ -70,6 +75,7 @@ export const CreatedTeam = Schema.Struct({
   member_count: Schema.Int,
   status: Schema.String
 })
+export type CreatedTeam = typeof CreatedTeam.Type
 
 /** One element of `GET /v2/user/teams` (DESIGN §5). */
 export const TeamListItem = Schema.Struct({

@@ -43,6 +43,7 @@ export const UpdateTeamSettingsBody = Schema.Struct({
   invoice_prefix: Schema.optionalKey(TeamSettings.fields.invoice_prefix),
   payment_reminder_days: Schema.optionalKey(TeamSettings.fields.payment_reminder_days)
 })
+export type UpdateTeamSettingsBody = typeof UpdateTeamSettingsBody.Type
 
 /** `PUT /v2/teams/{team_nanoid}/member/{user_nanoid}/settings`: the fields to change. */
 export const UpdateMemberSettingsBody = Schema.Struct({
@@ -50,3 +51,4 @@ export const UpdateMemberSettingsBody = Schema.Struct({
   payment_notifications: Schema.optionalKey(MemberSettings.fields.payment_notifications),
   default_invoice_description: Schema.optionalKey(MemberSettings.fields.default_invoice_description)
 })
+export type UpdateMemberSettingsBody = typeof UpdateMemberSettingsBody.Type

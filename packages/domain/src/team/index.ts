@@ -1,5 +1,5 @@
 /**
- * Teams: schemas, route bodies, settings and the repository ports.
+ * Teams: schemas, route bodies, settings, the repository ports, balances and the team use cases (`Teams`).
  */
 export { SettingsRepository } from "./SettingsRepository.ts"
 export {
@@ -11,8 +11,11 @@ export {
   TeamListItem,
   TeamName,
   TeamView,
+  teamAccountOf,
   UpdateTeamBody
 } from "./Team.ts"
+export { TeamBalances } from "./TeamBalances.ts"
+export { TeamNotFound } from "./TeamNotFound.ts"
 export { type TeamChanges, TeamRepository } from "./TeamRepository.ts"
 export {
   defaultMemberSettings,
@@ -22,3 +25,4 @@ export {
   UpdateMemberSettingsBody,
   UpdateTeamSettingsBody
 } from "./TeamSettings.ts"
+export { type TeamError, Teams, type TeamUsersRequest } from "./Teams.ts"

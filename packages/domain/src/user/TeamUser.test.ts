@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { pageRequest, pagination } from "./TeamUser.ts"
+import { Schema } from "effect"
+import { EmailFilter, pageRequest, pagination } from "./TeamUser.ts"
 
 describe("team users paging", () => {
   it("without page or offset: the full list, described as one page", () => {
@@ -27,5 +28,25 @@ describe("team users paging", () => {
       has_more: true
     })
     assert.isFalse(pagination({ offset: 80, count: 20, paged: true }, 20, 100).has_more)
+  })
+})
+
+describe("team users e-mail filter", () => {
+  const decode = Schema.decodeUnknownExit(EmailFilter)
+
+  it("joins repeated keys and comma-separated lists into one list in normal form, without empty entries", () => {
+    const emails = decode([" Ada@Example.COM,bob@example.com ", ",", "carl@example.com"])
+    assert.deepStrictEqual(emails._tag === "Success" ? emails.value : emails, [
+      "ada@example.com",
+      "bob@example.com",
+      "carl@example.com"
+    ])
+  })
+
+  it("takes at most 100 e-mails of at most 254 characters, with messages that say so", () => {
+    const list = (n: number) => [Array.from({ length: n }, (_, i) => `u${i}@example.com`).join(",")]
+    assert.strictEqual(decode(list(100))._tag, "Success")
+    assert.include(String(decode(list(101))), "At most 100 e-mails may be given, got 101")
+    assert.include(String(decode([`${"a".repeat(243)}@example.com`])), "An e-mail is longer than 254 characters")
   })
 })

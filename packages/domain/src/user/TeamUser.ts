@@ -1,13 +1,39 @@
 /**
  * The team users list (SPEC §4.2): its element (§2.2), its query, its pagination.
  */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
+import { normalizeEmail } from "../Email.ts"
 import { isPayable, type Role } from "../membership/Role.ts"
 import { PostalAddress, postalAddressOf } from "../PostalAddress.ts"
 import { Onboarding, type User } from "./User.ts"
 
 /** The most e-mails one team users query may filter on (SPEC §8). */
 export const maxEmails = 100
+/**
+ * The e-mails of a team users query (SPEC §4.2): the key repeated, each a comma-separated list; decoded to one list
+ * in normal form without empty entries, at most `maxEmails`, each at most 254 characters. Any string is taken: an
+ * e-mail that matches nobody is simply absent from the answer.
+ */
+export const EmailFilter = Schema.Array(Schema.String.pipe(Schema.check(Schema.isMaxLength(10_000)))).pipe(
+  Schema.decode(
+    SchemaTransformation.transform<ReadonlyArray<string>, ReadonlyArray<string>>({
+      decode: (lists) =>
+        lists
+          .flatMap((list) => list.split(","))
+          .map(normalizeEmail)
+          .filter((email) => email !== ""),
+      encode: (emails) => emails
+    })
+  ),
+  Schema.check(
+    Schema.makeFilter(
+      (emails) => emails.length <= maxEmails || `At most ${maxEmails} e-mails may be given, got ${emails.length}`
+    ),
+    Schema.makeFilter((emails) => emails.every((e) => e.length <= 254) || "An e-mail is longer than 254 characters")
+  )
+)
+export type EmailFilter = typeof EmailFilter.Type
+
 /** Page size bounds and default (SPEC §8). */
 export const pageSize = { min: 1, max: 500, default: 100 } as const
 

@@ -2,18 +2,10 @@
  * Users: a wallet that signed in, with the profile the team views show (SPEC §2.2, §2.4).
  */
 import { Schema } from "effect"
+import { normalizeEmail } from "../Email.ts"
+import { WalletAddress, walletAddressOf } from "../Evm.ts"
 import { UserId } from "../Ids.ts"
 import { PostalAddressWithTimezone } from "../PostalAddress.ts"
-
-/** A wallet address, `0x` + 40 hex characters. Stored lower-cased. */
-export const WalletAddress = Schema.String.pipe(
-  Schema.check(
-    Schema.isPattern(/^0x[a-fA-F0-9]{40}$/, {
-      expected: "a wallet address, 0x followed by 40 hex characters",
-      message: "Expected a wallet address, 0x followed by 40 hex characters"
-    })
-  )
-)
 
 /** A user's postal address with time zone (SPEC §2.4); lists show its postal part (§2.2). */
 export const Address = PostalAddressWithTimezone
@@ -40,7 +32,7 @@ export const Certification = Schema.Struct({
 /** A stored user. `wallet` is lower-cased and unique; `email` is lower-cased, empty when unknown. */
 export const User = Schema.Struct({
   nanoid: UserId,
-  wallet: Schema.String,
+  wallet: WalletAddress,
   svcid: Schema.String,
   email: Schema.String,
   first_name: Schema.String,
@@ -56,6 +48,10 @@ export const User = Schema.Struct({
   created_at: Schema.String
 })
 export type User = typeof User.Type
+
+/** How events and lists name a user: first and last name, "" when neither is known. */
+export const displayNameOf = (user: Pick<User, "first_name" | "last_name">): string =>
+  `${user.first_name} ${user.last_name}`.trim()
 
 /** The empty address every new user starts with. */
 export const emptyAddress: Address = {
@@ -79,9 +75,9 @@ export const newUser = (input: {
   readonly created_at: string
 }): User => ({
   nanoid: input.nanoid,
-  wallet: input.wallet.toLowerCase(),
+  wallet: walletAddressOf(input.wallet),
   svcid: input.svcid ?? "",
-  email: (input.email ?? "").toLowerCase(),
+  email: normalizeEmail(input.email ?? ""),
   first_name: input.first_name ?? "",
   middle_name: "",
   last_name: input.last_name ?? "",

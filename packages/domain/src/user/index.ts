@@ -1,7 +1,9 @@
 /**
- * Users: schemas, the team users list and the repository port.
+ * Users: schemas, the caller of a use case, the team users list, a user's svc account and the repository port.
  */
+export type { Caller } from "./Caller.ts"
 export {
+  EmailFilter,
   maxEmails,
   type PageRequest,
   Pagination,
@@ -11,5 +13,7 @@ export {
   TeamUser,
   toTeamUser
 } from "./TeamUser.ts"
-export { Address, Certification, emptyAddress, newUser, Onboarding, User, WalletAddress } from "./User.ts"
+export { Address, Certification, displayNameOf, emptyAddress, newUser, Onboarding, User } from "./User.ts"
+export { userAccountOf } from "./UserAccount.ts"
+export { UserNotFound } from "./UserNotFound.ts"
 export { UserRepository, WalletTaken } from "./UserRepository.ts"

@@ -1,69 +1,41 @@
 /**
- * `GET /v2/auth/siwe` and `POST /v2/auth/verify` (SPEC §5): a single-use nonce per message, then a JWT for the wallet
- * that signed it. An unknown wallet becomes a new user (DESIGN §5).
+ * `GET /v2/auth/siwe` and `POST /v2/auth/verify` (SPEC §5) over the domain's `SignIn`: a single-use nonce per
+ * message, then a JWT for the user whose wallet signed it (an unknown wallet becomes a new user, DESIGN §5).
  */
-import { completeSiweSignIn, issueSiweChallenge, type NonceStore } from "@svc/domain/auth"
-import type { Address } from "@svc/domain/Evm"
-import { IdGenerator } from "@svc/domain/Ids"
+import { type NonceStore, SignIn, type SiweAudience } from "@svc/domain/auth"
+import type { IdGenerator } from "@svc/domain/Ids"
+import type { Randomness } from "@svc/domain/Randomness"
 import type { SignatureVerifier } from "@svc/domain/signature"
-import { newUser, UserRepository } from "@svc/domain/user"
-import { DateTime, Effect } from "effect"
+import type { UserRepository } from "@svc/domain/user"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import type { Hex } from "viem"
 import { AccessTokens } from "../AccessTokens.ts"
 import { Api } from "../Api.ts"
-import { apiError } from "../ApiError.ts"
+import { toApiError } from "../ApiError.ts"
+import { ok } from "./Respond.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
-/** The user with `wallet`, created on first sign-in; concurrent first sign-ins agree on one user. */
-const userForWallet = Effect.fn("AuthHandlers.userForWallet")(function* (wallet: string, svcid: string | undefined) {
-  const users = yield* UserRepository
-  const existing = yield* users.findByWallet(wallet)
-  if (existing._tag === "Some") return existing.value
-  const ids = yield* IdGenerator
-  const created = newUser({
-    nanoid: yield* ids.make("user"),
-    wallet,
-    svcid,
-    created_at: DateTime.formatIso(yield* DateTime.now)
+/** The authentication handlers. */
+export const AuthHandlers = HttpApiBuilder.group(
+  Api,
+  "auth",
+  Effect.fn(function* (handlers) {
+    const signIn = yield* SignIn
+    const tokens = yield* AccessTokens
+    const audience = audienceOf(yield* ServerConfig)
+    return handlers.handleAll({
+      siwe: ({ query }) => Effect.map(signIn.challenge(query.wallet, audience, query.svcid), ok),
+      verify: ({ payload }) =>
+        signIn.complete({ message: payload.message, signature: payload.sig, nonce: payload.nonce }, audience).pipe(
+          Effect.flatMap((user) => tokens.issue({ sub: user.nanoid, wallet: user.wallet })),
+          Effect.mapBoth({ onFailure: toApiError, onSuccess: (jwt) => ok({ jwt }) })
+        )
+    })
   })
-  return yield* users.insert(created).pipe(
-    Effect.as(created),
-    Effect.catchTag("WalletTaken", () =>
-      Effect.flatMap(users.findByWallet(wallet), (user) =>
-        user._tag === "Some" ? Effect.succeed(user.value) : Effect.die(new Error("wallet taken but not found"))
-      )
-    )
-  )
-})
-
-/** The authentication handlers, on the domain's sign-in use cases. */
-export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
-  handlers
-    .handle("siwe", ({ query }) =>
-      Effect.gen(function* () {
-        const config = yield* ServerConfig
-        const siwe = yield* issueSiweChallenge(query.wallet as Address, audience(config), query.svcid)
-        const nonce = /\nNonce: (\S+)/.exec(siwe)?.[1] ?? ""
-        return { success: true as const, data: { siwe, nonce } }
-      })
-    )
-    .handle("verify", ({ payload }) =>
-      Effect.gen(function* () {
-        const config = yield* ServerConfig
-        const fields = yield* completeSiweSignIn(
-          { message: payload.message, signature: payload.sig as Hex, nonce: payload.nonce },
-          audience(config)
-        ).pipe(Effect.mapError((error) => apiError(error.errorCode)))
-        const user = yield* userForWallet(fields.address, fields.svcid)
-        const jwt = yield* AccessTokens.use((tokens) => tokens.issue({ sub: user.nanoid, wallet: user.wallet }))
-        return { success: true as const, data: { jwt } }
-      })
-    )
-)
+).pipe(Layer.provide(SignIn.layer))
 
 /** Where sign-in happens: this server's authority and verify URI, on its chain; messages and nonces live 5 minutes. */
-const audience = (config: ServerConfig["Service"]) => ({
+const audienceOf = (config: ServerConfig["Service"]): SiweAudience => ({
   domain: config.siweDomain,
   uri: config.siweUri,
   chainId: config.chainId,
@@ -76,5 +48,6 @@ export type AuthRequirements =
   | NonceStore
   | UserRepository
   | IdGenerator
+  | Randomness
   | AccessTokens
   | ServerConfig

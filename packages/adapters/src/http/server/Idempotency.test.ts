@@ -54,7 +54,7 @@ describe("idempotency middleware", () => {
       const context = yield* Layer.build(services)
       const tokens = yield* AccessTokens.pipe(Effect.provide(context))
       const store = yield* IdempotencyStore.pipe(Effect.provide(context))
-      const token = yield* tokens.issue({ sub: "us-000000000001" as UserId, wallet: "0x01" })
+      const token = yield* tokens.issue({ sub: "us-000000000001" as UserId, wallet: `0x${"01".repeat(20)}` })
       const { handler, dispose } = HttpRouter.toWebHandler(app.pipe(Layer.provide(Layer.succeedContext(context))), {
         disableLogger: true
       })
@@ -119,7 +119,7 @@ describe("idempotency middleware and authentication", () => {
       ).pipe(Layer.provide(AccessTokens.make(Redacted.make(randomBytes(32).toString("hex")))))
       const context = yield* Layer.build(Layer.mergeAll(countedTokens, idempotencyStore))
       const tokens = yield* AccessTokens.pipe(Effect.provide(context))
-      const token = yield* tokens.issue({ sub: "us-000000000002" as UserId, wallet: "0x02" })
+      const token = yield* tokens.issue({ sub: "us-000000000002" as UserId, wallet: `0x${"02".repeat(20)}` })
       const routes = Layer.mergeAll(
         HttpApiBuilder.layer(ProbeApi).pipe(Layer.provide(probeHandlers), Layer.provide(AuthenticationLive)),
         HttpRouter.middleware(

@@ -3,37 +3,57 @@
  * the caller's permission on the team it names, exactly as the real handler will, and answers 501 NOT_IMPLEMENTED;
  * the owning issue replaces the group's layer.
  */
-import type { TeamId } from "@svc/domain/Ids"
-import type { Action } from "@svc/domain/membership"
-import { Effect } from "effect"
+import { TeamId } from "@svc/domain/Ids"
+import { type Action, TeamAccess } from "@svc/domain/membership"
+import { Effect, Layer, Schema } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { apiError } from "../ApiError.ts"
-import { authorize } from "./TeamAccess.ts"
+import { asCaller } from "./Respond.ts"
 
 const pending = Effect.fail(apiError("NOT_IMPLEMENTED"))
+const isTeamId = Schema.is(TeamId)
 
-/** Team ids are checked now; company and user ids are left to the owning issue (which answers 501 until then). */
-const authorizeTeam = (nanoid: string, action: Action) =>
-  nanoid.startsWith("te-") ? Effect.asVoid(authorize(nanoid as TeamId, action)) : Effect.void
+/** 501 once the caller may take `action` on the team `nanoid` names; company and user ids are the owning issue's. */
+const pendingAfter = TeamAccess.useSync(
+  (access) => (nanoid: string, action: Action) =>
+    isTeamId(nanoid)
+      ? Effect.andThen(
+          asCaller((me) => access.authorize(me, nanoid, action)),
+          pending
+        )
+      : pending
+)
 
 /** Payments: 501 after the permission check. */
-export const PendingPaymentHandlers = HttpApiBuilder.group(Api, "payments", (handlers) =>
-  handlers
-    .handle("query", ({ query }) => Effect.andThen(authorize(query.team_nanoid, "payments.read"), pending))
-    .handle("create", ({ payload }) => Effect.andThen(authorize(payload.from, "payments.create"), pending))
-    .handle("execute", ({ payload }) => Effect.andThen(authorize(payload.from, "payments.execute"), pending))
-    .handle("instant", ({ payload }) => Effect.andThen(authorize(payload.from, "payments.create"), pending))
-)
+export const PendingPaymentHandlers = HttpApiBuilder.group(
+  Api,
+  "payments",
+  Effect.fn(function* (handlers) {
+    const after = yield* pendingAfter
+    return handlers.handleAll({
+      query: ({ query }) => after(query.team_nanoid, "payments.read"),
+      create: ({ payload }) => after(payload.from, "payments.create"),
+      execute: ({ payload }) => after(payload.from, "payments.execute"),
+      instant: ({ payload }) => after(payload.from, "payments.create")
+    })
+  })
+).pipe(Layer.provide(TeamAccess.layer))
 
 /** Invites: 501 after the permission check. */
-export const PendingInviteHandlers = HttpApiBuilder.group(Api, "invites", (handlers) =>
-  handlers
-    .handle("list", ({ query }) => Effect.andThen(authorizeTeam(query.nanoid, "invites.read"), pending))
-    .handle("create", ({ payload }) => Effect.andThen(authorize(payload.nanoid, "invites.create"), pending))
-    .handle("createManager", ({ payload }) => Effect.andThen(authorize(payload.nanoid, "invites.manager"), pending))
-    .handle("executeManager", () => pending)
-)
+export const PendingInviteHandlers = HttpApiBuilder.group(
+  Api,
+  "invites",
+  Effect.fn(function* (handlers) {
+    const after = yield* pendingAfter
+    return handlers.handleAll({
+      list: ({ query }) => after(query.nanoid, "invites.read"),
+      create: ({ payload }) => after(payload.nanoid, "invites.create"),
+      createManager: ({ payload }) => after(payload.nanoid, "invites.manager"),
+      executeManager: () => pending
+    })
+  })
+).pipe(Layer.provide(TeamAccess.layer))
 
 /** Webhooks: 501 (the endpoint names no team until webhook endpoints are stored). */
 export const PendingWebhookHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
@@ -41,6 +61,11 @@ export const PendingWebhookHandlers = HttpApiBuilder.group(Api, "webhooks", (han
 )
 
 /** Balance: 501 after the permission check. */
-export const PendingBalanceHandlers = HttpApiBuilder.group(Api, "balance", (handlers) =>
-  handlers.handle("get", ({ query }) => Effect.andThen(authorizeTeam(query.nanoid, "balance.read"), pending))
-)
+export const PendingBalanceHandlers = HttpApiBuilder.group(
+  Api,
+  "balance",
+  Effect.fn(function* (handlers) {
+    const after = yield* pendingAfter
+    return handlers.handleAll({ get: ({ query }) => after(query.nanoid, "balance.read") })
+  })
+).pipe(Layer.provide(TeamAccess.layer))

@@ -1,6 +1,7 @@
 /**
- * The server side of the HTTP adapter: handlers, authentication, the error envelope and idempotency middleware.
- * Clients import `@svc/adapters/http` only.
+ * The server side of the HTTP adapter: handlers over the domain's use cases, authentication, the error envelope and
+ * idempotency middleware. Only the API's composition root imports it (scripts/dependency-rule.ts); clients import
+ * `@svc/adapters/http`.
  */
 
 export { AuthenticationLive } from "./AuthenticationLive.ts"
@@ -14,8 +15,7 @@ export {
   withRequestId
 } from "./ErrorEnvelope.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
-export { executePayments, recipientsOf, tokenInfo } from "./PaymentExecution.ts"
-export { BalanceHandlers, PaymentHandlers } from "./PaymentHandlers.ts"
+export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
 export {
   PendingBalanceHandlers,
   PendingInviteHandlers,
@@ -24,6 +24,4 @@ export {
 } from "./PendingHandlers.ts"
 export { ServerConfig } from "./ServerConfig.ts"
 export { SystemHandlers } from "./SystemHandlers.ts"
-export { authorize } from "./TeamAccess.ts"
-export { TeamBalances } from "./TeamBalances.ts"
 export { TeamHandlers } from "./TeamHandlers.ts"

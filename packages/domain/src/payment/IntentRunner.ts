@@ -3,20 +3,15 @@
  * runners share the work: each intent is leased to one runner at a time by a conditional update in the ledger, and
  * the chain refuses a second execution of an intent, so none is paid twice (docs/decisions/0018).
  */
-import { recipientsOf, tokenInfo } from "@svc/adapters/http/server"
-import { ChainGateway, type IntentError } from "@svc/domain/chain"
-import { makeDomainEvent, paymentEventPayloadOf } from "@svc/domain/event"
-import {
-  type Payment,
-  PaymentLedger,
-  PaymentMachine,
-  type PaymentPatch,
-  type PaymentTrigger,
-  paymentTriggerEvents
-} from "@svc/domain/payment"
-import { TeamRepository } from "@svc/domain/team"
 import { Clock, DateTime, Duration, Effect, Layer, Schedule } from "effect"
-import type { Address } from "viem"
+import type { IntentError } from "../chain/ChainError.ts"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import { teamAccountOf } from "../team/Team.ts"
+import { TeamRepository } from "../team/TeamRepository.ts"
+import type { Payment } from "./Payment.ts"
+import { paymentEventOf } from "./PaymentEvents.ts"
+import { PaymentLedger, type PaymentPatch } from "./PaymentLedger.ts"
+import { PaymentMachine, type PaymentTrigger, paymentTriggerEvents } from "./PaymentMachine.ts"
 
 /** How long a runner holds an intent before another may retry it (a chain call takes seconds at most). */
 export const intentLeaseMillis = 60_000
@@ -31,9 +26,9 @@ const eventOfTrigger: Partial<
 
 /**
  * Moves the leased (`scheduled`) payment by `triggers`, the state machine's way (an illegal sequence is a defect),
- * with the event of its last trigger, if this runner still holds it.
+ * with the event of its last trigger; `false` when this runner no longer holds it.
  */
-const settle = (payment: Payment, triggers: ReadonlyArray<PaymentTrigger>, patch: PaymentPatch = {}) =>
+const move = (payment: Payment, triggers: ReadonlyArray<PaymentTrigger>, patch: PaymentPatch = {}) =>
   Effect.gen(function* () {
     const to = yield* PaymentMachine.run("scheduled", triggers).pipe(Effect.orDie)
     const last = triggers.at(-1)
@@ -41,18 +36,11 @@ const settle = (payment: Payment, triggers: ReadonlyArray<PaymentTrigger>, patch
     const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
     const now = DateTime.formatIso(yield* DateTime.now)
     const moved: Payment = { ...payment, ...patch, state: to, updated_at: now }
-    const recipients = yield* recipientsOf([moved])
-    const events =
-      event === undefined
-        ? []
-        : [
-            yield* makeDomainEvent({
-              event_type: event,
-              team_nanoid: payment.team_nanoid,
-              ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {}),
-              data: paymentEventPayloadOf(moved, recipients(moved), tokenInfo)
-            })
-          ]
+    const scope = {
+      team_nanoid: payment.team_nanoid,
+      ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {})
+    }
+    const events = event === undefined ? [] : [yield* paymentEventOf(scope, event, moved)]
     return yield* PaymentLedger.use((ledger) =>
       ledger.settle(payment.nanoid, "scheduled", to, { ...patch, updated_at: now }, events)
     ).pipe(
@@ -66,16 +54,15 @@ const settle = (payment: Payment, triggers: ReadonlyArray<PaymentTrigger>, patch
 export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment: Payment) {
   const chain = yield* ChainGateway
   const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
-  if (team._tag === "None" || team.value.svc_account === "") {
-    return (yield* settle(payment, ["expire"])) ? "failed" : "lost"
-  }
-  const outcome = yield* chain.executeIntent(team.value.svc_account as Address, payment.onchain_id).pipe(
+  const account = team._tag === "Some" ? teamAccountOf(team.value) : undefined
+  if (account === undefined) return (yield* move(payment, ["expire"])) ? "failed" : "lost"
+  const outcome = yield* chain.executeIntent(account, payment.onchain_id).pipe(
     Effect.map((settlement) => ({ _tag: "Settled" as const, settlement })),
     Effect.catch((error: IntentError) => Effect.succeed({ _tag: "Refused" as const, error }))
   )
   let run: IntentRun
   if (outcome._tag === "Settled") {
-    const moved = yield* settle(payment, ["submit", "confirm"], {
+    const moved = yield* move(payment, ["submit", "confirm"], {
       process_transaction: outcome.settlement.transactionHash
     })
     run = moved ? "complete" : "lost"
@@ -83,15 +70,15 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
     switch (outcome.error._tag) {
       // Executed by an earlier run that died before recording it: the chain is the truth.
       case "IntentAlreadyExecuted":
-        run = (yield* settle(payment, ["submit", "confirm"])) ? "complete" : "lost"
+        run = (yield* move(payment, ["submit", "confirm"])) ? "complete" : "lost"
         break
       case "IntentValidityElapsed":
       case "IntentNotFound":
-        run = (yield* settle(payment, ["expire"])) ? "failed" : "lost"
+        run = (yield* move(payment, ["expire"])) ? "failed" : "lost"
         break
       // The chain's clock is behind ours: hand it back as an intent for a later pass.
       case "IntentNotDue":
-        run = (yield* settle(payment, ["defer"])) ? "not_due" : "lost"
+        run = (yield* move(payment, ["defer"])) ? "not_due" : "lost"
         break
       // Balance, revert or node trouble: the lease expires and a later pass retries within the validity window.
       default:

@@ -2,9 +2,12 @@
  * Payments as the query shows them (SPEC §2.3): recipient, payer, invoice and payment objects, with the profiles of
  * the users involved read in one go.
  */
-import type { Payment, PaymentItem } from "@svc/domain/payment"
-import { type User, UserRepository } from "@svc/domain/user"
 import { Effect } from "effect"
+import type { UserId } from "../Ids.ts"
+import { displayNameOf, type User } from "../user/User.ts"
+import { UserRepository } from "../user/UserRepository.ts"
+import type { Payment } from "./Payment.ts"
+import type { PaymentItem } from "./PaymentItem.ts"
 
 const noAddress = { country: "", state: "", city: "", line_1: "", line_2: "", zip_code: "" }
 
@@ -31,7 +34,7 @@ const recipientOf = (payment: Payment, user: User | undefined): PaymentItem["rec
 })
 
 /** One item of `data.items`. */
-const paymentItemOf = (payment: Payment, users: ReadonlyMap<string, User>): PaymentItem => {
+const paymentItemOf = (payment: Payment, users: ReadonlyMap<UserId, User>): PaymentItem => {
   const payer = users.get(payment.payer_nanoid)
   const invoice = payment.invoice
   return {
@@ -43,7 +46,7 @@ const paymentItemOf = (payment: Payment, users: ReadonlyMap<string, User>): Paym
       nanoid: payment.payer_nanoid,
       svcid: payer?.svcid ?? "",
       avatar: payer?.avatar ?? "",
-      name: payer === undefined ? "" : `${payer.first_name} ${payer.last_name}`.trim()
+      name: payer === undefined ? "" : displayNameOf(payer)
     },
     invoice: {
       amount_cents: payment.amount_cents,
@@ -93,12 +96,12 @@ const paymentItemOf = (payment: Payment, users: ReadonlyMap<string, User>): Paym
 
 /** The items of `payments`, in their order. */
 export const paymentItemsOf = Effect.fn("PaymentItems.paymentItemsOf")(function* (payments: ReadonlyArray<Payment>) {
-  const ids = new Set<string>()
+  const ids = new Set<UserId>()
   for (const p of payments) {
     ids.add(p.payer_nanoid)
     if (p.recipient_nanoid !== undefined) ids.add(p.recipient_nanoid)
   }
-  const users = yield* UserRepository.use((u) => u.findByIds([...ids] as never))
-  const byId = new Map(users.map((u) => [u.nanoid as string, u]))
+  const users = yield* UserRepository.use((u) => u.findByIds([...ids]))
+  const byId = new Map(users.map((u) => [u.nanoid, u]))
   return payments.map((p) => paymentItemOf(p, byId))
 })

@@ -1,0 +1,34 @@
+/**
+ * Why a team action is refused: the caller's role, a member that is not one, the team's last admin.
+ */
+import { Schema } from "effect"
+import { type ErrorCode, messageField } from "../errors/ErrorCatalog.ts"
+
+/** The caller is not a member of the team, or their role does not allow the action. */
+export class InsufficientPermissions extends Schema.TaggedError<InsufficientPermissions>()("InsufficientPermissions", {
+  message: messageField("INSUFFICIENT_PERMISSIONS")
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "INSUFFICIENT_PERMISSIONS"
+  }
+}
+
+/** The user named in the path is not a member of the team. */
+export class MemberNotFound extends Schema.TaggedError<MemberNotFound>()("MemberNotFound", {
+  team: Schema.String,
+  user: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "MEMBER_NOT_FOUND"
+  }
+}
+
+/** Removing this member would leave the team without a `team_admin`. */
+export class LastAdmin extends Schema.TaggedError<LastAdmin>()("LastAdmin", { team: Schema.String }) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "LAST_ADMIN"
+  }
+}

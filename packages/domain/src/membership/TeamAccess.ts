@@ -1,0 +1,61 @@
+/**
+ * Who may act on a team: the caller's membership in it decides (docs/authorization.md). Every team use case asks
+ * here first, with the caller it was given.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { TeamId, UserId } from "../Ids.ts"
+import type { Team } from "../team/Team.ts"
+import { TeamNotFound } from "../team/TeamNotFound.ts"
+import { TeamRepository } from "../team/TeamRepository.ts"
+import type { Caller } from "../user/Caller.ts"
+import type { Membership } from "./Membership.ts"
+import { InsufficientPermissions } from "./MembershipErrors.ts"
+import { MembershipRepository } from "./MembershipRepository.ts"
+import { type Action, isAllowed } from "./Permission.ts"
+
+/** What an allowed action may rely on: the active team and the caller's membership in it. */
+export interface TeamGrant {
+  readonly team: Team
+  readonly membership: Membership
+}
+
+/**
+ * The access check of team actions. `authorize` answers the team and the caller's membership when the caller may take
+ * `action` there: an unknown or deleted team is `TeamNotFound`; a team the caller is not a member of, or a role
+ * without the permission, `InsufficientPermissions`. `subject` is the user the action is about, when there is one
+ * (self-service actions).
+ */
+export class TeamAccess extends Context.Service<
+  TeamAccess,
+  {
+    readonly authorize: (
+      caller: Caller,
+      team: TeamId,
+      action: Action,
+      subject?: UserId
+    ) => Effect.Effect<TeamGrant, TeamNotFound | InsufficientPermissions>
+  }
+>()("@svc/domain/membership/TeamAccess") {
+  /** On the team and membership repositories. */
+  static readonly layer = Layer.effect(
+    TeamAccess,
+    Effect.gen(function* () {
+      const teams = yield* TeamRepository
+      const memberships = yield* MembershipRepository
+      return TeamAccess.of({
+        authorize: Effect.fn("TeamAccess.authorize")(function* (caller, team, action, subject) {
+          const found = yield* teams.findById(team)
+          if (found._tag === "None" || found.value.status !== "active") return yield* new TeamNotFound({ team })
+          const membership = yield* memberships.find(team, caller.nanoid)
+          if (membership._tag === "None") {
+            return yield* new InsufficientPermissions({ message: "You are not a member of this team" })
+          }
+          if (!isAllowed(membership.value.role, action, subject === caller.nanoid)) {
+            return yield* new InsufficientPermissions({})
+          }
+          return { team: found.value, membership: membership.value }
+        })
+      })
+    })
+  )
+}

@@ -1,0 +1,62 @@
+/**
+ * Why issuing, executing or reading payments is refused, beyond the signed-request and chain errors (`eip712/`,
+ * `chain/`), each with its catalog code.
+ */
+import { Effect, Schema } from "effect"
+import { type ErrorCode, messageField } from "../errors/ErrorCatalog.ts"
+
+/** A recipient the batch cannot pay: not a user nanoid, or not a member of the team. */
+export class InvalidRecipient extends Schema.TaggedError<InvalidRecipient>()("InvalidRecipient", {
+  message: messageField("INVALID_RECIPIENT")
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "INVALID_RECIPIENT"
+  }
+}
+
+/** The team has no svc account deployed yet, so nothing can be paid from it. */
+export class TeamAccountMissing extends Schema.TaggedError<TeamAccountMissing>()("TeamAccountMissing", {
+  team: Schema.String,
+  message: Schema.String.pipe(Schema.withConstructorDefault(Effect.succeed("The team has no svc account yet")))
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "INVALID_STATE_TRANSITION"
+  }
+}
+
+/** The PUT body does not repeat the one the typed data was issued for (or names another team). */
+export class ExecutionBodyMismatch extends Schema.TaggedError<ExecutionBodyMismatch>()("ExecutionBodyMismatch", {
+  salt: Schema.String,
+  message: Schema.String.pipe(
+    Schema.withConstructorDefault(Effect.succeed("The body differs from the one the typed data was issued for"))
+  )
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "TYPED_DATA_MISMATCH"
+  }
+}
+
+/** Another request holds the execution of this salt, or its result is not recorded yet: retry later. */
+export class ExecutionInProgress extends Schema.TaggedError<ExecutionInProgress>()("ExecutionInProgress", {
+  salt: Schema.String,
+  message: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "ALREADY_EXECUTED"
+  }
+}
+
+/** The nanoid names nothing whose balance the service shows (a team without an account, a company). */
+export class BalanceNotFound extends Schema.TaggedError<BalanceNotFound>()("BalanceNotFound", {
+  nanoid: Schema.String,
+  message: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "NOT_FOUND"
+  }
+}

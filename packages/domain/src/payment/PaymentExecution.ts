@@ -1,0 +1,281 @@
+/**
+ * Executing signed payments (PUT /v2/payments): the signer's right to pay for the team, the check of the signed
+ * request, one claim of the salt across replicas, settlement through the chain, and the payments with their events
+ * recorded in one step. A replay, or a second replica receiving the same request, answers the first result; a
+ * request the chain executed but whose result was never recorded is reconciled from the chain (docs/decisions/0017).
+ */
+import { Array as Arr, Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
+import type { Hex } from "viem"
+import type { ChainUnavailable, RequestError } from "../chain/ChainError.ts"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import { paymentRequestOf, paymentsRequestOf } from "../chain/ForwardRequest.ts"
+import type { Settlement } from "../chain/Settlement.ts"
+import type { WalletAddress } from "../Evm.ts"
+import type { ClaimedTypedData, IssuedTypedData } from "../eip712/IssuedTypedDataStore.ts"
+import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { authorizeSignedRequest } from "../eip712/SignedRequest.ts"
+import type { PaymentEntry } from "../eip712/TypedData.ts"
+import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import type { Role } from "../membership/Role.ts"
+import type { Team } from "../team/Team.ts"
+import type { User } from "../user/User.ts"
+import { UserRepository } from "../user/UserRepository.ts"
+import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
+import { type Payment, usdcDecimals } from "./Payment.ts"
+import { ExecutionBodyMismatch, ExecutionInProgress } from "./PaymentErrors.ts"
+import { executionEventsOf } from "./PaymentEvents.ts"
+import { type ExecutionResult, executionLeaseMillis, PaymentLedger } from "./PaymentLedger.ts"
+import { initialPaymentState, PaymentMachine } from "./PaymentMachine.ts"
+import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
+
+/** Roles whose wallet may sign payments for a team (the forwarder's rule). */
+const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
+
+/** How long a request that finds another replica executing the same salt waits for its result. */
+const replayWaitMillis = 30_000
+
+/** The user whose wallet is `signer`, when it may pay for `team`. */
+const payingSigner = Effect.fn("PaymentExecution.payingSigner")(function* (team: Team, signer: WalletAddress) {
+  const user = yield* UserRepository.use((u) => u.findByWallet(signer))
+  if (user._tag === "None") {
+    return yield* new InsufficientPermissions({ message: "The signer is not a member of the team" })
+  }
+  const membership = yield* MembershipRepository.use((m) => m.find(team.nanoid, user.value.nanoid))
+  if (membership._tag === "None" || !payingRoles.includes(membership.value.role)) {
+    return yield* new InsufficientPermissions({ message: "The signer may not pay for this team" })
+  }
+  return user.value
+})
+
+/** The PUT body repeats what POST was asked: `from`, `to` entry for entry, `pay_now` (values in normal form). */
+const sameBody = (issued: IssuedPaymentsRequest["body"], body: ExecutePaymentsRequest) =>
+  issued.from === body.from &&
+  issued.pay_now === body.pay_now &&
+  issued.to.length === body.to.length &&
+  issued.to.every((entry, index) => {
+    const other = body.to[index]
+    return (
+      other !== undefined &&
+      entry.to === other.to &&
+      entry.amount_cents === other.amount_cents &&
+      entry.currency_symbol === other.currency_symbol &&
+      entry.invoice_description === other.invoice_description
+    )
+  })
+
+/** The signed payment entries of an issued request, in request order. */
+const entriesOf = (issued: IssuedTypedData): ReadonlyArray<PaymentEntry> =>
+  issued.kind === "batch" ? issued.bundle.typed_data.data.payments : [issued.bundle.typed_data.data]
+
+/**
+ * The settlement the chain shows for the salt of `issued` on the team's account, when it settled exactly the issued
+ * payments (ids and amounts, in order); `undefined` when it shows none, or another request spent the salt.
+ */
+const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(function* (issued: IssuedTypedData) {
+  const settlement = yield* ChainGateway.use((chain) =>
+    chain.settlementOfSalt(issued.bundle.typed_data.to, BigInt(issued.salt))
+  ).pipe(Effect.orDie)
+  const entries = entriesOf(issued)
+  const same =
+    settlement !== undefined &&
+    settlement.payments.length === entries.length &&
+    settlement.payments.every(
+      (outcome, index) =>
+        outcome.id.toLowerCase() === entries[index]?.id.toLowerCase() &&
+        outcome.amount === BigInt(entries[index]?.amount ?? -1)
+    )
+  return same ? settlement : undefined
+})
+
+/**
+ * What a refusal of the chain leaves: before the chain spent the salt, the claim is released so the signer may
+ * retry; a `SaltReplayed` (an earlier copy of this request went through, say a relayer retry) answers what that copy
+ * settled; an unknown outcome (`ChainUnavailable`) keeps the claim, whose lease lets a later request reconcile.
+ */
+const afterRefusal =
+  (issued: ClaimedTypedData) =>
+  (
+    error: RequestError
+  ): Effect.Effect<Settlement, Exclude<RequestError, ChainUnavailable>, ChainGateway | IssuedTypedDataStore> => {
+    if (error._tag === "ChainUnavailable") return Effect.die(error)
+    if (error._tag === "SaltReplayed") {
+      return Effect.flatMap(settlementOnChain(issued), (settlement) =>
+        settlement === undefined ? Effect.fail(error) : Effect.succeed(settlement)
+      )
+    }
+    return Effect.andThen(
+      IssuedTypedDataStore.use((store) => store.release(issued.salt, issued.claimToken)),
+      Effect.fail(error)
+    )
+  }
+
+/** Sends the signed request to the chain. */
+const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (issued: ClaimedTypedData, signature: Hex) {
+  const chain = yield* ChainGateway
+  const sent =
+    issued.kind === "batch"
+      ? chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature })
+      : chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature })
+  return yield* Effect.catch(sent, afterRefusal(issued))
+})
+
+/**
+ * Records a settled request for the holder of its claim: the payments, the result and their events in one step.
+ * Answers the result either way: a holder that lost its claim (taken over after its lease expired) records nothing,
+ * and the new holder records the same transaction from the chain.
+ */
+const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function* (
+  team: Team,
+  payer: User,
+  issued: ClaimedTypedData,
+  signature: Hex,
+  settlement: Settlement
+) {
+  const request = issued.request
+  const entries = entriesOf(issued)
+  const now = DateTime.formatIso(yield* DateTime.now)
+  const payNow = request.body.pay_now
+  // Paid now: created `processing`, and the mined receipt confirms it. Otherwise registered as an intent.
+  const state = payNow
+    ? yield* PaymentMachine.transition(initialPaymentState(true), "confirm").pipe(Effect.orDie)
+    : initialPaymentState(false)
+  const payments = Arr.zip(request.payments, entries).map(
+    ([planned, entry]): Payment => ({
+      nanoid: planned.nanoid,
+      group_nanoid: request.group_nanoid,
+      invoice_nanoid: planned.invoice_nanoid,
+      team_nanoid: team.nanoid,
+      payer_nanoid: payer.nanoid,
+      ...(planned.recipient_nanoid === undefined ? {} : { recipient_nanoid: planned.recipient_nanoid }),
+      ...(planned.recipient_email === undefined ? {} : { recipient_email: planned.recipient_email }),
+      state,
+      amount_cents: planned.amount_cents,
+      currency_symbol: "USD",
+      token: entry.token,
+      token_amount: entry.amount,
+      token_decimals: usdcDecimals,
+      pay_type: entry.payType,
+      pay_at_time: Number(entry.payAtTime),
+      valid_minutes: Number(entry.validMinutes),
+      onchain_id: entry.id,
+      group_onchain_id: entry.groupID,
+      data: entry.data,
+      salt: issued.salt,
+      invoice: planned.invoice,
+      creation_transaction: settlement.transactionHash,
+      ...(payNow ? { process_transaction: settlement.transactionHash } : {}),
+      created_at: now,
+      updated_at: now
+    })
+  )
+  const events = yield* executionEventsOf(
+    { team_nanoid: team.nanoid, company_nanoid: team.company_nanoid },
+    payments,
+    payNow
+  )
+  const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
+  yield* PaymentLedger.use((ledger) =>
+    ledger.recordExecution({
+      salt: issued.salt,
+      claimToken: issued.claimToken,
+      signature,
+      result,
+      payments,
+      events
+    })
+  )
+  return result
+})
+
+/** Settles a claimed request and records its payments, result and events in one step. */
+const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
+  team: Team,
+  payer: User,
+  issued: ClaimedTypedData,
+  signature: Hex
+) {
+  const settlement = yield* settleOnChain(issued, signature)
+  return yield* recordSettlement(team, payer, issued, signature, settlement)
+})
+
+type Attempt =
+  | { readonly _tag: "Result"; readonly result: ExecutionResult }
+  | { readonly _tag: "Retry" }
+  | { readonly _tag: "Abandoned" }
+
+/** Waits for whoever holds the claim of `salt`: its result, a release (retry), or an expired lease (abandoned). */
+const awaitOutcome = (salt: IssuedTypedData["salt"]) =>
+  PaymentLedger.use((ledger) => ledger.outcome(salt)).pipe(
+    Effect.orDie,
+    Effect.flatMap((outcome) =>
+      Effect.map(Clock.currentTimeMillis, (now): Attempt | undefined => {
+        if (outcome.state === "executed") return { _tag: "Result", result: outcome.result }
+        if (outcome.state === "issued") return { _tag: "Retry" }
+        if (outcome.leaseUntil < now) return { _tag: "Abandoned" }
+        return undefined
+      })
+    ),
+    Effect.repeat({
+      until: (attempt) => attempt !== undefined,
+      schedule: Schedule.spaced(Duration.millis(100))
+    }),
+    Effect.timeoutOption(Duration.millis(replayWaitMillis)),
+    Effect.flatMap((attempt) =>
+      attempt._tag === "Some" && attempt.value !== undefined
+        ? Effect.succeed(attempt.value)
+        : Effect.fail(new ExecutionInProgress({ salt, message: "The request is still executing; retry later" }))
+    )
+  )
+
+/** Executes signed payments for `team` (the caller's permission already checked): answers `{transaction, payments}`. */
+export const executePayments = Effect.fn("PaymentExecution.executePayments")(function* (
+  team: Team,
+  body: ExecutePaymentsRequest
+) {
+  const payer = yield* payingSigner(team, body.signer)
+  const store = yield* IssuedTypedDataStore
+  const ledger = yield* PaymentLedger
+  const salt = body.typed_data.salt
+  const issued = yield* store.find(salt)
+  if (issued.team !== team.nanoid || !sameBody(issued.request.body, body)) {
+    return yield* new ExecutionBodyMismatch({ salt })
+  }
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const claim = yield* authorizeSignedRequest({
+      typedData: body.typed_data,
+      signer: body.signer,
+      signature: body.signature
+    }).pipe(
+      Effect.map((claimed) => ({ _tag: "Claimed" as const, claimed })),
+      Effect.catchTag("AlreadyExecuted", () => Effect.succeed({ _tag: "Taken" as const })),
+      // An expired request that already executed still answers its result.
+      Effect.catchTag("ExpiredTypedData", (error) =>
+        Effect.flatMap(Effect.orDie(ledger.outcome(salt)), (outcome) =>
+          outcome.state === "issued" ? Effect.fail(error) : Effect.succeed({ _tag: "Taken" as const })
+        )
+      )
+    )
+    if (claim._tag === "Claimed") return yield* settleClaimed(team, payer, claim.claimed, body.signature)
+    const waited = yield* awaitOutcome(salt)
+    if (waited._tag === "Result") return waited.result
+    if (waited._tag === "Abandoned") {
+      // The claimer died mid-execution: the chain says whether its transaction went through.
+      const used = yield* ChainGateway.use((chain) => chain.isSaltUsed(BigInt(salt))).pipe(Effect.orDie)
+      const settlement = used ? yield* settlementOnChain(issued) : undefined
+      if (used && settlement === undefined) {
+        return yield* new ExecutionInProgress({ salt, message: "Executed on chain; its result is being reconciled" })
+      }
+      const now = yield* Clock.currentTimeMillis
+      const token = yield* ledger.takeOver(salt, now, now + executionLeaseMillis)
+      if (Option.isSome(token)) {
+        const claimed: ClaimedTypedData = { ...issued, executedAt: now, claimToken: token.value }
+        // Spent: record what the chain settled (no second transaction); unspent: execute it ourselves.
+        return settlement === undefined
+          ? yield* settleClaimed(team, payer, claimed, body.signature)
+          : yield* recordSettlement(team, payer, claimed, body.signature, settlement)
+      }
+    }
+  }
+  return yield* new ExecutionInProgress({ salt, message: "The request is being executed by another request" })
+})

@@ -1,0 +1,174 @@
+/**
+ * Issuing payment typed data (POST /v2/payments, POST /v2/payments/external_entity/instant): recipients resolved to
+ * their svc accounts, entries built from the plan, and the bundle recorded with what execution needs to record it.
+ */
+import { Array as Arr, Clock, Effect, Schema } from "effect"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import type { Address } from "../Evm.ts"
+import { type IssuedBatch, type IssuedInstant, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { makePaymentsTypedData, makePaymentTypedData } from "../eip712/TypedDataBuilder.ts"
+import { IdGenerator, UserId } from "../Ids.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { type Team, teamAccountOf } from "../team/Team.ts"
+import type { Caller } from "../user/Caller.ts"
+import { userAccountOf } from "../user/UserAccount.ts"
+import { UserRepository } from "../user/UserRepository.ts"
+import type { IssuedPayment, IssuedPaymentsRequest } from "./IssuedPayments.ts"
+import { invoiceOf } from "./Payment.ts"
+import { InvalidRecipient, TeamAccountMissing } from "./PaymentErrors.ts"
+import { escrowEntryOf, paymentEntriesOf } from "./PaymentPlan.ts"
+import type { CreatePaymentsRequest, InstantPaymentRequest } from "./PaymentRequests.ts"
+
+const isUserId = Schema.is(UserId)
+
+/** The team's svc account, or `TeamAccountMissing` while it has none deployed. */
+const accountOf = (team: Team) => {
+  const account = teamAccountOf(team)
+  return account === undefined ? Effect.fail(new TeamAccountMissing({ team: team.nanoid })) : Effect.succeed(account)
+}
+
+/** Where the caller's wallet signs: the forwarder of `chain`. */
+const forwarderOf = (chain: ChainGateway["Service"]) => ({
+  chainId: chain.chainId,
+  verifyingContract: chain.addresses.forwarder
+})
+
+/** Records what was issued to the caller, for PUT /v2/payments to check the signed copy against. */
+const recordIssued = (
+  team: Team,
+  caller: Caller,
+  typed: Pick<IssuedBatch, "kind" | "bundle"> | Pick<IssuedInstant, "kind" | "bundle">,
+  request: IssuedPaymentsRequest
+) =>
+  IssuedTypedDataStore.use((store) =>
+    store.issue({
+      ...typed,
+      salt: typed.bundle.typed_data.salt,
+      team: team.nanoid,
+      issuedTo: caller.nanoid,
+      signer: caller.wallet,
+      request
+    })
+  )
+
+/** Issues the typed data of a batch to members of `team`, to be signed by the caller's wallet. */
+export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
+  team: Team,
+  caller: Caller,
+  body: CreatePaymentsRequest
+) {
+  const chain = yield* ChainGateway
+  const ids = yield* IdGenerator
+  const account = yield* accountOf(team)
+  const wanted: Array<{ readonly user: UserId; readonly amountCents: number; readonly description: string }> = []
+  for (const entry of body.to) {
+    if (!isUserId(entry.to)) {
+      return yield* new InvalidRecipient({ message: "Batch recipients are members, by user nanoid" })
+    }
+    wanted.push({ user: entry.to, amountCents: entry.amount_cents, description: entry.invoice_description })
+  }
+  const recipients = new Set(wanted.map((w) => w.user))
+  const members = yield* MembershipRepository.use((m) => m.listTeam(team.nanoid, { offset: 0, limit: undefined }))
+  const memberIds = new Set(members.members.map((m) => m.user_nanoid))
+  const missing = [...recipients].find((id) => !memberIds.has(id))
+  if (missing !== undefined) return yield* new InvalidRecipient({ message: `${missing} is not a member of the team` })
+  const users = yield* UserRepository.use((u) => u.findByIds([...recipients]))
+  const addresses = new Map<UserId, Address>(
+    yield* Effect.forEach(
+      users,
+      (user) => Effect.map(userAccountOf(chain, user), (address) => [user.nanoid, address] as const),
+      {
+        concurrency: 8
+      }
+    )
+  )
+  const group = yield* ids.make("paymentGroup")
+  const payments: Array<IssuedPayment & { readonly recipient: Address }> = []
+  for (const { user, amountCents, description } of wanted) {
+    // A membership without a stored user cannot be paid either.
+    const recipient = addresses.get(user)
+    if (recipient === undefined) return yield* new InvalidRecipient({ message: `${user} is not a member of the team` })
+    payments.push({
+      nanoid: yield* ids.make("payment"),
+      invoice_nanoid: yield* ids.make("invoice"),
+      recipient_nanoid: user,
+      recipient,
+      amount_cents: amountCents,
+      invoice: invoiceOf(description)
+    })
+  }
+  if (!Arr.isReadonlyArrayNonEmpty(payments)) return yield* Effect.die(new Error("a batch has at least one entry"))
+  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  const entries = paymentEntriesOf(
+    { group, payNow: body.pay_now, token: chain.addresses.token, payAtTime: body.pay_at_time ?? now },
+    Arr.map(payments, (p) => ({ payment: p.nanoid, recipient: p.recipient, amountCents: p.amount_cents }))
+  )
+  const bundle = yield* makePaymentsTypedData(forwarderOf(chain), { from: caller.wallet, to: account }, entries)
+  yield* recordIssued(
+    team,
+    caller,
+    { kind: "batch", bundle },
+    {
+      body: { from: body.from, to: body.to, pay_now: body.pay_now },
+      group_nanoid: group,
+      account,
+      payments: payments.map(({ recipient: _recipient, ...payment }) => payment)
+    }
+  )
+  return bundle
+})
+
+/** Issues the typed data of an instant payment into the e-mail escrow (pay type 3). */
+export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* (
+  team: Team,
+  caller: Caller,
+  body: InstantPaymentRequest
+) {
+  const chain = yield* ChainGateway
+  const ids = yield* IdGenerator
+  const account = yield* accountOf(team)
+  const group = yield* ids.make("paymentGroup")
+  const payment = yield* ids.make("payment")
+  const email = body.external_recipient_email
+  const data = body.payment_data
+  const description = data.invoice_description ?? ""
+  const issued: IssuedPayment = {
+    nanoid: payment,
+    invoice_nanoid: yield* ids.make("invoice"),
+    recipient_email: email,
+    amount_cents: body.amount_cents,
+    invoice: invoiceOf(description, {
+      role_description: data.role_description ?? "",
+      services_description: data.services_description,
+      payment_details: data.payment_details,
+      external_sow_url: data.sow_link ?? "",
+      svc_sow: data.svc_sow ?? false,
+      ...(data.reason_id === undefined ? {} : { reason_id: data.reason_id })
+    })
+  }
+  const entry = escrowEntryOf({
+    payment,
+    group,
+    escrow: chain.addresses.escrow,
+    email,
+    amountCents: body.amount_cents,
+    token: chain.addresses.token
+  })
+  const bundle = yield* makePaymentTypedData(forwarderOf(chain), { from: caller.wallet, to: account }, entry)
+  yield* recordIssued(
+    team,
+    caller,
+    { kind: "instant", bundle },
+    {
+      body: {
+        from: body.from,
+        to: [{ to: email, amount_cents: body.amount_cents, currency_symbol: "USD", invoice_description: description }],
+        pay_now: true
+      },
+      group_nanoid: group,
+      account,
+      payments: [issued]
+    }
+  )
+  return bundle
+})

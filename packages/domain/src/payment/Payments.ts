@@ -1,0 +1,200 @@
+/**
+ * The payment use cases (SPEC §4.3, §4.5, §4.6, §4.7 and the balance of DESIGN §5), each for a caller the access
+ * check lets through: issue typed data, execute signed requests once, query the ledger, read a balance.
+ * docs/payments.md tells the flow.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import type { ChainUnavailable, RequestError } from "../chain/ChainError.ts"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import type { Address } from "../Evm.ts"
+import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import type { SignedRequestError } from "../eip712/SignedRequest.ts"
+import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
+import { IdGenerator, TeamId, UserId } from "../Ids.ts"
+import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { TeamAccess } from "../membership/TeamAccess.ts"
+import { Randomness } from "../Randomness.ts"
+import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
+import { teamAccountOf } from "../team/Team.ts"
+import type { TeamNotFound } from "../team/TeamNotFound.ts"
+import type { Caller } from "../user/Caller.ts"
+import { userAccountOf } from "../user/UserAccount.ts"
+import { UserNotFound } from "../user/UserNotFound.ts"
+import { UserRepository } from "../user/UserRepository.ts"
+import type { BalanceQuery, CurrencyBalance } from "./Balance.ts"
+import { amountCentsOf } from "./Payment.ts"
+import {
+  BalanceNotFound,
+  type ExecutionBodyMismatch,
+  type ExecutionInProgress,
+  type InvalidRecipient,
+  type TeamAccountMissing
+} from "./PaymentErrors.ts"
+import { executePayments } from "./PaymentExecution.ts"
+import { issueBatch, issueInstant } from "./PaymentIssuance.ts"
+import type { PaymentItem } from "./PaymentItem.ts"
+import { paymentItemsOf } from "./PaymentItems.ts"
+import { type ExecutionResult, type LedgerQuery, PaymentLedger } from "./PaymentLedger.ts"
+import { paymentStateFilter } from "./PaymentMachine.ts"
+import type {
+  CreatePaymentsRequest,
+  ExecutePaymentsRequest,
+  InstantPaymentRequest,
+  PaymentsQuery
+} from "./PaymentRequests.ts"
+
+/** Why a payment action is refused before anything is issued or sent: the team, or the caller's role. */
+type AccessError = TeamNotFound | InsufficientPermissions
+
+/** Why issuing typed data is refused. */
+export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient
+
+/** Why an execution is refused (nothing moved, or it already did and its result is not recorded yet). */
+export type ExecuteError =
+  | AccessError
+  | SignedRequestError
+  | ExecutionBodyMismatch
+  | ExecutionInProgress
+  | Exclude<RequestError, ChainUnavailable>
+
+/** An svc account and what it holds (GET /v2/balance `data`). */
+export interface AccountBalance {
+  readonly svc_account_address: Address
+  readonly balances: ReadonlyArray<CurrencyBalance>
+}
+
+/** Payments of teams, for a caller. */
+export class Payments extends Context.Service<
+  Payments,
+  {
+    /** The typed data of a batch to members, for the caller's wallet to sign (`pay_now` or an intent). */
+    readonly issueBatch: (
+      caller: Caller,
+      body: CreatePaymentsRequest
+    ) => Effect.Effect<PaymentsTypedDataBundle, IssueError>
+    /** The typed data of an instant payment to an e-mail, into the escrow. */
+    readonly issueInstant: (
+      caller: Caller,
+      body: InstantPaymentRequest
+    ) => Effect.Effect<PaymentTypedDataBundle, IssueError>
+    /** Executes a signed request at most once across replicas; a replay answers the first result. */
+    readonly execute: (caller: Caller, body: ExecutePaymentsRequest) => Effect.Effect<ExecutionResult, ExecuteError>
+    /** The team's payments matching the SPEC §4.3 filters, newest first. */
+    readonly query: (caller: Caller, query: PaymentsQuery) => Effect.Effect<ReadonlyArray<PaymentItem>, AccessError>
+    /** The svc account of a team (`balance.read`) or of the caller, and its balances in cents. */
+    readonly balance: (
+      caller: Caller,
+      query: BalanceQuery
+    ) => Effect.Effect<AccountBalance, AccessError | UserNotFound | BalanceNotFound>
+  }
+>()("@svc/domain/payment/Payments") {
+  /** On the chain, the payment storage, the repositories, ids, randomness and the signature check. */
+  static readonly layer = Layer.effect(
+    Payments,
+    Effect.gen(function* () {
+      const access = yield* TeamAccess
+      const chain = yield* ChainGateway
+      const ledger = yield* PaymentLedger
+      // The use cases ask for the ports they need; the service answers them with these.
+      const ports = yield* Effect.context<
+        | ChainGateway
+        | IssuedTypedDataStore
+        | PaymentLedger
+        | MembershipRepository
+        | UserRepository
+        | IdGenerator
+        | Randomness
+        | SignatureVerifier
+      >()
+      const withPorts = Effect.provideContext(
+        Context.pick(
+          ChainGateway,
+          IssuedTypedDataStore,
+          PaymentLedger,
+          MembershipRepository,
+          UserRepository,
+          IdGenerator,
+          Randomness,
+          SignatureVerifier
+        )(ports)
+      )
+
+      /** The svc account whose balance `nanoid` names, if the caller may see it. */
+      const accountOf = Effect.fn("Payments.accountOf")(function* (caller: Caller, nanoid: BalanceQuery["nanoid"]) {
+        if (Schema.is(TeamId)(nanoid)) {
+          const { team } = yield* access.authorize(caller, nanoid, "balance.read")
+          const account = teamAccountOf(team)
+          if (account === undefined) {
+            return yield* new BalanceNotFound({ nanoid, message: "The team has no svc account yet" })
+          }
+          return account
+        }
+        if (Schema.is(UserId)(nanoid)) {
+          if (caller.nanoid !== nanoid) return yield* new InsufficientPermissions({ message: "Only your own balance" })
+          const user = yield* withPorts(UserRepository.use((u) => u.findById(nanoid)))
+          if (user._tag === "None") return yield* new UserNotFound({ user: nanoid })
+          return yield* userAccountOf(chain, user.value)
+        }
+        return yield* new BalanceNotFound({ nanoid, message: "Company accounts have no balance here" })
+      })
+
+      return Payments.of({
+        issueBatch: Effect.fn("Payments.issueBatch")(function* (caller, body) {
+          const { team } = yield* access.authorize(caller, body.from, "payments.create")
+          return yield* withPorts(issueBatch(team, caller, body))
+        }),
+
+        issueInstant: Effect.fn("Payments.issueInstant")(function* (caller, body) {
+          const { team } = yield* access.authorize(caller, body.from, "payments.create")
+          return yield* withPorts(issueInstant(team, caller, body))
+        }),
+
+        execute: Effect.fn("Payments.execute")(function* (caller, body) {
+          const { team } = yield* access.authorize(caller, body.from, "payments.execute")
+          return yield* withPorts(executePayments(team, body))
+        }),
+
+        query: Effect.fn("Payments.query")(function* (caller, query) {
+          const { team } = yield* access.authorize(caller, query.team_nanoid, "payments.read")
+          const states = paymentStateFilter[query.state]
+          let filter: LedgerQuery
+          if (query.query_type === "payable") {
+            filter = {
+              states,
+              payer: team.nanoid,
+              ...(query.recipient === undefined ? {} : { recipients: [query.recipient] })
+            }
+          } else {
+            const page = yield* withPorts(
+              MembershipRepository.use((m) => m.listTeam(team.nanoid, { offset: 0, limit: undefined }))
+            )
+            const members = page.members.map((m) => m.user_nanoid)
+            const recipients = query.recipient === undefined ? members : members.filter((id) => id === query.recipient)
+            filter = { states, notPayer: team.nanoid, recipients }
+          }
+          const payments = yield* ledger.list({
+            ...filter,
+            ...(query.start_date === undefined ? {} : { createdFrom: dayStart(query.start_date) }),
+            ...(query.end_date === undefined ? {} : { createdTo: dayStart(query.end_date) + 86_399 })
+          })
+          return yield* withPorts(paymentItemsOf(payments))
+        }),
+
+        balance: Effect.fn("Payments.balance")(function* (caller, query) {
+          const address = yield* accountOf(caller, query.nanoid)
+          const units = yield* chain.balanceOf(address).pipe(Effect.orDie)
+          const currencies = query.currencies?.split(",")
+          const balances =
+            currencies === undefined || currencies.includes("USD")
+              ? [{ currency: "USD", balance_cents: amountCentsOf(units.toString()) }]
+              : []
+          return { svc_account_address: address, balances }
+        })
+      })
+    })
+  ).pipe(Layer.provide(TeamAccess.layer))
+}
+
+/** The first second of a `YYYY-MM-DD` day (UTC), in unix seconds. */
+const dayStart = (date: string) => Math.floor(Date.parse(`${date}T00:00:00.000Z`) / 1000)

@@ -1,0 +1,333 @@
+/**
+ * The team use cases (SPEC §4.2, §4.4, §4.10, §4.12): teams, their users, members and settings, each for a caller
+ * the access check lets through (docs/authorization.md).
+ */
+import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import { CompanyNotFound } from "../company/CompanyNotFound.ts"
+import { CompanyRepository } from "../company/CompanyRepository.ts"
+import { IdGenerator, type TeamId, type UserId } from "../Ids.ts"
+import { type MemberSummary, toMemberSummary } from "../membership/MemberSummary.ts"
+import { InsufficientPermissions, LastAdmin, MemberNotFound } from "../membership/MembershipErrors.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { TeamAccess } from "../membership/TeamAccess.ts"
+import type { Caller } from "../user/Caller.ts"
+import { type Pagination, pageRequest, pagination, type TeamUser, toTeamUser } from "../user/TeamUser.ts"
+import { newUser } from "../user/User.ts"
+import { userAccountOf } from "../user/UserAccount.ts"
+import { UserNotFound } from "../user/UserNotFound.ts"
+import { UserRepository } from "../user/UserRepository.ts"
+import { SettingsRepository } from "./SettingsRepository.ts"
+import type { CreatedTeam, CreateTeamBody, Team, TeamListItem, TeamView, UpdateTeamBody } from "./Team.ts"
+import { TeamBalances } from "./TeamBalances.ts"
+import { TeamNotFound } from "./TeamNotFound.ts"
+import { TeamRepository } from "./TeamRepository.ts"
+import {
+  defaultMemberSettings,
+  defaultTeamSettings,
+  type MemberSettings,
+  type TeamSettings,
+  type UpdateMemberSettingsBody,
+  type UpdateTeamSettingsBody
+} from "./TeamSettings.ts"
+
+/** Which users of a team to list: e-mails in normal form (`EmailFilter`), and a page when `page` or `offset` is set. */
+export interface TeamUsersRequest {
+  readonly emails?: ReadonlyArray<string> | undefined
+  readonly page?: number | undefined
+  readonly offset?: number | undefined
+  readonly count?: number | undefined
+}
+
+/** Why a team action is refused. */
+export type TeamError = TeamNotFound | InsufficientPermissions
+
+/** Teams and their members, for a caller. */
+export class Teams extends Context.Service<
+  Teams,
+  {
+    /** The active teams the caller is a member of, with the caller's role. */
+    readonly listMine: (caller: Caller) => Effect.Effect<ReadonlyArray<TeamListItem>>
+    /** A team in a company the caller administers (a `team_admin` of one of its teams); `admin_wallet` its admin. */
+    readonly create: (
+      caller: Caller,
+      body: CreateTeamBody
+    ) => Effect.Effect<CreatedTeam, CompanyNotFound | InsufficientPermissions>
+    /** The team with its administrators and balance. */
+    readonly get: (caller: Caller, team: TeamId) => Effect.Effect<TeamView, TeamError>
+    readonly update: (caller: Caller, team: TeamId, changes: UpdateTeamBody) => Effect.Effect<TeamView, TeamError>
+    /** Marks the team deleted; its id stays taken. */
+    readonly delete: (
+      caller: Caller,
+      team: TeamId
+    ) => Effect.Effect<{ readonly team_nanoid: TeamId; readonly deleted: true }, TeamError>
+    readonly users: (
+      caller: Caller,
+      team: TeamId,
+      request: TeamUsersRequest
+    ) => Effect.Effect<{ readonly users: ReadonlyArray<TeamUser>; readonly pagination: Pagination }, TeamError>
+    readonly memberSummary: (
+      caller: Caller,
+      team: TeamId,
+      user: UserId
+    ) => Effect.Effect<MemberSummary, TeamError | MemberNotFound | UserNotFound | CompanyNotFound>
+    /** Removes a member; the team's last `team_admin` stays (`LastAdmin`). */
+    readonly removeMember: (
+      caller: Caller,
+      team: TeamId,
+      user: UserId
+    ) => Effect.Effect<
+      { readonly team_nanoid: TeamId; readonly user_nanoid: UserId; readonly removed: true },
+      TeamError | MemberNotFound | LastAdmin
+    >
+    readonly settings: (caller: Caller, team: TeamId) => Effect.Effect<TeamSettings, TeamError>
+    readonly updateSettings: (
+      caller: Caller,
+      team: TeamId,
+      changes: UpdateTeamSettingsBody
+    ) => Effect.Effect<TeamSettings, TeamError>
+    readonly memberSettings: (
+      caller: Caller,
+      team: TeamId,
+      user: UserId
+    ) => Effect.Effect<MemberSettings, TeamError | MemberNotFound>
+    readonly updateMemberSettings: (
+      caller: Caller,
+      team: TeamId,
+      user: UserId,
+      changes: UpdateMemberSettingsBody
+    ) => Effect.Effect<MemberSettings, TeamError | MemberNotFound>
+  }
+>()("@svc/domain/team/Teams") {
+  /**
+   * On the repositories, `IdGenerator` and `TeamBalances`; with a `ChainGateway` in context, team users show their
+   * svc account (empty without one).
+   */
+  static readonly layer = Layer.effect(
+    Teams,
+    Effect.gen(function* () {
+      const access = yield* TeamAccess
+      const teams = yield* TeamRepository
+      const memberships = yield* MembershipRepository
+      const users = yield* UserRepository
+      const companies = yield* CompanyRepository
+      const settings = yield* SettingsRepository
+      const ids = yield* IdGenerator
+      const balances = yield* TeamBalances
+      const chain = yield* Effect.serviceOption(ChainGateway)
+      const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
+
+      /** The team as `GET /v2/teams/{team_nanoid}` shows it: its admins and finance admins, and its balance. */
+      const viewOf = Effect.fn("Teams.viewOf")(function* (team: Team) {
+        const admins = yield* memberships.listTeam(team.nanoid, {
+          roles: ["team_admin", "team_finance_admin"],
+          offset: 0,
+          limit: undefined
+        })
+        const profiles = new Map(
+          (yield* users.findByIds(admins.members.map((m) => m.user_nanoid))).map((u) => [u.nanoid, u])
+        )
+        const view: TeamView = {
+          nanoid: team.nanoid,
+          name: team.name,
+          avatar: team.avatar,
+          balance: yield* balances.balanceCents(team),
+          administrators: admins.members.map((m) => {
+            const user = profiles.get(m.user_nanoid)
+            return {
+              relationship_nanoid: m.nanoid,
+              user_nanoid: m.user_nanoid,
+              avatar: user?.avatar ?? "",
+              first_name: user?.first_name ?? "",
+              last_name: user?.last_name ?? "",
+              email: user?.email ?? "",
+              type: m.role
+            }
+          })
+        }
+        return view
+      })
+
+      /** The membership of `user` in `team`, or `MemberNotFound`. */
+      const memberOf = Effect.fn("Teams.memberOf")(function* (team: TeamId, user: UserId) {
+        const membership = yield* memberships.find(team, user)
+        if (membership._tag === "None") return yield* new MemberNotFound({ team, user })
+        return membership.value
+      })
+
+      return Teams.of({
+        listMine: Effect.fn("Teams.listMine")(function* (caller) {
+          const mine = yield* memberships.listByUser(caller.nanoid)
+          const active = (yield* teams.findByIds(mine.map((m) => m.team_nanoid))).filter((t) => t.status === "active")
+          const counts = yield* memberships.countByTeams(active.map((t) => t.nanoid))
+          const byId = new Map(active.map((t) => [t.nanoid, t]))
+          return mine.flatMap((m) => {
+            const team = byId.get(m.team_nanoid)
+            if (team === undefined) return []
+            return [
+              {
+                nanoid: team.nanoid,
+                name: team.name,
+                description: team.description,
+                member_count: counts.get(team.nanoid) ?? 0,
+                status: team.status,
+                role: m.role
+              }
+            ]
+          })
+        }),
+
+        create: Effect.fn("Teams.create")(function* (caller, body) {
+          const company = yield* companies.findById(body.entity_nanoid)
+          if (company._tag === "None") return yield* new CompanyNotFound({ company: body.entity_nanoid })
+          const companyTeams = new Set(
+            (yield* teams.listByCompany(company.value.nanoid)).filter((t) => t.status === "active").map((t) => t.nanoid)
+          )
+          const adminOfCompany = (yield* memberships.listByUser(caller.nanoid)).some(
+            (m) => m.role === "team_admin" && companyTeams.has(m.team_nanoid)
+          )
+          if (!adminOfCompany) {
+            return yield* new InsufficientPermissions({
+              message: "Only a team_admin of a team of this company may create teams"
+            })
+          }
+          const now = yield* nowIso
+          const existingAdmin = yield* users.findByWallet(body.admin_wallet)
+          const admin = Option.isSome(existingAdmin)
+            ? existingAdmin.value
+            : newUser({ nanoid: yield* ids.make("user"), wallet: body.admin_wallet, created_at: now })
+          if (Option.isNone(existingAdmin)) {
+            yield* users.insert(admin).pipe(Effect.catchTag("WalletTaken", () => Effect.void))
+          }
+          // A concurrent first sign-in of the wallet may have created the user first: the stored one wins.
+          const adminUser = Option.getOrElse(yield* users.findByWallet(body.admin_wallet), () => admin)
+          const team: Team = {
+            nanoid: yield* ids.make("team"),
+            company_nanoid: company.value.nanoid,
+            name: body.name,
+            description: body.description ?? "",
+            avatar: "",
+            svc_account: "",
+            status: "active",
+            created_at: now,
+            updated_at: now
+          }
+          yield* teams.insert(team)
+          yield* memberships
+            .insert({
+              nanoid: yield* ids.make("membership"),
+              team_nanoid: team.nanoid,
+              user_nanoid: adminUser.nanoid,
+              role: "team_admin",
+              email: adminUser.email,
+              created_at: now
+            })
+            .pipe(Effect.orDie)
+          return {
+            team_nanoid: team.nanoid,
+            name: team.name,
+            description: team.description,
+            entity_nanoid: team.company_nanoid,
+            admin_wallet: adminUser.wallet,
+            created_at: team.created_at,
+            member_count: 1,
+            status: team.status
+          }
+        }),
+
+        get: Effect.fn("Teams.get")(function* (caller, team) {
+          const { team: found } = yield* access.authorize(caller, team, "team.read")
+          return yield* viewOf(found)
+        }),
+
+        update: Effect.fn("Teams.update")(function* (caller, team, changes) {
+          yield* access.authorize(caller, team, "team.update")
+          const updated = yield* teams.update(team, { ...changes, updated_at: yield* nowIso })
+          if (updated._tag === "None") return yield* new TeamNotFound({ team })
+          return yield* viewOf(updated.value)
+        }),
+
+        delete: Effect.fn("Teams.delete")(function* (caller, team) {
+          yield* access.authorize(caller, team, "team.delete")
+          yield* teams.update(team, { status: "deleted", updated_at: yield* nowIso })
+          return { team_nanoid: team, deleted: true as const }
+        }),
+
+        users: Effect.fn("Teams.users")(function* (caller, team, request) {
+          yield* access.authorize(caller, team, "team.users.list")
+          const emails = request.emails === undefined || request.emails.length === 0 ? undefined : request.emails
+          const page = pageRequest(request)
+          const members = yield* memberships.listTeam(team, {
+            emails,
+            offset: page.offset,
+            limit: page.paged ? page.count : undefined
+          })
+          const profiles = new Map(
+            (yield* users.findByIds(members.members.map((m) => m.user_nanoid))).map((u) => [u.nanoid, u])
+          )
+          // Each member's own svc account (where the team pays them); unknown without a chain.
+          const listed = yield* Effect.forEach(
+            members.members.flatMap((m) => {
+              const user = profiles.get(m.user_nanoid)
+              return user === undefined ? [] : [{ user, role: m.role }]
+            }),
+            ({ user, role }) =>
+              Effect.map(chain._tag === "Some" ? userAccountOf(chain.value, user) : Effect.succeed(""), (account) =>
+                toTeamUser(user, role, account)
+              )
+          )
+          return { users: listed, pagination: pagination(page, members.members.length, members.total) }
+        }),
+
+        memberSummary: Effect.fn("Teams.memberSummary")(function* (caller, team, user) {
+          const { team: found } = yield* access.authorize(caller, team, "member.summary", user)
+          const membership = yield* memberOf(team, user)
+          const profile = yield* users.findById(user)
+          if (profile._tag === "None") return yield* new UserNotFound({ user })
+          const company = yield* companies.findById(found.company_nanoid)
+          if (company._tag === "None") return yield* new CompanyNotFound({ company: found.company_nanoid })
+          return toMemberSummary(profile.value, membership.role, company.value)
+        }),
+
+        removeMember: Effect.fn("Teams.removeMember")(function* (caller, team, user) {
+          yield* access.authorize(caller, team, "member.remove", user)
+          const membership = yield* memberOf(team, user)
+          if (membership.role === "team_admin") {
+            const admins = yield* memberships.listTeam(team, { roles: ["team_admin"], offset: 0, limit: 2 })
+            if (admins.total <= 1) return yield* new LastAdmin({ team })
+          }
+          yield* memberships.remove(team, user)
+          return { team_nanoid: team, user_nanoid: user, removed: true as const }
+        }),
+
+        settings: Effect.fn("Teams.settings")(function* (caller, team) {
+          yield* access.authorize(caller, team, "team.settings.read")
+          return Option.getOrElse(yield* settings.getTeam(team), () => defaultTeamSettings)
+        }),
+
+        updateSettings: Effect.fn("Teams.updateSettings")(function* (caller, team, changes) {
+          yield* access.authorize(caller, team, "team.settings.update")
+          const current = Option.getOrElse(yield* settings.getTeam(team), () => defaultTeamSettings)
+          const next = { ...current, ...changes }
+          yield* settings.putTeam(team, next)
+          return next
+        }),
+
+        memberSettings: Effect.fn("Teams.memberSettings")(function* (caller, team, user) {
+          yield* access.authorize(caller, team, "member.settings.read", user)
+          yield* memberOf(team, user)
+          return Option.getOrElse(yield* settings.getMember(team, user), () => defaultMemberSettings)
+        }),
+
+        updateMemberSettings: Effect.fn("Teams.updateMemberSettings")(function* (caller, team, user, changes) {
+          yield* access.authorize(caller, team, "member.settings.update", user)
+          yield* memberOf(team, user)
+          const current = Option.getOrElse(yield* settings.getMember(team, user), () => defaultMemberSettings)
+          const next = { ...current, ...changes }
+          yield* settings.putMember(team, user, next)
+          return next
+        })
+      })
+    })
+  ).pipe(Layer.provide(TeamAccess.layer))
+}
