@@ -10,7 +10,11 @@ import { SystemApi } from "./SystemApi.ts"
 import { TeamsApi } from "./TeamsApi.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
 
-/** The whole API, annotated for OpenAPI 3.1. Bodies and queries reject unknown fields. */
+/**
+ * The whole API, annotated for OpenAPI 3.1. Bodies and queries reject unknown fields. Success bodies are built by the
+ * domain from values it decoded, so the server does not check them again on the way out (a sixth of the time of a
+ * 100-user list); the typed client still checks what it receives (`ApiClient.ts`).
+ */
 export class Api extends HttpApi.make("svc")
   .add(SystemApi)
   .add(AuthApi)
@@ -21,6 +25,7 @@ export class Api extends HttpApi.make("svc")
   .add(BalanceApi)
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
+  .annotate(HttpApi.SuccessParseOptions, { disableChecks: true })
   .annotateMerge(
     OpenApi.annotations({
       title: "svc team payments API",

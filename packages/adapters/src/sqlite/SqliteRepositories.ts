@@ -136,10 +136,12 @@ export const memberships = Layer.effect(
             emails: options.emails === undefined ? null : JSON.stringify(options.emails.map((e) => e.toLowerCase())),
             roles: options.roles === undefined ? null : JSON.stringify(options.roles)
           }
-          return {
-            members: recordsOf<Membership>(page.all({ ...filter, limit: options.limit ?? -1, offset: options.offset })),
-            total: Number(count.get(filter)?.total ?? 0)
-          }
+          const members = recordsOf<Membership>(
+            page.all({ ...filter, limit: options.limit ?? -1, offset: options.offset })
+          )
+          // The whole list was read: it is its own count.
+          const whole = options.limit === undefined && options.offset === 0
+          return { members, total: whole ? members.length : Number(count.get(filter)?.total ?? 0) }
         }),
       countByTeams: (teams) =>
         Effect.sync(() => {

@@ -18,12 +18,7 @@ import {
   type MalformedTypedData,
   type TypedDataMismatch
 } from "./TypedDataError.ts"
-import {
-  checkTypedDataExpiry,
-  ensureSameTypedData,
-  typedDataDigestUnsafe,
-  verifyTypedDataSignature
-} from "./TypedDataSignature.ts"
+import { checkTypedDataExpiry, ensureSameTypedData, verifyDigestSignature } from "./TypedDataSignature.ts"
 
 /** What the client sends back to execute. */
 export interface SignedRequest {
@@ -56,11 +51,12 @@ export const authorizeSignedRequest = Effect.fn("SignedRequest.authorize")(funct
 ): Effect.fn.Return<ClaimedTypedData, SignedRequestError, IssuedTypedDataStore | SignatureVerifier> {
   const store = yield* IssuedTypedDataStore
   const issued = yield* store.find(request.typedData.salt)
-  yield* ensureSameTypedData(issued.bundle, request.typedData)
+  // The digest is computed once from our record, and the signature checked against it.
+  const digest = yield* ensureSameTypedData(issued.bundle, request.typedData)
   yield* checkTypedDataExpiry(issued.bundle.typed_data)
   if (!isAddressEqual(request.signer, issued.bundle.typed_data.from)) {
-    return yield* new InvalidSignature({ signer: request.signer, digest: typedDataDigestUnsafe(issued.bundle) })
+    return yield* new InvalidSignature({ signer: request.signer, digest })
   }
-  yield* verifyTypedDataSignature({ bundle: issued.bundle, signer: request.signer, signature: request.signature })
+  yield* verifyDigestSignature({ digest, signer: request.signer, signature: request.signature })
   return yield* store.claim(issued.salt, yield* Clock.currentTimeMillis)
 })

@@ -52,9 +52,18 @@ export const verifyTypedDataSignature = Effect.fn("TypedDataSignature.verify")(f
   parameters: VerifyTypedDataParameters
 ): Effect.fn.Return<Bytes32, InvalidSignature | MalformedTypedData, SignatureVerifier> {
   const digest = yield* typedDataDigest(parameters.bundle)
-  const verifier = yield* SignatureVerifier
-  const valid = yield* verifier.verifyHash({ signer: parameters.signer, hash: digest, signature: parameters.signature })
-  if (!valid) return yield* new InvalidSignature({ signer: parameters.signer, digest })
+  return yield* verifyDigestSignature({ digest, signer: parameters.signer, signature: parameters.signature })
+})
+
+/** Succeeds with `digest` when `signer` signed it (EOA or contract wallet); fails with `InvalidSignature` otherwise. */
+export const verifyDigestSignature = Effect.fn("TypedDataSignature.verifyDigest")(function* (parameters: {
+  readonly digest: Bytes32
+  readonly signer: Address
+  readonly signature: Hex
+}): Effect.fn.Return<Bytes32, InvalidSignature, SignatureVerifier> {
+  const { digest, signer, signature } = parameters
+  const valid = yield* SignatureVerifier.use((verifier) => verifier.verifyHash({ signer, hash: digest, signature }))
+  if (!valid) return yield* new InvalidSignature({ signer, digest })
   return digest
 })
 
@@ -68,17 +77,20 @@ export const checkTypedDataExpiry = Effect.fn("TypedDataSignature.checkExpiry")(
 
 /**
  * Fails with `TypedDataMismatch` unless the client's `typed_data` encodes to the same struct as the one issued: the
- * server rebuilds the digest from its own record, so only the signed values matter (address case does not).
+ * server rebuilds the digest from its own record, so only the signed values matter (address case does not). Answers
+ * that digest, the one the signature must sign.
  */
 export const ensureSameTypedData = <B extends TypedDataBundle>(
   issued: B,
   received: unknown
-): Effect.Effect<B, TypedDataMismatch> => {
+): Effect.Effect<Bytes32, TypedDataMismatch> => {
   const expected = typedDataDigestUnsafe(issued)
   return typedDataDigest({ ...issued, typed_data: received } as B).pipe(
     Effect.mapError(() => new TypedDataMismatch({ expected, received: "malformed typed_data" })),
     Effect.flatMap((digest) =>
-      digest === expected ? Effect.succeed(issued) : Effect.fail(new TypedDataMismatch({ expected, received: digest }))
+      digest === expected
+        ? Effect.succeed(expected)
+        : Effect.fail(new TypedDataMismatch({ expected, received: digest }))
     )
   )
 }

@@ -265,17 +265,17 @@ export class Teams extends Context.Service<
           const profiles = new Map(
             (yield* users.findByIds(members.members.map((m) => m.user_nanoid))).map((u) => [u.nanoid, u])
           )
+          const listedMembers = members.members.flatMap((m) => {
+            const user = profiles.get(m.user_nanoid)
+            return user === undefined ? [] : [{ user, role: m.role }]
+          })
           // Each member's own svc account (where the team pays them); unknown without a chain.
-          const listed = yield* Effect.forEach(
-            members.members.flatMap((m) => {
-              const user = profiles.get(m.user_nanoid)
-              return user === undefined ? [] : [{ user, role: m.role }]
-            }),
-            ({ user, role }) =>
-              Effect.map(chain._tag === "Some" ? userAccountOf(chain.value, user) : Effect.succeed(""), (account) =>
-                toTeamUser(user, role, account)
-              )
-          )
+          const listed =
+            chain._tag === "None"
+              ? listedMembers.map(({ user, role }) => toTeamUser(user, role, ""))
+              : yield* Effect.forEach(listedMembers, ({ user, role }) =>
+                  Effect.map(userAccountOf(chain.value, user), (account) => toTeamUser(user, role, account))
+                )
           return { users: listed, pagination: pagination(page, members.members.length, members.total) }
         }),
 
