@@ -159,6 +159,22 @@ describe("bearer authentication", () => {
         401,
         "UNAUTHORIZED"
       )
+      // Our own key, but claims we never issue: issued in the future, living past 24 hours, or naming nobody.
+      const fromTheFuture = yield* sign(server.jwtSecret, now + 3600, now + 7200)
+      const tooLong = yield* sign(server.jwtSecret, now, now + 30 * 86400)
+      const nobody = yield* Effect.promise(() =>
+        new SignJWT({ wallet: claims.wallet })
+          .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: kidOf(server.jwtSecret) })
+          .setSubject("us-000000000000")
+          .setIssuer("svc")
+          .setIssuedAt(now)
+          .setExpirationTime(now + 3600)
+          .setJti("test")
+          .sign(new TextEncoder().encode(server.jwtSecret))
+      )
+      assertError(yield* call(server, "GET", "/v2/user/teams", { token: fromTheFuture }), 401, "UNAUTHORIZED")
+      assertError(yield* call(server, "GET", "/v2/user/teams", { token: tooLong }), 401, "UNAUTHORIZED")
+      assertError(yield* call(server, "GET", "/v2/user/teams", { token: nobody }), 401, "UNAUTHORIZED")
     }).pipe(Effect.scoped)
   )
 })

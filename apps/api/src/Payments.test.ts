@@ -125,6 +125,14 @@ const putBody = (body: Record<string, unknown>, bundle: TypedDataBundle, signer:
   signature
 })
 
+/** The same signature with the high `s` (n - s) and the other `v`: valid for ecrecover, refused by EIP-2. */
+const malleableTwin = (signature: Hex): Hex => {
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  const v = Number.parseInt(signature.slice(130, 132), 16)
+  return `${signature.slice(0, 66)}${(n - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}` as Hex
+}
+
 // Real I/O with sleeps and polling: no TestClock (excludeTestServices), so `it.effect` runs on the live clock.
 layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
   "payments over HTTP on jongodb and anvil",
@@ -172,6 +180,13 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           assert.strictEqual(replay.status, 200)
           assert.strictEqual(replay.body.data.transaction, transaction)
           assert.strictEqual(yield* balanceOf(t.account), units(1_000_00 - 3500))
+          // The malleable twin of the signature (high s, other v) is refused after execution as before it.
+          const twin = yield* call(server, "PUT", "/v2/payments", {
+            token: t.token,
+            body: putBody(body, bundle, t.admin.address, malleableTwin(signature))
+          })
+          assert.strictEqual(twin.status, 400, JSON.stringify(twin.body))
+          assert.strictEqual(twin.body.error_code, "VALIDATION_ERROR")
 
           const query = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=complete`, {
             token: t.token

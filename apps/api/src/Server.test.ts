@@ -1,11 +1,57 @@
-import { request } from "node:http"
+import { Agent, request } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import * as Server from "./Server.ts"
-import { call, startTestServer } from "./TestServer.ts"
+import { call, type SeededMember, seedTeam, signIn, startTestServer } from "./TestServer.ts"
+
+/** A request on `agent`: its status and `connection` header, or the socket error it met. */
+const onAgent = (
+  agent: Agent,
+  url: string,
+  method: string,
+  options: { readonly chunks?: ReadonlyArray<Buffer>; readonly headers?: Record<string, string> } = {}
+) =>
+  Effect.callback<{ readonly status: number; readonly connection: string | undefined } | { readonly error: string }>(
+    (resume) => {
+      const req = request(
+        url,
+        { method, agent, headers: { "content-type": "application/json", ...options.headers } },
+        (res) => {
+          res.resume()
+          res.on("end", () =>
+            resume(Effect.succeed({ status: res.statusCode ?? 0, connection: res.headers.connection }))
+          )
+        }
+      )
+      req.on("error", (error) => resume(Effect.succeed({ error: error.message })))
+      // Written in pieces with no length: a chunked body, which the server can only refuse once it read past the limit.
+      for (const chunk of options.chunks ?? []) req.write(chunk)
+      req.end()
+    }
+  )
 
 describe("API server", () => {
+  it.live("after a 413 for a body over the limit, the next request on a keep-alive client is served", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+      yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
+      const warm = yield* onAgent(agent, `${server.baseUrl}/health`, "GET")
+      assert.deepInclude(warm, { status: 200 })
+      const { members } = yield* seedTeam(server, ["team_admin"])
+      const token = yield* signIn(server, (members[0] as SeededMember).account)
+      // With a key, the body is read (to fingerprint it) before anything else, past the limit.
+      const tooLarge = yield* onAgent(agent, `${server.baseUrl}/v2/teams`, "POST", {
+        chunks: Array.from({ length: 48 }, () => Buffer.alloc(64 * 1024, 32)),
+        headers: { authorization: `Bearer ${token}`, "idempotency-key": "too-large" }
+      })
+      assert.deepStrictEqual(tooLarge, { status: 413, connection: "close" })
+      const next = yield* onAgent(agent, `${server.baseUrl}/health`, "GET")
+      assert.deepInclude(next, { status: 200 })
+    }).pipe(Effect.scoped)
+  )
+
   it.live("answers GET /health with 200 over real HTTP", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer

@@ -221,6 +221,10 @@ describe("team routes", () => {
       assertError(yield* get("?page=1&count=501"), 400, "VALIDATION_ERROR")
       assertError(yield* get("?page=0"), 400, "VALIDATION_ERROR")
       assertError(yield* get("?offset=-1"), 400, "VALIDATION_ERROR")
+      // Paging far past any team is refused, not a database error.
+      assertError(yield* get("?offset=2147483648"), 400, "VALIDATION_ERROR")
+      assertError(yield* get("?page=999999999&count=500"), 400, "VALIDATION_ERROR")
+      assert.strictEqual((yield* get("?offset=1000000")).body.data.users.length, 0)
       assertError(yield* get("?count=abc"), 400, "VALIDATION_ERROR")
 
       // e-mails: repeated and comma-separated, unknown ones silently absent, 100 allowed, 101 refused

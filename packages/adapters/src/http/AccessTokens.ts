@@ -1,7 +1,8 @@
 /**
  * Access tokens (SPEC §5): 24-hour JWTs signed with HS256 by `jose`, carrying `sub` (user id), `wallet`, `iat`,
  * `exp`, `jti` and the key id in the header. Verification accepts only HS256 under our key id, so `alg: none`,
- * other algorithms and tokens of another key are all refused.
+ * other algorithms and tokens of another key are all refused, and only claims we issue: `iat` not in the future and
+ * a lifetime of at most 24 hours.
  */
 
 import { createHash, randomUUID } from "node:crypto"
@@ -12,6 +13,9 @@ import { errors, jwtVerify, SignJWT } from "jose"
 
 /** The lifetime of an access token (SPEC §8). */
 export const tokenLifetimeSeconds = accessTokenLifetimeSeconds
+
+/** How far a token's `iat` may be ahead of our clock (another replica's clock). */
+const clockSkewSeconds = 60
 
 /** Why a token was refused: `expired` or anything else (`invalid`). */
 export class TokenRefused extends Schema.TaggedError<TokenRefused>()("TokenRefused", {
@@ -60,9 +64,14 @@ export class AccessTokens extends Context.Service<
                   algorithms: ["HS256"],
                   issuer,
                   currentDate: new Date(now),
-                  requiredClaims: ["sub", "iat", "exp", "jti"]
+                  requiredClaims: ["sub", "iat", "exp", "jti"],
+                  // Refuses an `iat` in the future (beyond a minute's clock skew) or older than a token lives.
+                  maxTokenAge: tokenLifetimeSeconds,
+                  clockTolerance: clockSkewSeconds
                 })
                 if (protectedHeader.kid !== kid) throw new Error("unknown key id")
+                // We never issue a token that lives longer than 24 hours (SPEC §8).
+                if ((payload.exp ?? 0) - (payload.iat ?? 0) > tokenLifetimeSeconds) throw new Error("lifetime too long")
                 return decodeClaims(payload)
               },
               catch: (error) => new TokenRefused({ reason: error instanceof errors.JWTExpired ? "expired" : "invalid" })

@@ -14,7 +14,7 @@ import {
   UpdateTeamBody,
   UpdateTeamSettingsBody
 } from "@svc/domain/team"
-import { EmailFilter, Pagination, pageSize, TeamUser } from "@svc/domain/user"
+import { EmailFilter, Pagination, pageSize, pagingReach, TeamUser } from "@svc/domain/user"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
@@ -24,11 +24,21 @@ import { Envelope } from "./Envelope.ts"
 const teamPath = { team_nanoid: TeamId }
 const memberPath = { team_nanoid: TeamId, user_nanoid: UserId }
 
-const PositiveInt = Schema.Int.pipe(
-  Schema.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer of at least 1" }))
+const PageNumber = Schema.Int.pipe(
+  Schema.check(
+    Schema.isBetween(
+      { minimum: 1, maximum: pagingReach.maxPage },
+      { message: `Expected a page number from 1 to ${pagingReach.maxPage}` }
+    )
+  )
 )
-const NonNegativeInt = Schema.Int.pipe(
-  Schema.check(Schema.isGreaterThanOrEqualTo(0, { message: "Expected an integer of at least 0" }))
+const Offset = Schema.Int.pipe(
+  Schema.check(
+    Schema.isBetween(
+      { minimum: 0, maximum: pagingReach.maxOffset },
+      { message: `Expected an offset from 0 to ${pagingReach.maxOffset}` }
+    )
+  )
 )
 const PageSize = Schema.Int.pipe(
   Schema.check(
@@ -42,8 +52,8 @@ const PageSize = Schema.Int.pipe(
 /** `GET /v2/teams/{team_nanoid}/users` query: `emails` repeated or comma-separated (up to 100 in all). */
 export const TeamUsersQuery = {
   emails: Schema.optional(EmailFilter),
-  page: Schema.optional(PositiveInt),
-  offset: Schema.optional(NonNegativeInt),
+  page: Schema.optional(PageNumber),
+  offset: Schema.optional(Offset),
   count: Schema.optional(PageSize)
 }
 

@@ -37,6 +37,12 @@ export type EmailFilter = typeof EmailFilter.Type
 /** Page size bounds and default (SPEC §8). */
 export const pageSize = { min: 1, max: 500, default: 100 } as const
 
+/**
+ * How far paging may reach: far past any team's size, and small enough that `page x count` and `offset + count`
+ * stay exact integers everywhere they go (a larger value is a 400, not a database error).
+ */
+export const pagingReach = { maxOffset: 1_000_000, maxPage: 2_000 } as const
+
 /** One user of a team (SPEC §2.2). */
 export const TeamUser = Schema.Struct({
   nanoid: Schema.String,

@@ -10,6 +10,7 @@ export {
   pageRequest,
   pageSize,
   pagination,
+  pagingReach,
   TeamUser,
   toTeamUser
 } from "./TeamUser.ts"

@@ -2,17 +2,19 @@
  * The server side of bearer authentication: verifies the JWT (or reuses the idempotency middleware's verdict for it)
  * and provides the caller.
  */
-import { Effect, Layer, Redacted } from "effect"
+import { UserRepository } from "@svc/domain/user"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { AccessTokens } from "../AccessTokens.ts"
 import { apiError, type Unauthorized } from "../ApiError.ts"
 import { Authentication, CurrentUser } from "../Authentication.ts"
 import { verifyOnce } from "./VerifiedToken.ts"
 
-/** Missing, malformed, expired, foreign-key and `alg: none` tokens all answer 401. */
+/** Missing, malformed, expired, foreign-key and `alg: none` tokens, and tokens naming no user, all answer 401. */
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const tokens = yield* AccessTokens
+    const users = yield* UserRepository
     return Authentication.of({
       bearer: (httpEffect, { credential }) =>
         Effect.gen(function* () {
@@ -26,6 +28,10 @@ export const AuthenticationLive = Layer.effect(
                   : apiError("UNAUTHORIZED", "The access token is invalid")) as Unauthorized
             )
           )
+          // A valid token whose user is gone (or never was) opens nothing.
+          if (Option.isNone(yield* users.findById(claims.sub))) {
+            return yield* Effect.fail(apiError("UNAUTHORIZED", "The access token names no user") as Unauthorized)
+          }
           return yield* Effect.provideService(httpEffect, CurrentUser, { nanoid: claims.sub, wallet: claims.wallet })
         })
     })

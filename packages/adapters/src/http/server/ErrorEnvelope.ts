@@ -144,7 +144,16 @@ export const withRequestId = <E, R>(
   Effect.suspend(() => {
     const requestId = `req_${randomUUID().replaceAll("-", "")}`
     return withErrorEnvelope(app).pipe(
-      Effect.map((response) => HttpServerResponse.setHeader(response, requestIdHeader, requestId)),
+      Effect.map((response) =>
+        // A refused body is left unread on the socket: say the connection closes, so a keep-alive client opens a new
+        // one for its next request instead of meeting a dropped socket.
+        HttpServerResponse.setHeaders(
+          response,
+          response.status === 413
+            ? { [requestIdHeader]: requestId, connection: "close" }
+            : { [requestIdHeader]: requestId }
+        )
+      ),
       Effect.provideService(RequestId, requestId)
     )
   })

@@ -1,12 +1,15 @@
 import { randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
+import { walletAddressOf } from "@svc/domain/Evm"
 import type { UserId } from "@svc/domain/Ids"
 import { IdempotencyStore } from "@svc/domain/idempotency"
+import { newUser, UserRepository } from "@svc/domain/user"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { SqliteDatabase } from "../../sqlite/SqliteDatabase.ts"
 import * as SqliteIdempotencyStore from "../../sqlite/SqliteIdempotencyStore.ts"
+import * as SqliteRepositories from "../../sqlite/SqliteRepositories.ts"
 import { AccessTokens } from "../AccessTokens.ts"
 import { Authentication, CurrentUser } from "../Authentication.ts"
 import { AuthenticationLive } from "./AuthenticationLive.ts"
@@ -117,9 +120,18 @@ describe("idempotency middleware and authentication", () => {
           })
         })
       ).pipe(Layer.provide(AccessTokens.make(Redacted.make(randomBytes(32).toString("hex")))))
-      const context = yield* Layer.build(Layer.mergeAll(countedTokens, idempotencyStore))
+      // Authentication also finds the token's user.
+      const storage = Layer.mergeAll(SqliteIdempotencyStore.layer, SqliteRepositories.users).pipe(
+        Layer.provide(SqliteDatabase.layer({ filename: ":memory:" })),
+        Layer.orDie
+      )
+      const context = yield* Layer.build(Layer.mergeAll(countedTokens, storage))
       const tokens = yield* AccessTokens.pipe(Effect.provide(context))
-      const token = yield* tokens.issue({ sub: "us-000000000002" as UserId, wallet: `0x${"02".repeat(20)}` })
+      const wallet = walletAddressOf(`0x${"02".repeat(20)}`)
+      yield* UserRepository.use((users) =>
+        users.insert(newUser({ nanoid: "us-000000000002" as UserId, wallet, created_at: new Date().toISOString() }))
+      ).pipe(Effect.provide(context), Effect.orDie)
+      const token = yield* tokens.issue({ sub: "us-000000000002" as UserId, wallet })
       const routes = Layer.mergeAll(
         HttpApiBuilder.layer(ProbeApi).pipe(Layer.provide(probeHandlers), Layer.provide(AuthenticationLive)),
         HttpRouter.middleware(
