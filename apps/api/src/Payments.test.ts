@@ -82,9 +82,14 @@ const fundedTeam = (cents: number, options: { readonly adminKey?: Hex } = {}) =>
     yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
       Effect.provide(server.context)
     )
-    const [, employee, contractor, viewer] = seeded.members as [SeededMember, SeededMember, SeededMember, SeededMember]
+    const [owner, employee, contractor, viewer] = seeded.members as [
+      SeededMember,
+      SeededMember,
+      SeededMember,
+      SeededMember
+    ]
     const token = yield* signIn(server, admin)
-    return { team: seeded.teamId, account, admin, adminKey, adminUser, employee, contractor, viewer, token }
+    return { team: seeded.teamId, account, admin, adminKey, adminUser, owner, employee, contractor, viewer, token }
   })
 
 const balanceOf = (address: Address) =>
@@ -220,6 +225,12 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           assert.strictEqual(balance.status, 200)
           assert.strictEqual(balance.body.data.svc_account_address.toLowerCase(), t.account.toLowerCase())
           assert.deepStrictEqual(balance.body.data.balances, [{ currency: "USD", balance_cents: 1_000_00 - 3500 }])
+          // A team that holds money cannot be deleted: the money would have no team to leave from.
+          const ownerToken = yield* signIn(server, t.owner.account)
+          const deleted = yield* call(server, "DELETE", `/v2/teams/${t.team}`, { token: ownerToken })
+          assert.strictEqual(deleted.status, 409, JSON.stringify(deleted.body))
+          assert.strictEqual(deleted.body.error_code, "TEAM_NOT_EMPTY")
+          assert.strictEqual((yield* call(server, "GET", `/v2/teams/${t.team}`, { token: t.token })).status, 200)
         })
     )
 

@@ -32,6 +32,27 @@ const onAgent = (
   )
 
 describe("API server", () => {
+  it.live("serves paths only as written: other letter case, doubled slashes and ;params name no route", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { teamId, members } = yield* seedTeam(server, ["team_admin"])
+      const token = yield* signIn(server, (members[0] as SeededMember).account)
+      assert.strictEqual((yield* call(server, "GET", `/v2/teams/${teamId}`, { token })).status, 200)
+      for (const path of [
+        `/V2/TEAMS/${teamId}`,
+        `/v2/Teams/${teamId}`,
+        `//v2/teams/${teamId}`,
+        `/v2//teams/${teamId}`,
+        `/v2/teams/${teamId};x=1`,
+        "/HEALTH"
+      ]) {
+        const response = yield* call(server, "GET", path, { token })
+        assert.strictEqual(response.status, 404, path)
+        assert.strictEqual(response.body.error_code, "ROUTE_NOT_FOUND", path)
+      }
+    }).pipe(Effect.scoped)
+  )
+
   it.live("after a 413 for a body over the limit, the next request on a keep-alive client is served", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer

@@ -160,7 +160,9 @@ export const layer = (options: ServerOptions) => {
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
   return HttpRouter.serve(options.chain === undefined ? RoutesWithoutChain : Routes, {
     disableListenLog: true,
-    disableLogger: options.logRequests === false
+    disableLogger: options.logRequests === false,
+    // Paths match as written: `/V2/TEAMS` and `//v2/...` name no route (the router folds both by default).
+    routerConfig: { caseSensitive: true, ignoreDuplicateSlashes: false }
   }).pipe(
     Layer.provideMerge(services(options)),
     Layer.provideMerge(chain),

@@ -72,13 +72,37 @@ describe("team routes", () => {
         403,
         "INSUFFICIENT_PERMISSIONS"
       )
+      // An unknown company answers as someone else's does: the answer reveals no company ids.
       assertError(
         yield* call(server, "POST", "/v2/teams", {
           token,
           body: { name: "Nope", entity_nanoid: "co-doesnotexist", admin_wallet: newAdmin.address }
         }),
-        404,
-        "COMPANY_NOT_FOUND"
+        403,
+        "INSUFFICIENT_PERMISSIONS"
+      )
+      // Names and descriptions without control or bidi characters; avatars https: only.
+      for (const name of ["Pay\u0000roll", "Pay\u202eroll", "Pay\nroll"]) {
+        assertError(
+          yield* call(server, "POST", "/v2/teams", {
+            token,
+            body: { name, entity_nanoid: companyId, admin_wallet: newAdmin.address }
+          }),
+          400,
+          "VALIDATION_ERROR"
+        )
+      }
+      for (const avatar of ["javascript:alert(1)", "http://example.com/a.png", "data:image/png;base64,AAAA"]) {
+        assertError(
+          yield* call(server, "PUT", `/v2/teams/${teamId}`, { token, body: { avatar } }),
+          400,
+          "VALIDATION_ERROR"
+        )
+      }
+      const avatar = "https://cdn.example.com/a.png"
+      assert.strictEqual(
+        (yield* call(server, "PUT", `/v2/teams/${teamId}`, { token, body: { avatar } })).body.data.avatar,
+        avatar
       )
       assertError(
         yield* call(server, "POST", "/v2/teams", {

@@ -5,6 +5,7 @@ import { Schema } from "effect"
 import { isAddress } from "viem"
 import { type Address, WalletAddress } from "../Evm.ts"
 import { CompanyId, TeamId } from "../Ids.ts"
+import { ImageUrl, PlainText } from "../Text.ts"
 
 /** A stored team. `svc_account` is its on-chain account address, empty until deployed; deleted teams keep their id. */
 export const Team = Schema.Struct({
@@ -24,24 +25,11 @@ export type Team = typeof Team.Type
 export const teamAccountOf = (team: Team): Address | undefined =>
   isAddress(team.svc_account, { strict: false }) ? team.svc_account : undefined
 
-/** A team name: 2 to 50 characters (reference: `INVALID_TEAM_NAME`). */
-export const TeamName = Schema.String.pipe(
-  Schema.check(
-    Schema.isBetweenLength(2, 50, {
-      expected: "a team name of 2 to 50 characters",
-      message: "Expected a team name of 2 to 50 characters"
-    })
-  )
-)
-/** A team description: up to 500 characters. */
-export const TeamDescription = Schema.String.pipe(
-  Schema.check(
-    Schema.isMaxLength(500, {
-      expected: "a description of at most 500 characters",
-      message: "Expected a description of at most 500 characters"
-    })
-  )
-)
+/** A team name: 2 to 50 characters (reference: `INVALID_TEAM_NAME`), no control or bidi characters. */
+export const TeamName = PlainText({ min: 2, max: 50, what: "a team name" })
+
+/** A team description: up to 500 characters, line breaks allowed, no other control or bidi characters. */
+export const TeamDescription = PlainText({ max: 500, what: "a description", multiline: true })
 
 /** `POST /v2/teams` (DESIGN §5). `admin_wallet` becomes the team's first `team_admin`. */
 export const CreateTeamBody = Schema.Struct({
@@ -56,11 +44,7 @@ export type CreateTeamBody = typeof CreateTeamBody.Type
 export const UpdateTeamBody = Schema.Struct({
   name: Schema.optionalKey(TeamName),
   description: Schema.optionalKey(TeamDescription),
-  avatar: Schema.optionalKey(
-    Schema.String.pipe(
-      Schema.check(Schema.isMaxLength(2048, { message: "Expected an avatar URL of at most 2048 characters" }))
-    )
-  )
+  avatar: Schema.optionalKey(ImageUrl)
 })
 export type UpdateTeamBody = typeof UpdateTeamBody.Type
 

@@ -1,5 +1,5 @@
 /**
- * The error of a team that is unknown or deleted.
+ * The errors of a team that is unknown or deleted, or that cannot be deleted yet.
  */
 import { Schema } from "effect"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
@@ -9,5 +9,16 @@ export class TeamNotFound extends Schema.TaggedError<TeamNotFound>()("TeamNotFou
   /** The API error code. */
   get errorCode(): ErrorCode {
     return "TEAM_NOT_FOUND"
+  }
+}
+
+/** The team still holds money or intents waiting to be paid: deleting it would strand them. */
+export class TeamNotEmpty extends Schema.TaggedError<TeamNotEmpty>()("TeamNotEmpty", {
+  team: Schema.String,
+  message: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "TEAM_NOT_EMPTY"
   }
 }

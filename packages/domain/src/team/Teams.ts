@@ -11,6 +11,7 @@ import { type MemberSummary, toMemberSummary } from "../membership/MemberSummary
 import { InsufficientPermissions, LastAdmin, MemberNotFound } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Caller } from "../user/Caller.ts"
 import { type Pagination, pageRequest, pagination, type TeamUser, toTeamUser } from "../user/TeamUser.ts"
 import { newUser } from "../user/User.ts"
@@ -18,9 +19,17 @@ import { userAccountOf } from "../user/UserAccount.ts"
 import { UserNotFound } from "../user/UserNotFound.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { SettingsRepository } from "./SettingsRepository.ts"
-import type { CreatedTeam, CreateTeamBody, Team, TeamListItem, TeamView, UpdateTeamBody } from "./Team.ts"
+import {
+  type CreatedTeam,
+  type CreateTeamBody,
+  type Team,
+  type TeamListItem,
+  type TeamView,
+  teamAccountOf,
+  type UpdateTeamBody
+} from "./Team.ts"
 import { TeamBalances } from "./TeamBalances.ts"
-import { TeamNotFound } from "./TeamNotFound.ts"
+import { TeamNotEmpty, TeamNotFound } from "./TeamNotFound.ts"
 import { TeamRepository } from "./TeamRepository.ts"
 import {
   defaultMemberSettings,
@@ -49,10 +58,7 @@ export class Teams extends Context.Service<
     /** The active teams the caller is a member of, with the caller's role. */
     readonly listMine: (caller: Caller) => Effect.Effect<ReadonlyArray<TeamListItem>>
     /** A team in a company the caller administers (a `team_admin` of one of its teams); `admin_wallet` its admin. */
-    readonly create: (
-      caller: Caller,
-      body: CreateTeamBody
-    ) => Effect.Effect<CreatedTeam, CompanyNotFound | InsufficientPermissions>
+    readonly create: (caller: Caller, body: CreateTeamBody) => Effect.Effect<CreatedTeam, InsufficientPermissions>
     /** The team with its administrators and balance. */
     readonly get: (caller: Caller, team: TeamId) => Effect.Effect<TeamView, TeamError>
     readonly update: (caller: Caller, team: TeamId, changes: UpdateTeamBody) => Effect.Effect<TeamView, TeamError>
@@ -60,7 +66,7 @@ export class Teams extends Context.Service<
     readonly delete: (
       caller: Caller,
       team: TeamId
-    ) => Effect.Effect<{ readonly team_nanoid: TeamId; readonly deleted: true }, TeamError>
+    ) => Effect.Effect<{ readonly team_nanoid: TeamId; readonly deleted: true }, TeamError | TeamNotEmpty>
     readonly users: (
       caller: Caller,
       team: TeamId,
@@ -100,7 +106,7 @@ export class Teams extends Context.Service<
   }
 >()("@svc/domain/team/Teams") {
   /**
-   * On the repositories, `IdGenerator` and `TeamBalances`; with a `ChainGateway` in context, team users show their
+   * On the repositories, the payments ledger, `IdGenerator` and `TeamBalances`; with a `ChainGateway` in context, team users show their
    * svc account (empty without one).
    */
   static readonly layer = Layer.effect(
@@ -114,6 +120,7 @@ export class Teams extends Context.Service<
       const settings = yield* SettingsRepository
       const ids = yield* IdGenerator
       const balances = yield* TeamBalances
+      const ledger = yield* PaymentLedger
       const chain = yield* Effect.serviceOption(ChainGateway)
       const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
@@ -178,10 +185,9 @@ export class Teams extends Context.Service<
         }),
 
         create: Effect.fn("Teams.create")(function* (caller, body) {
-          const company = yield* companies.findById(body.entity_nanoid)
-          if (company._tag === "None") return yield* new CompanyNotFound({ company: body.entity_nanoid })
+          // An unknown company and someone else's answer alike, so the answer reveals no company ids.
           const companyTeams = new Set(
-            (yield* teams.listByCompany(company.value.nanoid)).filter((t) => t.status === "active").map((t) => t.nanoid)
+            (yield* teams.listByCompany(body.entity_nanoid)).filter((t) => t.status === "active").map((t) => t.nanoid)
           )
           const adminOfCompany = (yield* memberships.listByUser(caller.nanoid)).some(
             (m) => m.role === "team_admin" && companyTeams.has(m.team_nanoid)
@@ -203,7 +209,7 @@ export class Teams extends Context.Service<
           const adminUser = Option.getOrElse(yield* users.findByWallet(body.admin_wallet), () => admin)
           const team: Team = {
             nanoid: yield* ids.make("team"),
-            company_nanoid: company.value.nanoid,
+            company_nanoid: body.entity_nanoid,
             name: body.name,
             description: body.description ?? "",
             avatar: "",
@@ -248,7 +254,23 @@ export class Teams extends Context.Service<
         }),
 
         delete: Effect.fn("Teams.delete")(function* (caller, team) {
-          yield* access.authorize(caller, team, "team.delete")
+          const { team: found } = yield* access.authorize(caller, team, "team.delete")
+          // Money or intents left behind would have no team to pay them out from.
+          const account = teamAccountOf(found)
+          const held =
+            chain._tag === "Some" && account !== undefined
+              ? yield* chain.value.balanceOf(account).pipe(Effect.orDie)
+              : 0n
+          if (held > 0n) {
+            return yield* new TeamNotEmpty({ team, message: "The team still holds money: pay it out first" })
+          }
+          const pending = yield* ledger.list({ states: ["intent", "scheduled"], payer: team })
+          if (pending.length > 0) {
+            return yield* new TeamNotEmpty({
+              team,
+              message: `The team has ${pending.length} intent(s) waiting to be paid: let them run or expire first`
+            })
+          }
           yield* teams.update(team, { status: "deleted", updated_at: yield* nowIso })
           return { team_nanoid: team, deleted: true as const }
         }),

@@ -15,7 +15,7 @@ export {
   UpdateTeamBody
 } from "./Team.ts"
 export { TeamBalances } from "./TeamBalances.ts"
-export { TeamNotFound } from "./TeamNotFound.ts"
+export { TeamNotEmpty, TeamNotFound } from "./TeamNotFound.ts"
 export { type TeamChanges, TeamRepository } from "./TeamRepository.ts"
 export {
   defaultMemberSettings,

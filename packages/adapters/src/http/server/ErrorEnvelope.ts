@@ -141,9 +141,12 @@ export const withErrorEnvelope = <E, R>(
 export const withRequestId = <E, R>(
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.suspend(() => {
+  Effect.gen(function* () {
     const requestId = `req_${randomUUID().replaceAll("-", "")}`
-    return withErrorEnvelope(app).pipe(
+    // The router drops `;params` from a path segment: a path that carries them names no route of ours.
+    const path = (yield* HttpServerRequest.HttpServerRequest).url.split("?")[0] ?? ""
+    const served = path.includes(";") ? Effect.succeed(errorResponse("ROUTE_NOT_FOUND")) : app
+    return yield* withErrorEnvelope(served).pipe(
       Effect.map((response) =>
         // A refused body is left unread on the socket: say the connection closes, so a keep-alive client opens a new
         // one for its next request instead of meeting a dropped socket.
