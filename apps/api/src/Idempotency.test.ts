@@ -114,9 +114,9 @@ describe("idempotency keys", () => {
 
       // Errors are kept too (below 500): a refused request replays its refusal.
       const refused = yield* create("key-3", { ...body, entity_nanoid: "co-unknown" })
-      assert.strictEqual(refused.status, 404)
+      assert.strictEqual(refused.status, 403)
       const refusedAgain = yield* create("key-3", { ...body, entity_nanoid: "co-unknown" })
-      assert.strictEqual(refusedAgain.status, 404)
+      assert.strictEqual(refusedAgain.status, 403)
       assert.strictEqual(refusedAgain.headers.get("idempotent-replayed"), "true")
     }).pipe(Effect.scoped)
   )

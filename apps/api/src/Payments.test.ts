@@ -191,7 +191,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             body: putBody(body, bundle, t.admin.address, malleableTwin(signature))
           })
           assert.strictEqual(twin.status, 400, JSON.stringify(twin.body))
-          assert.strictEqual(twin.body.error_code, "VALIDATION_ERROR")
+          assert.strictEqual(twin.body.error_code, "INVALID_SIGNATURE")
 
           const query = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=complete`, {
             token: t.token

@@ -29,35 +29,10 @@ export type WalletAddress = typeof WalletAddress.Type
 /** The normal form of an address known to be well formed (a recovered signer, a viem account). */
 export const walletAddressOf = (address: string): WalletAddress => Schema.decodeUnknownSync(WalletAddress)(address)
 
-/** Half the secp256k1 group order: a larger `s` is the malleable twin of a valid signature (EIP-2). */
-const halfOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
-
-/**
- * Whether 65 signature bytes are in the one canonical form the service and the on-chain forwarder accept: `s` in the
- * lower half of the curve order and `v` in {0, 1, 27, 28}. Its twin with the high `s` signs the same message, so it
- * is refused everywhere, by this one rule.
- */
-export const isCanonicalSignature = (signature: string): boolean => {
-  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return false
-  const s = BigInt(`0x${signature.slice(66, 130)}`)
-  const v = Number.parseInt(signature.slice(130, 132), 16)
-  return s <= halfOrder && [0, 1, 27, 28].includes(v)
-}
-
-/**
- * A 65-byte ECDSA signature, `0x` + 130 hex characters, not all zero (SPEC §4.6, §4.9 `signature`), in canonical form
- * (`isCanonicalSignature`: low `s`, `v` in {0, 1, 27, 28}).
- */
+/** A 65-byte ECDSA signature, `0x` + 130 hex characters, not all zero (SPEC §4.6, §4.9 `signature`). */
 export const Signature = hex(
   /^0x(?!0{130}$)[a-fA-F0-9]{130}$/,
   "a signature: 0x followed by 130 hex characters, not all zero"
-).pipe(
-  Schema.check(
-    Schema.makeFilter((signature: string) => isCanonicalSignature(signature), {
-      expected: "a canonical signature: low s (EIP-2) and v of 27 or 28",
-      message: "Expected a canonical signature: low s (EIP-2) and v of 27 or 28"
-    })
-  )
 )
 export type Signature = typeof Signature.Type
 

@@ -14,6 +14,7 @@ import { invoiceOf, onchainIdOf, tokenAmountOf } from "@svc/domain/payment"
 import { SignatureVerifier } from "@svc/domain/signature"
 import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
@@ -70,6 +71,14 @@ const issue = Effect.gen(function* () {
   })
   return yield* signTypedDataBundle(bundle, key)
 })
+
+/** The same signature with the high `s` (n - s) and the other `v`: valid for ecrecover, refused by EIP-2. */
+const malleableTwin = (signature: Hex): Hex => {
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  const v = Number.parseInt(signature.slice(130, 132), 16)
+  return `${signature.slice(0, 66)}${(n - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}` as Hex
+}
 
 const tagOf = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(effect), (error) => error._tag)
@@ -133,6 +142,11 @@ describe("authorizeSignedRequest", () => {
       assert.strictEqual(
         yield* tagOf(authorizeSignedRequest({ typedData, signer: admin, signature })),
         "ExpiredTypedData"
+      )
+      // Expired (where an executed request would answer its result), its malleable twin is still a bad signature.
+      assert.strictEqual(
+        yield* tagOf(authorizeSignedRequest({ typedData, signer: admin, signature: malleableTwin(signature) })),
+        "InvalidSignature"
       )
       // None of the refusals used up the salt.
       yield* TestClock.setTime(1_795_766_399_000)

@@ -39,7 +39,8 @@ export type SignedRequestError =
 
 /**
  * Authorises the execution of a signed request and claims its salt, so it runs at most once across replicas.
- * Checks run cheapest first, and the salt is claimed last: a request refused for any reason can be retried.
+ * Checks run cheapest first, but for the expiry, which comes after the signature; the salt is claimed last: a request
+ * refused for any reason can be retried.
  * If the execution then fails before reaching the chain, `IssuedTypedDataStore.release` the salt with its claim token.
  *
  * @example
@@ -53,10 +54,12 @@ export const authorizeSignedRequest = Effect.fn("SignedRequest.authorize")(funct
   const issued = yield* store.find(request.typedData.salt)
   // The digest is computed once from our record, and the signature checked against it.
   const digest = yield* ensureSameTypedData(issued.bundle, request.typedData)
-  yield* checkTypedDataExpiry(issued.bundle.typed_data)
   if (!isAddressEqual(request.signer, issued.bundle.typed_data.from)) {
     return yield* new InvalidSignature({ signer: request.signer, digest })
   }
   yield* verifyDigestSignature({ digest, signer: request.signer, signature: request.signature })
+  // After the signature: an expired request that executed answers its result on replay, so only a request signed
+  // as the forwarder accepts it (low s, its signer) may be told so; a malleable twin is refused like any bad one.
+  yield* checkTypedDataExpiry(issued.bundle.typed_data)
   return yield* store.claim(issued.salt, yield* Clock.currentTimeMillis)
 })

@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { type Hex, isAddressEqual, recoverAddress } from "viem"
-import { type Address, type Bytes32, isCanonicalSignature } from "../Evm.ts"
+import type { Address, Bytes32 } from "../Evm.ts"
 
 /** What to verify: the expected signer, the signed hash and the signature bytes. */
 export interface VerifyHashParameters {
@@ -33,11 +33,17 @@ export class SignatureVerifier extends Context.Service<
   })
 }
 
+/** Half the secp256k1 group order: a larger `s` is the malleable twin of a valid signature (EIP-2). */
+const halfOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
+
 /**
  * The address that signed `hash`, or `undefined` unless the bytes are a canonical 65-byte signature: `s` in the lower
  * half of the curve order and `v` in {0, 1, 27, 28}, exactly what the on-chain forwarder accepts.
  */
 export const recoverSigner = (hash: Bytes32, signature: Hex): Effect.Effect<Address | undefined> => {
-  if (!isCanonicalSignature(signature)) return Effect.succeed(undefined)
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return Effect.succeed(undefined)
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  const v = Number.parseInt(signature.slice(130, 132), 16)
+  if (s > halfOrder || ![0, 1, 27, 28].includes(v)) return Effect.succeed(undefined)
   return Effect.tryPromise(() => recoverAddress({ hash, signature })).pipe(Effect.orElseSucceed(() => undefined))
 }
