@@ -1,10 +1,11 @@
 /**
  * Sign-in nonces in SQLite (`siwe_nonces`). Consuming is one conditional `UPDATE` (`used = 0` -> `1`, for the
  * nonce's own wallet), so of concurrent verifications, in this process or another on the same file, at most one
- * succeeds; expiry is checked on the consumed record. Nonces expired for an hour are deleted as others are consumed.
+ * succeeds; expiry is checked on the consumed record. Nonces expired for an hour are deleted as others are issued or
+ * consumed, so challenges nobody answers do not pile up.
  */
 import { NonceExpired, NonceNotFound, type NonceRecord, NonceStore } from "@svc/domain/auth"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 
 /** How long an expired nonce is kept before it is deleted (ms). */
@@ -24,8 +25,11 @@ export const layer = Layer.effect(
     const prune = connection.prepare("DELETE FROM siwe_nonces WHERE expires_at <= ?")
     return NonceStore.of({
       issue: (record) =>
-        Effect.sync(
-          () => void issue.run(record.nonce, record.wallet.toLowerCase(), record.expiresAt, JSON.stringify(record))
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.sync(() => {
+            prune.run(now - keptAfterExpiry)
+            issue.run(record.nonce, record.wallet.toLowerCase(), record.expiresAt, JSON.stringify(record))
+          })
         ),
       consume: (nonce, wallet, now) =>
         Effect.suspend((): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {

@@ -4,7 +4,10 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { NonceStore } from "@svc/domain/auth"
 import { Effect, Layer } from "effect"
+import { wallet } from "../contract/Fixtures.ts"
 import { registerStorageContracts } from "../contract/index.ts"
 import * as SqliteStorage from "./SqliteStorage.ts"
 
@@ -21,3 +24,19 @@ export const sqliteFileStorage = () =>
   ).pipe(Layer.orDie)
 
 registerStorageContracts({ name: "SQLite", layer: sqliteFileStorage })
+
+describe("SQLite nonce store", () => {
+  it.live("challenges nobody answered are deleted an hour after they expired, as new ones are issued", () =>
+    Effect.gen(function* () {
+      const nonces = yield* NonceStore
+      const now = Date.now()
+      const address = wallet(9)
+      yield* nonces.issue({ nonce: "abandoned", wallet: address, expiresAt: now - 2 * 60 * 60 * 1000 })
+      yield* nonces.issue({ nonce: "recent", wallet: address, expiresAt: now - 60 * 1000 })
+      yield* nonces.issue({ nonce: "fresh", wallet: address, expiresAt: now + 300_000 })
+      // Gone (never issued, as far as anyone can tell), while the recently expired one still says it expired.
+      assert.strictEqual((yield* Effect.flip(nonces.consume("abandoned", address, now)))._tag, "NonceNotFound")
+      assert.strictEqual((yield* Effect.flip(nonces.consume("recent", address, now)))._tag, "NonceExpired")
+    }).pipe(Effect.provide(sqliteFileStorage()))
+  )
+})
