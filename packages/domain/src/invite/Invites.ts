@@ -23,13 +23,7 @@ import type { Caller } from "../user/Caller.ts"
 import { displayNameOf, type User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { type Invite, type InviteView, inviteeNameOf, membershipRoleOf } from "./Invite.ts"
-import {
-  AlreadyTeamMember,
-  InviteAnswered,
-  type InviteClosed,
-  InviteExpired,
-  InviteRevoked
-} from "./InviteErrors.ts"
+import { AlreadyTeamMember, InviteAnswered, type InviteClosed, InviteExpired, InviteRevoked } from "./InviteErrors.ts"
 import { InviteNotFound, InviteRepository } from "./InviteRepository.ts"
 import type { AnswerInviteRequest, CreateInvitesRequest } from "./InviteRequests.ts"
 import { InviteSettings } from "./InviteSettings.ts"
@@ -130,7 +124,10 @@ export class Invites extends Context.Service<
       body: AnswerInviteRequest
     ) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed | TeamNotFound | AlreadyTeamMember>
     /** The signed-in invitee declines. */
-    readonly reject: (caller: Caller, body: AnswerInviteRequest) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed>
+    readonly reject: (
+      caller: Caller,
+      body: AnswerInviteRequest
+    ) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed>
     /** A team admin withdraws a pending invite. */
     readonly revoke: (caller: Caller, invite: InviteId) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed>
     /** A team admin sends a pending invite again: a new token (the old link stops working) and a new lifetime. */
@@ -154,7 +151,8 @@ export class Invites extends Context.Service<
       // The steps ask for ids and randomness; the service answers them with these.
       const context = Context.pick(IdGenerator, Randomness)(yield* Effect.context<IdGenerator | Randomness>())
       const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
-      const later = (millis: number) => Effect.map(DateTime.now, (now) => DateTime.formatIso(DateTime.add(now, { milliseconds: millis })))
+      const later = (millis: number) =>
+        Effect.map(DateTime.now, (now) => DateTime.formatIso(DateTime.add(now, { milliseconds: millis })))
 
       const eventOf = (invite: Invite, team: Team | undefined, event: NewInviteEvent) =>
         makeDomainEvent({
@@ -322,7 +320,10 @@ export class Invites extends Context.Service<
         }
         const accepted: Invite = { ...invite, state: "accepted", user_nanoid: caller.nanoid, updated_at: now }
         const events: Array<DomainEvent> = [
-          yield* eventOf(accepted, team.value, { type: "invite.accepted", data: invitePayloadOf(accepted, "accepted") }),
+          yield* eventOf(accepted, team.value, {
+            type: "invite.accepted",
+            data: invitePayloadOf(accepted, "accepted")
+          }),
           yield* eventOf(accepted, team.value, {
             type: "team.member_added",
             data: {
