@@ -24,7 +24,10 @@ const productionSettings = [
   "PUBLIC_BASE_URL",
   "RPC_URL",
   "CHAIN_ID",
-  "RELAYER_PRIVATE_KEY"
+  "RELAYER_PRIVATE_KEY",
+  "SMTP_URL",
+  "MAIL_FROM",
+  "INVITE_TTL_DAYS"
 ]
 const envFor = (dataDirectory: string) => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDirectory }

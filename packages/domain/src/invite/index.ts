@@ -1,6 +1,7 @@
 /** Invites: records, tokens, API schemas, the state machine, the repository port and the use cases (`Invites`). */
 export * from "./Invite.ts"
 export * from "./InviteErrors.ts"
+export * as InviteExpiry from "./InviteExpiry.ts"
 export * from "./InviteMachine.ts"
 export * from "./InviteRepository.ts"
 export * from "./InviteRequests.ts"
