@@ -11,6 +11,7 @@ import {
   AuthHandlers,
   BalanceHandlers,
   InviteHandlers,
+  InviteHandlersWithoutChain,
   PaymentHandlers,
   PendingBalanceHandlers,
   PendingPaymentHandlers,
@@ -113,7 +114,7 @@ export type Storage = Layer.Success<ReturnType<typeof storage>>
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, InviteHandlers, PendingWebhookHandlers]),
+      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, PendingWebhookHandlers]),
       Layer.provide(AuthenticationLive)
     ),
     HttpApiScalar.layer(Api, { path: "/docs" }),
@@ -133,15 +134,15 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
     )
   )
 
-/** The routes with payments and balance served on the chain. */
-export const Routes = makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers))
+/** The routes with payments, balance and manager invites served on the chain. */
+export const Routes = makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers))
 
 /**
  * The routes with payments and balance answering 501 after the permission check. They need a subset of what
  * `Routes` needs, so they are typed as `Routes` and one server layer serves either.
  */
 export const RoutesWithoutChain = makeRoutes(
-  Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers)
+  Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers, InviteHandlersWithoutChain)
 ) as unknown as typeof Routes
 
 /** Invite settings: links point at the server's public URL. */

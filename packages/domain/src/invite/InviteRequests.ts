@@ -3,7 +3,7 @@
  */
 import { Schema } from "effect"
 import { Email } from "../Email.ts"
-import { Address, Signature } from "../Evm.ts"
+import { Signature, WalletAddress } from "../Evm.ts"
 import { RolesTypedDataBundle, RolesTypedDataMessage } from "../eip712/TypedData.ts"
 import { withDefault } from "../FieldDefault.ts"
 import { CompanyId, InviteId, TeamId } from "../Ids.ts"
@@ -46,7 +46,7 @@ export type CreateInvitesResponse = typeof CreateInvitesResponse.Type
 /** POST /v2/invites/manager body: who to invite as a manager, with which role, to which wallet. */
 export const CreateManagerInvitesRequest = Schema.Struct({
   nanoid: TeamId,
-  invites: Schema.Array(Schema.Struct({ email: Email, role: ManagerRole, account: Address })).check(
+  invites: Schema.Array(Schema.Struct({ email: Email, role: ManagerRole, wallet: WalletAddress })).check(
     Schema.isMinLength(1),
     Schema.isMaxLength(maxInvitesPerRequest)
   )
@@ -63,7 +63,7 @@ export type CreateManagerInvitesResponse = typeof CreateManagerInvitesResponse.T
 /** PUT /v2/invites/manager body (SPEC §4.9). */
 export const ExecuteManagerInvitesRequest = Schema.Struct({
   invites: Schema.Array(InviteId).check(Schema.isMinLength(1), Schema.isMaxLength(maxInvitesPerRequest)),
-  signer: Address,
+  signer: WalletAddress,
   typed_data: RolesTypedDataMessage,
   signature: Signature
 })

@@ -15,7 +15,7 @@ export {
   withRequestId
 } from "./ErrorEnvelope.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
-export { InviteHandlers } from "./InviteHandlers.ts"
+export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
 export {
   PendingBalanceHandlers,
