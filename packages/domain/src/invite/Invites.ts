@@ -85,16 +85,15 @@ export const inviteMailOf = (options: {
   const { invite, team } = options
   const link = `${options.publicBaseUrl}/invites/accept?invite=${invite.nanoid}&token=${options.token}`
   const inviter = invite.anonymous || options.inviter === undefined ? "" : displayNameOf(options.inviter)
-  const who = inviter === "" ? "You have been" : `${inviter} has`
-  const greeting = inviteeNameOf(invite) === "" ? "Hello," : `Hello ${inviteeNameOf(invite)},`
+  const invitee = inviteeNameOf(invite)
   return {
     id: options.id,
     to: invite.email,
     subject: `Invitation to join ${team.name} on svc`,
     text: [
-      greeting,
+      invitee === "" ? "Hello," : `Hello ${invitee},`,
       "",
-      `${who === "You have been" ? "You have been invited" : `${who} invited you`} to join the team "${team.name}" as ${membershipRoleOf(invite.role)}.`,
+      `${inviter === "" ? "You have been invited" : `${inviter} invited you`} to join the team "${team.name}" as ${membershipRoleOf(invite.role)}.`,
       "",
       `Accept the invite: ${link}`,
       "",

@@ -28,7 +28,7 @@ import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { Caller } from "../user/Caller.ts"
 import { newUser } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
-import type { Invite } from "./Invite.ts"
+import { type Invite, membershipRoleOf } from "./Invite.ts"
 import { AlreadyTeamMember } from "./InviteErrors.ts"
 import { InviteRepository } from "./InviteRepository.ts"
 import type { CreateManagerInvitesRequest, ExecuteManagerInvitesRequest } from "./InviteRequests.ts"
@@ -128,7 +128,7 @@ export class ManagerInvites extends Context.Service<
             nanoid: yield* ids.make("membership"),
             team_nanoid: invite.value.team_nanoid,
             user_nanoid: user.value.nanoid,
-            role: invite.value.role === "contractor" ? ("team_contractor" as const) : invite.value.role,
+            role: membershipRoleOf(invite.value.role),
             email: invite.value.email,
             created_at: now
           }

@@ -4,7 +4,7 @@
  */
 import { Invites, ManagerInvites } from "@svc/domain/invite"
 import { TeamAccess } from "@svc/domain/membership"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { apiError } from "../ApiError.ts"
@@ -19,8 +19,7 @@ const makeHandlers = (withChain: boolean) =>
     Effect.fn(function* (handlers) {
       const invites = yield* Invites
       const access = yield* TeamAccess
-      const managers = withChain ? yield* Effect.serviceOption(ManagerInvites) : undefined
-      const manager = managers?._tag === "Some" ? managers.value : undefined
+      const manager = withChain ? Option.getOrUndefined(yield* Effect.serviceOption(ManagerInvites)) : undefined
       return handlers.handleAll({
         // SPEC §1 rule 2: the invites list answers `data` alone.
         list: ({ query }) =>
