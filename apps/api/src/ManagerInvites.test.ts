@@ -216,6 +216,22 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("manager in
         }
       })
       assert.strictEqual(unknownSalt.status, 404, JSON.stringify(unknownSalt.body))
+      // A manager invite has no link to send again; once revoked, its grant is not executed.
+      const resent = yield* call(server, "POST", `/v2/invites/${bundle.invites[0]}/resend`, { token: t.token })
+      assert.strictEqual(resent.body.error_code, "INVALID_STATE_TRANSITION", JSON.stringify(resent.body))
+      const revoked = yield* call(server, "DELETE", `/v2/invites/${bundle.invites[0]}`, { token: t.token })
+      assert.strictEqual(revoked.status, 200, JSON.stringify(revoked.body))
+      const afterRevoke = yield* call(server, "PUT", "/v2/invites/manager", {
+        token: t.token,
+        body: {
+          invites: bundle.invites,
+          signer: privateKeyToAccount(t.adminKey).address,
+          typed_data: bundle.typed_data,
+          signature
+        }
+      })
+      assert.strictEqual(afterRevoke.status, 410, JSON.stringify(afterRevoke.body))
+      assert.strictEqual(afterRevoke.body.error_code, "INVITE_REVOKED")
       const bare = yield* seedTeam(server, ["team_admin"])
       const bareToken = yield* signIn(server, bare.members[0]!.account)
       const noAccount = yield* call(server, "POST", "/v2/invites/manager", {

@@ -16,6 +16,7 @@ import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { isAllowed } from "../membership/Permission.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { Randomness } from "../Randomness.ts"
+import { IllegalTransition } from "../StateMachine.ts"
 import type { Team } from "../team/Team.ts"
 import { TeamNotFound } from "../team/TeamNotFound.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
@@ -130,7 +131,10 @@ export class Invites extends Context.Service<
     /** A team admin withdraws a pending invite. */
     readonly revoke: (caller: Caller, invite: InviteId) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed>
     /** A team admin sends a pending invite again: a new token (the old link stops working) and a new lifetime. */
-    readonly resend: (caller: Caller, invite: InviteId) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed>
+    readonly resend: (
+      caller: Caller,
+      invite: InviteId
+    ) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed | IllegalTransition>
     /** Expires up to `limit` pending invites whose lifetime passed, each with its `invite.expired`; answers how many. */
     readonly expireDue: (limit?: number) => Effect.Effect<number>
   }
@@ -395,6 +399,10 @@ export class Invites extends Context.Service<
         const { invite, team } = yield* managed(caller, id)
         const closed = closedReason(invite, yield* nowIso)
         if (closed !== undefined) return yield* closed
+        // A manager invite is answered by its signed grant, never by a mailed link.
+        if (invite.kind === "manager") {
+          return yield* new IllegalTransition({ machine: "manager invite", from: invite.state, trigger: "resend" })
+        }
         const { token, hash } = yield* makeInviteToken
         const renewed: Invite = {
           ...invite,

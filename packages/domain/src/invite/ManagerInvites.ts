@@ -29,7 +29,7 @@ import type { Caller } from "../user/Caller.ts"
 import { newUser } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { type Invite, membershipRoleOf } from "./Invite.ts"
-import { AlreadyTeamMember } from "./InviteErrors.ts"
+import { AlreadyTeamMember, InviteAnswered, type InviteClosed, InviteExpired, InviteRevoked } from "./InviteErrors.ts"
 import { InviteRepository } from "./InviteRepository.ts"
 import type { CreateManagerInvitesRequest, ExecuteManagerInvitesRequest } from "./InviteRequests.ts"
 import { InviteSettings } from "./InviteSettings.ts"
@@ -50,6 +50,7 @@ export type ManagerExecutionError =
   | InsufficientPermissions
   | ExecutionBodyMismatch
   | ExecutionInProgress
+  | InviteClosed
   | SignedRequestError
   | Exclude<RequestError, ChainUnavailable>
 
@@ -242,6 +243,17 @@ export class ManagerInvites extends Context.Service<
           issued.request.invites.every((id) => body.invites.includes(id))
         if (issued.kind !== "roles" || !sameInvites) return yield* new ExecutionBodyMismatch({ salt })
         yield* access.authorize(caller, issued.team, "invites.manager")
+        // A revoked, rejected or expired invite is not granted (an accepted one is: this is a replay).
+        for (const id of issued.request.invites) {
+          const invite = yield* invites.findById(id).pipe(Effect.option)
+          if (Option.isSome(invite) && invite.value.state !== "pending" && invite.value.state !== "accepted") {
+            return yield* invite.value.state === "revoked"
+              ? new InviteRevoked({ nanoid: id })
+              : invite.value.state === "expired"
+                ? new InviteExpired({ nanoid: id })
+                : new InviteAnswered({ nanoid: id, state: invite.value.state })
+          }
+        }
         const result = (transaction: string): ManagerInvitesResult => ({ invites: issued.request.invites, transaction })
         for (let attempt = 0; attempt < 3; attempt++) {
           const claim = yield* authorizeSignedRequest({
