@@ -95,7 +95,7 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
     action: "invites.manager",
     method: "POST",
     path: "/v2/invites/manager",
-    body: { nanoid: team, invites: [{ email: "m@x.example", role: "team_viewer", account: wallet("cd") }] }
+    body: { nanoid: team, invites: [{ email: "m@x.example", role: "team_viewer", wallet: wallet("cd") }] }
   },
   // Last: it deletes the team.
   { action: "team.delete", method: "DELETE", path: `/v2/teams/${team}` }

@@ -119,7 +119,7 @@ describe("bad-input sweep", () => {
           path: "/v2/invites/manager",
           valid: {
             nanoid: teamId,
-            invites: [{ email: "a@b.example", role: "team_viewer", account: admin.account.address }]
+            invites: [{ email: "a@b.example", role: "team_viewer", wallet: admin.account.address }]
           },
           required: ["nanoid", "invites"]
         },

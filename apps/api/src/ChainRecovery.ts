@@ -6,7 +6,14 @@
  * time (so its `expires` still holds); the records then name the new transaction. Records and chain agree again.
  */
 import { EmbeddedChain } from "@svc/adapters/evm"
-import { ChainGateway, paymentRequestOf, paymentsRequestOf } from "@svc/domain/chain"
+import {
+  ChainGateway,
+  paymentRequestOf,
+  paymentsRequestOf,
+  type Receipt,
+  type RequestError,
+  rolesRequestOf
+} from "@svc/domain/chain"
 import { PaymentLedger } from "@svc/domain/payment"
 import { Effect } from "effect"
 import type { Hex } from "viem"
@@ -32,10 +39,12 @@ export const resendLostExecutions = Effect.fn("ChainRecovery.resendLostExecution
     const signature = request.signature as Hex
     // Anvil refuses a time before its last block: then the block takes the current time, as any other.
     yield* embedded.setNextBlockTimestamp(BigInt(Math.floor(request.executedAt / 1000))).pipe(Effect.ignore)
-    const sent =
+    const sent: Effect.Effect<Receipt, RequestError> =
       issued.kind === "batch"
         ? chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature })
-        : chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature })
+        : issued.kind === "instant"
+          ? chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature })
+          : chain.executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature })
     const settlement = yield* sent.pipe(
       Effect.catch((error) =>
         Effect.as(

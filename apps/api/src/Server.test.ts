@@ -114,6 +114,10 @@ describe("API server", () => {
         ["post", "/v2/invites"],
         ["post", "/v2/invites/manager"],
         ["put", "/v2/invites/manager"],
+        ["post", "/v2/invites/accept"],
+        ["post", "/v2/invites/reject"],
+        ["delete", "/v2/invites/{invite_nanoid}"],
+        ["post", "/v2/invites/{invite_nanoid}/resend"],
         ["get", "/v2/webhooks/{webhook_nanoid}"],
         ["post", "/v2/webhooks/test/{webhook_nanoid}"],
         ["get", "/v2/balance"]

@@ -10,9 +10,10 @@ import {
   AuthenticationLive,
   AuthHandlers,
   BalanceHandlers,
+  InviteHandlers,
+  InviteHandlersWithoutChain,
   PaymentHandlers,
   PendingBalanceHandlers,
-  PendingInviteHandlers,
   PendingPaymentHandlers,
   PendingWebhookHandlers,
   ServerConfig,
@@ -22,11 +23,15 @@ import {
   withIdempotency,
   withRequestId
 } from "@svc/adapters/http/server"
+import { LogMailer } from "@svc/adapters/mail"
 import { MongoStorage } from "@svc/adapters/mongo"
 import { SqliteStorage } from "@svc/adapters/sqlite"
 import type { ChainGateway } from "@svc/domain/chain"
 import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
+import { InviteExpiry, InviteSettings, Invites } from "@svc/domain/invite"
+import { type Mailer, MailWorker } from "@svc/domain/mail"
+import { TeamAccess } from "@svc/domain/membership"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
@@ -67,6 +72,12 @@ export interface ServerOptions {
    * after the permission check.
    */
   readonly chain?: Layer.Layer<ChainGateway> | undefined
+  /** Where mails go (SMTP in production); default the log, for embedded mode and tests. */
+  readonly mailer?: Layer.Layer<Mailer> | undefined
+  /** How long an invite stays pending (`INVITE_TTL_DAYS`, default 7). */
+  readonly inviteTtlDays?: number | undefined
+  /** Whether this process also runs the mail worker and the invite expiry sweep (default true). */
+  readonly workers?: boolean | undefined
 }
 
 /**
@@ -103,14 +114,7 @@ export type Storage = Layer.Success<ReturnType<typeof storage>>
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-      Layer.provide([
-        SystemHandlers,
-        AuthHandlers,
-        TeamHandlers,
-        payments,
-        PendingInviteHandlers,
-        PendingWebhookHandlers
-      ]),
+      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, PendingWebhookHandlers]),
       Layer.provide(AuthenticationLive)
     ),
     HttpApiScalar.layer(Api, { path: "/docs" }),
@@ -130,16 +134,24 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
     )
   )
 
-/** The routes with payments and balance served on the chain. */
-export const Routes = makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers))
+/** The routes with payments, balance and manager invites served on the chain. */
+export const Routes = makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers))
 
 /**
  * The routes with payments and balance answering 501 after the permission check. They need a subset of what
  * `Routes` needs, so they are typed as `Routes` and one server layer serves either.
  */
 export const RoutesWithoutChain = makeRoutes(
-  Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers)
+  Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers, InviteHandlersWithoutChain)
 ) as unknown as typeof Routes
+
+/** Invite settings: links point at the server's public URL. */
+const inviteSettings = (options: ServerOptions) =>
+  Layer.unwrap(
+    Effect.map(ServerConfig, (config) =>
+      InviteSettings.make({ publicBaseUrl: config.publicBaseUrl, ttlDays: options.inviteTtlDays })
+    )
+  )
 
 /** The services handlers use, other than storage. */
 export const services = (options: ServerOptions) =>
@@ -149,16 +161,26 @@ export const services = (options: ServerOptions) =>
     Randomness.layer,
     options.signatureVerifier ?? SignatureVerifier.layer,
     options.teamBalances ?? TeamBalances.layerZero,
-    options.publicBaseUrl === undefined
-      ? ServerConfig.fromServerAddress({ chainId: options.chainId ?? 42161 })
-      : ServerConfig.make({ publicBaseUrl: options.publicBaseUrl, chainId: options.chainId ?? 42161 })
-  )
+    options.mailer ?? LogMailer.layer
+  ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
+
+const serverConfig = (options: ServerOptions) =>
+  options.publicBaseUrl === undefined
+    ? ServerConfig.fromServerAddress({ chainId: options.chainId ?? 42161 })
+    : ServerConfig.make({ publicBaseUrl: options.publicBaseUrl, chainId: options.chainId ?? 42161 })
+
+/** The storage-only workers every API process runs unless told not to: mail delivery and invite expiry. */
+const workers = Layer.mergeAll(
+  MailWorker.layer(),
+  InviteExpiry.layer().pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer))
+)
 
 /** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
 export const layer = (options: ServerOptions) => {
   // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
-  return HttpRouter.serve(options.chain === undefined ? RoutesWithoutChain : Routes, {
+  const routes = options.chain === undefined ? RoutesWithoutChain : Routes
+  return HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers), {
     disableListenLog: true,
     disableLogger: options.logRequests === false,
     // Paths match as written: `/V2/TEAMS` and `//v2/...` name no route (the router folds both by default).

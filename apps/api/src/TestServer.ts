@@ -13,6 +13,7 @@ import { MongoDatabase } from "@svc/adapters/mongo"
 import type { ChainGateway } from "@svc/domain/chain"
 import { CompanyRepository } from "@svc/domain/company"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
+import type { Mailer } from "@svc/domain/mail"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { emptyAddress, newUser, UserRepository } from "@svc/domain/user"
@@ -59,6 +60,8 @@ export interface TestServerOptions {
   readonly storage?: Server.StorageOptions | undefined
   readonly chain?: Layer.Layer<ChainGateway> | undefined
   readonly jwtSecret?: string | undefined
+  /** Where mails go; default the log. */
+  readonly mailer?: Layer.Layer<Mailer> | undefined
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -79,7 +82,8 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       storage,
       jwtSecret: Redacted.make(jwtSecret),
       logRequests: false,
-      chain: options.chain
+      chain: options.chain,
+      mailer: options.mailer
     })
   )
   const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))

@@ -45,7 +45,10 @@ const productionSettings = [
   "PUBLIC_BASE_URL",
   "RPC_URL",
   "CHAIN_ID",
-  "RELAYER_PRIVATE_KEY"
+  "RELAYER_PRIVATE_KEY",
+  "SMTP_URL",
+  "MAIL_FROM",
+  "INVITE_TTL_DAYS"
 ]
 const embeddedEnv = (dataDir: string) => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir }
@@ -191,6 +194,26 @@ const stateOf = (started: Started, token: string) =>
   })
 
 describe("npm start", () => {
+  it.live("production refuses to start without SMTP_URL: invite mails are never only logged there", () =>
+    Effect.gen(function* () {
+      const dir = yield* dataDir
+      const env = {
+        ...embeddedEnv(dir),
+        MONGODB_URI: "mongodb://127.0.0.1:1/svc",
+        JWT_SECRET: "x".repeat(40),
+        PUBLIC_BASE_URL: "https://svc.example"
+      }
+      const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "pipe"] })
+      let stderr = ""
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
+      yield* exited(child)
+      assert.strictEqual(child.exitCode, 1)
+      assert.include(stderr, "svc cannot start: SMTP_URL is required when MONGODB_URI is set")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("seeds the demo and prints it: the printed admin key signs in and sees the funded team", () =>
     Effect.gen(function* () {
       const { child, output, base, database } = yield* start

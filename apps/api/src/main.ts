@@ -6,13 +6,14 @@
  * finish), then saves the chain and stops anvil.
  *
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `RPC_URL`, `CHAIN_ID`, `PORT`,
- * `HOST`; to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
+ * `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7); to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
  * `TOKEN_ADDRESS`.
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, persistAnvilState, startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
+import { SmtpMailer } from "@svc/adapters/mail"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
 import { IntentRunner } from "@svc/domain/payment"
@@ -50,6 +51,10 @@ const main = Effect.gen(function* () {
   const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
   const rpcUrlConfig = yield* Config.option(Config.Redacted("RPC_URL"))
+  // Redacted: the SMTP URL carries the mail server's password.
+  const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
+  const mailFrom = yield* Config.option(Config.String("MAIL_FROM"))
+  const inviteTtlDays = yield* Config.Int("INVITE_TTL_DAYS").pipe(Config.withDefault(7))
   const relayerConfigured = Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
   const dataDirectory = dataDirectoryOf(Option.getOrUndefined(yield* Config.option(Config.String("SVC_DATA_DIR"))))
   const embedded = Option.isNone(mongoUriConfig)
@@ -61,6 +66,11 @@ const main = Effect.gen(function* () {
   if (!embedded && Option.isNone(publicBaseUrl)) {
     return yield* refuse("PUBLIC_BASE_URL is required when MONGODB_URI is set: it is the sign-in domain")
   }
+  // Invite mails carry single-use tokens: production sends them, never logs them.
+  if (!embedded && Option.isNone(smtpUrl)) {
+    return yield* refuse("SMTP_URL is required when MONGODB_URI is set: invite mails are sent through it")
+  }
+  if (inviteTtlDays < 1) return yield* refuse("INVITE_TTL_DAYS must be at least 1")
   if (Option.isSome(secretConfig) && Redacted.value(secretConfig.value).length < 32) {
     return yield* refuse("JWT_SECRET must be at least 32 characters")
   }
@@ -108,6 +118,11 @@ const main = Effect.gen(function* () {
     jwtSecret,
     chainId,
     publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
+    // Without SMTP_URL (embedded only) mails are written to the log.
+    mailer: Option.isSome(smtpUrl)
+      ? SmtpMailer.layer({ url: smtpUrl.value, from: Option.getOrUndefined(mailFrom) })
+      : undefined,
+    inviteTtlDays,
     // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
     signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
   }

@@ -2,11 +2,13 @@
  * Records the contract suites store: well-formed, with ids made from numbers so each test can make its own.
  */
 import type { Company } from "@svc/domain/company"
+import type { Email } from "@svc/domain/Email"
 import type { IssuedTypedData, PaymentsTypedDataBundle } from "@svc/domain/eip712"
 import type { DomainEvent } from "@svc/domain/event"
 import type {
   CompanyId,
   EventId,
+  InviteId,
   InvoiceId,
   MembershipId,
   PaymentGroupId,
@@ -14,6 +16,8 @@ import type {
   TeamId,
   UserId
 } from "@svc/domain/Ids"
+import type { Invite } from "@svc/domain/invite"
+import type { Mail } from "@svc/domain/mail"
 import type { Membership, Role } from "@svc/domain/membership"
 import { invoiceOf, type Payment } from "@svc/domain/payment"
 import type { Team } from "@svc/domain/team"
@@ -150,4 +154,34 @@ export const event = (n: number, type: DomainEvent["event_type"] = "payment.sent
   team_nanoid: teamId(1),
   idempotency_key: `00000000-0000-4000-8000-${digits(n)}`,
   data: { n }
+})
+
+/** The nth invite id. */
+export const inviteId = (n: number) => `in-${digits(n)}` as InviteId
+
+/** A pending member invite `n` to team 1 by user 1, created at second `n` of 2026, expiring a week later. */
+export const invite = (n: number, overrides: Partial<Invite> = {}): Invite => ({
+  nanoid: inviteId(n),
+  team_nanoid: teamId(1),
+  company_nanoid: companyId(1),
+  kind: "member",
+  role: "team_employee",
+  email: `invitee${n}@example.com` as Email,
+  invitee_name: "",
+  inviter_nanoid: userId(1),
+  anonymous: false,
+  state: "pending",
+  token_hash: `${"ab".repeat(31)}${digits(n).slice(-2)}`,
+  expires_at: new Date(Date.UTC(2026, 0, 8) + n * 1000).toISOString(),
+  created_at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+  updated_at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+  ...overrides
+})
+
+/** Mail `n`: its text holds a secret, as an invite mail's link does. */
+export const mail = (n: number): Mail => ({
+  id: `00000000-0000-4000-9000-${digits(n)}`,
+  to: `invitee${n}@example.com`,
+  subject: `Mail ${n}`,
+  text: `secret-token-${n}`
 })

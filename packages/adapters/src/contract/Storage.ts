@@ -8,6 +8,8 @@ import type { CompanyRepository } from "@svc/domain/company"
 import type { IssuedTypedDataStore } from "@svc/domain/eip712"
 import type { EventOutbox } from "@svc/domain/event"
 import type { IdempotencyStore } from "@svc/domain/idempotency"
+import type { InviteRepository } from "@svc/domain/invite"
+import type { MailOutbox } from "@svc/domain/mail"
 import type { MembershipRepository } from "@svc/domain/membership"
 import type { PaymentLedger } from "@svc/domain/payment"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
@@ -26,6 +28,8 @@ export type Storage =
   | IssuedTypedDataStore
   | PaymentLedger
   | EventOutbox
+  | InviteRepository
+  | MailOutbox
 
 /** An adapter under test: its name, and a layer of a fresh, empty store (built once per test). */
 export interface StorageUnderTest {

@@ -5,7 +5,9 @@
 import { companyRepositoryContract } from "./CompanyRepository.contract.ts"
 import { eventOutboxContract } from "./EventOutbox.contract.ts"
 import { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"
+import { inviteRepositoryContract } from "./InviteRepository.contract.ts"
 import { issuedTypedDataStoreContract } from "./IssuedTypedDataStore.contract.ts"
+import { mailOutboxContract } from "./MailOutbox.contract.ts"
 import { membershipRepositoryContract } from "./MembershipRepository.contract.ts"
 import { nonceStoreContract } from "./NonceStore.contract.ts"
 import { paymentLedgerContract } from "./PaymentLedger.contract.ts"
@@ -28,4 +30,6 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   issuedTypedDataStoreContract(storage)
   paymentLedgerContract(storage)
   eventOutboxContract(storage)
+  inviteRepositoryContract(storage)
+  mailOutboxContract(storage)
 }

@@ -1,19 +1,24 @@
 /**
- * Invites (SPEC §4.9, §4.11, §4.12; bodies of DESIGN §5), on the domain's schemas. The invite issue owns the handlers.
+ * Invites (SPEC §4.9, §4.11, §4.12; bodies of DESIGN §5 and §5b), on the domain's schemas.
  */
+import { InviteId } from "@svc/domain/Ids"
 import {
+  AnswerInviteRequest,
   CreateInvitesRequest,
   CreateInvitesResponse,
   CreateManagerInvitesRequest,
   CreateManagerInvitesResponse,
   ExecuteManagerInvitesRequest,
   ExecuteManagerInvitesResponse,
+  InviteStateResponse,
   InvitesQuery,
   InvitesResponse
 } from "@svc/domain/invite"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
+
+const invitePath = { invite_nanoid: InviteId }
 
 /** The invite routes; all need a bearer token. */
 export class InvitesApi extends HttpApiGroup.make("invites")
@@ -22,12 +27,41 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       query: InvitesQuery,
       success: InvitesResponse,
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Invites of a team. Answers `{data}` (SPEC §1)."),
+    }).annotate(
+      OpenApi.Description,
+      "Pending invites of a team, or of every team of a company the caller manages. Answers `{data}` (SPEC §1)."
+    ),
     HttpApiEndpoint.post("create", "/v2/invites", {
       payload: CreateInvitesRequest,
       success: CreateInvitesResponse,
       error: EndpointErrors
-    }),
+    }).annotate(
+      OpenApi.Description,
+      "Invite up to 100 employees or contractors by e-mail; each gets a single-use link."
+    ),
+    HttpApiEndpoint.post("accept", "/v2/invites/accept", {
+      payload: AnswerInviteRequest,
+      success: InviteStateResponse,
+      error: EndpointErrors
+    }).annotate(
+      OpenApi.Description,
+      "The signed-in invitee accepts with the token of the e-mail's link: a member with the invite's role."
+    ),
+    HttpApiEndpoint.post("reject", "/v2/invites/reject", {
+      payload: AnswerInviteRequest,
+      success: InviteStateResponse,
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "The signed-in invitee declines with the token of the e-mail's link."),
+    HttpApiEndpoint.delete("revoke", "/v2/invites/:invite_nanoid", {
+      params: invitePath,
+      success: InviteStateResponse,
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "A team admin revokes a pending invite."),
+    HttpApiEndpoint.post("resend", "/v2/invites/:invite_nanoid/resend", {
+      params: invitePath,
+      success: InviteStateResponse,
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "A team admin sends a pending invite again with a new token and lifetime."),
     HttpApiEndpoint.post("createManager", "/v2/invites/manager", {
       payload: CreateManagerInvitesRequest,
       success: CreateManagerInvitesResponse,

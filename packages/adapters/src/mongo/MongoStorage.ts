@@ -5,6 +5,7 @@ import { Layer } from "effect"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import * as MongoEventOutbox from "./MongoEventOutbox.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
+import * as MongoInvites from "./MongoInvites.ts"
 import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
@@ -17,7 +18,8 @@ export const ports = Layer.mergeAll(
   MongoIdempotencyStore.layer,
   MongoIssuedTypedDataStore.layer,
   MongoPaymentLedger.layer,
-  MongoEventOutbox.layer
+  MongoEventOutbox.layer,
+  MongoInvites.layer
 )
 
 /**

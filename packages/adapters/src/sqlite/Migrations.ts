@@ -126,5 +126,35 @@ export const migrations: ReadonlyArray<Migration> = [
       ) STRICT;
       CREATE INDEX event_outbox_pending ON event_outbox (dispatched, created, id);
     `
+  },
+  {
+    // Invites (decision 0027): the token only as its hash; mails wait in an outbox leased by the mail worker, whose
+    // lease_until also says when a mail that failed is due again.
+    version: 3,
+    sql: `
+      CREATE TABLE invites (
+        nanoid TEXT PRIMARY KEY,
+        team_nanoid TEXT NOT NULL,
+        state TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX invites_by_team ON invites (team_nanoid, state, created_at);
+      CREATE INDEX invites_by_expiry ON invites (state, expires_at);
+
+      CREATE TABLE mail_outbox (
+        id TEXT PRIMARY KEY,
+        created INTEGER NOT NULL,
+        state TEXT NOT NULL DEFAULT 'queued',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        record TEXT NOT NULL,
+        lease_holder TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX mail_outbox_due ON mail_outbox (state, lease_until, created);
+    `
   }
 ]

@@ -5,6 +5,7 @@ import { Layer } from "effect"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
 import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
+import * as SqliteInvites from "./SqliteInvites.ts"
 import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
@@ -17,7 +18,8 @@ export const ports = Layer.mergeAll(
   SqliteIdempotencyStore.layer,
   SqliteIssuedTypedDataStore.layer,
   SqlitePaymentLedger.layer,
-  SqliteEventOutbox.layer
+  SqliteEventOutbox.layer,
+  SqliteInvites.layer
 )
 
 /**

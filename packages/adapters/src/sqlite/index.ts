@@ -13,6 +13,7 @@ export {
 } from "./SqliteDatabase.ts"
 export * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
 export * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
+export * as SqliteInvites from "./SqliteInvites.ts"
 export * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 export * as SqliteNonceStore from "./SqliteNonceStore.ts"
 export * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"

@@ -5,9 +5,9 @@
 import { Context, type Effect, Schema } from "effect"
 import type { Address, Uint256String } from "../Evm.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
-import type { TeamId, UserId } from "../Ids.ts"
+import type { InviteId, TeamId, UserId } from "../Ids.ts"
 import type { IssuedPaymentsRequest } from "../payment/IssuedPayments.ts"
-import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "./TypedData.ts"
+import type { PaymentsTypedDataBundle, PaymentTypedDataBundle, RolesTypedDataBundle } from "./TypedData.ts"
 
 /** No typed data was issued with this salt. */
 export class TypedDataNotFound extends Schema.TaggedError<TypedDataNotFound>()("TypedDataNotFound", {
@@ -53,15 +53,28 @@ export interface IssuedInstant extends IssuedRecord {
   readonly request: IssuedPaymentsRequest
 }
 
+/** Manager role grants (POST /v2/invites/manager): the bundle and the invites its execution accepts. */
+export interface IssuedRoles extends IssuedRecord {
+  readonly kind: "roles"
+  readonly bundle: RolesTypedDataBundle
+  readonly request: { readonly invites: ReadonlyArray<InviteId> }
+}
+
 /** What was issued, to whom, and what it is for; `kind` tells the bundle's type and the request's. */
-export type IssuedTypedData = IssuedBatch | IssuedInstant
+export type IssuedTypedData = IssuedBatch | IssuedInstant | IssuedRoles
+
+/** An issued payment request (batch or instant). */
+export type IssuedPayment = IssuedBatch | IssuedInstant
 
 /** Issued typed data as its claimer holds it: `claimToken` names the holder, so only it may release or record. */
-export type ClaimedTypedData = IssuedTypedData & {
+export type Claimed<T extends IssuedTypedData> = T & {
   readonly executedAt: number
   /** Random, set by `claim` (and by `PaymentLedger.takeOver`): the holder's proof in `release` and `recordExecution`. */
   readonly claimToken: string
 }
+
+/** Any issued typed data as its claimer holds it. */
+export type ClaimedTypedData = Claimed<IssuedTypedData>
 
 /**
  * Issued typed data by salt. Implementations must make `claim` atomic across replicas: of any number of concurrent

@@ -64,7 +64,9 @@ export const ErrorCatalog = {
   INVALID_ADMIN_WALLET: { status: 400, message: "The admin wallet is not a valid address" },
   INVALID_ROLE: { status: 400, message: "The role is not valid here" },
   INVALID_TEAM_NAME: { status: 400, message: "The team name must be 2 to 50 characters" },
+  INVITE_ALREADY_ANSWERED: { status: 409, message: "The invite was already accepted or rejected" },
   INVITE_EXPIRED: { status: 410, message: "The invite has expired" },
+  INVITE_REVOKED: { status: 410, message: "The invite was revoked" },
   ROLE_CONFLICT: { status: 409, message: "The user already has a conflicting role" },
 
   // State machines and webhooks

@@ -47,6 +47,8 @@ export const Invite = Schema.Struct({
   anonymous: Schema.Boolean,
   prefill: Schema.optionalKey(InvitePrefill),
   state: InviteMachine.State,
+  /** sha256 of the single-use token the invitee's e-mail carries (hex); the token itself is never stored. */
+  token_hash: Schema.String,
   /** The user who accepted it. */
   user_nanoid: Schema.optionalKey(UserId),
   expires_at: IsoTimestamp,
@@ -55,8 +57,12 @@ export const Invite = Schema.Struct({
 })
 export type Invite = typeof Invite.Type
 
-/** How long an invite stays pending unless answered: 14 days. */
-export const inviteTtlMillis = 14 * 24 * 60 * 60 * 1000
+/** How long an invite stays pending unless answered, by default (`INVITE_TTL_DAYS`, DESIGN §5b): 7 days. */
+export const defaultInviteTtlDays = 7
+
+/** Who the invite's e-mail and list entry name: the invitee's name from the prefill, "" when not given. */
+export const inviteeNameOf = (invite: Pick<Invite, "prefill">): string =>
+  `${invite.prefill?.first_name ?? ""} ${invite.prefill?.last_name ?? ""}`.trim()
 
 const NameAndAvatar = Schema.Struct({ name: Schema.String, avatar: Schema.String })
 

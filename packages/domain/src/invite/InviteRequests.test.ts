@@ -1,7 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { membershipRoleOf } from "./Invite.ts"
-import { CreateInvitesRequest, ExecuteManagerInvitesRequest, InvitesQuery } from "./InviteRequests.ts"
+import {
+  AnswerInviteRequest,
+  CreateInvitesRequest,
+  CreateManagerInvitesRequest,
+  ExecuteManagerInvitesRequest,
+  InvitesQuery
+} from "./InviteRequests.ts"
 
 const ok = (schema: Schema.Top, input: unknown) => Schema.decodeUnknownExit(schema as never)(input)._tag === "Success"
 
@@ -44,6 +50,24 @@ describe("invite request schemas (SPEC §4.9, §4.11)", () => {
     assert.strictEqual(membershipRoleOf("team_employee"), "team_employee")
     assert.isTrue(ok(CreateInvitesRequest, { ...body, invites: Array(100).fill({ email: "a@b.co" }) }))
     assert.isFalse(ok(CreateInvitesRequest, { ...body, invites: Array(101).fill({ email: "a@b.co" }) }))
+  })
+
+  it("manager invites name an e-mail, a manager role and a wallet, stored lower-cased", () => {
+    const wallet = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+    const body = { nanoid: "te-abcdefghijkl", invites: [{ email: "Ann@Example.com", role: "team_viewer", wallet }] }
+    const decoded = Schema.decodeUnknownSync(CreateManagerInvitesRequest)(body)
+    assert.strictEqual(decoded.invites[0]?.wallet, wallet.toLowerCase())
+    assert.strictEqual(decoded.invites[0]?.email, "ann@example.com")
+    assert.isFalse(
+      ok(CreateManagerInvitesRequest, { ...body, invites: [{ ...body.invites[0], role: "team_employee" }] })
+    )
+    assert.isFalse(ok(CreateManagerInvitesRequest, { ...body, invites: [{ ...body.invites[0], wallet: "0x12" }] }))
+  })
+
+  it("accept and reject take an invite id and a token", () => {
+    assert.isTrue(ok(AnswerInviteRequest, { invite_nanoid: "in-abcdefghijkl", token: "ab".repeat(32) }))
+    assert.isFalse(ok(AnswerInviteRequest, { invite_nanoid: "in-abcdefghijkl", token: "" }))
+    assert.isFalse(ok(AnswerInviteRequest, { invite_nanoid: "te-abcdefghijkl", token: "x" }))
   })
 
   it("the list is queried by a team (or company) nanoid", () => {

@@ -3,11 +3,12 @@
  */
 import { Schema } from "effect"
 import { Email } from "../Email.ts"
-import { Address, Signature } from "../Evm.ts"
+import { Signature, WalletAddress } from "../Evm.ts"
 import { RolesTypedDataBundle, RolesTypedDataMessage } from "../eip712/TypedData.ts"
 import { withDefault } from "../FieldDefault.ts"
 import { CompanyId, InviteId, TeamId } from "../Ids.ts"
 import { InvitePrefill, InviteView, ManagerRole, MemberRole } from "./Invite.ts"
+import { InviteMachine } from "./InviteMachine.ts"
 
 /** Most invites in one request (as the team users filter's 100 e-mails, SPEC §8). */
 export const maxInvitesPerRequest = 100
@@ -45,7 +46,7 @@ export type CreateInvitesResponse = typeof CreateInvitesResponse.Type
 /** POST /v2/invites/manager body: who to invite as a manager, with which role, to which wallet. */
 export const CreateManagerInvitesRequest = Schema.Struct({
   nanoid: TeamId,
-  invites: Schema.Array(Schema.Struct({ email: Email, role: ManagerRole, account: Address })).check(
+  invites: Schema.Array(Schema.Struct({ email: Email, role: ManagerRole, wallet: WalletAddress })).check(
     Schema.isMinLength(1),
     Schema.isMaxLength(maxInvitesPerRequest)
   )
@@ -62,7 +63,7 @@ export type CreateManagerInvitesResponse = typeof CreateManagerInvitesResponse.T
 /** PUT /v2/invites/manager body (SPEC §4.9). */
 export const ExecuteManagerInvitesRequest = Schema.Struct({
   invites: Schema.Array(InviteId).check(Schema.isMinLength(1), Schema.isMaxLength(maxInvitesPerRequest)),
-  signer: Address,
+  signer: WalletAddress,
   typed_data: RolesTypedDataMessage,
   signature: Signature
 })
@@ -74,3 +75,26 @@ export const ExecuteManagerInvitesResponse = Schema.Struct({
   data: Schema.Struct({ invites: Schema.Array(Schema.String), transaction: Schema.String })
 })
 export type ExecuteManagerInvitesResponse = typeof ExecuteManagerInvitesResponse.Type
+
+/** POST /v2/invites/accept and /reject body: the invite and the token of its e-mail (DESIGN §5b). */
+export const AnswerInviteRequest = Schema.Struct({
+  invite_nanoid: InviteId,
+  token: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(256))
+})
+export type AnswerInviteRequest = typeof AnswerInviteRequest.Type
+
+/** DELETE /v2/invites/{invite_nanoid} and POST /v2/invites/{invite_nanoid}/resend path. */
+export const InvitePath = Schema.Struct({ invite_nanoid: InviteId })
+
+/** What accept, reject, revoke and resend answer: the invite's state after the step. */
+export const InviteStateResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    invite_nanoid: InviteId,
+    team_nanoid: TeamId,
+    state: InviteMachine.State,
+    role: Schema.String,
+    expires_at: Schema.String
+  })
+})
+export type InviteStateResponse = typeof InviteStateResponse.Type

@@ -11,7 +11,7 @@ import { ChainGateway } from "../chain/ChainGateway.ts"
 import { paymentRequestOf, paymentsRequestOf } from "../chain/ForwardRequest.ts"
 import type { Settlement } from "../chain/Settlement.ts"
 import type { WalletAddress } from "../Evm.ts"
-import type { ClaimedTypedData, IssuedTypedData } from "../eip712/IssuedTypedDataStore.ts"
+import type { Claimed, IssuedPayment, IssuedTypedData } from "../eip712/IssuedTypedDataStore.ts"
 import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
 import { authorizeSignedRequest } from "../eip712/SignedRequest.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
@@ -65,14 +65,14 @@ const sameBody = (issued: IssuedPaymentsRequest["body"], body: ExecutePaymentsRe
   })
 
 /** The signed payment entries of an issued request, in request order. */
-const entriesOf = (issued: IssuedTypedData): ReadonlyArray<PaymentEntry> =>
+const entriesOf = (issued: IssuedPayment): ReadonlyArray<PaymentEntry> =>
   issued.kind === "batch" ? issued.bundle.typed_data.data.payments : [issued.bundle.typed_data.data]
 
 /**
  * The settlement the chain shows for the salt of `issued` on the team's account, when it settled exactly the issued
  * payments (ids and amounts, in order); `undefined` when it shows none, or another request spent the salt.
  */
-const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(function* (issued: IssuedTypedData) {
+const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(function* (issued: IssuedPayment) {
   const settlement = yield* ChainGateway.use((chain) =>
     chain.settlementOfSalt(issued.bundle.typed_data.to, BigInt(issued.salt))
   ).pipe(Effect.orDie)
@@ -94,7 +94,7 @@ const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(functi
  * settled; an unknown outcome (`ChainUnavailable`) keeps the claim, whose lease lets a later request reconcile.
  */
 const afterRefusal =
-  (issued: ClaimedTypedData) =>
+  (issued: Claimed<IssuedPayment>) =>
   (
     error: RequestError
   ): Effect.Effect<Settlement, Exclude<RequestError, ChainUnavailable>, ChainGateway | IssuedTypedDataStore> => {
@@ -111,7 +111,10 @@ const afterRefusal =
   }
 
 /** Sends the signed request to the chain. */
-const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (issued: ClaimedTypedData, signature: Hex) {
+const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (
+  issued: Claimed<IssuedPayment>,
+  signature: Hex
+) {
   const chain = yield* ChainGateway
   const sent =
     issued.kind === "batch"
@@ -128,7 +131,7 @@ const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (iss
 const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function* (
   team: Team,
   payer: User,
-  issued: ClaimedTypedData,
+  issued: Claimed<IssuedPayment>,
   signature: Hex,
   settlement: Settlement
 ) {
@@ -192,20 +195,24 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
 const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   team: Team,
   payer: User,
-  issued: ClaimedTypedData,
+  issued: Claimed<IssuedPayment>,
   signature: Hex
 ) {
   const settlement = yield* settleOnChain(issued, signature)
   return yield* recordSettlement(team, payer, issued, signature, settlement)
 })
 
-type Attempt =
+/** What waiting for another holder of a claim ends with. */
+export type Attempt =
   | { readonly _tag: "Result"; readonly result: ExecutionResult }
   | { readonly _tag: "Retry" }
   | { readonly _tag: "Abandoned" }
 
-/** Waits for whoever holds the claim of `salt`: its result, a release (retry), or an expired lease (abandoned). */
-const awaitOutcome = (salt: IssuedTypedData["salt"]) =>
+/**
+ * Waits for whoever holds the claim of `salt`: its result, a release (retry), or an expired lease (abandoned). Shared
+ * by every signed request that executes once (payments, manager invites).
+ */
+export const awaitOutcome = (salt: IssuedTypedData["salt"]) =>
   PaymentLedger.use((ledger) => ledger.outcome(salt)).pipe(
     Effect.orDie,
     Effect.flatMap((outcome) =>
@@ -238,7 +245,7 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
   const ledger = yield* PaymentLedger
   const salt = body.typed_data.salt
   const issued = yield* store.find(salt)
-  if (issued.team !== team.nanoid || !sameBody(issued.request.body, body)) {
+  if (issued.kind === "roles" || issued.team !== team.nanoid || !sameBody(issued.request.body, body)) {
     return yield* new ExecutionBodyMismatch({ salt })
   }
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -256,7 +263,10 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
         )
       )
     )
-    if (claim._tag === "Claimed") return yield* settleClaimed(team, payer, claim.claimed, body.signature)
+    if (claim._tag === "Claimed") {
+      const claimed = { ...issued, executedAt: claim.claimed.executedAt, claimToken: claim.claimed.claimToken }
+      return yield* settleClaimed(team, payer, claimed, body.signature)
+    }
     const waited = yield* awaitOutcome(salt)
     if (waited._tag === "Result") return waited.result
     if (waited._tag === "Abandoned") {
@@ -269,7 +279,7 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
       const now = yield* Clock.currentTimeMillis
       const token = yield* ledger.takeOver(salt, now, now + executionLeaseMillis)
       if (Option.isSome(token)) {
-        const claimed: ClaimedTypedData = { ...issued, executedAt: now, claimToken: token.value }
+        const claimed: Claimed<IssuedPayment> = { ...issued, executedAt: now, claimToken: token.value }
         // Spent: record what the chain settled (no second transaction); unspent: execute it ourselves.
         return settlement === undefined
           ? yield* settleClaimed(team, payer, claimed, body.signature)

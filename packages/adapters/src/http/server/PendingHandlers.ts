@@ -1,7 +1,7 @@
 /**
- * Routes the contract has and later issues serve (payments, invites, webhooks, balance). Until then each one checks
- * the caller's permission on the team it names, exactly as the real handler will, and answers 501 NOT_IMPLEMENTED;
- * the owning issue replaces the group's layer.
+ * Routes the contract has and later issues serve (payments, webhooks, balance; manager invites answer 501 in
+ * `InviteHandlers`). Until then each one checks the caller's permission on the team it names, exactly as the real
+ * handler will, and answers 501 NOT_IMPLEMENTED; the owning issue replaces the group's layer.
  */
 import { TeamId } from "@svc/domain/Ids"
 import { type Action, TeamAccess } from "@svc/domain/membership"
@@ -36,21 +36,6 @@ export const PendingPaymentHandlers = HttpApiBuilder.group(
       create: ({ payload }) => after(payload.from, "payments.create"),
       execute: ({ payload }) => after(payload.from, "payments.execute"),
       instant: ({ payload }) => after(payload.from, "payments.create")
-    })
-  })
-).pipe(Layer.provide(TeamAccess.layer))
-
-/** Invites: 501 after the permission check. */
-export const PendingInviteHandlers = HttpApiBuilder.group(
-  Api,
-  "invites",
-  Effect.fn(function* (handlers) {
-    const after = yield* pendingAfter
-    return handlers.handleAll({
-      list: ({ query }) => after(query.nanoid, "invites.read"),
-      create: ({ payload }) => after(payload.nanoid, "invites.create"),
-      createManager: ({ payload }) => after(payload.nanoid, "invites.manager"),
-      executeManager: () => pending
     })
   })
 ).pipe(Layer.provide(TeamAccess.layer))

@@ -15,10 +15,10 @@ export {
   withRequestId
 } from "./ErrorEnvelope.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
+export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
 export {
   PendingBalanceHandlers,
-  PendingInviteHandlers,
   PendingPaymentHandlers,
   PendingWebhookHandlers
 } from "./PendingHandlers.ts"

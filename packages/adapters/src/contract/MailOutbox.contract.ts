@@ -1,0 +1,62 @@
+/**
+ * The contract of `MailOutbox`: queued mails are leased to one worker at a time, oldest first; only the holder marks
+ * one sent or hands it back for a later attempt; a failed mail comes back when due, a given-up one never.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { InviteRepository } from "@svc/domain/invite"
+import { MailOutbox } from "@svc/domain/mail"
+import { Effect } from "effect"
+import { invite, mail } from "./Fixtures.ts"
+import type { StorageUnderTest } from "./Storage.ts"
+
+/** Registers the suite for `storage`. */
+export const mailOutboxContract = (storage: StorageUnderTest) =>
+  describe(`MailOutbox (${storage.name})`, () => {
+    it.live("each queued mail is leased to one worker until it lapses; only the holder marks it sent", () =>
+      Effect.gen(function* () {
+        const outbox = yield* MailOutbox
+        yield* InviteRepository.use((i) => i.create([invite(1)], [mail(1), mail(2), mail(3)]))
+        const now = Date.now()
+        const [a, b] = yield* Effect.all(
+          [outbox.claim({ now, limit: 2, leaseMillis: 1000 }), outbox.claim({ now, limit: 2, leaseMillis: 1000 })],
+          { concurrency: "unbounded" }
+        )
+        const claimed = [...(a ?? []), ...(b ?? [])]
+        assert.deepStrictEqual(claimed.map((c) => c.mail.id).sort(), [mail(1).id, mail(2).id, mail(3).id])
+        assert.deepStrictEqual(claimed.find((c) => c.mail.id === mail(1).id)?.mail, mail(1))
+        assert.isTrue(claimed.every((c) => c.attempts === 0))
+        assert.deepStrictEqual(yield* outbox.claim({ now: now + 999, limit: 10, leaseMillis: 1000 }), [])
+        const first = claimed.find((c) => c.mail.id === mail(1).id)!
+        assert.isFalse(yield* outbox.markSent(mail(1).id, "not-the-holder"))
+        assert.isTrue(yield* outbox.markSent(mail(1).id, first.lease.holder))
+        assert.strictEqual(yield* outbox.stateOf(mail(1).id), "sent")
+        // After the lease lapses the others come back, under new holders; the old holder's token changes nothing.
+        const again = yield* outbox.claim({ now: now + 1000, limit: 10, leaseMillis: 1000 })
+        assert.deepStrictEqual(again.map((c) => c.mail.id).sort(), [mail(2).id, mail(3).id])
+        const stale = claimed.find((c) => c.mail.id === mail(2).id)!
+        assert.isFalse(yield* outbox.markSent(mail(2).id, stale.lease.holder))
+        assert.strictEqual(yield* outbox.stateOf(mail(2).id), "queued")
+        assert.isUndefined(yield* outbox.stateOf("unknown"))
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("a failed mail is due again at its time with one more attempt; a given-up mail is failed for good", () =>
+      Effect.gen(function* () {
+        const outbox = yield* MailOutbox
+        yield* InviteRepository.use((i) => i.create([invite(1)], [mail(1)]))
+        const now = Date.now()
+        const [claimed] = yield* outbox.claim({ now, limit: 10, leaseMillis: 60_000 })
+        assert.isTrue(
+          yield* outbox.retryAt(mail(1).id, claimed!.lease.holder, { at: now + 5000, error: "421", giveUp: false })
+        )
+        assert.deepStrictEqual(yield* outbox.claim({ now: now + 4999, limit: 10, leaseMillis: 1000 }), [])
+        const [retried] = yield* outbox.claim({ now: now + 5000, limit: 10, leaseMillis: 1000 })
+        assert.strictEqual(retried?.attempts, 1)
+        assert.deepStrictEqual(retried?.mail, mail(1))
+        assert.isFalse(yield* outbox.retryAt(mail(1).id, claimed!.lease.holder, { at: now, error: "x", giveUp: true }))
+        assert.isTrue(yield* outbox.retryAt(mail(1).id, retried!.lease.holder, { at: now, error: "550", giveUp: true }))
+        assert.strictEqual(yield* outbox.stateOf(mail(1).id), "failed")
+        assert.deepStrictEqual(yield* outbox.claim({ now: now + 100_000, limit: 10, leaseMillis: 1000 }), [])
+      }).pipe(Effect.provide(storage.layer()))
+    )
+  })

@@ -1,0 +1,41 @@
+/**
+ * The mail outbox: mails are queued in the same step as the change that causes them (an invite created or sent
+ * again), and a worker sends them later, so a mail server that is down never blocks or fails a request.
+ */
+import { Context, type Effect } from "effect"
+import type { Lease } from "../Lease.ts"
+import type { Mail } from "./Mail.ts"
+
+/** A queued mail held by one worker: the mail, its lease, and how many attempts failed before this one. */
+export interface ClaimedMail {
+  readonly mail: Mail
+  readonly lease: Lease
+  readonly attempts: number
+}
+
+/**
+ * Queued mails. Implementations must lease each claimed mail to one worker at a time across processes (the adapter's
+ * `Leases`), let only the current holder mark it, and forget a sent mail's text (it holds a single-use token).
+ * `retryAt` hands the mail back, free again from `at` (epoch ms); `give up` keeps it as failed, never claimed again.
+ */
+export class MailOutbox extends Context.Service<
+  MailOutbox,
+  {
+    /** Up to `limit` queued mails due at `now` (epoch ms), oldest first, leased until `now + leaseMillis`. */
+    readonly claim: (options: {
+      readonly now: number
+      readonly limit: number
+      readonly leaseMillis: number
+    }) => Effect.Effect<ReadonlyArray<ClaimedMail>>
+    /** Marks the mail sent (and erases its text); false when `holder` no longer holds it. */
+    readonly markSent: (id: string, holder: string) => Effect.Effect<boolean>
+    /** One more failed attempt: due again at `at`, or failed for good when `giveUp`. */
+    readonly retryAt: (
+      id: string,
+      holder: string,
+      options: { readonly at: number; readonly error: string; readonly giveUp: boolean }
+    ) => Effect.Effect<boolean>
+    /** The mail's state (`queued`, `sent`, `failed`), for tests and support; `undefined` when unknown. */
+    readonly stateOf: (id: string) => Effect.Effect<"queued" | "sent" | "failed" | undefined>
+  }
+>()("@svc/domain/mail/MailOutbox") {}
