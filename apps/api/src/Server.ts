@@ -14,22 +14,24 @@ import {
   PendingBalanceHandlers,
   PendingInviteHandlers,
   PendingPaymentHandlers,
-  PendingWebhookHandlers,
   ServerConfig,
   SystemHandlers,
   TeamHandlers,
+  WebhookHandlers,
   withErrorEnvelope,
   withIdempotency,
   withRequestId
 } from "@svc/adapters/http/server"
 import { MongoStorage } from "@svc/adapters/mongo"
 import { SqliteStorage } from "@svc/adapters/sqlite"
+import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import type { ChainGateway } from "@svc/domain/chain"
 import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
+import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type WebhookUrlRules } from "@svc/domain/webhook"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -67,6 +69,14 @@ export interface ServerOptions {
    * after the permission check.
    */
   readonly chain?: Layer.Layer<ChainGateway> | undefined
+  /** The key webhook signing secrets are sealed with (decision 0024); without it one for this server's lifetime. */
+  readonly webhookSecretKey?: Redacted.Redacted<string> | undefined
+  /** Which endpoint URLs are accepted (DESIGN §5b); default http or https, loopback and private allowed (tests). */
+  readonly webhookUrls?: WebhookUrlRules | undefined
+  /** How webhook URLs' host names are resolved (default the system's; tests fix a table). */
+  readonly webhookResolver?: HttpWebhookSender.Resolver | undefined
+  /** The webhook dispatcher this process runs (default DESIGN §5's); `false` runs none. */
+  readonly webhookDispatcher?: Partial<DispatcherOptions> | false | undefined
 }
 
 /**
@@ -103,14 +113,7 @@ export type Storage = Layer.Success<ReturnType<typeof storage>>
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-      Layer.provide([
-        SystemHandlers,
-        AuthHandlers,
-        TeamHandlers,
-        payments,
-        PendingInviteHandlers,
-        PendingWebhookHandlers
-      ]),
+      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, PendingInviteHandlers, WebhookHandlers]),
       Layer.provide(AuthenticationLive)
     ),
     HttpApiScalar.layer(Api, { path: "/docs" }),
@@ -144,6 +147,7 @@ export const RoutesWithoutChain = makeRoutes(
 /** The services handlers use, other than storage. */
 export const services = (options: ServerOptions) =>
   Layer.mergeAll(
+    webhookServices(options),
     AccessTokens.make(options.jwtSecret ?? Redacted.make(randomBytes(48).toString("base64url"))),
     IdGenerator.layer,
     Randomness.layer,
@@ -154,14 +158,35 @@ export const services = (options: ServerOptions) =>
       : ServerConfig.make({ publicBaseUrl: options.publicBaseUrl, chainId: options.chainId ?? 42161 })
   )
 
+/** Webhook delivery: the URL rules, the sender on them, and the secret box. */
+const webhookServices = (options: ServerOptions) =>
+  Layer.mergeAll(
+    options.webhookResolver === undefined
+      ? HttpWebhookSender.layer
+      : HttpWebhookSender.layerWith(options.webhookResolver),
+    WebhookSecretBox.layer(options.webhookSecretKey ?? Redacted.make(WebhookSecretBox.newKey()))
+  ).pipe(Layer.provideMerge(WebhookUrlPolicy.layer(options.webhookUrls ?? { requireHttps: false, allowPrivate: true })))
+
+/** The webhook dispatcher every API process runs (DESIGN §5), unless asked not to. */
+const dispatcher = (options: ServerOptions) =>
+  options.webhookDispatcher === false
+    ? Layer.empty
+    : WebhookDispatcher.worker({
+        worker: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
+        ...options.webhookDispatcher
+      })
+
 /** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
 export const layer = (options: ServerOptions) => {
   // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
-  return HttpRouter.serve(options.chain === undefined ? RoutesWithoutChain : Routes, {
-    disableListenLog: true,
-    disableLogger: options.logRequests === false
-  }).pipe(
+  return Layer.mergeAll(
+    HttpRouter.serve(options.chain === undefined ? RoutesWithoutChain : Routes, {
+      disableListenLog: true,
+      disableLogger: options.logRequests === false
+    }),
+    dispatcher(options)
+  ).pipe(
     Layer.provideMerge(services(options)),
     Layer.provideMerge(chain),
     Layer.provideMerge(

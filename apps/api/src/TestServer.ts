@@ -59,6 +59,8 @@ export interface TestServerOptions {
   readonly storage?: Server.StorageOptions | undefined
   readonly chain?: Layer.Layer<ChainGateway> | undefined
   readonly jwtSecret?: string | undefined
+  /** Webhook settings (URL rules, resolver, dispatcher); default: private URLs allowed, DESIGN §5's schedule. */
+  readonly webhooks?: Pick<Server.ServerOptions, "webhookUrls" | "webhookResolver" | "webhookDispatcher"> | undefined
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -79,7 +81,8 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       storage,
       jwtSecret: Redacted.make(jwtSecret),
       logRequests: false,
-      chain: options.chain
+      chain: options.chain,
+      ...options.webhooks
     })
   )
   const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))

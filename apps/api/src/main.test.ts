@@ -25,7 +25,9 @@ const productionSettings = [
   "PUBLIC_BASE_URL",
   "RPC_URL",
   "CHAIN_ID",
-  "RELAYER_PRIVATE_KEY"
+  "RELAYER_PRIVATE_KEY",
+  "WEBHOOK_SECRET_KEY",
+  "WEBHOOK_ALLOW_PRIVATE_URLS"
 ]
 const embeddedEnv = (dataDir: string) => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir }

@@ -170,7 +170,7 @@ export class WebhookDispatcher extends Context.Service<
               number,
               at: started,
               status_code: result._tag === "Response" ? result.status : undefined,
-              duration_ms: result.durationMillis,
+              duration_ms: Math.round(result.durationMillis),
               error:
                 result._tag === "NoResponse"
                   ? result.reason

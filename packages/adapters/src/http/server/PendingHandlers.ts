@@ -1,5 +1,5 @@
 /**
- * Routes the contract has and later issues serve (payments, invites, webhooks, balance). Until then each one checks
+ * Routes the contract has and later issues serve (payments, invites, balance). Until then each one checks
  * the caller's permission on the team it names, exactly as the real handler will, and answers 501 NOT_IMPLEMENTED;
  * the owning issue replaces the group's layer.
  */
@@ -54,11 +54,6 @@ export const PendingInviteHandlers = HttpApiBuilder.group(
     })
   })
 ).pipe(Layer.provide(TeamAccess.layer))
-
-/** Webhooks: 501 (the endpoint names no team until webhook endpoints are stored). */
-export const PendingWebhookHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
-  handlers.handle("get", () => pending).handle("test", () => pending)
-)
 
 /** Balance: 501 after the permission check. */
 export const PendingBalanceHandlers = HttpApiBuilder.group(

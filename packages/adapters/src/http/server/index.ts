@@ -19,9 +19,9 @@ export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHa
 export {
   PendingBalanceHandlers,
   PendingInviteHandlers,
-  PendingPaymentHandlers,
-  PendingWebhookHandlers
+  PendingPaymentHandlers
 } from "./PendingHandlers.ts"
 export { ServerConfig } from "./ServerConfig.ts"
 export { SystemHandlers } from "./SystemHandlers.ts"
 export { TeamHandlers } from "./TeamHandlers.ts"
+export { WebhookHandlers } from "./WebhookHandlers.ts"
