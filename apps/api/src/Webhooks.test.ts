@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Schedule } from "effect"
 import { Webhook } from "standardwebhooks"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { addMember, call, seedTeam, signIn, startTestServerWith, type TestServer } from "./TestServer.ts"
+import { addMember, call, seedTeam, signIn, sqliteOf, startTestServerWith, type TestServer } from "./TestServer.ts"
 import { type Received, startReceiver } from "./WebhookReceiver.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
@@ -99,6 +99,12 @@ describe("webhook endpoints", () => {
       assert.strictEqual(read.status, 200)
       assert.isFalse("secret" in read.body.data)
       assert.notInclude(JSON.stringify(read.body), data.secret.slice(6))
+      // Stored sealed: the database holds no trace of the secret.
+      const stored = yield* Effect.scoped(
+        Effect.map(sqliteOf(server), (db) => JSON.stringify(db.prepare("SELECT * FROM webhook_endpoints").all()))
+      )
+      assert.include(stored, data.webhook_nanoid)
+      assert.notInclude(stored, data.secret.slice(6, 30))
       const listed = yield* call(server, "GET", `/v2/webhooks?team_nanoid=${teamId}`, { token })
       assert.deepStrictEqual(listed.body.data.items, [read.body.data])
       const updated = yield* call(server, "PUT", `/v2/webhooks/${data.webhook_nanoid}`, {
