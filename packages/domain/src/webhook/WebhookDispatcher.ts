@@ -5,7 +5,7 @@
  * number of dispatchers share the work; a dispatcher that dies mid-send loses nothing: its lease lapses and another
  * attempt is made.
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
 import { renderEnvelope } from "../event/EventEnvelope.ts"
 import { EventOutbox } from "../event/EventOutbox.ts"
@@ -22,7 +22,7 @@ import {
   type RetrySchedule,
   type WebhookDelivery
 } from "./WebhookDelivery.ts"
-import { liveSecrets, type WebhookEndpointRecord } from "./WebhookEndpoint.ts"
+import { liveSecrets, type WebhookEndpointRecord, type WebhookSecret } from "./WebhookEndpoint.ts"
 import { type ClaimedDelivery, WebhookDeliveryStore, WebhookEndpointRepository } from "./WebhookRepository.ts"
 import { WebhookSecretBox, WebhookSender } from "./WebhookSender.ts"
 
@@ -35,8 +35,10 @@ export interface DispatcherOptions {
   readonly schedule?: RetrySchedule | undefined
   /** How long a claimed event or delivery is held before another dispatcher may take it (ms). */
   readonly leaseMillis?: number | undefined
-  /** Deliveries claimed, and sent concurrently, at a time. */
+  /** Deliveries claimed, and sent concurrently, at a time by one delivery loop. */
   readonly batch?: number | undefined
+  /** Delivery loops in this process, each claiming its own batch (so one slow receiver stalls no other). */
+  readonly loops?: number | undefined
   readonly timeoutMillis?: number | undefined
 }
 
@@ -70,7 +72,15 @@ export class WebhookDispatcher extends Context.Service<
         const randomness = yield* Randomness
         const schedule = options.schedule ?? defaultRetrySchedule
         const leaseMillis = options.leaseMillis ?? 60_000
-        const batch = options.batch ?? 64
+        const batch = options.batch ?? 32
+        // Secrets are opened once per sealed value: an AES decryption per attempt buys nothing.
+        const opened = new Map<string, WebhookSecret>()
+        const open = (sealed: string) => {
+          const known = opened.get(sealed)
+          return known === undefined
+            ? Effect.tap(box.open(sealed), (secret) => Effect.sync(() => opened.set(sealed, secret)))
+            : Effect.succeed(known)
+        }
         const timeoutMillis = options.timeoutMillis ?? deliveryTimeoutMillis
 
         const deliveriesOf = Effect.fn("WebhookDispatcher.deliveriesOf")(function* (event: DomainEvent, at: number) {
@@ -132,15 +142,17 @@ export class WebhookDispatcher extends Context.Service<
           }
         })
 
-        const attempt = Effect.fn("WebhookDispatcher.attempt")(function* ({ delivery, lease }: ClaimedDelivery) {
-          const endpoint = yield* endpoints.findById(delivery.webhook_nanoid).pipe(Effect.option)
+        const attempt = Effect.fn("WebhookDispatcher.attempt")(function* (
+          { delivery, lease }: ClaimedDelivery,
+          endpoint: Option.Option<WebhookEndpointRecord>
+        ) {
           const started = yield* Clock.currentTimeMillis
           if (endpoint._tag === "None" || endpoint.value.state !== "active") {
             // Nothing is sent to a deleted or disabled endpoint; enabling it again re-queues this delivery.
             yield* store.record(delivery.nanoid, lease.holder, { status: "failed", at: started })
             return
           }
-          const secrets = yield* Effect.forEach(liveSecrets(endpoint.value, started), (s) => box.open(s.sealed))
+          const secrets = yield* Effect.forEach(liveSecrets(endpoint.value, started), (s) => open(s.sealed))
           const body = JSON.stringify(renderEnvelope(delivery.event, delivery.version ?? endpoint.value.version))
           const result: AttemptResult = yield* sender.send({
             url: endpoint.value.url,
@@ -189,7 +201,18 @@ export class WebhookDispatcher extends Context.Service<
         const deliverDue = Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           const claimed = yield* store.claimDue({ now, limit: batch, leaseMillis })
-          yield* Effect.forEach(claimed, attempt, { concurrency: "unbounded", discard: true })
+          // Each endpoint read once per batch.
+          const ids = [...new Set(claimed.map((c) => c.delivery.webhook_nanoid))]
+          const found = new Map(
+            yield* Effect.forEach(ids, (id) =>
+              Effect.map(Effect.option(endpoints.findById(id)), (e) => [id, e] as const)
+            )
+          )
+          yield* Effect.forEach(
+            claimed,
+            (claim) => attempt(claim, found.get(claim.delivery.webhook_nanoid) ?? Option.none()),
+            { concurrency: "unbounded", discard: true }
+          )
           return claimed.length
         }).pipe(Effect.withSpan("WebhookDispatcher.deliverDue"))
 
@@ -198,7 +221,7 @@ export class WebhookDispatcher extends Context.Service<
     )
 
   /**
-   * The dispatcher as a worker for the layer's lifetime: fan-out and delivery each run in a loop of their own, idle
+   * The dispatcher as a worker for the layer's lifetime: fan-out runs in a loop, delivery in `loops` (default 4), idle
    * for `idleMillis` (default 50 ms) when a pass found nothing. A failed pass is logged and the loop goes on.
    */
   static readonly worker = (options: DispatcherOptions) =>
@@ -214,7 +237,7 @@ export class WebhookDispatcher extends Context.Service<
             Effect.forkScoped
           )
         yield* loop("fan-out", dispatcher.fanOut)
-        yield* loop("delivery", dispatcher.deliverDue)
+        for (let i = 0; i < (options.loops ?? 4); i++) yield* loop("delivery", dispatcher.deliverDue)
       })
     ).pipe(Layer.provideMerge(WebhookDispatcher.layer(options)))
 }
