@@ -209,10 +209,10 @@ export const memberships = Layer.effect(
         }),
       remove: (team, user, events = []) =>
         events.length > 0
-          ? withEvents(events, async (session) =>
-              (await col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })).deletedCount > 0
-                ? true
-                : false
+          ? withEvents(
+              events,
+              async (session) =>
+                (await col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })).deletedCount > 0
             ).pipe(Effect.map((removed) => removed === true))
           : Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
               Effect.map((r) => r.deletedCount > 0)
