@@ -13,6 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHmac } from "node:crypto"
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs"
+import { type AddressInfo, createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { type DomainEvent, EventOutbox } from "@svc/domain/event"
@@ -50,6 +51,16 @@ const stopReceiver = (child: ChildProcess) =>
     if (child.exitCode !== null || child.signalCode !== null) return done()
     child.once("exit", () => done())
     child.kill("SIGKILL")
+  })
+
+/** A port nothing listens on now (the receiver comes back on the same one after an outage). */
+const freePort = () =>
+  new Promise<number>((done) => {
+    const probe = createNetServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => done(port))
+    })
   })
 
 const stats = async (base: string): Promise<Stats> => (await fetch(`${base}/stats`)).json() as Promise<Stats>
@@ -233,7 +244,7 @@ const outage = (port: number) =>
   )
 
 const main = Effect.gen(function* () {
-  const port = 40_000 + Math.floor(Math.random() * 10_000)
+  const port = yield* Effect.promise(freePort)
   const receiver = yield* Effect.acquireRelease(
     Effect.promise(() => startReceiver(port)),
     (child) => Effect.promise(() => stopReceiver(child))
@@ -244,7 +255,7 @@ const main = Effect.gen(function* () {
   const [burst1, steady1, dup1] = yield* measure(1, base, url)
   const [burst10, steady10, dup10] = yield* measure(10, base, url)
   yield* Effect.promise(() => stopReceiver(receiver))
-  const down = yield* outage(port + 1)
+  const down = yield* outage(yield* Effect.promise(freePort))
 
   const rows = [top, burst1, steady1, burst10, steady10]
   const table = [
