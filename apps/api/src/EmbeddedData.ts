@@ -1,7 +1,7 @@
 /**
  * What embedded mode (`npm start` without configuration) keeps in `SVC_DATA_DIR` so a restart finds everything as it
  * was (DESIGN §4): the database file, the chain's saved state, and `embedded.json` — the JWT signing secret (so tokens
- * issued before a restart stay valid), the relayer key and the deployed contracts, and the demo (its ids and the
+ * issued before a restart stay valid), the webhook secret key (so stored endpoints keep signing), the relayer key and the deployed contracts, and the demo (its ids and the
  * admin's test key). The file is written whole (temporary file, then rename) and readable by its owner only.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
@@ -28,6 +28,8 @@ export interface DemoPlan {
 export interface EmbeddedState {
   readonly jwtSecret: string
   readonly relayerKey: Hex
+  /** Seals webhook signing secrets (decision 0024); absent in files written before webhooks. */
+  readonly webhookSecretKey?: string | undefined
   readonly suite?: DeployedSuite | undefined
   readonly demo?: DemoPlan | undefined
 }

@@ -12,6 +12,7 @@ import { IntentRunner } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { Wallet } from "ethers"
+import { Webhook } from "standardwebhooks"
 import { type Address, createPublicClient, type Hex, http, keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
@@ -28,6 +29,7 @@ import {
   startMongoTestServer,
   startTestServerWith
 } from "./TestServer.ts"
+import { startReceiver } from "./WebhookReceiver.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any
@@ -82,14 +84,14 @@ const fundedTeam = (cents: number, options: { readonly adminKey?: Hex } = {}) =>
     yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
       Effect.provide(server.context)
     )
-    const [owner, employee, contractor, viewer] = seeded.members as [
+    const [teamAdmin, employee, contractor, viewer] = seeded.members as [
       SeededMember,
       SeededMember,
       SeededMember,
       SeededMember
     ]
     const token = yield* signIn(server, admin)
-    return { team: seeded.teamId, account, admin, adminKey, adminUser, owner, employee, contractor, viewer, token }
+    return { team: seeded.teamId, account, admin, adminKey, adminUser, teamAdmin, employee, contractor, viewer, token }
   })
 
 const balanceOf = (address: Address) =>
@@ -155,6 +157,19 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             to: [entry(t.employee.user, 2500), entry(t.contractor.user, 1000, "design")],
             pay_now: true
           }
+          // An endpoint of the team subscribed to the payment events (an admin registers it).
+          const receiver = yield* startReceiver()
+          const teamAdmin = yield* signIn(server, t.teamAdmin.account)
+          const hook = yield* call(server, "POST", "/v2/webhooks", {
+            token: teamAdmin,
+            body: {
+              team_nanoid: t.team,
+              url: receiver.url,
+              events: ["payment.group.created", "payment.sent", "payment.failed"],
+              name: "payments"
+            }
+          })
+          assert.strictEqual(hook.status, 200, JSON.stringify(hook.body))
           const bundle = yield* issue(t.token, body)
           assert.strictEqual(bundle.primary_type, "CreatePaymentsForwardRequest")
           const signature = yield* signViem(t.adminKey, bundle)
@@ -219,14 +234,36 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             "payment.sent",
             "payment.sent"
           ])
-          assert.isTrue(events.every((e) => e.dispatched === false))
+          // Numbered in the team's sequence as they were recorded.
+          assert.deepStrictEqual(events.map((e) => e.event.sequence).sort(), [1, 2, 3])
+
+          // Every event reached the endpoint, signed (verified by the standardwebhooks library), with the chain facts.
+          const delivered = (yield* receiver.waitFor(3)).map((r) =>
+            new Webhook(hook.body.data.secret).verify(r.body, receiver.headersOf(r))
+          ) as Array<Json>
+          assert.deepStrictEqual(delivered.map((e) => e.event_type).sort(), [
+            "payment.group.created",
+            "payment.sent",
+            "payment.sent"
+          ])
+          assert.deepStrictEqual(delivered.map((e) => e.sequence).sort(), [1, 2, 3])
+          for (const e of delivered) {
+            assert.deepStrictEqual(e.data.chain, {
+              network: "arbitrum",
+              chain_id: chainId,
+              transaction_hash: transaction,
+              block_number: Number(receipt.blockNumber)
+            })
+          }
+          const group = delivered.find((e) => e.event_type === "payment.group.created")
+          assert.deepStrictEqual(group.data.payments.map((p: Json) => p.amount_cents).sort(), [1000, 2500])
 
           const balance = yield* call(server, "GET", `/v2/balance?nanoid=${t.team}`, { token: t.token })
           assert.strictEqual(balance.status, 200)
           assert.strictEqual(balance.body.data.svc_account_address.toLowerCase(), t.account.toLowerCase())
           assert.deepStrictEqual(balance.body.data.balances, [{ currency: "USD", balance_cents: 1_000_00 - 3500 }])
           // A team that holds money cannot be deleted: the money would have no team to leave from.
-          const ownerToken = yield* signIn(server, t.owner.account)
+          const ownerToken = yield* signIn(server, t.teamAdmin.account)
           const deleted = yield* call(server, "DELETE", `/v2/teams/${t.team}`, { token: ownerToken })
           assert.strictEqual(deleted.status, 409, JSON.stringify(deleted.body))
           assert.strictEqual(deleted.body.error_code, "TEAM_NOT_EMPTY")

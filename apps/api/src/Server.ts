@@ -15,10 +15,10 @@ import {
   PaymentHandlers,
   PendingBalanceHandlers,
   PendingPaymentHandlers,
-  PendingWebhookHandlers,
   ServerConfig,
   SystemHandlers,
   TeamHandlers,
+  WebhookHandlers,
   withErrorEnvelope,
   withIdempotency,
   withRequestId
@@ -26,6 +26,7 @@ import {
 import { LogMailer } from "@svc/adapters/mail"
 import { MongoStorage } from "@svc/adapters/mongo"
 import { SqliteStorage } from "@svc/adapters/sqlite"
+import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import type { ChainGateway } from "@svc/domain/chain"
 import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
@@ -35,6 +36,7 @@ import { TeamAccess } from "@svc/domain/membership"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
+import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type WebhookUrlRules } from "@svc/domain/webhook"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -78,6 +80,14 @@ export interface ServerOptions {
   readonly inviteTtlDays?: number | undefined
   /** Whether this process also runs the mail worker and the invite expiry sweep (default true). */
   readonly workers?: boolean | undefined
+  /** The key webhook signing secrets are sealed with (decision 0024); without it one for this server's lifetime. */
+  readonly webhookSecretKey?: Redacted.Redacted<string> | undefined
+  /** Which endpoint URLs are accepted (DESIGN §5b); default http or https, loopback and private allowed (tests). */
+  readonly webhookUrls?: WebhookUrlRules | undefined
+  /** How webhook URLs' host names are resolved (default the system's; tests fix a table). */
+  readonly webhookResolver?: HttpWebhookSender.Resolver | undefined
+  /** The webhook dispatcher this process runs (default DESIGN §5's); `false` runs none. */
+  readonly webhookDispatcher?: Partial<DispatcherOptions> | false | undefined
 }
 
 /**
@@ -114,7 +124,7 @@ export type Storage = Layer.Success<ReturnType<typeof storage>>
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, PendingWebhookHandlers]),
+      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers]),
       Layer.provide(AuthenticationLive)
     ),
     HttpApiScalar.layer(Api, { path: "/docs" }),
@@ -156,6 +166,7 @@ const inviteSettings = (options: ServerOptions) =>
 /** The services handlers use, other than storage. */
 export const services = (options: ServerOptions) =>
   Layer.mergeAll(
+    webhookServices(options),
     AccessTokens.make(options.jwtSecret ?? Redacted.make(randomBytes(48).toString("base64url"))),
     IdGenerator.layer,
     Randomness.layer,
@@ -175,17 +186,38 @@ const workers = Layer.mergeAll(
   InviteExpiry.layer().pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer))
 )
 
+/** Webhook delivery: the URL rules, the sender on them, and the secret box. */
+const webhookServices = (options: ServerOptions) =>
+  Layer.mergeAll(
+    options.webhookResolver === undefined
+      ? HttpWebhookSender.layer
+      : HttpWebhookSender.layerWith(options.webhookResolver),
+    WebhookSecretBox.layer(options.webhookSecretKey ?? Redacted.make(WebhookSecretBox.newKey()))
+  ).pipe(Layer.provideMerge(WebhookUrlPolicy.layer(options.webhookUrls ?? { requireHttps: false, allowPrivate: true })))
+
+/** The webhook dispatcher every API process runs (DESIGN §5), unless asked not to. */
+const dispatcher = (options: ServerOptions) =>
+  options.webhookDispatcher === false
+    ? Layer.empty
+    : WebhookDispatcher.worker({
+        worker: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
+        ...options.webhookDispatcher
+      })
+
 /** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
 export const layer = (options: ServerOptions) => {
   // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
   const routes = options.chain === undefined ? RoutesWithoutChain : Routes
-  return HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers), {
-    disableListenLog: true,
-    disableLogger: options.logRequests === false,
-    // Paths match as written: `/V2/TEAMS` and `//v2/...` name no route (the router folds both by default).
-    routerConfig: { caseSensitive: true, ignoreDuplicateSlashes: false }
-  }).pipe(
+  return Layer.mergeAll(
+    HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers), {
+      disableListenLog: true,
+      disableLogger: options.logRequests === false,
+      // Paths match as written: `/V2/TEAMS` and `//v2/...` name no route (the router folds both by default).
+      routerConfig: { caseSensitive: true, ignoreDuplicateSlashes: false }
+    }),
+    dispatcher(options)
+  ).pipe(
     Layer.provideMerge(services(options)),
     Layer.provideMerge(chain),
     Layer.provideMerge(

@@ -62,6 +62,8 @@ export interface TestServerOptions {
   readonly jwtSecret?: string | undefined
   /** Where mails go; default the log. */
   readonly mailer?: Layer.Layer<Mailer> | undefined
+  /** Webhook settings (URL rules, resolver, dispatcher); default: private URLs allowed, DESIGN §5's schedule. */
+  readonly webhooks?: Pick<Server.ServerOptions, "webhookUrls" | "webhookResolver" | "webhookDispatcher"> | undefined
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -83,7 +85,8 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       jwtSecret: Redacted.make(jwtSecret),
       logRequests: false,
       chain: options.chain,
-      mailer: options.mailer
+      mailer: options.mailer,
+      ...options.webhooks
     })
   )
   const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))

@@ -48,7 +48,9 @@ const productionSettings = [
   "RELAYER_PRIVATE_KEY",
   "SMTP_URL",
   "MAIL_FROM",
-  "INVITE_TTL_DAYS"
+  "INVITE_TTL_DAYS",
+  "WEBHOOK_SECRET_KEY",
+  "WEBHOOK_ALLOW_PRIVATE_URLS"
 ]
 const embeddedEnv = (dataDir: string) => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir }

@@ -5,8 +5,10 @@
  * finds the same demo, data, balances and valid tokens. Ctrl-C or SIGTERM stops the server first (in-flight requests
  * finish), then saves the chain and stops anvil.
  *
- * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `PUBLIC_BASE_URL`, `RPC_URL`, `CHAIN_ID`, `PORT`,
- * `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7); to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
+ * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
+ * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `PUBLIC_BASE_URL`,
+ * `RPC_URL`, `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
+ * to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
  * `TOKEN_ADDRESS`.
  */
 import { randomBytes } from "node:crypto"
@@ -49,6 +51,8 @@ const main = Effect.gen(function* () {
   const mongoUriConfig = yield* Config.option(Config.Redacted("MONGODB_URI"))
   const database = yield* Config.option(Config.String("MONGODB_DATABASE"))
   const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
+  const webhookKeyConfig = yield* Config.option(Config.Redacted("WEBHOOK_SECRET_KEY"))
+  const allowPrivateConfig = yield* Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
   const rpcUrlConfig = yield* Config.option(Config.Redacted("RPC_URL"))
   // Redacted: the SMTP URL carries the mail server's password.
@@ -71,6 +75,12 @@ const main = Effect.gen(function* () {
     return yield* refuse("SMTP_URL is required when MONGODB_URI is set: invite mails are sent through it")
   }
   if (inviteTtlDays < 1) return yield* refuse("INVITE_TTL_DAYS must be at least 1")
+  if (!embedded && Option.isNone(webhookKeyConfig)) {
+    return yield* refuse("WEBHOOK_SECRET_KEY is required when MONGODB_URI is set: it seals the webhook signing secrets")
+  }
+  if (Option.isSome(webhookKeyConfig) && Redacted.value(webhookKeyConfig.value).length < 32) {
+    return yield* refuse("WEBHOOK_SECRET_KEY must be at least 32 characters")
+  }
   if (Option.isSome(secretConfig) && Redacted.value(secretConfig.value).length < 32) {
     return yield* refuse("JWT_SECRET must be at least 32 characters")
   }
@@ -86,12 +96,14 @@ const main = Effect.gen(function* () {
     )
   )
   const kept: EmbeddedState | undefined = embedded ? yield* readEmbeddedState(dataDirectory) : undefined
-  const state: EmbeddedState = {
+  const state: EmbeddedState & { readonly webhookSecretKey: string } = {
     ...kept,
     jwtSecret: kept?.jwtSecret ?? randomBytes(48).toString("base64url"),
-    relayerKey: kept?.relayerKey ?? generatePrivateKey()
+    relayerKey: kept?.relayerKey ?? generatePrivateKey(),
+    webhookSecretKey: kept?.webhookSecretKey ?? randomBytes(32).toString("base64url")
   }
   const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(state.jwtSecret))
+  const webhookSecretKey = Option.getOrElse(webhookKeyConfig, () => Redacted.make(state.webhookSecretKey))
 
   const rpcUrl = Option.isSome(rpcUrlConfig)
     ? Redacted.value(rpcUrlConfig.value)
@@ -116,6 +128,9 @@ const main = Effect.gen(function* () {
     host,
     storage: Layer.succeedContext(storage),
     jwtSecret,
+    webhookSecretKey,
+    // DESIGN §5b: https only in production; loopback and private addresses by default in embedded mode only.
+    webhookUrls: { requireHttps: !embedded, allowPrivate: Option.getOrElse(allowPrivateConfig, () => embedded) },
     chainId,
     publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
     // Without SMTP_URL (embedded only) mails are written to the log.

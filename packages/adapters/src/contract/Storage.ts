@@ -14,6 +14,7 @@ import type { MembershipRepository } from "@svc/domain/membership"
 import type { PaymentLedger } from "@svc/domain/payment"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
 import type { UserRepository } from "@svc/domain/user"
+import type { WebhookDeliveryStore, WebhookEndpointRepository } from "@svc/domain/webhook"
 import type { Layer } from "effect"
 
 /** Every storage port. */
@@ -30,6 +31,8 @@ export type Storage =
   | EventOutbox
   | InviteRepository
   | MailOutbox
+  | WebhookEndpointRepository
+  | WebhookDeliveryStore
 
 /** An adapter under test: its name, and a layer of a fresh, empty store (built once per test). */
 export interface StorageUnderTest {

@@ -1,27 +1,88 @@
 /**
- * Webhook endpoints (SPEC §4.1, §4.8; test body of DESIGN §5), on the domain's schemas. The webhook issue owns the
- * handlers (and adds endpoint management).
+ * Webhook endpoints (SPEC §4.1, §4.8; endpoint management, the delivery log and replay of DESIGN §5b), on the
+ * domain's schemas. Every route needs a bearer token and the `webhooks.manage` permission on the endpoint's team.
  */
 import { WebhookId } from "@svc/domain/Ids"
-import { WebhookResponse, WebhookTestRequest, WebhookTestResponse } from "@svc/domain/webhook"
+import {
+  CreatedWebhook,
+  CreateWebhookRequest,
+  DeliveriesQuery,
+  DeliveryPage,
+  DeliveryParams,
+  DeliveryView,
+  ListWebhooksQuery,
+  RecoverRequest,
+  UpdateWebhookRequest,
+  WebhookEndpoint,
+  WebhookResponse,
+  WebhookTestRequest,
+  WebhookTestResponse
+} from "@svc/domain/webhook"
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
+import { Envelope } from "./Envelope.ts"
 
-/** The webhook routes; all need a bearer token. */
+const webhookPath = { webhook_nanoid: WebhookId }
+
+/** The webhook routes. */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
+    HttpApiEndpoint.post("create", "/v2/webhooks", {
+      payload: CreateWebhookRequest,
+      success: Envelope(CreatedWebhook),
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Registers an endpoint; `data.secret` is shown only here and on rotation."),
+    HttpApiEndpoint.get("list", "/v2/webhooks", {
+      query: ListWebhooksQuery,
+      success: Envelope(Schema.Struct({ items: Schema.Array(WebhookEndpoint) })),
+      error: EndpointErrors
+    }),
     HttpApiEndpoint.get("get", "/v2/webhooks/:webhook_nanoid", {
-      params: { webhook_nanoid: WebhookId },
+      params: webhookPath,
       success: WebhookResponse,
       error: EndpointErrors
     }),
+    HttpApiEndpoint.put("update", "/v2/webhooks/:webhook_nanoid", {
+      params: webhookPath,
+      payload: UpdateWebhookRequest,
+      success: Envelope(WebhookEndpoint),
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Changes an endpoint; enabling it re-queues what failed while it was off."),
+    HttpApiEndpoint.delete("delete", "/v2/webhooks/:webhook_nanoid", {
+      params: webhookPath,
+      success: Envelope(Schema.Struct({ webhook_nanoid: Schema.String, deleted: Schema.Boolean })),
+      error: EndpointErrors
+    }),
+    HttpApiEndpoint.post("rotateSecret", "/v2/webhooks/:webhook_nanoid/rotate_secret", {
+      params: webhookPath,
+      success: Envelope(Schema.Struct({ secret: Schema.String, previous_expires_at: Schema.String })),
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "A new secret; the previous one keeps signing beside it for 24 h."),
+    HttpApiEndpoint.get("deliveries", "/v2/webhooks/:webhook_nanoid/deliveries", {
+      params: webhookPath,
+      query: DeliveriesQuery,
+      success: Envelope(DeliveryPage),
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "The delivery log with every attempt, newest first."),
+    HttpApiEndpoint.post("retry", "/v2/webhooks/:webhook_nanoid/deliveries/:delivery_nanoid/retry", {
+      params: DeliveryParams.fields,
+      success: Envelope(DeliveryView),
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Sends one delivery again now."),
+    HttpApiEndpoint.post("recover", "/v2/webhooks/:webhook_nanoid/recover", {
+      params: webhookPath,
+      payload: RecoverRequest,
+      success: Envelope(Schema.Struct({ requeued: Schema.Int })),
+      error: EndpointErrors
+    }).annotate(OpenApi.Description, "Re-queues every failed delivery created since `since`."),
     HttpApiEndpoint.post("test", "/v2/webhooks/test/:webhook_nanoid", {
-      params: { webhook_nanoid: WebhookId },
+      params: webhookPath,
       payload: WebhookTestRequest,
       success: WebhookTestResponse,
       error: EndpointErrors
-    })
+    }).annotate(OpenApi.Description, "A real delivery of a sample payload of the kind and payload major asked for.")
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Webhooks" })) {}

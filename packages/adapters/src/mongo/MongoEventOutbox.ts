@@ -6,7 +6,7 @@
 import { type DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
 import { Effect, Layer } from "effect"
-import { type Document, MongoBulkWriteError, MongoServerError } from "mongodb"
+import { type ClientSession, type Db, type Document, MongoBulkWriteError, MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 
@@ -29,6 +29,36 @@ export const outboxDocumentOf = (event: DomainEvent): OutboxDocument => ({
   dispatched: false,
   lease_until: 0
 })
+
+/** The collection of each team's last event sequence number (`_id` = team id). */
+export const sequencesCollection = "team_event_sequences"
+
+/**
+ * Numbers each event of a team with the team's next `sequence` (one atomic `$inc` per event, in `session` when
+ * given, so the numbers commit with the events).
+ */
+export const numbered = async (
+  db: Db,
+  events: ReadonlyArray<DomainEvent>,
+  session?: ClientSession
+): Promise<ReadonlyArray<DomainEvent>> => {
+  const sequences = db.collection<{ _id: string; last: number }>(sequencesCollection)
+  const out: Array<DomainEvent> = []
+  for (const event of events) {
+    const team = event.team_nanoid
+    if (team === undefined) {
+      out.push(event)
+      continue
+    }
+    const doc = await sequences.findOneAndUpdate(
+      { _id: team },
+      { $inc: { last: 1 } },
+      { upsert: true, returnDocument: "after", ...(session === undefined ? {} : { session }) }
+    )
+    out.push({ ...event, sequence: doc?.last ?? 1 })
+  }
+  return out
+}
 
 /** Whether a write failed only on duplicate ids. */
 const isDuplicate = (error: unknown) =>
@@ -55,21 +85,24 @@ export const layer = Layer.effect(
         )
       ).pipe(Effect.map(eventOf))
     return EventOutbox.of({
-      // A second append of the same id is ignored. jongodb stops an unordered `insertMany` at the first duplicate, so
-      // a batch that meets one is appended again one event at a time.
+      // A second append of the same id is ignored, and takes no sequence number (checked first, so the team's
+      // numbers have no gap).
       append: (events) =>
         events.length === 0
           ? Effect.void
           : Effect.promise(async () => {
-              try {
-                await col.insertMany(events.map(outboxDocumentOf), { ordered: false })
-              } catch (error) {
-                if (!isDuplicate(error)) throw error
-                for (const event of events) {
-                  await col.insertOne(outboxDocumentOf(event)).catch((again: unknown) => {
-                    if (!isDuplicate(again)) throw again
-                  })
-                }
+              const known = new Set(
+                (await col.find({ _id: { $in: events.map((e) => e.id) } }, { projection: { _id: 1 } }).toArray()).map(
+                  (d) => d._id
+                )
+              )
+              for (const event of await numbered(
+                db,
+                events.filter((e) => !known.has(e.id))
+              )) {
+                await col.insertOne(outboxDocumentOf(event)).catch((again: unknown) => {
+                  if (!isDuplicate(again)) throw again
+                })
               }
             }),
       claim: ({ now, limit, worker, leaseMillis }) =>

@@ -14,7 +14,7 @@ import { Clock, Effect, Layer } from "effect"
 import { type ClientSession, type Document, MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface InviteDocument extends Invite {
@@ -69,7 +69,10 @@ export const invites = Layer.effect(
         )
     }
     const appendEvents = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
-      if (events.length > 0) await outbox.insertMany(events.map(outboxDocumentOf), { session })
+      // Numbered in the same transaction: each team's events carry their `sequence` (decision 0024).
+      if (events.length > 0) {
+        await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
+      }
     }
 
     return InviteRepository.of({

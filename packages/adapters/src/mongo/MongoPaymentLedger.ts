@@ -22,7 +22,7 @@ import { Effect, Layer, Option } from "effect"
 import type { ClientSession, Document, Filter } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedTypedDataStore.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
@@ -53,7 +53,9 @@ export const layer = Layer.effect(
     const intents = Leases.on(payments)
 
     const appendEvents = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
-      if (events.length > 0) await outbox.insertMany(events.map(outboxDocumentOf), { session })
+      if (events.length > 0) {
+        await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
+      }
     }
 
     return PaymentLedger.of({

@@ -5,13 +5,16 @@
 
 import type { Company } from "@svc/domain/company"
 import { CompanyRepository } from "@svc/domain/company"
+import type { DomainEvent } from "@svc/domain/event"
 import type { CompanyId, TeamId } from "@svc/domain/Ids"
 import { AlreadyMember, type Membership, MembershipRepository } from "@svc/domain/membership"
 import { type MemberSettings, SettingsRepository, type Team, TeamRepository, type TeamSettings } from "@svc/domain/team"
 import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option } from "effect"
-import { type Document, MongoServerError } from "mongodb"
+import { type ClientSession, type Document, MongoServerError } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { inTransaction } from "./MongoTransaction.ts"
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
@@ -117,26 +120,64 @@ export const users = Layer.effect(
 export const memberships = Layer.effect(
   MembershipRepository,
   Effect.gen(function* () {
-    const { db } = yield* MongoDatabase
+    const { db, client } = yield* MongoDatabase
     const col = db.collection("memberships")
+    const outbox = db.collection<OutboxDocument>(outboxCollection)
+    // The change and its events in one transaction; a lost race (already a member, already removed) writes neither.
+    const withEvents = <A>(
+      events: ReadonlyArray<DomainEvent>,
+      change: (session: ClientSession) => Promise<A | false>
+    ) =>
+      inTransaction(client, async (session) => {
+        const changed = await change(session)
+        if (changed !== false && events.length > 0) {
+          await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
+        }
+        return changed
+      })
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
     yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
     return MembershipRepository.of({
-      insert: (membership) =>
-        Effect.tryPromise({
-          try: () =>
-            col.insertOne({ _id: membership.nanoid as never, ...membership, email: membership.email.toLowerCase() }),
-          catch: (error) => error
-        }).pipe(
-          Effect.asVoid,
-          Effect.catch((error) =>
-            isDuplicateKey(error)
-              ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
-              : Effect.die(error)
-          )
-        ),
+      insert: (membership, events = []) =>
+        events.length > 0
+          ? withEvents(events, async (session) => {
+              if (
+                (await col.findOne(
+                  { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
+                  { session }
+                )) !== null
+              )
+                return false
+              await col.insertOne(
+                { _id: membership.nanoid as never, ...membership, email: membership.email.toLowerCase() },
+                { session }
+              )
+              return true
+            }).pipe(
+              Effect.flatMap((inserted) =>
+                inserted === false
+                  ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
+                  : Effect.void
+              )
+            )
+          : Effect.tryPromise({
+              try: () =>
+                col.insertOne({
+                  _id: membership.nanoid as never,
+                  ...membership,
+                  email: membership.email.toLowerCase()
+                }),
+              catch: (error) => error
+            }).pipe(
+              Effect.asVoid,
+              Effect.catch((error) =>
+                isDuplicateKey(error)
+                  ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
+                  : Effect.die(error)
+              )
+            ),
       find: (team, user) =>
         Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
           Effect.map((d) => Option.fromNullishOr(clean<Membership>(d)))
@@ -166,10 +207,16 @@ export const memberships = Layer.effect(
           }
           return counts
         }),
-      remove: (team, user) =>
-        Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
-          Effect.map((r) => r.deletedCount > 0)
-        )
+      remove: (team, user, events = []) =>
+        events.length > 0
+          ? withEvents(
+              events,
+              async (session) =>
+                (await col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })).deletedCount > 0
+            ).pipe(Effect.map((removed) => removed === true))
+          : Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
+              Effect.map((r) => r.deletedCount > 0)
+            )
     })
   })
 )

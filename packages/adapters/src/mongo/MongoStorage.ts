@@ -10,6 +10,7 @@ import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
+import * as MongoWebhooks from "./MongoWebhooks.ts"
 
 /** The ports on a `MongoDatabase` provided from elsewhere (to share one client, or to reach it in tests). */
 export const ports = Layer.mergeAll(
@@ -19,7 +20,8 @@ export const ports = Layer.mergeAll(
   MongoIssuedTypedDataStore.layer,
   MongoPaymentLedger.layer,
   MongoEventOutbox.layer,
-  MongoInvites.layer
+  MongoInvites.layer,
+  MongoWebhooks.layer
 )
 
 /**

@@ -128,6 +128,55 @@ export const migrations: ReadonlyArray<Migration> = [
     `
   },
   {
+    // Webhooks (issue 10): per-team event sequence numbers, endpoints, deliveries and their attempts.
+    version: 2,
+    sql: `
+      CREATE TABLE team_event_sequences (
+        team_nanoid TEXT PRIMARY KEY,
+        last INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE webhook_endpoints (
+        nanoid TEXT PRIMARY KEY,
+        team_nanoid TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX webhook_endpoints_by_team ON webhook_endpoints (team_nanoid, created_at, nanoid);
+
+      CREATE TABLE webhook_deliveries (
+        nanoid TEXT PRIMARY KEY,
+        webhook_nanoid TEXT NOT NULL,
+        team_nanoid TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        version INTEGER,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER,
+        first_attempt_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        lease_holder TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (event_id, webhook_nanoid)
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+      CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_nanoid, created_at, nanoid);
+
+      CREATE TABLE webhook_attempts (
+        delivery_nanoid TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        status_code INTEGER,
+        duration_ms INTEGER NOT NULL,
+        error TEXT,
+        PRIMARY KEY (delivery_nanoid, number)
+      ) STRICT;
+    `
+  },
+  {
     // Invites (decision 0027): the token only as its hash; mails wait in an outbox leased by the mail worker, whose
     // lease_until also says when a mail that failed is due again.
     version: 3,

@@ -11,15 +11,28 @@ import { SqliteDatabase } from "./SqliteDatabase.ts"
 
 /**
  * Appends events on `connection`, ignoring ids already there (`ignoreDuplicates`) or failing on them (inside a
- * larger transaction, where a duplicate means a lost race and must undo the whole step).
+ * larger transaction, where a duplicate means a lost race and must undo the whole step). Each event of a team gets
+ * the team's next `sequence` number; call it inside a transaction, so the numbers and the events commit together.
  */
 export const appendOn = (connection: DatabaseSync, options: { readonly ignoreDuplicates: boolean }) => {
   const insert = connection.prepare(
-    `INSERT ${options.ignoreDuplicates ? "OR IGNORE " : ""}INTO event_outbox (id, created, team_nanoid, event)
+    `INSERT INTO event_outbox (id, created, team_nanoid, event)
      VALUES (?, ?, ?, ?)`
   )
+  const exists = connection.prepare("SELECT 1 FROM event_outbox WHERE id = ?")
+  const nextSequence = connection.prepare(
+    `INSERT INTO team_event_sequences (team_nanoid, last) VALUES (?, 1)
+     ON CONFLICT (team_nanoid) DO UPDATE SET last = last + 1 RETURNING last`
+  )
   return (events: ReadonlyArray<DomainEvent>) => {
-    for (const event of events) insert.run(event.id, event.created, event.team_nanoid ?? null, JSON.stringify(event))
+    for (const event of events) {
+      // Checked before a number is taken: an ignored duplicate must leave no gap in the team's sequence.
+      if (options.ignoreDuplicates && exists.get(event.id) !== undefined) continue
+      const team = event.team_nanoid
+      const stored: DomainEvent =
+        team === undefined ? event : { ...event, sequence: Number(nextSequence.get(team)?.last) }
+      insert.run(event.id, event.created, team ?? null, JSON.stringify(stored))
+    }
   }
 }
 

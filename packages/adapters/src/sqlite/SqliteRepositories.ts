@@ -12,6 +12,7 @@ import { type MemberSettings, SettingsRepository, type Team, TeamRepository, typ
 import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option } from "effect"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
+import { appendOn } from "./SqliteEventOutbox.ts"
 
 /** The record of a row, parsed. */
 const recordOf = <A>(row: Record<string, unknown> | undefined, column = "record"): A | undefined =>
@@ -89,7 +90,8 @@ export const users = Layer.effect(
 export const memberships = Layer.effect(
   MembershipRepository,
   Effect.gen(function* () {
-    const { connection } = yield* SqliteDatabase
+    const { connection, transaction } = yield* SqliteDatabase
+    const appendEvents = appendOn(connection, { ignoreDuplicates: false })
     const insert = connection.prepare(
       `INSERT INTO memberships (nanoid, team_nanoid, user_nanoid, role, email, created_at, record)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_nanoid, user_nanoid) DO NOTHING`
@@ -111,18 +113,22 @@ export const memberships = Layer.effect(
     )
     const remove = connection.prepare("DELETE FROM memberships WHERE team_nanoid = ? AND user_nanoid = ?")
     return MembershipRepository.of({
-      insert: (membership) =>
+      insert: (membership, events = []) =>
         Effect.suspend(() => {
           const stored = { ...membership, email: membership.email.toLowerCase() }
-          const { changes } = insert.run(
-            stored.nanoid,
-            stored.team_nanoid,
-            stored.user_nanoid,
-            stored.role,
-            stored.email,
-            stored.created_at,
-            JSON.stringify(stored)
-          )
+          const changes = transaction(() => {
+            const inserted = insert.run(
+              stored.nanoid,
+              stored.team_nanoid,
+              stored.user_nanoid,
+              stored.role,
+              stored.email,
+              stored.created_at,
+              JSON.stringify(stored)
+            ).changes
+            if (inserted === 1) appendEvents(events)
+            return inserted
+          })
           return changes === 1
             ? Effect.void
             : Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
@@ -151,7 +157,14 @@ export const memberships = Layer.effect(
           }
           return result
         }),
-      remove: (team, user) => Effect.sync(() => remove.run(team, user).changes > 0)
+      remove: (team, user, events = []) =>
+        Effect.sync(() =>
+          transaction(() => {
+            const removed = remove.run(team, user).changes > 0
+            if (removed) appendEvents(events)
+            return removed
+          })
+        )
     })
   })
 )

@@ -10,6 +10,7 @@ import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
+import * as SqliteWebhooks from "./SqliteWebhooks.ts"
 
 /** The ports on a `SqliteDatabase` provided from elsewhere (to share one connection, or to reach it in tests). */
 export const ports = Layer.mergeAll(
@@ -19,7 +20,8 @@ export const ports = Layer.mergeAll(
   SqliteIssuedTypedDataStore.layer,
   SqlitePaymentLedger.layer,
   SqliteEventOutbox.layer,
-  SqliteInvites.layer
+  SqliteInvites.layer,
+  SqliteWebhooks.layer
 )
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Events as the domain records them, and the webhook envelopes of payload majors 1 and 2 (DESIGN §5).
  *
+ * Both carry the team's `sequence` number of the event when it has one (test deliveries have none).
  * Major 2 (the default) nests the payload under `data` and carries the event id. Major 1 is the earlier shape:
  * no `id`, `event_version` "1.0", and the payload under one key named after the resource (`payment`,
  * `payment_group`, `invite`, ...). An endpoint pins one major; majors 3 to 10 are reserved and render as major 2.
@@ -27,7 +28,9 @@ export const DomainEvent = Schema.Struct({
   team_nanoid: Schema.optionalKey(TeamId),
   idempotency_key: IdempotencyKey,
   request_id: Schema.optionalKey(Schema.String),
-  data: EventData
+  data: EventData,
+  /** The event's place among its team's events (1, 2, ...), given by storage when it is recorded. */
+  sequence: Schema.optionalKey(Schema.Int)
 })
 export type DomainEvent = typeof DomainEvent.Type
 
@@ -47,7 +50,8 @@ export const EventEnvelopeV2 = Schema.Struct({
   event_version: Schema.String.pipe(Schema.check(Schema.isPattern(/^([2-9]|10)\.0$/))),
   idempotency_key: IdempotencyKey,
   request_id: Schema.optionalKey(Schema.String),
-  data: EventData
+  data: EventData,
+  sequence: Schema.optionalKey(Schema.Int)
 })
 export type EventEnvelopeV2 = typeof EventEnvelopeV2.Type
 
@@ -59,7 +63,8 @@ export const EventEnvelopeV1 = Schema.StructWithRest(
     event_type: EventTypeSchema,
     event_version: Schema.Literal("1.0"),
     idempotency_key: IdempotencyKey,
-    request_id: Schema.optionalKey(Schema.String)
+    request_id: Schema.optionalKey(Schema.String),
+    sequence: Schema.optionalKey(Schema.Int)
   }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 )
@@ -74,6 +79,7 @@ export const payloadKeyOf = (type: EventType): string => EventCatalog[type].payl
 /** The envelope an endpoint pinned to `version` receives for the event. */
 export const renderEnvelope = (event: DomainEvent, version: PayloadVersion): EventEnvelope => {
   const request = event.request_id === undefined ? {} : { request_id: event.request_id }
+  const sequence = event.sequence === undefined ? {} : { sequence: event.sequence }
   if (version === 1) {
     return {
       object: "event",
@@ -82,7 +88,8 @@ export const renderEnvelope = (event: DomainEvent, version: PayloadVersion): Eve
       event_version: "1.0",
       idempotency_key: event.idempotency_key,
       ...request,
-      [payloadKeyOf(event.event_type)]: event.data
+      [payloadKeyOf(event.event_type)]: event.data,
+      ...sequence
     }
   }
   return {
@@ -93,7 +100,8 @@ export const renderEnvelope = (event: DomainEvent, version: PayloadVersion): Eve
     event_version: `${version}.0`,
     idempotency_key: event.idempotency_key,
     ...request,
-    data: event.data
+    data: event.data,
+    ...sequence
   }
 }
 

@@ -17,6 +17,15 @@ export const TokenInfo = Schema.Struct({
 })
 export type TokenInfo = typeof TokenInfo.Type
 
+/** Where on chain a payment moved: the network, the transaction and the block that included it. */
+export const ChainFacts = Schema.Struct({
+  network: Schema.String,
+  chain_id: Schema.Int,
+  transaction_hash: Schema.String,
+  block_number: Schema.Int
+})
+export type ChainFacts = typeof ChainFacts.Type
+
 /** A payment's recipient as events show it. */
 export const EventRecipient = Schema.Struct({
   nanoid: Schema.String,
@@ -42,7 +51,9 @@ export const PaymentEventPayload = Schema.Struct({
   token: TokenInfo,
   recipients: Schema.Array(EventRecipient),
   amount: Schema.String,
-  amount_cents: Schema.Int
+  amount_cents: Schema.Int,
+  /** The chain facts of the transaction that moved it last (`null` until one has). */
+  chain: Schema.NullOr(ChainFacts)
 })
 export type PaymentEventPayload = typeof PaymentEventPayload.Type
 
@@ -56,6 +67,7 @@ export const PaymentGroupEventPayload = Schema.Struct({
   invoice_description: Schema.String,
   role_description: Schema.String,
   currency: Schema.String,
+  chain: Schema.NullOr(ChainFacts),
   payments: Schema.Array(PaymentEventPayload)
 })
 export type PaymentGroupEventPayload = typeof PaymentGroupEventPayload.Type
@@ -73,11 +85,23 @@ export const InviteEventPayload = Schema.Struct({
 })
 export type InviteEventPayload = typeof InviteEventPayload.Type
 
+/** `member` of `team.member_added` and `team.member_removed`: the membership, and who it is. */
+export const MemberEventPayload = Schema.Struct({
+  relationship_nanoid: Schema.String,
+  team_nanoid: Schema.String,
+  user_nanoid: Schema.String,
+  email: Schema.String,
+  role: Schema.String,
+  joined_at: Schema.String
+})
+export type MemberEventPayload = typeof MemberEventPayload.Type
+
 /** The event payload of a payment, given what the event shows of its recipient and token. */
 export const paymentEventPayloadOf = (
   payment: Payment,
   recipient: EventRecipient,
-  token: Omit<TokenInfo, "address">
+  token: Omit<TokenInfo, "address">,
+  chain: ChainFacts | null = null
 ): PaymentEventPayload => ({
   nanoid: payment.nanoid,
   onchain_id: payment.onchain_id,
@@ -93,7 +117,8 @@ export const paymentEventPayloadOf = (
   token: { address: payment.token, ...token },
   recipients: [recipient],
   amount: payment.token_amount,
-  amount_cents: payment.amount_cents
+  amount_cents: payment.amount_cents,
+  chain
 })
 
 const sampleTime = "2026-01-15T10:30:00.000Z"
@@ -112,7 +137,8 @@ const samplePayment: PaymentEventPayload = {
   token: { address: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831", name: "USD Coin", symbol: "USDC", decimals: 6 },
   recipients: [{ nanoid: "us-sample000001", email: "ada@example.com", name: "Ada Lovelace", entity_type: "user" }],
   amount: "25000000",
-  amount_cents: 2500
+  amount_cents: 2500,
+  chain: { network: "arbitrum", chain_id: 42161, transaction_hash: `0x${"44".repeat(32)}`, block_number: 123456789 }
 }
 
 const samples: Record<string, (type: EventType) => EventData> = {
@@ -129,6 +155,7 @@ const samples: Record<string, (type: EventType) => EventData> = {
     invoice_description: "Sample batch",
     role_description: "",
     currency: "USD",
+    chain: samplePayment.chain,
     payments: [samplePayment]
   }),
   invite: (type) => ({
@@ -140,6 +167,14 @@ const samples: Record<string, (type: EventType) => EventData> = {
     anonymous: false,
     invited_by: "us-sample000002",
     invited_to: "te-sample000001"
+  }),
+  member: () => ({
+    relationship_nanoid: "re-sample000001",
+    team_nanoid: "te-sample000001",
+    user_nanoid: "us-sample000001",
+    email: "ada@example.com",
+    role: "team_employee",
+    joined_at: sampleTime
   }),
   deposit: (type) => ({
     nanoid: "dp-sample000001",
@@ -166,7 +201,9 @@ export const samplePayloadOf = (type: EventType): EventData => {
         ? "payment"
         : type.startsWith("invite.")
           ? "invite"
-          : undefined
+          : type.startsWith("team.member_")
+            ? "member"
+            : undefined
   const data =
     key === undefined ? { nanoid: `sample-${type.replace(/\W/g, "-")}`, created_at: sampleTime } : samples[key]?.(type)
   return { ...data, test: true }

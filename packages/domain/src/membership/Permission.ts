@@ -29,8 +29,7 @@ export const Permissions = {
   "invites.read": { roles: managers, self: false },
   "invites.create": { roles: ["team_admin"], self: false },
   "invites.manager": { roles: ["team_admin"], self: false },
-  "webhooks.read": { roles: ["team_admin"], self: false },
-  "webhooks.test": { roles: ["team_admin"], self: false }
+  "webhooks.manage": { roles: ["team_admin"], self: false }
 } as const satisfies Record<string, { readonly roles: ReadonlyArray<Role>; readonly self: boolean }>
 
 /** A team action. */

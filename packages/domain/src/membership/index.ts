@@ -3,6 +3,7 @@
  * repository port.
  */
 
+export { memberEventOf } from "./MemberEvents.ts"
 export { MemberSummary, PaySchedule, toMemberSummary } from "./MemberSummary.ts"
 export { Membership } from "./Membership.ts"
 export { InsufficientPermissions, LastAdmin, MemberNotFound } from "./MembershipErrors.ts"

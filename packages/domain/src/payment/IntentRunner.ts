@@ -6,10 +6,11 @@
 import { Clock, DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import type { IntentError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
+import type { ChainFacts } from "../event/EventPayload.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import type { Payment } from "./Payment.ts"
-import { paymentEventOf } from "./PaymentEvents.ts"
+import { chainFactsOf, paymentEventOf } from "./PaymentEvents.ts"
 import { PaymentLedger, type PaymentPatch } from "./PaymentLedger.ts"
 import { PaymentMachine, type PaymentTrigger, paymentTriggerEvents } from "./PaymentMachine.ts"
 
@@ -28,7 +29,12 @@ const eventOfTrigger: Partial<
  * Moves the leased (`scheduled`) payment by `triggers`, the state machine's way (an illegal sequence is a defect),
  * with the event of its last trigger; `false` when this runner no longer holds it.
  */
-const move = (payment: Payment, triggers: ReadonlyArray<PaymentTrigger>, patch: PaymentPatch = {}) =>
+const move = (
+  payment: Payment,
+  triggers: ReadonlyArray<PaymentTrigger>,
+  patch: PaymentPatch = {},
+  chain: ChainFacts | null = null
+) =>
   Effect.gen(function* () {
     const to = yield* PaymentMachine.run("scheduled", triggers).pipe(Effect.orDie)
     const last = triggers.at(-1)
@@ -40,7 +46,7 @@ const move = (payment: Payment, triggers: ReadonlyArray<PaymentTrigger>, patch: 
       team_nanoid: payment.team_nanoid,
       ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {})
     }
-    const events = event === undefined ? [] : [yield* paymentEventOf(scope, event, moved)]
+    const events = event === undefined ? [] : [yield* paymentEventOf(scope, event, moved, chain)]
     return yield* PaymentLedger.use((ledger) =>
       ledger.settle(payment.nanoid, "scheduled", to, { ...patch, updated_at: now }, events)
     ).pipe(
@@ -62,9 +68,12 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
   )
   let run: IntentRun
   if (outcome._tag === "Settled") {
-    const moved = yield* move(payment, ["submit", "confirm"], {
-      process_transaction: outcome.settlement.transactionHash
-    })
+    const moved = yield* move(
+      payment,
+      ["submit", "confirm"],
+      { process_transaction: outcome.settlement.transactionHash },
+      chainFactsOf(chain.chainId, outcome.settlement)
+    )
     run = moved ? "complete" : "lost"
   } else {
     switch (outcome.error._tag) {

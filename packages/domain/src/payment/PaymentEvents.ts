@@ -3,8 +3,9 @@
  * canceled, with the recipients named from their profiles.
  */
 import { Effect } from "effect"
+import type { Receipt } from "../chain/Settlement.ts"
 import { makeDomainEvent } from "../event/EventEnvelope.ts"
-import { type EventRecipient, paymentEventPayloadOf } from "../event/EventPayload.ts"
+import { type ChainFacts, type EventRecipient, paymentEventPayloadOf } from "../event/EventPayload.ts"
 import type { CompanyId, TeamId } from "../Ids.ts"
 import { displayNameOf } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
@@ -13,6 +14,14 @@ import type { paymentTriggerEvents } from "./PaymentMachine.ts"
 
 /** The token as events describe it. */
 export const tokenInfo = { name: "USD Coin", symbol: "USDC", decimals: usdcDecimals }
+
+/** The chain facts events carry for a transaction the chain included. */
+export const chainFactsOf = (chainId: number, receipt: Receipt): ChainFacts => ({
+  network: chainId === 42161 ? "arbitrum" : `chain-${chainId}`,
+  chain_id: chainId,
+  transaction_hash: receipt.transactionHash,
+  block_number: Number(receipt.blockNumber)
+})
 
 /** Where an event belongs: the team, and its company when known. */
 export interface EventScope {
@@ -42,10 +51,11 @@ export const recipientsOf = Effect.fn("PaymentEvents.recipientsOf")(function* (p
 export const executionEventsOf = Effect.fn("PaymentEvents.executionEventsOf")(function* (
   scope: EventScope,
   payments: ReadonlyArray<Payment>,
-  sent: boolean
+  sent: boolean,
+  chain: ChainFacts | null = null
 ) {
   const recipients = yield* recipientsOf(payments)
-  const payloads = payments.map((payment) => paymentEventPayloadOf(payment, recipients(payment), tokenInfo))
+  const payloads = payments.map((payment) => paymentEventPayloadOf(payment, recipients(payment), tokenInfo, chain))
   const first = payments[0]
   const group =
     first === undefined
@@ -63,6 +73,7 @@ export const executionEventsOf = Effect.fn("PaymentEvents.executionEventsOf")(fu
               invoice_description: first.invoice.invoice_description,
               role_description: first.invoice.role_description,
               currency: "USD",
+              chain,
               payments: payloads
             }
           })
@@ -79,12 +90,13 @@ export const executionEventsOf = Effect.fn("PaymentEvents.executionEventsOf")(fu
 export const paymentEventOf = Effect.fn("PaymentEvents.paymentEventOf")(function* (
   scope: EventScope,
   eventType: (typeof paymentTriggerEvents)[keyof typeof paymentTriggerEvents],
-  payment: Payment
+  payment: Payment,
+  chain: ChainFacts | null = null
 ) {
   const recipients = yield* recipientsOf([payment])
   return yield* makeDomainEvent({
     ...scope,
     event_type: eventType,
-    data: paymentEventPayloadOf(payment, recipients(payment), tokenInfo)
+    data: paymentEventPayloadOf(payment, recipients(payment), tokenInfo, chain)
   })
 })

@@ -24,7 +24,7 @@ import { UserRepository } from "../user/UserRepository.ts"
 import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
 import { type Payment, usdcDecimals } from "./Payment.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress } from "./PaymentErrors.ts"
-import { executionEventsOf } from "./PaymentEvents.ts"
+import { chainFactsOf, executionEventsOf } from "./PaymentEvents.ts"
 import { type ExecutionResult, executionLeaseMillis, PaymentLedger } from "./PaymentLedger.ts"
 import { initialPaymentState, PaymentMachine } from "./PaymentMachine.ts"
 import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
@@ -172,10 +172,12 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
       updated_at: now
     })
   )
+  const chainId = (yield* ChainGateway).chainId
   const events = yield* executionEventsOf(
     { team_nanoid: team.nanoid, company_nanoid: team.company_nanoid },
     payments,
-    payNow
+    payNow,
+    chainFactsOf(chainId, settlement)
   )
   const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
   yield* PaymentLedger.use((ledger) =>

@@ -7,11 +7,13 @@ import { ChainGateway } from "../chain/ChainGateway.ts"
 import { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import { CompanyRepository } from "../company/CompanyRepository.ts"
 import { IdGenerator, type TeamId, type UserId } from "../Ids.ts"
+import { memberEventOf } from "../membership/MemberEvents.ts"
 import { type MemberSummary, toMemberSummary } from "../membership/MemberSummary.ts"
 import { InsufficientPermissions, LastAdmin, MemberNotFound } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
+import { Randomness } from "../Randomness.ts"
 import type { Caller } from "../user/Caller.ts"
 import { type Pagination, pageRequest, pagination, type TeamUser, toTeamUser } from "../user/TeamUser.ts"
 import { newUser } from "../user/User.ts"
@@ -106,7 +108,7 @@ export class Teams extends Context.Service<
   }
 >()("@svc/domain/team/Teams") {
   /**
-   * On the repositories, the payments ledger, `IdGenerator` and `TeamBalances`; with a `ChainGateway` in context, team users show their
+   * On the repositories, the payments ledger, `IdGenerator`, `Randomness` (event keys) and `TeamBalances`; with a `ChainGateway` in context, team users show their
    * svc account (empty without one).
    */
   static readonly layer = Layer.effect(
@@ -122,6 +124,13 @@ export class Teams extends Context.Service<
       const balances = yield* TeamBalances
       const ledger = yield* PaymentLedger
       const chain = yield* Effect.serviceOption(ChainGateway)
+      const randomness = yield* Randomness
+      /** A membership event, written with the change (`MembershipRepository.insert`/`remove`). */
+      const memberEvent = (...args: Parameters<typeof memberEventOf>) =>
+        memberEventOf(...args).pipe(
+          Effect.provideService(IdGenerator, ids),
+          Effect.provideService(Randomness, randomness)
+        )
       const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
       /** The team as `GET /v2/teams/{team_nanoid}` shows it: its admins and finance admins, and its balance. */
@@ -219,15 +228,16 @@ export class Teams extends Context.Service<
             updated_at: now
           }
           yield* teams.insert(team)
+          const membership = {
+            nanoid: yield* ids.make("membership"),
+            team_nanoid: team.nanoid,
+            user_nanoid: adminUser.nanoid,
+            role: "team_admin" as const,
+            email: adminUser.email,
+            created_at: now
+          }
           yield* memberships
-            .insert({
-              nanoid: yield* ids.make("membership"),
-              team_nanoid: team.nanoid,
-              user_nanoid: adminUser.nanoid,
-              role: "team_admin",
-              email: adminUser.email,
-              created_at: now
-            })
+            .insert(membership, [yield* memberEvent("team.member_added", membership, team.company_nanoid)])
             .pipe(Effect.orDie)
           return {
             team_nanoid: team.nanoid,
@@ -312,13 +322,15 @@ export class Teams extends Context.Service<
         }),
 
         removeMember: Effect.fn("Teams.removeMember")(function* (caller, team, user) {
-          yield* access.authorize(caller, team, "member.remove", user)
+          const grant = yield* access.authorize(caller, team, "member.remove", user)
           const membership = yield* memberOf(team, user)
           if (membership.role === "team_admin") {
             const admins = yield* memberships.listTeam(team, { roles: ["team_admin"], offset: 0, limit: 2 })
             if (admins.total <= 1) return yield* new LastAdmin({ team })
           }
-          yield* memberships.remove(team, user)
+          yield* memberships.remove(team, user, [
+            yield* memberEvent("team.member_removed", membership, grant.team.company_nanoid)
+          ])
           return { team_nanoid: team, user_nanoid: user, removed: true as const }
         }),
 

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints: the record the domain keeps (with its signing secrets), and the resource of SPEC §2.1.
+ * Webhook endpoints: the record the domain keeps (with its sealed signing secrets), and the resource of SPEC §2.1.
  */
 import { Schema } from "effect"
 import { EventTypeSchema } from "../event/EventCatalog.ts"
@@ -8,23 +8,31 @@ import { CompanyId, TeamId, WebhookId } from "../Ids.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { WebhookMachine } from "./WebhookMachine.ts"
 
-/** A delivery URL: https, or http to a loopback host (for local development). */
+/**
+ * A delivery URL as the schema checks it: an absolute http or https URL without credentials, at most 2048
+ * characters. Which schemes and addresses a deployment accepts is `WebhookUrlPolicy`'s (DESIGN §5b).
+ */
 export const WebhookUrl = Schema.String.pipe(
   Schema.check(
     Schema.isMaxLength(2048),
     Schema.makeFilter((s) => {
       const url = URL.parse(s)
       if (url === null) return "Expected an absolute URL"
-      const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
-      return url.protocol === "https:" || (url.protocol === "http:" && loopback) || "Expected an https URL"
+      if (url.protocol !== "https:" && url.protocol !== "http:") return "Expected an https URL"
+      return (url.username === "" && url.password === "") || "Expected a URL without credentials"
     })
   )
 )
 
 /** A signing secret: `whsec_` + base64 of at least 24 random bytes (Standard Webhooks). */
 export const WebhookSecret = Schema.String.pipe(Schema.check(Schema.isPattern(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/)))
+export type WebhookSecret = typeof WebhookSecret.Type
 
-/** An endpoint as recorded. Secrets: the current one first; a rotated-out one stays valid until `expires_at`. */
+/** A signing secret as stored: sealed by `WebhookSecretBox`; a rotated-out one signs until `expires_at`. */
+export const StoredSecret = Schema.Struct({ sealed: Schema.String, expires_at: Schema.optionalKey(IsoTimestamp) })
+export type StoredSecret = typeof StoredSecret.Type
+
+/** An endpoint as recorded. Secrets: the current one first, then rotated-out ones still in their grace period. */
 export const WebhookEndpointRecord = Schema.Struct({
   nanoid: WebhookId,
   company_nanoid: CompanyId,
@@ -36,15 +44,17 @@ export const WebhookEndpointRecord = Schema.Struct({
   description: Schema.String,
   /** The payload major the endpoint pinned. */
   version: PayloadVersion,
-  secrets: Schema.NonEmptyArray(Schema.Struct({ secret: WebhookSecret, expires_at: Schema.optionalKey(IsoTimestamp) })),
+  secrets: Schema.NonEmptyArray(StoredSecret),
   /** Since when every delivery has failed (cleared by a success); 5 days of it disable the endpoint. */
   failing_since: Schema.optionalKey(IsoTimestamp),
+  /** When it was last disabled: enabling it again re-queues what failed since. */
+  disabled_at: Schema.optionalKey(IsoTimestamp),
   created_at: IsoTimestamp,
   updated_at: IsoTimestamp
 })
 export type WebhookEndpointRecord = typeof WebhookEndpointRecord.Type
 
-/** The webhook endpoint resource (SPEC §2.1). */
+/** The webhook endpoint resource (SPEC §2.1), plus the payload major it pinned. */
 export const WebhookEndpoint = Schema.Struct({
   webhook_nanoid: Schema.String,
   company_nanoid: Schema.String,
@@ -54,6 +64,7 @@ export const WebhookEndpoint = Schema.Struct({
   is_active: Schema.Boolean,
   name: Schema.String,
   description: Schema.String,
+  version: Schema.Int,
   created_at: IsoTimestamp,
   updated_at: IsoTimestamp
 })
@@ -69,6 +80,14 @@ export const webhookEndpointOf = (record: WebhookEndpointRecord): WebhookEndpoin
   is_active: record.state === "active",
   name: record.name,
   description: record.description,
+  version: record.version,
   created_at: record.created_at,
   updated_at: record.updated_at
 })
+
+/** The secrets that sign at `nowMillis`: the current one, and rotated-out ones whose grace has not ended. */
+export const liveSecrets = (record: WebhookEndpointRecord, nowMillis: number): ReadonlyArray<StoredSecret> =>
+  record.secrets.filter((s) => s.expires_at === undefined || Date.parse(s.expires_at) > nowMillis)
+
+/** How long a rotated-out secret keeps signing beside the new one (DESIGN §5b). */
+export const rotationGraceMillis = 24 * 3_600_000

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { nextAttemptAt, outcomeOf, retryDelaysMillis } from "./WebhookDelivery.ts"
+import { defaultRetrySchedule, nextAttemptAt, outcomeOf, retryDelaysMillis } from "./WebhookDelivery.ts"
 import { CreateWebhookRequest, WebhookParams, WebhookTestRequest } from "./WebhookRequests.ts"
 
 const ok = (schema: Schema.Top, input: unknown) => Schema.decodeUnknownExit(schema as never)(input)._tag === "Success"
@@ -25,7 +25,7 @@ describe("webhook schemas and delivery rules", () => {
     }
   })
 
-  it("endpoints need an https URL (or loopback http) and distinct known events", () => {
+  it("endpoints need an absolute http(s) URL without credentials and distinct known events", () => {
     const body = {
       team_nanoid: "te-abcdefghijkl",
       url: "https://hooks.example/svc",
@@ -34,7 +34,9 @@ describe("webhook schemas and delivery rules", () => {
     }
     assert.isTrue(ok(CreateWebhookRequest, body))
     assert.isTrue(ok(CreateWebhookRequest, { ...body, url: "http://127.0.0.1:8080/hook" }))
-    assert.isFalse(ok(CreateWebhookRequest, { ...body, url: "http://hooks.example/svc" }))
+    assert.isTrue(ok(CreateWebhookRequest, { ...body, url: "http://hooks.example/svc" }))
+    assert.isFalse(ok(CreateWebhookRequest, { ...body, url: "ftp://hooks.example/svc" }))
+    assert.isFalse(ok(CreateWebhookRequest, { ...body, url: "https://user:pw@hooks.example/svc" }))
     assert.isFalse(ok(CreateWebhookRequest, { ...body, url: "not a url" }))
     assert.isFalse(ok(CreateWebhookRequest, { ...body, events: [] }))
     assert.isFalse(ok(CreateWebhookRequest, { ...body, events: ["payment.sent", "payment.sent"] }))
@@ -46,9 +48,24 @@ describe("webhook schemas and delivery rules", () => {
     assert.strictEqual(outcomeOf({ _tag: "Response", status: 301, durationMillis: 5 }), "retry")
     assert.strictEqual(outcomeOf({ _tag: "Response", status: 500, durationMillis: 5 }), "retry")
     assert.strictEqual(outcomeOf({ _tag: "NoResponse", reason: "timeout", durationMillis: 15_000 }), "retry")
-    assert.strictEqual(nextAttemptAt(1, 0, 0.5), 5_000)
-    assert.strictEqual(nextAttemptAt(2, 1_000, 0), 1_000 + 270_000)
-    assert.strictEqual(nextAttemptAt(retryDelaysMillis.length, 0, 0.5), 36_000_000)
-    assert.isUndefined(nextAttemptAt(retryDelaysMillis.length + 1, 0, 0.5))
+    const s = defaultRetrySchedule
+    assert.strictEqual(nextAttemptAt(s, 1, { firstAttemptAt: 0, failedAt: 0, jitter: 0.5 }), 5_000)
+    assert.strictEqual(nextAttemptAt(s, 2, { firstAttemptAt: 0, failedAt: 1_000, jitter: 0 }), 1_000 + 270_000)
+    assert.strictEqual(
+      nextAttemptAt(s, retryDelaysMillis.length, { firstAttemptAt: 0, failedAt: 0, jitter: 0.5 }),
+      36_000_000
+    )
+    // Then every 12 h, until an attempt fails 3 days or more after the first.
+    assert.strictEqual(nextAttemptAt(s, 8, { firstAttemptAt: 0, failedAt: 1, jitter: 0.5 }), 1 + 12 * 3_600_000)
+    assert.isUndefined(nextAttemptAt(s, 12, { firstAttemptAt: 0, failedAt: 72 * 3_600_000, jitter: 0.5 }))
+    // Retry-After replaces the delay, never beyond 12 h.
+    assert.strictEqual(
+      nextAttemptAt(s, 3, { firstAttemptAt: 0, failedAt: 0, jitter: 0.5, retryAfterMillis: 2_000 }),
+      2_000
+    )
+    assert.strictEqual(
+      nextAttemptAt(s, 1, { firstAttemptAt: 0, failedAt: 0, jitter: 0.5, retryAfterMillis: 10 ** 9 }),
+      12 * 3_600_000
+    )
   })
 })

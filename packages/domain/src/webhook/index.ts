@@ -1,7 +1,10 @@
-/** Webhook endpoints: records, API schemas, the state machine, delivery rules and ports. */
+/** Webhook endpoints: records, API schemas, the state machine, delivery rules, ports, use cases and the dispatcher. */
 export * from "./WebhookDelivery.ts"
+export * from "./WebhookDispatcher.ts"
 export * from "./WebhookEndpoint.ts"
 export * from "./WebhookMachine.ts"
 export * from "./WebhookRepository.ts"
 export * from "./WebhookRequests.ts"
 export * from "./WebhookSender.ts"
+export * from "./Webhooks.ts"
+export * from "./WebhookUrlPolicy.ts"

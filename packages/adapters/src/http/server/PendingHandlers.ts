@@ -1,7 +1,7 @@
 /**
- * Routes the contract has and later issues serve (payments, webhooks, balance; manager invites answer 501 in
- * `InviteHandlers`). Until then each one checks the caller's permission on the team it names, exactly as the real
- * handler will, and answers 501 NOT_IMPLEMENTED; the owning issue replaces the group's layer.
+ * Routes the contract has and later issues serve (payments and balance without a chain; manager invites answer 501
+ * in `InviteHandlersWithoutChain`). Until then each one checks the caller's permission on the team it names, exactly
+ * as the real handler will, and answers 501 NOT_IMPLEMENTED; the owning issue replaces the group's layer.
  */
 import { TeamId } from "@svc/domain/Ids"
 import { type Action, TeamAccess } from "@svc/domain/membership"
@@ -39,11 +39,6 @@ export const PendingPaymentHandlers = HttpApiBuilder.group(
     })
   })
 ).pipe(Layer.provide(TeamAccess.layer))
-
-/** Webhooks: 501 (the endpoint names no team until webhook endpoints are stored). */
-export const PendingWebhookHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
-  handlers.handle("get", () => pending).handle("test", () => pending)
-)
 
 /** Balance: 501 after the permission check. */
 export const PendingBalanceHandlers = HttpApiBuilder.group(

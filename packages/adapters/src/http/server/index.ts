@@ -19,9 +19,9 @@ export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
 export {
   PendingBalanceHandlers,
-  PendingPaymentHandlers,
-  PendingWebhookHandlers
+  PendingPaymentHandlers
 } from "./PendingHandlers.ts"
 export { ServerConfig } from "./ServerConfig.ts"
 export { SystemHandlers } from "./SystemHandlers.ts"
 export { TeamHandlers } from "./TeamHandlers.ts"
+export { WebhookHandlers } from "./WebhookHandlers.ts"

@@ -1,0 +1,290 @@
+/**
+ * Webhooks in MongoDB: endpoints in `webhook_endpoints` (`_id` = nanoid), the delivery log in `webhook_deliveries`
+ * (unique on event and endpoint) and `webhook_attempts` (one document per attempt: jongodb has no `$push`). Due
+ * deliveries are taken with the adapter's one lease mechanism (`Leases.ts`); an attempt and the delivery's new state
+ * are written in one transaction, only while the attempt's holder still holds the delivery.
+ */
+import type { DomainEvent } from "@svc/domain/event"
+import type { DeliveryId } from "@svc/domain/Ids"
+import { StaleState } from "@svc/domain/StaleState"
+import {
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  type LoggedDelivery,
+  type WebhookDelivery,
+  WebhookDeliveryStore,
+  type WebhookEndpointPatch,
+  type WebhookEndpointRecord,
+  WebhookEndpointRepository,
+  WebhookNotFound
+} from "@svc/domain/webhook"
+import { Effect, Layer } from "effect"
+import { type Document, type Filter, MongoServerError } from "mongodb"
+import * as Leases from "./Leases.ts"
+import { MongoDatabase } from "./MongoDatabase.ts"
+import { inTransaction } from "./MongoTransaction.ts"
+
+interface EndpointDocument extends WebhookEndpointRecord {
+  _id: string
+}
+
+const endpointOf = (doc: Document | null): WebhookEndpointRecord | undefined => {
+  if (doc === null) return undefined
+  const { _id, ...record } = doc
+  return record as WebhookEndpointRecord
+}
+
+/** `$set` and `$unset` of a patch. */
+const updateOf = (patch: WebhookEndpointPatch, extra: Document = {}) => {
+  const { unset = [], ...fields } = patch
+  return {
+    $set: { ...fields, ...extra },
+    ...(unset.length === 0 ? {} : { $unset: Object.fromEntries(unset.map((key) => [key, ""])) })
+  }
+}
+
+/** Stored endpoints. */
+export const endpoints = Layer.effect(
+  WebhookEndpointRepository,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection<EndpointDocument>("webhook_endpoints")
+    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
+    const findById = (id: string) =>
+      Effect.promise(() => col.findOne({ _id: id })).pipe(
+        Effect.flatMap((doc) => {
+          const record = endpointOf(doc)
+          return record === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(record)
+        })
+      )
+    return WebhookEndpointRepository.of({
+      insert: (endpoint) =>
+        Effect.promise(() => col.insertOne({ _id: endpoint.nanoid, ...endpoint })).pipe(Effect.asVoid),
+      findById,
+      listByTeam: (team) =>
+        Effect.promise(() => col.find({ team_nanoid: team }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
+          Effect.map((docs) => docs.map((d) => endpointOf(d) as WebhookEndpointRecord))
+        ),
+      subscribed: (team, type) =>
+        Effect.promise(() =>
+          col.find({ team_nanoid: team, state: "active" }).sort({ created_at: 1, _id: 1 }).toArray()
+        ).pipe(
+          Effect.map((docs) =>
+            docs.map((d) => endpointOf(d) as WebhookEndpointRecord).filter((e) => e.events.includes(type))
+          )
+        ),
+      update: (id, patch) =>
+        Effect.promise(() => col.updateOne({ _id: id }, updateOf(patch) as never)).pipe(
+          Effect.flatMap(() => findById(id))
+        ),
+      transition: (id, from, to, patch) =>
+        Effect.promise(() => col.updateOne({ _id: id, state: from }, updateOf(patch, { state: to }) as never)).pipe(
+          Effect.flatMap(
+            (result): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> =>
+              result.modifiedCount === 1
+                ? findById(id)
+                : Effect.flatMap(findById(id), () =>
+                    Effect.fail(new StaleState({ resource: "webhook", id, expected: from }))
+                  )
+          )
+        ),
+      delete: (id) => Effect.promise(() => col.deleteOne({ _id: id })).pipe(Effect.map((r) => r.deletedCount > 0))
+    })
+  })
+)
+
+interface DeliveryDocument extends Leases.LeaseFields {
+  _id: string
+  webhook_nanoid: string
+  team_nanoid: string
+  event_id: string
+  event: DomainEvent
+  version?: number | undefined
+  status: DeliveryStatus
+  attempts: number
+  next_attempt_at?: number | null | undefined
+  first_attempt_at?: number | null | undefined
+  created_at: number
+  updated_at: number
+}
+
+interface AttemptDocument extends DeliveryAttempt {
+  _id: string
+}
+
+const deliveryOf = (doc: DeliveryDocument): WebhookDelivery => ({
+  nanoid: doc._id as DeliveryId,
+  webhook_nanoid: doc.webhook_nanoid as WebhookDelivery["webhook_nanoid"],
+  team_nanoid: doc.team_nanoid as WebhookDelivery["team_nanoid"],
+  event: doc.event,
+  ...(doc.version === undefined || doc.version === null ? {} : { version: doc.version }),
+  status: doc.status,
+  attempts: doc.attempts,
+  next_attempt_at: doc.next_attempt_at ?? undefined,
+  first_attempt_at: doc.first_attempt_at ?? undefined,
+  created_at: doc.created_at,
+  updated_at: doc.updated_at
+})
+
+const attemptOf = ({ _id, ...attempt }: AttemptDocument): DeliveryAttempt => ({
+  delivery_nanoid: attempt.delivery_nanoid,
+  number: attempt.number,
+  at: attempt.at,
+  status_code: attempt.status_code ?? undefined,
+  duration_ms: attempt.duration_ms,
+  error: attempt.error ?? undefined
+})
+
+const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
+
+/** The delivery log. */
+export const deliveries = Layer.effect(
+  WebhookDeliveryStore,
+  Effect.gen(function* () {
+    const { db, client } = yield* MongoDatabase
+    const col = db.collection<DeliveryDocument>("webhook_deliveries")
+    const attempts = db.collection<AttemptDocument>("webhook_attempts")
+    yield* Effect.promise(() => col.createIndex({ event_id: 1, webhook_nanoid: 1 }, { unique: true }))
+    yield* Effect.promise(() => col.createIndex({ status: 1, next_attempt_at: 1 }))
+    yield* Effect.promise(() => col.createIndex({ webhook_nanoid: 1, created_at: -1, _id: -1 }))
+    yield* Effect.promise(() => attempts.createIndex({ delivery_nanoid: 1, number: 1 }))
+    const leases = Leases.on(col)
+
+    const logged = async (docs: ReadonlyArray<DeliveryDocument>): Promise<ReadonlyArray<LoggedDelivery>> => {
+      const found =
+        docs.length === 0
+          ? []
+          : await attempts
+              .find({ delivery_nanoid: { $in: docs.map((d) => d._id as DeliveryId) } })
+              .sort({ delivery_nanoid: 1, number: 1 })
+              .toArray()
+      const byDelivery = new Map<string, Array<DeliveryAttempt>>()
+      for (const doc of found) {
+        const list = byDelivery.get(doc.delivery_nanoid) ?? []
+        list.push(attemptOf(doc))
+        byDelivery.set(doc.delivery_nanoid, list)
+      }
+      return docs.map((d) => ({ ...deliveryOf(d), attempt_log: byDelivery.get(d._id) ?? [] }))
+    }
+
+    const requeueSet = (now: number) => ({
+      $set: { status: "pending" as const, next_attempt_at: now, first_attempt_at: null, updated_at: now }
+    })
+
+    return WebhookDeliveryStore.of({
+      // One delivery per (event, endpoint): a duplicate is skipped (jongodb stops a batch at the first duplicate).
+      enqueue: (list) =>
+        Effect.promise(async () => {
+          for (const d of list) {
+            await col
+              .insertOne({
+                _id: d.nanoid,
+                webhook_nanoid: d.webhook_nanoid,
+                team_nanoid: d.team_nanoid,
+                event_id: d.event.id,
+                event: d.event,
+                ...(d.version === undefined ? {} : { version: d.version }),
+                status: d.status,
+                attempts: d.attempts,
+                next_attempt_at: d.next_attempt_at ?? null,
+                first_attempt_at: d.first_attempt_at ?? null,
+                created_at: d.created_at,
+                updated_at: d.updated_at,
+                lease_until: 0
+              })
+              .catch((error: unknown) => {
+                if (!isDuplicateKey(error)) throw error
+              })
+          }
+        }),
+      claimDue: ({ now, limit, leaseMillis }) =>
+        Effect.promise(async () => {
+          const holder = Leases.newHolder()
+          const until = now + leaseMillis
+          const claimed: Array<{ delivery: WebhookDelivery; lease: { holder: string; until: number } }> = []
+          while (claimed.length < limit) {
+            const doc = await leases.takeNext(
+              { status: "pending", next_attempt_at: { $lte: now } } as Filter<DeliveryDocument>,
+              { sort: { next_attempt_at: 1, _id: 1 }, now, until, holder }
+            )
+            if (doc === null) break
+            claimed.push({ delivery: deliveryOf(doc), lease: { holder, until } })
+          }
+          return claimed
+        }),
+      record: (id, holder, record) =>
+        inTransaction(client, async (session) => {
+          const applied = await leases.whileHeld(
+            { _id: id },
+            holder,
+            {
+              $set: {
+                status: record.status,
+                next_attempt_at: record.next_attempt_at ?? null,
+                first_attempt_at: record.first_attempt_at ?? null,
+                updated_at: record.at,
+                lease_until: 0
+              },
+              $inc: { attempts: record.attempt === undefined ? 0 : 1 },
+              $unset: { lease_holder: "" }
+            },
+            session
+          )
+          const a = record.attempt
+          if (applied && a !== undefined) {
+            await attempts.insertOne(
+              {
+                _id: `${a.delivery_nanoid}:${a.number}`,
+                delivery_nanoid: a.delivery_nanoid,
+                number: a.number,
+                at: a.at,
+                status_code: a.status_code ?? null,
+                duration_ms: a.duration_ms,
+                error: a.error ?? null
+              } as AttemptDocument,
+              { session }
+            )
+          }
+          return applied
+        }),
+      findById: (id) =>
+        Effect.promise(async () => {
+          const doc = await col.findOne({ _id: id })
+          return doc === null ? undefined : (await logged([doc]))[0]
+        }),
+      list: (webhook, options) =>
+        Effect.promise(async () => {
+          const filter: Document = { webhook_nanoid: webhook }
+          if (options.status !== undefined) filter.status = options.status
+          if (options.before !== undefined) {
+            filter.$or = [
+              { created_at: { $lt: options.before.created_at } },
+              { created_at: options.before.created_at, _id: { $lt: options.before.nanoid } }
+            ]
+          }
+          const docs = await col
+            .find(filter as Filter<DeliveryDocument>)
+            .sort({ created_at: -1, _id: -1 })
+            .limit(options.limit)
+            .toArray()
+          return logged(docs)
+        }),
+      requeue: (id, now) =>
+        Effect.promise(() => col.updateOne({ _id: id }, requeueSet(now))).pipe(Effect.map((r) => r.matchedCount > 0)),
+      requeueFailed: (webhook, { since, by, now }) =>
+        Effect.promise(() =>
+          col.updateMany(
+            {
+              webhook_nanoid: webhook,
+              status: "failed",
+              [by === "created" ? "created_at" : "updated_at"]: { $gte: since }
+            },
+            requeueSet(now)
+          )
+        ).pipe(Effect.map((r) => r.modifiedCount))
+    })
+  })
+)
+
+/** Both webhook ports. */
+export const layer = Layer.mergeAll(endpoints, deliveries)

@@ -1,0 +1,279 @@
+/**
+ * Webhooks in SQLite: endpoints in `webhook_endpoints` (the record as JSON beside the columns queries use), the
+ * delivery log in `webhook_deliveries` (one row per event and endpoint) and `webhook_attempts` (one row per attempt).
+ * Due deliveries are taken with the adapter's one lease mechanism (`Leases.ts`); an attempt and the delivery's new
+ * state are written in one transaction, only while the attempt's holder still holds the delivery.
+ */
+
+import type { DomainEvent } from "@svc/domain/event"
+import type { DeliveryId } from "@svc/domain/Ids"
+import { StaleState } from "@svc/domain/StaleState"
+import {
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  type LoggedDelivery,
+  type WebhookDelivery,
+  WebhookDeliveryStore,
+  type WebhookEndpointPatch,
+  type WebhookEndpointRecord,
+  WebhookEndpointRepository,
+  WebhookNotFound
+} from "@svc/domain/webhook"
+import { Effect, Layer } from "effect"
+import * as Leases from "./Leases.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** The record after `patch` (fields set, `unset` ones removed). */
+export const patched = (record: WebhookEndpointRecord, patch: WebhookEndpointPatch): WebhookEndpointRecord => {
+  const { unset = [], ...fields } = patch
+  const next: Record<string, unknown> = { ...record, ...fields }
+  for (const key of unset) delete next[key]
+  return next as WebhookEndpointRecord
+}
+
+const recordOf = (row: Record<string, unknown> | undefined) =>
+  row === undefined ? undefined : (JSON.parse(row.record as string) as WebhookEndpointRecord)
+
+/** Stored endpoints. */
+export const endpoints = Layer.effect(
+  WebhookEndpointRepository,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const insert = connection.prepare(
+      "INSERT INTO webhook_endpoints (nanoid, team_nanoid, state, created_at, record) VALUES (?, ?, ?, ?, ?)"
+    )
+    const find = connection.prepare("SELECT record FROM webhook_endpoints WHERE nanoid = ?")
+    const byTeam = connection.prepare(
+      "SELECT record FROM webhook_endpoints WHERE team_nanoid = ? ORDER BY created_at, nanoid"
+    )
+    const active = connection.prepare(
+      "SELECT record FROM webhook_endpoints WHERE team_nanoid = ? AND state = 'active' ORDER BY created_at, nanoid"
+    )
+    const write = connection.prepare("UPDATE webhook_endpoints SET state = ?, record = ? WHERE nanoid = ?")
+    const remove = connection.prepare("DELETE FROM webhook_endpoints WHERE nanoid = ?")
+    const findById = (id: string) =>
+      Effect.suspend(() => {
+        const record = recordOf(find.get(id))
+        return record === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(record)
+      })
+    return WebhookEndpointRepository.of({
+      insert: (endpoint) =>
+        Effect.sync(
+          () =>
+            void insert.run(
+              endpoint.nanoid,
+              endpoint.team_nanoid,
+              endpoint.state,
+              endpoint.created_at,
+              JSON.stringify(endpoint)
+            )
+        ),
+      findById,
+      listByTeam: (team) => Effect.sync(() => byTeam.all(team).map((row) => recordOf(row) as WebhookEndpointRecord)),
+      subscribed: (team, type) =>
+        Effect.sync(() =>
+          active
+            .all(team)
+            .map((row) => recordOf(row) as WebhookEndpointRecord)
+            .filter((endpoint) => endpoint.events.includes(type))
+        ),
+      update: (id, patch) =>
+        Effect.suspend(() => {
+          const updated = transaction(() => {
+            const record = recordOf(find.get(id))
+            if (record === undefined) return undefined
+            const next = patched(record, patch)
+            write.run(next.state, JSON.stringify(next), id)
+            return next
+          })
+          return updated === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(updated)
+        }),
+      transition: (id, from, to, patch) =>
+        Effect.suspend((): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> => {
+          const updated = transaction(() => {
+            const record = recordOf(find.get(id))
+            if (record === undefined || record.state !== from) return record === undefined ? undefined : "stale"
+            const next = { ...patched(record, patch), state: to }
+            write.run(next.state, JSON.stringify(next), id)
+            return next
+          })
+          if (updated === undefined) return Effect.fail(new WebhookNotFound({ nanoid: id }))
+          if (updated === "stale") return Effect.fail(new StaleState({ resource: "webhook", id, expected: from }))
+          return Effect.succeed(updated)
+        }),
+      delete: (id) => Effect.sync(() => remove.run(id).changes > 0)
+    })
+  })
+)
+
+const optionalNumber = (value: unknown) => (value === null || value === undefined ? undefined : Number(value))
+
+const deliveryOf = (row: Record<string, unknown>): WebhookDelivery => ({
+  nanoid: row.nanoid as WebhookDelivery["nanoid"],
+  webhook_nanoid: row.webhook_nanoid as WebhookDelivery["webhook_nanoid"],
+  team_nanoid: row.team_nanoid as WebhookDelivery["team_nanoid"],
+  event: JSON.parse(row.event as string) as DomainEvent,
+  ...(row.version === null ? {} : { version: Number(row.version) }),
+  status: row.status as DeliveryStatus,
+  attempts: Number(row.attempts),
+  next_attempt_at: optionalNumber(row.next_attempt_at),
+  first_attempt_at: optionalNumber(row.first_attempt_at),
+  created_at: Number(row.created_at),
+  updated_at: Number(row.updated_at)
+})
+
+const attemptOf = (row: Record<string, unknown>): DeliveryAttempt => ({
+  delivery_nanoid: row.delivery_nanoid as DeliveryId,
+  number: Number(row.number),
+  at: Number(row.at),
+  status_code: optionalNumber(row.status_code),
+  duration_ms: Number(row.duration_ms),
+  error: row.error === null ? undefined : String(row.error)
+})
+
+const columns = `nanoid, webhook_nanoid, team_nanoid, event, version, status, attempts, next_attempt_at,
+  first_attempt_at, created_at, updated_at`
+
+/** The delivery log. */
+export const deliveries = Layer.effect(
+  WebhookDeliveryStore,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const leases = Leases.on(connection, { table: "webhook_deliveries", row: "nanoid = :nanoid", key: "nanoid" })
+    const insert = connection.prepare(
+      `INSERT INTO webhook_deliveries (nanoid, webhook_nanoid, team_nanoid, event_id, event, version, status, attempts,
+         next_attempt_at, first_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id, webhook_nanoid) DO NOTHING`
+    )
+    const claim = leases.takeMany({
+      when: "status = 'pending' AND next_attempt_at <= :now",
+      order: "next_attempt_at, nanoid",
+      returning: columns
+    })
+    const finish = leases.release({
+      set: `status = :status, attempts = attempts + :counted, next_attempt_at = :next,
+        first_attempt_at = :first, updated_at = :at`
+    })
+    const insertAttempt = connection.prepare(
+      `INSERT OR REPLACE INTO webhook_attempts (delivery_nanoid, number, at, status_code, duration_ms, error)
+       VALUES (?, ?, ?, ?, ?, ?)`
+    )
+    const find = connection.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE nanoid = ?`)
+    const page = connection.prepare(
+      `SELECT ${columns} FROM webhook_deliveries
+       WHERE webhook_nanoid = :webhook AND (:status IS NULL OR status = :status)
+         AND (:beforeAt IS NULL OR created_at < :beforeAt OR (created_at = :beforeAt AND nanoid < :beforeId))
+       ORDER BY created_at DESC, nanoid DESC LIMIT :limit`
+    )
+    const attemptsOf = connection.prepare(
+      `SELECT delivery_nanoid, number, at, status_code, duration_ms, error FROM webhook_attempts
+       WHERE delivery_nanoid IN (SELECT value FROM json_each(?)) ORDER BY delivery_nanoid, number`
+    )
+    const requeue = connection.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = :now, first_attempt_at = NULL,
+         updated_at = :now WHERE nanoid = :nanoid`
+    )
+    const requeueFailed = (column: "created_at" | "updated_at") =>
+      connection.prepare(
+        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = :now, first_attempt_at = NULL,
+           updated_at = :now WHERE webhook_nanoid = :webhook AND status = 'failed' AND ${column} >= :since`
+      )
+    const requeueFailedBy = { created: requeueFailed("created_at"), updated: requeueFailed("updated_at") }
+
+    const logged = (rows: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<LoggedDelivery> => {
+      const list = rows.map(deliveryOf)
+      const attempts = new Map<string, Array<DeliveryAttempt>>()
+      if (list.length > 0) {
+        for (const row of attemptsOf.all(JSON.stringify(list.map((d) => d.nanoid)))) {
+          const attempt = attemptOf(row)
+          const of = attempts.get(attempt.delivery_nanoid) ?? []
+          of.push(attempt)
+          attempts.set(attempt.delivery_nanoid, of)
+        }
+      }
+      return list.map((d) => ({ ...d, attempt_log: attempts.get(d.nanoid) ?? [] }))
+    }
+
+    return WebhookDeliveryStore.of({
+      enqueue: (list) =>
+        Effect.sync(() =>
+          transaction(() => {
+            for (const d of list) {
+              insert.run(
+                d.nanoid,
+                d.webhook_nanoid,
+                d.team_nanoid,
+                d.event.id,
+                JSON.stringify(d.event),
+                d.version ?? null,
+                d.status,
+                d.attempts,
+                d.next_attempt_at ?? null,
+                d.first_attempt_at ?? null,
+                d.created_at,
+                d.updated_at
+              )
+            }
+          })
+        ),
+      claimDue: ({ now, limit, leaseMillis }) =>
+        Effect.sync(() => {
+          const holder = Leases.newHolder()
+          const until = now + leaseMillis
+          return claim({ now, until, limit, holder })
+            .map(deliveryOf)
+            .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0))
+            .map((delivery) => ({ delivery, lease: { holder, until } }))
+        }),
+      record: (id, holder, record) =>
+        Effect.sync(() =>
+          transaction(() => {
+            const applied = finish({
+              nanoid: id,
+              holder,
+              status: record.status,
+              counted: record.attempt === undefined ? 0 : 1,
+              next: record.next_attempt_at ?? null,
+              first: record.first_attempt_at ?? null,
+              at: record.at
+            })
+            const a = record.attempt
+            if (applied && a !== undefined) {
+              insertAttempt.run(
+                a.delivery_nanoid,
+                a.number,
+                a.at,
+                a.status_code ?? null,
+                a.duration_ms,
+                a.error ?? null
+              )
+            }
+            return applied
+          })
+        ),
+      findById: (id) =>
+        Effect.sync(() => {
+          const row = find.get(id)
+          return row === undefined ? undefined : logged([row])[0]
+        }),
+      list: (webhook, options) =>
+        Effect.sync(() =>
+          logged(
+            page.all({
+              webhook,
+              status: options.status ?? null,
+              beforeAt: options.before?.created_at ?? null,
+              beforeId: options.before?.nanoid ?? null,
+              limit: options.limit
+            })
+          )
+        ),
+      requeue: (id, now) => Effect.sync(() => requeue.run({ nanoid: id, now }).changes > 0),
+      requeueFailed: (webhook, { since, by, now }) =>
+        Effect.sync(() => Number(requeueFailedBy[by].run({ webhook, since, now }).changes))
+    })
+  })
+)
+
+/** Both webhook ports. */
+export const layer = Layer.mergeAll(endpoints, deliveries)

@@ -1,0 +1,146 @@
+/**
+ * The webhook sender on Node's HTTP client: signs each attempt (`WebhookSignature.ts`), POSTs it over keep-alive
+ * connections with no redirect followed, checks the address the host resolves to against `WebhookUrlPolicy` at each
+ * attempt (so a name that later resolves to a private or link-local address is refused: DNS rebinding), gives up
+ * after the timeout, and reads at most `maxResponseBytes` of the answer.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import * as http from "node:http"
+import * as https from "node:https"
+import type { LookupFunction } from "node:net"
+import {
+  type AttemptResult,
+  addressRefusal,
+  maxResponseBytes,
+  type OutgoingDelivery,
+  urlRefusal,
+  WebhookSender,
+  WebhookUrlPolicy,
+  type WebhookUrlRules
+} from "@svc/domain/webhook"
+import { Effect, Layer } from "effect"
+import { signatureHeaders } from "./WebhookSignature.ts"
+
+/** `Retry-After` (seconds or an HTTP date) in ms from `now`, if it says anything. */
+export const retryAfterMillis = (value: string | undefined, now: number): number | undefined => {
+  if (value === undefined) return undefined
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/** How a host name becomes addresses: the system resolver, or a fixed table in tests. */
+export type Resolver = (hostname: string) => Promise<ReadonlyArray<LookupAddress>>
+
+const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true }, (error, addresses) => (error === null ? resolve(addresses) : reject(error)))
+  )
+
+/** A lookup for Node's HTTP client that refuses addresses the rules forbid. */
+const checkedLookup =
+  (rules: WebhookUrlRules, resolver: Resolver): LookupFunction =>
+  (hostname, options, callback) => {
+    resolver(hostname).then(
+      (addresses) => {
+        const refused = addresses.map((a) => addressRefusal(a.address, rules)).find((r) => r !== undefined)
+        if (refused !== undefined)
+          return callback(Object.assign(new Error(refused), { code: "EREFUSED_ADDRESS" }), "", 4)
+        const first = addresses[0]
+        if (first === undefined) return callback(new Error(`${hostname} has no address`), "", 4)
+        // Node asks for every address when it may try several (autoSelectFamily); else for one.
+        if ((options as { all?: boolean }).all === true) {
+          return (callback as never as (e: null, a: ReadonlyArray<LookupAddress>) => void)(null, addresses)
+        }
+        return callback(null, first.address, first.family)
+      },
+      (error: NodeJS.ErrnoException) => callback(error, "", 4)
+    )
+  }
+
+/** Sends one attempt; every failure is a `NoResponse`. */
+const sendWith = (
+  rules: WebhookUrlRules,
+  resolver: Resolver,
+  agents: { readonly http: http.Agent; readonly https: https.Agent },
+  delivery: OutgoingDelivery
+): Promise<AttemptResult> =>
+  new Promise((resolve) => {
+    const started = performance.now()
+    const elapsed = () => performance.now() - started
+    const noResponse = (reason: string) => resolve({ _tag: "NoResponse", reason, durationMillis: elapsed() })
+    const refusal = urlRefusal(delivery.url, rules)
+    if (refusal !== undefined) return noResponse(refusal)
+    const url = new URL(delivery.url)
+    const secure = url.protocol === "https:"
+    const headers = {
+      ...signatureHeaders(delivery),
+      "content-length": String(Buffer.byteLength(delivery.body))
+    }
+    let settled = false
+    const settle = (result: () => void) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      result()
+    }
+    const request = (secure ? https : http).request(
+      url,
+      { method: "POST", headers, agent: secure ? agents.https : agents.http, lookup: checkedLookup(rules, resolver) },
+      (response) => {
+        let read = 0
+        const done = () =>
+          settle(() =>
+            resolve({
+              _tag: "Response",
+              status: response.statusCode ?? 0,
+              durationMillis: elapsed(),
+              retryAfterMillis:
+                response.statusCode === 429 || response.statusCode === 503
+                  ? retryAfterMillis(response.headers["retry-after"], Date.now())
+                  : undefined
+            })
+          )
+        response.on("data", (chunk: Buffer) => {
+          read += chunk.length
+          // Enough: the rest of a huge answer is dropped with its connection.
+          if (read > maxResponseBytes) {
+            done()
+            response.destroy()
+          }
+        })
+        response.on("end", done)
+        response.on("error", done)
+        response.on("close", done)
+      }
+    )
+    const timer = setTimeout(() => {
+      request.destroy(new Error(`no answer within ${delivery.timeoutMillis} ms`))
+    }, delivery.timeoutMillis)
+    request.on("error", (error: NodeJS.ErrnoException) => settle(() => noResponse(error.message || String(error.code))))
+    request.end(delivery.body)
+  })
+
+/** The sender resolving names with `resolver`, its keep-alive connections closed with the layer. */
+export const layerWith = (resolver: Resolver) =>
+  Layer.effect(
+    WebhookSender,
+    Effect.gen(function* () {
+      const rules = yield* WebhookUrlPolicy
+      const agents = yield* Effect.acquireRelease(
+        Effect.sync(() => ({
+          http: new http.Agent({ keepAlive: true, maxSockets: 128 }),
+          https: new https.Agent({ keepAlive: true, maxSockets: 128 })
+        })),
+        (a) =>
+          Effect.sync(() => {
+            a.http.destroy()
+            a.https.destroy()
+          })
+      )
+      return WebhookSender.of({ send: (delivery) => Effect.promise(() => sendWith(rules, resolver, agents, delivery)) })
+    })
+  )
+
+/** The sender on the system resolver. */
+export const layer = layerWith(systemResolver)

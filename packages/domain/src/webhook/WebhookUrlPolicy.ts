@@ -1,0 +1,130 @@
+/**
+ * Which delivery URLs and addresses a deployment accepts (DESIGN §5b): `https` in production; never link-local
+ * (169.254.0.0/16, fe80::/10), unspecified (`0.0.0.0`, `::`) or multicast; loopback and private ranges only when
+ * allowed (`WEBHOOK_ALLOW_PRIVATE_URLS`, the default in embedded mode only). The URL is checked when an endpoint is
+ * created or changed, and the address its host resolves to before each delivery (DNS rebinding).
+ */
+import { Context, Layer, Schema } from "effect"
+import { type ErrorCode, messageField } from "../errors/ErrorCatalog.ts"
+
+/** What a deployment accepts. */
+export interface WebhookUrlRules {
+  /** Only `https` URLs (production). */
+  readonly requireHttps: boolean
+  /** Loopback and private addresses (embedded mode by default). */
+  readonly allowPrivate: boolean
+}
+
+/** The rules of this deployment, as a service. */
+export class WebhookUrlPolicy extends Context.Service<WebhookUrlPolicy, WebhookUrlRules>()(
+  "@svc/domain/webhook/WebhookUrlPolicy"
+) {
+  /** The given rules. */
+  static readonly layer = (rules: WebhookUrlRules) => Layer.succeed(WebhookUrlPolicy, rules)
+}
+
+/** The URL or the address it resolves to is not allowed here. */
+export class InvalidWebhookUrl extends Schema.TaggedError<InvalidWebhookUrl>()("InvalidWebhookUrl", {
+  message: messageField("INVALID_WEBHOOK_URL")
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "INVALID_WEBHOOK_URL"
+  }
+}
+
+/** What kind of address an IP literal is. */
+export type AddressClass = "public" | "private" | "loopback" | "link-local" | "unspecified" | "multicast" | "invalid"
+
+const ipv4Of = (address: string): ReadonlyArray<number> | undefined => {
+  const parts = address.split(".")
+  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p))) return undefined
+  const bytes = parts.map(Number)
+  return bytes.every((b) => b <= 255) ? bytes : undefined
+}
+
+const classOfIpv4 = ([a = 0, b = 0]: ReadonlyArray<number>): AddressClass => {
+  if (a === 0) return "unspecified"
+  if (a === 127) return "loopback"
+  if (a === 169 && b === 254) return "link-local"
+  if (a >= 224) return "multicast" // 224/4 multicast, 240/4 reserved and broadcast
+  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127))
+    return "private"
+  return "public"
+}
+
+/** The 8 groups of an IPv6 literal (brackets allowed), or `undefined` when it is not one. */
+const ipv6Of = (address: string): ReadonlyArray<number> | undefined => {
+  let text = address.replace(/^\[|\]$/g, "").toLowerCase()
+  if (!text.includes(":")) return undefined
+  const zone = text.indexOf("%")
+  if (zone >= 0) text = text.slice(0, zone)
+  // A trailing dotted IPv4 (::ffff:1.2.3.4) becomes two groups.
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
+  if (dotted?.[1] !== undefined) {
+    const v4 = ipv4Of(dotted[1])
+    if (v4 === undefined) return undefined
+    const [a = 0, b = 0, c = 0, d = 0] = v4
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const halves = text.split("::")
+  if (halves.length > 2) return undefined
+  const groupsOf = (s: string) => (s === "" ? [] : s.split(":"))
+  const head = groupsOf(halves[0] ?? "")
+  const tail = halves.length === 2 ? groupsOf(halves[1] ?? "") : []
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail]
+  if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return undefined
+  return groups.map((g) => Number.parseInt(g, 16))
+}
+
+/** The class of an IP address (v4 or v6, as DNS answers it or as a URL's host writes it). */
+export const addressClassOf = (address: string): AddressClass => {
+  const v4 = ipv4Of(address)
+  if (v4 !== undefined) return classOfIpv4(v4)
+  const v6 = ipv6Of(address)
+  if (v6 === undefined) return "invalid"
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = v6
+  if (v6.every((g) => g === 0)) return "unspecified"
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 1) return "loopback"
+  // IPv4-mapped (::ffff:a.b.c.d): the IPv4 address decides.
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff)
+    return classOfIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff])
+  if ((g0 & 0xffc0) === 0xfe80) return "link-local"
+  if ((g0 & 0xff00) === 0xff00) return "multicast"
+  if ((g0 & 0xfe00) === 0xfc00) return "private" // unique local fc00::/7
+  return "public"
+}
+
+/** Why an address may not receive deliveries under `rules`, or `undefined` when it may. */
+export const addressRefusal = (address: string, rules: WebhookUrlRules): string | undefined => {
+  const kind = addressClassOf(address)
+  switch (kind) {
+    case "public":
+      return undefined
+    case "private":
+    case "loopback":
+      return rules.allowPrivate ? undefined : `The webhook URL must not point to a ${kind} address`
+    case "invalid":
+      return "The webhook URL's host is not a valid address"
+    default:
+      return `The webhook URL must never point to a ${kind} address`
+  }
+}
+
+/** Why `url` may not be an endpoint under `rules` (its scheme, or its host when that is an address), or `undefined`. */
+export const urlRefusal = (url: string, rules: WebhookUrlRules): string | undefined => {
+  const parsed = URL.parse(url)
+  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
+    return "The webhook URL must be an absolute https URL"
+  }
+  if (rules.requireHttps && parsed.protocol !== "https:") return "The webhook URL must be an https URL"
+  const host = parsed.hostname.replace(/^\[|\]$/g, "")
+  if (host === "localhost" || host.endsWith(".localhost")) {
+    return rules.allowPrivate ? undefined : "The webhook URL must not point to a loopback address"
+  }
+  const literal = ipv4Of(host) !== undefined || host.includes(":")
+  // A name is checked on the address it resolves to, at each delivery.
+  return literal ? addressRefusal(host, rules) : undefined
+}
