@@ -75,9 +75,9 @@ describe("persistAnvilState", () => {
           const client = clientOf(anvil.rpcUrl)
           yield* Effect.promise(() => client.sendTransaction({ account: sender, to: receiver, value: 1n, chain: null }))
           const mined = yield* Effect.promise(() => client.getBlockNumber())
-          // Poll the file (no fixed wait) until a save holds the mined block.
+          // Poll the file (no fixed wait; up to 30 s on a loaded machine) until a save holds the mined block.
           let saved: bigint | undefined
-          for (let i = 0; i < 250 && saved !== mined; i++) {
+          for (let i = 0; i < 1500 && saved !== mined; i++) {
             yield* Effect.sleep("20 millis")
             saved = savedBlockOf(file)
           }
