@@ -3,8 +3,11 @@
  * API by resource, payments signed on this machine, tables by default and the API's JSON with `--json`. Expected
  * failures print one line on stderr (the API's message and code) and exit 1; nothing prints a stack trace for them.
  */
+// The modules alone, not the package index: a command line starts on every call.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect } from "effect"
-import { Command } from "effect/cli"
+import { CliError, Command } from "effect/cli"
 import { health, login, logout, whoami } from "./commands/Auth.ts"
 import { invites } from "./commands/Invites.ts"
 import { listen } from "./commands/Listen.ts"
@@ -48,4 +51,17 @@ export const run = (args: ReadonlyArray<string>) =>
         })
       )
     )
+  )
+
+/** Runs `svc` as a process: exit code 0 only on success; Ctrl-C interrupts the command (and runs its finalizers). */
+export const main = (args: ReadonlyArray<string>) =>
+  run(args).pipe(
+    // effect/cli has already shown an argument error with the command's help: exit 1 without a second report.
+    Effect.catchIf(CliError.isCliError, (error) =>
+      Effect.sync(() => {
+        if (error._tag !== "ShowHelp" || error.errors.length > 0) process.exitCode = 1
+      })
+    ),
+    Effect.provide(NodeServices.layer),
+    NodeRuntime.runMain
   )
