@@ -279,6 +279,15 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       assert.strictEqual(yield* balanceOf(users[0].svc_account), (before[1] as bigint) + 1234n * units)
       assert.strictEqual(yield* balanceOf(users[1].svc_account), (before[2] as bigint) + 500n * units)
 
+      // An intent from a --to entry: registered, signed the same way.
+      const later = ok(
+        yield* svc(["pay", "--team", team, "--to", `${users[1].nanoid}=1.00`, "--later", "--yes"], {
+          config,
+          env: { SVC_PRIVATE_KEY: adminKey }
+        })
+      )
+      assert.include(later.stdout, "Registered intents for $1.00 to 1 payees")
+
       const payments = ok(yield* svc(["payments", "list", "--team", team, "--state", "complete"], { config })).stdout
       assert.include(payments, "$12.34")
       assert.include(payments, "March, design")

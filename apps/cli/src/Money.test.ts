@@ -10,6 +10,7 @@ describe("Money", () => {
       assert.strictEqual(yield* parseCents("--amount", "12"), 1200)
       assert.strictEqual(yield* parseCents("--amount", "0.01"), 1)
       assert.strictEqual(yield* parseCents("--amount", " 100000000.00 "), 10_000_000_000)
+      assert.strictEqual(yield* parseCents("--hourly-rate", "0", { allowZero: true }), 0)
     })
   )
 

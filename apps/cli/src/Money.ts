@@ -6,8 +6,15 @@ import { badArgument, type CliFailure } from "./Failure.ts"
 
 const amountPattern = /^(\d+)(?:\.(\d{1,2}))?$/
 
-/** Cents of a dollar amount such as `12.34`, `12.3` or `12`; refuses more than two decimals, signs and other text. */
-export const parseCents = (name: string, text: string): Effect.Effect<number, CliFailure> => {
+/**
+ * Cents of a dollar amount such as `12.34`, `12.3` or `12`; refuses more than two decimals, signs, other text, and
+ * zero unless `allowZero` (a rate may be 0; a payment may not).
+ */
+export const parseCents = (
+  name: string,
+  text: string,
+  options: { readonly allowZero?: boolean } = {}
+): Effect.Effect<number, CliFailure> => {
   const trimmed = text.trim()
   const match = amountPattern.exec(trimmed)
   if (match === null) {
@@ -22,7 +29,8 @@ export const parseCents = (name: string, text: string): Effect.Effect<number, Cl
   }
   const cents = Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"))
   if (!Number.isSafeInteger(cents)) return Effect.fail(badArgument(name, `"${text}" is too large`))
-  if (cents === 0) return Effect.fail(badArgument(name, "the amount must be more than 0.00"))
+  if (cents === 0 && options.allowZero !== true)
+    return Effect.fail(badArgument(name, "the amount must be more than 0.00"))
   return Effect.succeed(cents)
 }
 

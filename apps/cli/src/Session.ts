@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts"
 import { answer } from "./Api.ts"
 import { loadSession, type StoredSession, saveSession } from "./Credentials.ts"
 import { CliFailure } from "./Failure.ts"
-import { findKey, keyFromKeystore, type WalletKey } from "./Keys.ts"
+import { keyFromEnvironment, keyFromKeystore, type WalletKey } from "./Keys.ts"
 import type { RootFlags } from "./Root.ts"
 
 /** What the JWT says about its holder (read, not verified: the API verifies it). */
@@ -80,10 +80,11 @@ export const currentSession = Effect.fn("Session.current")(function* (flags: Roo
   const kept = yield* loadSession(flags.url)
   const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
   if (kept !== undefined && kept.expires > now + renewalMarginSeconds) return kept
+  const fromEnvironment = yield* keyFromEnvironment()
   const key = Option.isSome(flags.keyFile)
     ? Option.some(yield* keyFromKeystore(flags.keyFile.value))
-    : Option.isSome(yield* findKey(Option.none()))
-      ? yield* findKey(Option.none())
+    : Option.isSome(fromEnvironment)
+      ? fromEnvironment
       : kept?.key_file !== undefined
         ? Option.some(yield* keyFromKeystore(kept.key_file))
         : Option.none<WalletKey>()
@@ -101,5 +102,20 @@ export const currentSession = Effect.fn("Session.current")(function* (flags: Roo
 /** A typed client signed in to the flags' URL, and the session it uses. */
 export const authenticated = Effect.fn("Session.authenticated")(function* (flags: RootFlags) {
   const session = yield* currentSession(flags)
+  return { client: yield* clientOf(flags, session.jwt), session }
+})
+
+/**
+ * A typed client signed in as the wallet of `key`: the kept session when it is that wallet's (and valid), else a new
+ * sign-in, so what the key signs and who calls are the same wallet.
+ */
+export const authenticatedAs = Effect.fn("Session.authenticatedAs")(function* (flags: RootFlags, key: WalletKey) {
+  const wallet = privateKeyToAccount(Redacted.value(key.privateKey)).address.toLowerCase()
+  const kept = yield* loadSession(flags.url)
+  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  const session =
+    kept !== undefined && kept.wallet === wallet && kept.expires > now + renewalMarginSeconds
+      ? kept
+      : (yield* signIn(flags, key)).session
   return { client: yield* clientOf(flags, session.jwt), session }
 })

@@ -15,7 +15,7 @@ import { badArgument, CliFailure } from "../Failure.ts"
 import { requireKey } from "../Keys.ts"
 import { fields, generic, show, table } from "../Output.ts"
 import { svc } from "../Root.ts"
-import { authenticated } from "../Session.ts"
+import { authenticated, authenticatedAs } from "../Session.ts"
 import { inviteId, teamId, walletAddress } from "./Ids.ts"
 
 const teamFlag = Flag.String("team").pipe(Flag.withDescription("The team's nanoid (te-...)"))
@@ -118,7 +118,7 @@ const manager = Command.make(
     }
     const key = yield* requireKey(flags.keyFile)
     const signer = privateKeyToAccount(Redacted.value(key.privateKey)).address
-    const { client } = yield* authenticated(flags)
+    const { client } = yield* authenticatedAs(flags, key)
     const issued = yield* answer(
       flags.url,
       client.invites.createManager({ payload: { nanoid: team, invites }, responseMode: "decoded-and-response" })

@@ -174,7 +174,7 @@ const settingsSet = Command.make(
     const user = yield* userId("user", input.user)
     const payload = {
       ...(Option.isSome(input.hourlyRate)
-        ? { hourly_rate_usd_cents: yield* parseCents("--hourly-rate", input.hourlyRate.value) }
+        ? { hourly_rate_usd_cents: yield* parseCents("--hourly-rate", input.hourlyRate.value, { allowZero: true }) }
         : {}),
       ...(Option.isSome(input.notifications) ? { payment_notifications: input.notifications.value === "true" } : {}),
       ...(Option.isSome(input.description) ? { default_invoice_description: input.description.value } : {})

@@ -18,7 +18,7 @@ import { formatCents, parseCents } from "../Money.ts"
 import { fields, localDate, show, table } from "../Output.ts"
 import { batchesOf, type Payee, parseCsv, parseToEntry } from "../Payees.ts"
 import { type RootFlags, svc } from "../Root.ts"
-import { authenticated } from "../Session.ts"
+import { authenticated, authenticatedAs } from "../Session.ts"
 import { teamId, userId } from "./Ids.ts"
 
 const teamFlag = Flag.String("team").pipe(Flag.withDescription("The paying team's nanoid (te-...)"))
@@ -159,6 +159,7 @@ const summaryOf = (team: string, payees: ReadonlyArray<Payee>, batches: number, 
 
 const signer = (flags: RootFlags) =>
   Effect.map(requireKey(flags.keyFile), (key) => ({
+    walletKey: key,
     key: key.privateKey,
     address: privateKeyToAccount(Redacted.value(key.privateKey)).address.toLowerCase() as WalletAddress
   }))
@@ -229,7 +230,7 @@ const pay = Command.make(
       input.yes,
       `Sign and ${payNow ? "pay" : "register"} ${formatCents(payees.reduce((s, p) => s + p.amount_cents, 0))}?`
     )
-    const { client } = yield* authenticated(flags)
+    const { client } = yield* authenticatedAs(flags, wallet.walletKey)
     let paid = 0
     for (const [index, batch] of batches.entries()) {
       const to = batch.map((payee) => ({
@@ -320,7 +321,7 @@ const payInstant = Command.make(
     yield* flags.json ? Effect.sync(() => process.stderr.write(`${summary}\n`)) : Console.log(summary)
     const wallet = yield* signer(flags)
     yield* confirm(input.yes, `Sign and pay ${formatCents(amount_cents)} to ${input.email}?`)
-    const { client } = yield* authenticated(flags)
+    const { client } = yield* authenticatedAs(flags, wallet.walletKey)
     const issued = yield* answer(
       flags.url,
       client.payments.instant({
