@@ -27,6 +27,7 @@ class Embedded extends Context.Service<
     readonly base: string
     readonly rpcUrl: string
     readonly team: string
+    readonly company: string
     readonly adminKey: Hex
     readonly token: Address
     /** A config directory signed in as the demo admin (with `SVC_PRIVATE_KEY`, once for the file). */
@@ -107,6 +108,7 @@ const EmbeddedLayer = Layer.effect(
       base,
       rpcUrl: read(/anvil at (http:\/\/\S+)/),
       team: read(/Demo team: +(te-\S{12})/),
+      company: read(/Demo company: +(co-\S{12})/),
       adminKey,
       token: state.suite.token as Address,
       admin
@@ -293,6 +295,62 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       assert.include(payments, "March, design")
       const balance = ok(yield* svc(["balance", team], { config })).stdout
       assert.match(balance, /USD +\$[\d,]+\.\d{2}/)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("teams and members: create, update, settings, summary, remove, delete; pay-instant", () =>
+    Effect.gen(function* () {
+      const { team, company, adminKey } = yield* Embedded
+      const config = yield* signedIn
+      const admin = privateKeyToAccount(adminKey).address.toLowerCase()
+      const created = JSON.parse(
+        ok(
+          yield* svc(["--json", "teams", "create", "--name", "Ops", "--company", company, "--admin", admin], { config })
+        ).stdout
+      ).data.team_nanoid as string
+      const users: Array<Json> = JSON.parse(
+        ok(yield* svc(["--json", "users", "list", "--team", team], { config })).stdout
+      ).data.users
+      const erin = users.find((u) => u.email === "erin@demo.example")
+      const [renamed, settings, memberSettings, summary] = yield* Effect.all(
+        [
+          svc(["teams", "update", created, "--name", "Operations"], { config }),
+          svc(["teams", "settings", "set", created, "--invoice-prefix", "OPS-", "--reminder-days", "5"], { config }),
+          svc(["members", "settings", "set", team, erin.nanoid, "--hourly-rate", "85.50", "--notifications", "false"], {
+            config
+          }),
+          svc(["members", "summary", team, erin.nanoid], { config })
+        ],
+        { concurrency: "unbounded" }
+      )
+      assert.include(ok(renamed).stdout, "Operations")
+      assert.match(ok(settings).stdout, /Invoice prefix: +OPS-/)
+      assert.match(ok(memberSettings).stdout, /Hourly rate: +\$85\.50/)
+      assert.match(ok(summary).stdout, /Email: +erin@demo\.example/)
+      const [teamSettings, readBack] = yield* Effect.all(
+        [
+          svc(["--json", "teams", "settings", "get", created], { config }),
+          svc(["--json", "members", "settings", "get", team, erin.nanoid], { config })
+        ],
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(JSON.parse(ok(teamSettings).stdout).data.payment_reminder_days, 5)
+      assert.strictEqual(JSON.parse(ok(readBack).stdout).data.hourly_rate_usd_cents, 8550)
+      assert.include(ok(yield* svc(["teams", "delete", created], { config })).stdout, `Deleted team ${created}`)
+
+      const instant = ok(
+        yield* svc(["pay-instant", "--team", team, "--email", "outside@example.com", "--amount", "2.50", "--yes"], {
+          config,
+          env: { SVC_PRIVATE_KEY: adminKey }
+        })
+      )
+      assert.match(instant.stdout, /Paid \$2\.50 to outside@example\.com, transaction 0x[0-9a-f]{64}/)
+
+      const carl = users.find((u) => u.email === "carl@demo.example")
+      assert.include(
+        ok(yield* svc(["members", "remove", team, carl.nanoid], { config })).stdout,
+        `Removed ${carl.nanoid}`
+      )
     }).pipe(Effect.scoped)
   )
 
