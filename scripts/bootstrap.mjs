@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs `npm start` / `npm test` on any machine with Node >= 20 and npm.
+// Runs `npm start` / `npm test` / `npm run svc -- <command>` on any machine with Node >= 20 and npm.
 //
 // When the running Node is older than 24, or pnpm is missing, it fetches the pinned Node 24 LTS and pnpm
 // from the npm registry (`npm pack`, so only the registry is contacted) into `.cache/toolchain/`, then
@@ -23,7 +23,12 @@ const cache = join(root, ".cache", "toolchain")
 const [task, ...rest] = process.argv.slice(2)
 // `start` runs the server straight on Node 24, not through pnpm: pnpm does not pass SIGTERM on to its script, and
 // the server must get it to stop gracefully (and stop jongodb and anvil).
-const tasks = { start: ["node", "apps/api/src/main.ts"], test: ["pnpm", "run", "check"] }
+// `svc` runs the command line the same way, so its prompts, exit code and Ctrl-C reach it directly.
+const tasks = {
+  start: ["node", "apps/api/src/main.ts"],
+  test: ["pnpm", "run", "check"],
+  svc: ["node", "apps/cli/src/bin.ts"]
+}
 if (!(task in tasks)) {
   console.error(`usage: bootstrap.mjs <${Object.keys(tasks).join("|")}> [args...]`)
   process.exit(2)
@@ -110,13 +115,18 @@ const orphaned = setInterval(() => {
 }, 250)
 orphaned.unref()
 
-const run = (command) =>
+const run = (command, stdio = "inherit") =>
   new Promise((resolvePromise) => {
-    current = spawn(command[0], command.slice(1), { cwd: root, env, stdio: "inherit" })
+    current = spawn(command[0], command.slice(1), { cwd: root, env, stdio })
     current.on("exit", (code, signal) => resolvePromise(code ?? 128 + (constants.signals[signal] ?? 0)))
   })
 
-const installed = await run([...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"])
+// The command line's stdout is its output (tables, --json for scripts): the install reports on stderr instead.
+const installStdio = task === "svc" ? ["ignore", process.stderr, "inherit"] : "inherit"
+const installed = await run(
+  [...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"],
+  installStdio
+)
 if (installed !== 0) process.exit(installed)
 const [program, ...args] = tasks[task]
 process.exit(await run([...(program === "node" ? [node] : pnpm), ...args, ...rest]))

@@ -1,35 +1,67 @@
 /**
- * The `svc` command line, on the typed client derived from the HttpApi contract. For now it has `svc health`; the
- * other operations come as commands of their own. Output is human-readable by default and the API's JSON with `--json`.
+ * The `svc` command line, on the typed client derived from the HttpApi contract (DESIGN §5b): every operation of the
+ * API by resource, payments signed on this machine, tables by default and the API's JSON with `--json`. Expected
+ * failures print one line on stderr (the API's message and code) and exit 1; nothing prints a stack trace for them.
  */
-import { makeApiClient } from "@svc/adapters/http"
+// The modules alone, not the package index: a command line starts on every call.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect } from "effect"
-import { Command, Flag } from "effect/cli"
+import { CliError, Command } from "effect/cli"
+import { health, login, logout, whoami } from "./commands/Auth.ts"
+import { invites } from "./commands/Invites.ts"
+import { listen } from "./commands/Listen.ts"
+import { members, users } from "./commands/Members.ts"
+import { paymentCommands } from "./commands/Payments.ts"
+import { teams } from "./commands/Teams.ts"
+import { webhooks } from "./commands/Webhooks.ts"
+import { describeFailure } from "./Failure.ts"
+import { svc } from "./Root.ts"
 
-const url = Flag.String("url").pipe(
-  Flag.withDescription("Base URL of the svc API (env SVC_URL)"),
-  Flag.withDefault(process.env.SVC_URL ?? "http://127.0.0.1:3000")
+export { svc } from "./Root.ts"
+
+/** The whole command tree. */
+export const command = svc.pipe(
+  Command.withSubcommands([
+    login,
+    logout,
+    whoami,
+    teams,
+    users,
+    members,
+    ...paymentCommands,
+    invites,
+    webhooks,
+    listen,
+    health
+  ])
 )
-const json = Flag.Boolean("json").pipe(Flag.withDescription("Print the API's JSON"), Flag.withDefault(false))
 
-/** The root command; its flags are shared by every subcommand. */
-export const svc = Command.make("svc").pipe(
-  Command.withSharedFlags({ url, json }),
-  Command.withDescription("Team payments in USDC: drive the svc API")
-)
+/**
+ * Runs `svc` with the given arguments (without the executable and script). An expected failure is printed on stderr
+ * and sets exit code 1; argument errors are rendered by `effect/cli` with the command's help.
+ */
+export const run = (args: ReadonlyArray<string>) =>
+  Command.runWith(command, { version: "0.0.0" })(args).pipe(
+    Effect.catchTag("CliFailure", (failure) =>
+      Effect.andThen(
+        Console.error(describeFailure(failure)),
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
+      )
+    )
+  )
 
-/** `svc health`: whether the API answers. */
-export const health = Command.make(
-  "health",
-  {},
-  Effect.fn("svc.health")(function* () {
-    const root = yield* svc
-    const response = yield* (yield* makeApiClient({ baseUrl: root.url })).health()
-    yield* Console.log(root.json ? JSON.stringify(response) : `${root.url}: ${response.data.status}`)
-  })
-).pipe(Command.withDescription("Check that the API serves"))
-
-/** Runs `svc` with the given arguments (without the executable and script). */
-export const run = svc.pipe(Command.withSubcommands([health]), (command) =>
-  Command.runWith(command, { version: "0.0.0" })
-)
+/** Runs `svc` as a process: exit code 0 only on success; Ctrl-C interrupts the command (and runs its finalizers). */
+export const main = (args: ReadonlyArray<string>) =>
+  run(args).pipe(
+    // effect/cli has already shown an argument error with the command's help: exit 1 without a second report.
+    Effect.catchIf(CliError.isCliError, (error) =>
+      Effect.sync(() => {
+        if (error._tag !== "ShowHelp" || error.errors.length > 0) process.exitCode = 1
+      })
+    ),
+    Effect.provide(NodeServices.layer),
+    NodeRuntime.runMain
+  )

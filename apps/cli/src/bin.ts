@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
-import { run } from "./Cli.ts"
+// The `svc` executable. A command line starts on every call, and most of its start is loading modules: Node's
+// compile cache (in the OS temp directory) makes later starts about a third cheaper, so it is on before anything loads.
+import { enableCompileCache } from "node:module"
 
-run(process.argv.slice(2)).pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+enableCompileCache?.()
+const { main } = await import("./Cli.ts")
+main(process.argv.slice(2))

@@ -1,0 +1,148 @@
+/**
+ * Calls to the API as the commands make them: through the typed client (derived from the HttpApi contract), keeping
+ * the raw answer so `--json` prints exactly what the API said; every failure becomes a `CliFailure` with the API's
+ * message and code.
+ */
+import {
+  BadRequest,
+  Conflict,
+  Forbidden,
+  Gone,
+  NotFound,
+  NotImplemented,
+  Unauthorized,
+  Unprocessable
+} from "@svc/adapters/http"
+import { Effect, Schema } from "effect"
+import type { HttpClientResponse } from "effect/http"
+import { CliFailure, envelopeOf } from "./Failure.ts"
+
+/** A decoded answer and the body as the API sent it. */
+export interface Answer<A> {
+  readonly value: A
+  readonly text: string
+}
+
+/** The contract's error classes and their statuses (ApiError.ts): the client decodes each status into its class. */
+const statuses: ReadonlyArray<readonly [new (...args: never) => unknown, number]> = [
+  [BadRequest, 400],
+  [Unauthorized, 401],
+  [Forbidden, 403],
+  [NotFound, 404],
+  [Conflict, 409],
+  [Gone, 410],
+  [Unprocessable, 422],
+  [NotImplemented, 501]
+]
+
+const hintOf = (status: number | undefined) => (status === 401 ? "; sign in again with `svc login`" : "")
+
+/** An answer with an error status: the API's envelope when it sent one. */
+const failureOfResponse = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.map(
+    Effect.orElseSucceed(response.text, () => ""),
+    (text) => {
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        body = undefined
+      }
+      const envelope = envelopeOf(body)
+      const message = envelope?.data ?? (text.trim() === "" ? "the API answered without a body" : text.trim())
+      return new CliFailure({
+        message: `${message}${hintOf(response.status)}`,
+        code: envelope?.error_code,
+        status: response.status
+      })
+    }
+  )
+
+/** Any failure of a typed client call, as the user reads it. */
+export const failureOf = (baseUrl: string, error: unknown): Effect.Effect<CliFailure> => {
+  if (error instanceof CliFailure) return Effect.succeed(error)
+  if (typeof error === "object" && error !== null) {
+    const tagged = error as { _tag?: unknown; data?: unknown; error_code?: unknown; reason?: unknown }
+    // A declared error status: the contract decoded the envelope already.
+    const declared = statuses.find(([type]) => error instanceof type)
+    if (declared !== undefined && typeof tagged.data === "string" && typeof tagged.error_code === "string") {
+      const status = declared[1]
+      return Effect.succeed(
+        new CliFailure({ message: `${tagged.data}${hintOf(status)}`, code: tagged.error_code, status })
+      )
+    }
+    if (tagged._tag === "HttpClientError" && typeof tagged.reason === "object" && tagged.reason !== null) {
+      const reason = tagged.reason as { _tag: string; response?: HttpClientResponse.HttpClientResponse }
+      if (reason.response !== undefined && reason.response.status >= 300) return failureOfResponse(reason.response)
+      if (reason._tag === "TransportError" || reason._tag === "InvalidUrlError") {
+        return Effect.succeed(new CliFailure({ message: `cannot reach the svc API at ${baseUrl}` }))
+      }
+      return Effect.succeed(new CliFailure({ message: `unexpected answer from ${baseUrl} (${reason._tag})` }))
+    }
+    if (Schema.isSchemaError(error)) {
+      return Effect.succeed(new CliFailure({ message: `invalid request: ${error.message}` }))
+    }
+  }
+  return Effect.succeed(new CliFailure({ message: `unexpected failure: ${String(error)}` }))
+}
+
+/**
+ * Runs a typed client call made with `responseMode: "decoded-and-response"`, answering the decoded value and the raw
+ * body (read once and kept by the response, so the decoding did not consume it).
+ */
+export const answer = <A, E, R>(
+  baseUrl: string,
+  call: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], E, R>
+): Effect.Effect<Answer<A>, CliFailure, R> =>
+  call.pipe(
+    Effect.flatMap(([value, response]) => Effect.map(response.text, (text) => ({ value, text }))),
+    Effect.catch((error) => Effect.flatMap(failureOf(baseUrl, error), Effect.fail))
+  )
+
+/**
+ * A JSON call to a route the contract does not carry yet (DESIGN §5b routes other issues are adding): the same
+ * envelope and errors, without the typed client. Each use names its route once, so moving it onto the typed client
+ * when the contract has it is a one-line change.
+ */
+export const pendingRoute = (options: {
+  readonly baseUrl: string
+  readonly token: string
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  readonly path: string
+  readonly query?: Record<string, string | undefined> | undefined
+  readonly body?: unknown
+}): Effect.Effect<Answer<unknown>, CliFailure> =>
+  Effect.gen(function* () {
+    const url = new URL(options.path, options.baseUrl)
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, value)
+    }
+    const response = yield* Effect.tryPromise({
+      try: () =>
+        fetch(url, {
+          method: options.method,
+          headers: {
+            authorization: `Bearer ${options.token}`,
+            ...(options.body === undefined ? {} : { "content-type": "application/json" })
+          },
+          ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) })
+        }),
+      catch: () => new CliFailure({ message: `cannot reach the svc API at ${options.baseUrl}` })
+    })
+    const text = yield* Effect.promise(() => response.text())
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    if (!response.ok) {
+      const envelope = envelopeOf(body)
+      return yield* new CliFailure({
+        message: `${envelope?.data ?? `the API answered ${response.status}`}${hintOf(response.status)}`,
+        code: envelope?.error_code,
+        status: response.status
+      })
+    }
+    return { value: body, text }
+  })

@@ -1,0 +1,85 @@
+/**
+ * What the commands print: the API's JSON exactly with `--json`, aligned tables otherwise (money in dollars and cents,
+ * dates in local time), colour only on a terminal without NO_COLOR.
+ */
+import { Console, type Effect } from "effect"
+import type { Answer } from "./Api.ts"
+
+/** Whether stdout gets colour: a terminal, and NO_COLOR unset or empty (https://no-color.org). */
+export const colour = (): boolean => process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
+
+const bold = (text: string) => (colour() ? `\u001b[1m${text}\u001b[22m` : text)
+const dim = (text: string) => (colour() ? `\u001b[2m${text}\u001b[22m` : text)
+
+/** A column of a table: its header and how a row shows in it. */
+export interface Column<A> {
+  readonly header: string
+  readonly cell: (row: A) => string
+  /** Right-aligned (amounts). */
+  readonly right?: boolean
+}
+
+/** The rows as an aligned table with a header line; a short note when there are none. */
+export const table = <A>(rows: ReadonlyArray<A>, columns: ReadonlyArray<Column<A>>, empty = "(none)"): string => {
+  if (rows.length === 0) return dim(empty)
+  const cells = rows.map((row) => columns.map((column) => column.cell(row).replaceAll("\n", " ")))
+  const widths = columns.map((column, index) =>
+    Math.max(column.header.length, ...cells.map((line) => (line[index] ?? "").length))
+  )
+  const line = (values: ReadonlyArray<string>) =>
+    values
+      .map((value, index) => {
+        const width = widths[index] ?? 0
+        return columns[index]?.right === true ? value.padStart(width) : value.padEnd(width)
+      })
+      .join("  ")
+      .trimEnd()
+  return [bold(line(columns.map((column) => column.header))), ...cells.map(line)].join("\n")
+}
+
+/** `label: value` lines, aligned. */
+export const fields = (pairs: ReadonlyArray<readonly [string, string]>): string => {
+  const width = Math.max(0, ...pairs.map(([label]) => label.length))
+  return pairs.map(([label, value]) => `${bold(`${label}:`.padEnd(width + 1))} ${value}`).join("\n")
+}
+
+/** An ISO date (or unix seconds) in the local time zone; the input as it is when it is not a date. */
+export const localDate = (value: string | number | undefined): string => {
+  if (value === undefined || value === "" || value === 0) return "-"
+  const date = typeof value === "number" ? new Date(value * 1000) : new Date(value)
+  if (Number.isNaN(date.getTime())) return String(value)
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })
+}
+
+/** Prints the API's body exactly with `--json`, else what `human` makes of the decoded value. */
+export const show = <A>(json: boolean, answer: Answer<A>, human: (value: A) => string): Effect.Effect<void> =>
+  Console.log(json ? answer.text : human(answer.value))
+
+const scalar = (value: unknown): value is string | number | boolean =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+
+/**
+ * A readable view of a body whose shape the contract does not fix yet (routes other issues are adding): `data.items`
+ * or a `data` array as a table of their plain fields, an object's plain fields as lines, anything else as JSON.
+ */
+export const generic = (body: unknown): string => {
+  const data = typeof body === "object" && body !== null && "data" in body ? (body as { data: unknown }).data : body
+  const items = Array.isArray(data)
+    ? data
+    : typeof data === "object" && data !== null && Array.isArray((data as { items?: unknown }).items)
+      ? (data as { items: Array<unknown> }).items
+      : undefined
+  if (items !== undefined) {
+    const rows = items.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null)
+    const keys = [...new Set(rows.flatMap((row) => Object.keys(row).filter((key) => scalar(row[key]))))]
+    return table(
+      rows,
+      keys.map((key) => ({ header: key.toUpperCase(), cell: (row: Record<string, unknown>) => String(row[key] ?? "") }))
+    )
+  }
+  if (typeof data === "object" && data !== null) {
+    const entries = Object.entries(data as Record<string, unknown>)
+    return fields(entries.map(([key, value]) => [key, scalar(value) ? String(value) : JSON.stringify(value)] as const))
+  }
+  return JSON.stringify(data)
+}

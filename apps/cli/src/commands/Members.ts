@@ -1,0 +1,212 @@
+/**
+ * `svc users list` (a team's users, by e-mail, with paging) and `svc members ...` (one member: summary, removal,
+ * settings).
+ */
+import { Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { answer } from "../Api.ts"
+import { badArgument } from "../Failure.ts"
+import { formatCents, parseCents } from "../Money.ts"
+import { fields, show, table } from "../Output.ts"
+import { svc } from "../Root.ts"
+import { authenticated } from "../Session.ts"
+import { teamId, userId } from "./Ids.ts"
+
+const teamFlag = Flag.String("team").pipe(Flag.withDescription("The team's nanoid (te-...)"))
+const teamArgument = Argument.String("team").pipe(Argument.withDescription("The team's nanoid (te-...)"))
+const userArgument = Argument.String("user").pipe(Argument.withDescription("The member's user nanoid (us-...)"))
+
+const usersList = Command.make(
+  "list",
+  {
+    team: teamFlag,
+    email: Flag.String("email").pipe(
+      Flag.withDescription("Only users with this e-mail (repeat, or a comma-separated list; up to 100)"),
+      Flag.atLeast(0)
+    ),
+    page: Flag.Int("page").pipe(Flag.withDescription("Page number, from 1"), Flag.optional),
+    offset: Flag.Int("offset").pipe(Flag.withDescription("Row offset, instead of --page"), Flag.optional),
+    count: Flag.Int("count").pipe(Flag.withDescription("Page size, 1 to 500 (default 100)"), Flag.optional)
+  },
+  Effect.fn("svc.users.list")(function* (input) {
+    const flags = yield* svc
+    const id = yield* teamId("--team", input.team)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.teams.users({
+        params: { team_nanoid: id },
+        query: {
+          emails: input.email.length === 0 ? undefined : input.email,
+          page: Option.getOrUndefined(input.page),
+          offset: Option.getOrUndefined(input.offset),
+          count: Option.getOrUndefined(input.count)
+        },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => {
+      const rows = table(
+        data.users,
+        [
+          { header: "USER", cell: (u) => u.nanoid },
+          { header: "NAME", cell: (u) => [u.first_name, u.last_name].filter((n) => n !== "").join(" ") },
+          { header: "EMAIL", cell: (u) => u.email },
+          { header: "ROLE", cell: (u) => u.role },
+          { header: "PAYABLE", cell: (u) => (u.payable ? "yes" : "no") },
+          { header: "ACCOUNT", cell: (u) => u.svc_account || "-" }
+        ],
+        "No users."
+      )
+      const { pagination } = data
+      return pagination.has_more
+        ? `${rows}\n(more: --page ${pagination.next_page} or --offset ${pagination.next_offset})`
+        : rows
+    })
+  })
+).pipe(Command.withDescription("List a team's users: names, e-mails, roles, whether they can be paid"))
+
+/** `svc users`. */
+export const users = Command.make("users").pipe(
+  Command.withDescription("Users of a team"),
+  Command.withSubcommands([usersList])
+)
+
+const summary = Command.make(
+  "summary",
+  { team: teamArgument, user: userArgument },
+  Effect.fn("svc.members.summary")(function* (input) {
+    const flags = yield* svc
+    const team = yield* teamId("team", input.team)
+    const user = yield* userId("user", input.user)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.teams.memberSummary({
+        params: { team_nanoid: team, user_nanoid: user },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) =>
+      fields([
+        ["User", data.user.nanoid],
+        ["Name", [data.user.first_name, data.user.last_name].filter((n) => n !== "").join(" ") || "-"],
+        ["Email", data.user.email || "-"],
+        ["Wallet", data.user.blockchain_address || "-"],
+        ["Relationship", data.relationship_type],
+        ["Company", `${data.company.name} (${data.company.nanoid})`],
+        ["Onboarding", `${data.user.onboarding.step}${data.user.onboarding.onboarded ? " (onboarded)" : ""}`]
+      ])
+    )
+  })
+).pipe(Command.withDescription("Show one member of a team"))
+
+const remove = Command.make(
+  "remove",
+  { team: teamArgument, user: userArgument },
+  Effect.fn("svc.members.remove")(function* (input) {
+    const flags = yield* svc
+    const team = yield* teamId("team", input.team)
+    const user = yield* userId("user", input.user)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.teams.removeMember({
+        params: { team_nanoid: team, user_nanoid: user },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => `Removed ${data.user_nanoid} from ${data.team_nanoid}`)
+  })
+).pipe(Command.withDescription("Remove a member from a team"))
+
+const settingsView = (data: {
+  readonly hourly_rate_usd_cents: number
+  readonly payment_notifications: boolean
+  readonly default_invoice_description: string
+}) =>
+  fields([
+    ["Hourly rate", formatCents(data.hourly_rate_usd_cents)],
+    ["Payment notifications", String(data.payment_notifications)],
+    ["Default invoice description", data.default_invoice_description || "-"]
+  ])
+
+const settingsGet = Command.make(
+  "get",
+  { team: teamArgument, user: userArgument },
+  Effect.fn("svc.members.settings.get")(function* (input) {
+    const flags = yield* svc
+    const team = yield* teamId("team", input.team)
+    const user = yield* userId("user", input.user)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.teams.getMemberSettings({
+        params: { team_nanoid: team, user_nanoid: user },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => settingsView(data))
+  })
+).pipe(Command.withDescription("Show a member's settings in a team"))
+
+const settingsSet = Command.make(
+  "set",
+  {
+    team: teamArgument,
+    user: userArgument,
+    hourlyRate: Flag.String("hourly-rate").pipe(
+      Flag.withDescription("Default hourly rate in dollars and cents, e.g. 85.50"),
+      Flag.optional
+    ),
+    notifications: Flag.Literals("notifications", ["true", "false"]).pipe(
+      Flag.withDescription("Whether the member gets e-mails about payments"),
+      Flag.optional
+    ),
+    description: Flag.String("default-description").pipe(
+      Flag.withDescription("Default invoice description for payments to this member"),
+      Flag.optional
+    )
+  },
+  Effect.fn("svc.members.settings.set")(function* (input) {
+    const flags = yield* svc
+    const team = yield* teamId("team", input.team)
+    const user = yield* userId("user", input.user)
+    const payload = {
+      ...(Option.isSome(input.hourlyRate)
+        ? { hourly_rate_usd_cents: yield* parseCents("--hourly-rate", input.hourlyRate.value, { allowZero: true }) }
+        : {}),
+      ...(Option.isSome(input.notifications) ? { payment_notifications: input.notifications.value === "true" } : {}),
+      ...(Option.isSome(input.description) ? { default_invoice_description: input.description.value } : {})
+    }
+    if (Object.keys(payload).length === 0) {
+      return yield* badArgument(
+        "flags",
+        "nothing to change: give --hourly-rate, --notifications or --default-description"
+      )
+    }
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.teams.updateMemberSettings({
+        params: { team_nanoid: team, user_nanoid: user },
+        payload,
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => settingsView(data))
+  })
+).pipe(Command.withDescription("Change a member's settings in a team"))
+
+/** `svc members`. */
+export const members = Command.make("members").pipe(
+  Command.withDescription("One member of a team: summary, remove, settings"),
+  Command.withSubcommands([
+    summary,
+    remove,
+    Command.make("settings").pipe(
+      Command.withDescription("A member's settings in a team"),
+      Command.withSubcommands([settingsGet, settingsSet])
+    )
+  ])
+)
