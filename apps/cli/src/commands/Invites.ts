@@ -4,7 +4,7 @@
  */
 
 import type { Email } from "@svc/domain/Email"
-import type { Address, Signature } from "@svc/domain/Evm"
+import { type Signature, type WalletAddress, walletAddressOf } from "@svc/domain/Evm"
 import { signTypedDataBundle } from "@svc/domain/eip712"
 import type { InviteId } from "@svc/domain/Ids"
 import { Console, Effect, Redacted } from "effect"
@@ -104,7 +104,7 @@ const manager = Command.make(
   Effect.fn("svc.invites.manager")(function* (input) {
     const flags = yield* svc
     const team = yield* teamId("--team", input.team)
-    const invites: Array<{ email: Email; role: (typeof managerRoles)[number]; account: Address }> = []
+    const invites: Array<{ email: Email; role: (typeof managerRoles)[number]; wallet: WalletAddress }> = []
     for (const entry of input.invite) {
       const [email = "", role = "", wallet = ""] = entry.split(":")
       if (!(managerRoles as ReadonlyArray<string>).includes(role)) {
@@ -113,7 +113,7 @@ const manager = Command.make(
       invites.push({
         email: yield* checkEmail("--invite", email),
         role: role as (typeof managerRoles)[number],
-        account: (yield* walletAddress("--invite", wallet)) as Address
+        wallet: yield* walletAddress("--invite", wallet)
       })
     }
     const key = yield* requireKey(flags.keyFile)
@@ -127,7 +127,7 @@ const manager = Command.make(
     const grants = bundle.typed_data.data
     if (
       grants.length !== invites.length ||
-      grants.some((grant, index) => grant.account.toLowerCase() !== invites[index]?.account.toLowerCase())
+      grants.some((grant, index) => grant.account.toLowerCase() !== invites[index]?.wallet.toLowerCase())
     ) {
       return yield* new CliFailure({
         message: "the typed data the API issued does not grant what was asked: nothing was signed"
@@ -139,7 +139,7 @@ const manager = Command.make(
       client.invites.executeManager({
         payload: {
           invites: ids,
-          signer: signer as Address,
+          signer: walletAddressOf(signer),
           typed_data: bundle.typed_data,
           signature: signature as Signature
         },
