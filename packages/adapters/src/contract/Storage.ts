@@ -9,6 +9,7 @@ import type { IssuedTypedDataStore } from "@svc/domain/eip712"
 import type { EventOutbox } from "@svc/domain/event"
 import type { IdempotencyStore } from "@svc/domain/idempotency"
 import type { MembershipRepository } from "@svc/domain/membership"
+import type { V1IdMap } from "@svc/domain/migration"
 import type { PaymentLedger } from "@svc/domain/payment"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
 import type { UserRepository } from "@svc/domain/user"
@@ -26,6 +27,7 @@ export type Storage =
   | IssuedTypedDataStore
   | PaymentLedger
   | EventOutbox
+  | V1IdMap
 
 /** An adapter under test: its name, and a layer of a fresh, empty store (built once per test). */
 export interface StorageUnderTest {

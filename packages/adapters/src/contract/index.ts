@@ -13,6 +13,7 @@ import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 import { teamRepositoryContract } from "./TeamRepository.contract.ts"
 import { userRepositoryContract } from "./UserRepository.contract.ts"
+import { v1IdMapContract } from "./V1IdMap.contract.ts"
 
 export type { Storage, StorageUnderTest } from "./Storage.ts"
 
@@ -28,4 +29,5 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   issuedTypedDataStoreContract(storage)
   paymentLedgerContract(storage)
   eventOutboxContract(storage)
+  v1IdMapContract(storage)
 }

@@ -9,6 +9,7 @@ import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
+import * as MongoV1IdMap from "./MongoV1IdMap.ts"
 
 /** The ports on a `MongoDatabase` provided from elsewhere (to share one client, or to reach it in tests). */
 export const ports = Layer.mergeAll(
@@ -17,7 +18,8 @@ export const ports = Layer.mergeAll(
   MongoIdempotencyStore.layer,
   MongoIssuedTypedDataStore.layer,
   MongoPaymentLedger.layer,
-  MongoEventOutbox.layer
+  MongoEventOutbox.layer,
+  MongoV1IdMap.layer
 )
 
 /**

@@ -9,6 +9,7 @@ import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
+import * as SqliteV1IdMap from "./SqliteV1IdMap.ts"
 
 /** The ports on a `SqliteDatabase` provided from elsewhere (to share one connection, or to reach it in tests). */
 export const ports = Layer.mergeAll(
@@ -17,7 +18,8 @@ export const ports = Layer.mergeAll(
   SqliteIdempotencyStore.layer,
   SqliteIssuedTypedDataStore.layer,
   SqlitePaymentLedger.layer,
-  SqliteEventOutbox.layer
+  SqliteEventOutbox.layer,
+  SqliteV1IdMap.layer
 )
 
 /**

@@ -1,0 +1,90 @@
+/**
+ * The v1 id map in SQLite (`v1_ids`). Allocation is one `BEGIN IMMEDIATE` transaction (look up, else insert one past
+ * the largest number of the kind), so processes sharing the file agree on one number per nanoid and never give a
+ * number twice; `record` stores a whole batch in one transaction, which is what makes imports fast.
+ */
+import { type NumberedV1IdKind, V1IdConflict, V1IdMap, type V1IdMapping } from "@svc/domain/migration"
+import { Effect, Layer, Option } from "effect"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+const numberOf = (kind: V1IdMapping["kind"], v1: string) =>
+  kind !== "svcid" && /^[0-9]{1,15}$/.test(v1) ? Number(v1) : null
+
+/** Thrown inside a transaction to roll the batch back, and turned into the typed failure outside it. */
+class ConflictFound {
+  constructor(readonly conflict: V1IdConflict) {}
+}
+
+/** The SQLite v1 id map. */
+export const layer = Layer.effect(
+  V1IdMap,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const byNanoid = connection.prepare("SELECT v1 FROM v1_ids WHERE kind = ? AND nanoid = ?")
+    const byV1 = connection.prepare("SELECT nanoid FROM v1_ids WHERE kind = ? AND v1 = ?")
+    const insertNext = connection.prepare(
+      `INSERT INTO v1_ids (kind, v1, v1_number, nanoid)
+       SELECT ?1, CAST(n AS TEXT), n, ?2 FROM (SELECT COALESCE(MAX(v1_number), 0) + 1 AS n FROM v1_ids WHERE kind = ?1)
+       RETURNING v1`
+    )
+    const insert = connection.prepare(
+      "INSERT INTO v1_ids (kind, v1, v1_number, nanoid) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
+    )
+    const page = connection.prepare("SELECT id, kind, v1, nanoid FROM v1_ids WHERE id > ? ORDER BY id LIMIT ?")
+
+    const storedFor = (mapping: V1IdMapping): V1IdMapping | undefined => {
+      const nanoid = byV1.get(mapping.kind, mapping.v1)?.nanoid as string | undefined
+      if (nanoid !== undefined && nanoid !== mapping.nanoid) return { ...mapping, nanoid }
+      const v1 = byNanoid.get(mapping.kind, mapping.nanoid)?.v1 as string | undefined
+      if (v1 !== undefined && v1 !== mapping.v1) return { ...mapping, v1 }
+      return undefined
+    }
+
+    return V1IdMap.of({
+      allocate: (kind: NumberedV1IdKind, nanoid: string) =>
+        Effect.sync(() =>
+          transaction(() => {
+            const found = byNanoid.get(kind, nanoid)
+            if (found !== undefined) return found.v1 as string
+            return insertNext.get(kind, nanoid)?.v1 as string
+          })
+        ),
+      nanoidOf: (kind, v1) => Effect.sync(() => Option.fromNullishOr(byV1.get(kind, v1)?.nanoid as string | undefined)),
+      v1Of: (kind, nanoid) =>
+        Effect.sync(() => Option.fromNullishOr(byNanoid.get(kind, nanoid)?.v1 as string | undefined)),
+      record: (mappings) =>
+        Effect.suspend(() => {
+          try {
+            transaction(() => {
+              for (const mapping of mappings) {
+                const { changes } = insert.run(
+                  mapping.kind,
+                  mapping.v1,
+                  numberOf(mapping.kind, mapping.v1),
+                  mapping.nanoid
+                )
+                if (changes > 0) continue
+                const stored = storedFor(mapping)
+                if (stored !== undefined) throw new ConflictFound(new V1IdConflict({ mapping, stored }))
+              }
+            })
+            return Effect.void
+          } catch (error) {
+            if (error instanceof ConflictFound) return Effect.fail(error.conflict)
+            throw error
+          }
+        }),
+      page: (cursor, limit) =>
+        Effect.sync(() => {
+          const rows = page.all(cursor === undefined ? 0 : Number(cursor), limit)
+          const mappings = rows.map((row) => ({
+            kind: row.kind as V1IdMapping["kind"],
+            v1: row.v1 as string,
+            nanoid: row.nanoid as string
+          }))
+          const last = rows.at(-1)
+          return { mappings, next: rows.length === limit && last !== undefined ? String(last.id) : undefined }
+        })
+    })
+  })
+)
