@@ -15,7 +15,7 @@ interface V1IdDocument {
   v1Number?: number
 }
 
-const keyOf = (kind: string, v1: string) => `${kind}:${v1}`
+const keyOf = (kind: V1IdMapping["kind"], v1: string) => `${kind}:${v1}`
 
 const documentOf = (mapping: V1IdMapping): V1IdDocument => ({
   _id: keyOf(mapping.kind, mapping.v1),
@@ -41,7 +41,7 @@ export const layer = Layer.effect(
       ])
     )
 
-    const v1Of = async (kind: string, nanoid: string) => (await col.findOne({ kind, nanoid }))?.v1
+    const v1Of = async (kind: V1IdMapping["kind"], nanoid: string) => (await col.findOne({ kind, nanoid }))?.v1
 
     const allocate = async (kind: NumberedV1IdKind, nanoid: string): Promise<string> => {
       for (;;) {

@@ -12,7 +12,10 @@ const numberOf = (kind: V1IdMapping["kind"], v1: string) =>
 
 /** Thrown inside a transaction to roll the batch back, and turned into the typed failure outside it. */
 class ConflictFound {
-  constructor(readonly conflict: V1IdConflict) {}
+  readonly conflict: V1IdConflict
+  constructor(conflict: V1IdConflict) {
+    this.conflict = conflict
+  }
 }
 
 /** The SQLite v1 id map. */
