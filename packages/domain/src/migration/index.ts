@@ -6,5 +6,6 @@ export {
   V1IdKind,
   V1IdMap,
   V1IdMapping,
-  type V1IdPage
+  type V1IdPage,
+  v1IdMappingIssue
 } from "./V1IdMap.ts"
