@@ -23,7 +23,12 @@ const cache = join(root, ".cache", "toolchain")
 const [task, ...rest] = process.argv.slice(2)
 // `start` runs the server straight on Node 24, not through pnpm: pnpm does not pass SIGTERM on to its script, and
 // the server must get it to stop gracefully (and stop jongodb and anvil).
-const tasks = { start: ["node", "apps/api/src/main.ts"], test: ["pnpm", "run", "check"] }
+// `migrate` too: its commands write JSON lines to standard output, so nothing else may.
+const tasks = {
+  start: ["node", "apps/api/src/main.ts"],
+  test: ["pnpm", "run", "check"],
+  migrate: ["node", "apps/migrate/src/bin.ts"]
+}
 if (!(task in tasks)) {
   console.error(`usage: bootstrap.mjs <${Object.keys(tasks).join("|")}> [args...]`)
   process.exit(2)
@@ -110,13 +115,17 @@ const orphaned = setInterval(() => {
 }, 250)
 orphaned.unref()
 
-const run = (command) =>
+const run = (command, stdio = "inherit") =>
   new Promise((resolvePromise) => {
-    current = spawn(command[0], command.slice(1), { cwd: root, env, stdio: "inherit" })
+    current = spawn(command[0], command.slice(1), { cwd: root, env, stdio })
     current.on("exit", (code, signal) => resolvePromise(code ?? 128 + (constants.signals[signal] ?? 0)))
   })
 
-const installed = await run([...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"])
+// The install reports on standard error when the task's standard output is data (`migrate`).
+const installed = await run(
+  [...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"],
+  task === "migrate" ? ["ignore", 2, 2] : "inherit"
+)
 if (installed !== 0) process.exit(installed)
 const [program, ...args] = tasks[task]
 process.exit(await run([...(program === "node" ? [node] : pnpm), ...args, ...rest]))
