@@ -133,19 +133,22 @@ export const proxy = Command.make(
     deprecatedSince: date("deprecated-since", "When v1 was deprecated: sent as Deprecation: @<unix> (default true)")
   },
   Effect.fn("migrate.proxy")(function* (flags) {
-    const running = yield* withIdMap(
-      serveProxy({
-        target: flags.target,
-        port: flags.port,
-        host: flags.host,
-        sunset: Option.getOrUndefined(Option.map(flags.sunset, (d) => new Date(d))),
-        deprecatedSince: Option.getOrUndefined(Option.map(flags.deprecatedSince, (d) => new Date(d)))
+    // The id map stays open for as long as the proxy serves: both live in this one scope until the process stops.
+    yield* withIdMap(
+      Effect.gen(function* () {
+        const running = yield* serveProxy({
+          target: flags.target,
+          port: flags.port,
+          host: flags.host,
+          sunset: Option.getOrUndefined(Option.map(flags.sunset, (d) => new Date(d))),
+          deprecatedSince: Option.getOrUndefined(Option.map(flags.deprecatedSince, (d) => new Date(d)))
+        })
+        yield* Console.error(
+          `v1 proxy on ${running.url} -> ${flags.target} (calls per route: GET ${running.url}/v1/_stats)`
+        )
+        return yield* Effect.never
       })
     )
-    yield* Console.error(
-      `v1 proxy on ${running.url} -> ${flags.target} (calls per route: GET ${running.url}/v1/_stats)`
-    )
-    return yield* Effect.never
   }, Effect.scoped)
 ).pipe(
   Command.withDescription(

@@ -11,7 +11,18 @@
  * - Every answer carries `Deprecation` (and `Sunset` when configured); `GET /v1/_stats` counts the v1 calls per route.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { type ApiClient, makeApiClient } from "@svc/adapters/http"
+import {
+  type ApiClient,
+  BadRequest,
+  Conflict,
+  Forbidden,
+  Gone,
+  makeApiClient,
+  NotFound,
+  NotImplemented,
+  Unauthorized,
+  Unprocessable
+} from "@svc/adapters/http"
 import type { TeamId } from "@svc/domain/Ids"
 import { V1IdMap } from "@svc/domain/migration"
 import { Effect, Option } from "effect"
@@ -64,21 +75,21 @@ interface V1Answer {
 const ok = (data: unknown): V1Answer => ({ status: 200, body: { data } })
 const v1Error = (status: number, message: string): V1Answer => ({ status, body: { message } })
 
-const v2ErrorStatus: Record<string, number> = {
-  BadRequest: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  NotFound: 404,
-  Conflict: 409,
-  Gone: 410,
-  Unprocessable: 422,
-  NotImplemented: 501
-}
+const v2Errors = [
+  [BadRequest, 400],
+  [Unauthorized, 401],
+  [Forbidden, 403],
+  [NotFound, 404],
+  [Conflict, 409],
+  [Gone, 410],
+  [Unprocessable, 422],
+  [NotImplemented, 501]
+] as const
 
 /** A v2 failure as the v1 error it becomes: same status, `{message}`; 501 says v1 cannot have it from this v2. */
 const fromV2Failure = (operation: string, error: Json): V1Answer => {
   if (error instanceof Untranslatable) return v1Error(error.status, error.reason)
-  const status = v2ErrorStatus[error?._tag]
+  const status = v2Errors.find(([type]) => error instanceof type)?.[1]
   if (status === undefined)
     return v1Error(502, `${operation}: the v2 API did not answer as expected (${String(error?.message ?? error)})`)
   if (status === 501) return v1Error(501, `${operation} is not available yet: the v2 API answered "${error.data}"`)

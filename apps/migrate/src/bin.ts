@@ -13,7 +13,9 @@ run(process.argv.slice(2)).pipe(
     (error) =>
       Effect.andThen(
         Console.error(`migrate: ${error.message}`),
-        Effect.sync(() => void (process.exitCode = 1))
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
       )
   ),
   Effect.provide(NodeServices.layer),
