@@ -178,6 +178,35 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("v1 client 
     })
   )
 
+  it.effect("batch-pay intents: typed data for a later payment, signed and registered through the proxy", () =>
+    Effect.gen(function* () {
+      const { admin, teamAccount } = yield* Fixture
+      const token = yield* v1SignIn(admin)
+      const teamId = (yield* v1("GET", "/v1/teams", { token })).body.data.find((t: Json) => t.svcId === teamAccount).id
+      const talent: Array<Json> = (yield* v1("GET", `/v1/teams/${teamId}/talent`, { token })).body.data
+      const recipient = talent.find((t) => t.role === "team_employee")
+      const body = {
+        wallet: admin.address,
+        team_id: teamId,
+        pay_at_time: Math.floor(Date.now() / 1000) + 3600,
+        payments: [{ recipient: recipient.id, amount: "500000", salt: 9 }]
+      }
+      const issued = yield* v1("POST", "/v1/payments/batch-pay/intents", { token, body })
+      assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+      const { domain, types, message } = issued.body.data
+      const { EIP712Domain: _, ...signedTypes } = types
+      const signature = yield* Effect.promise(() => admin.signTypedData(domain, signedTypes, message))
+      const registered = yield* v1("POST", "/v1/payments/batch-pay/intents", {
+        token,
+        body: { ...body, request: message, signature }
+      })
+      assert.strictEqual(registered.status, 200, JSON.stringify(registered.body))
+      const intents = yield* v1("GET", `/v1/payments?team_id=${teamId}&state=intent`, { token })
+      assert.strictEqual(intents.status, 200, JSON.stringify(intents.body))
+      assert.isAtLeast(intents.body.data.length, 1)
+    })
+  )
+
   it.effect("invites pass the v2 answer through in v1 shape (a 501 becomes a clear v1 error)", () =>
     Effect.gen(function* () {
       const { admin, server, team } = yield* Fixture
