@@ -5,13 +5,12 @@
  * Both stream: import reads line by line and stores batches of `batchSize` mappings, each in one transaction; export
  * pages through the map. Memory stays flat whatever the file's size.
  */
-import { createInterface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
 import { normalizeV1Id, V1IdMap, type V1IdMapping, v1IdMappingIssue } from "@svc/domain/migration"
 import { Effect, Schema } from "effect"
 
 /** Mappings stored per transaction on import, and read per page on export. */
-export const batchSize = 10_000
+export const batchSize = 5_000
 
 /** A line of an import file that is not a mapping, or one that contradicts the map. */
 export class IdFileRejected extends Schema.TaggedError<IdFileRejected>()("IdFileRejected", {
@@ -65,7 +64,8 @@ const sameMapping = (a: V1IdMapping, b: V1IdMapping) => a.kind === b.kind && a.v
 export const importIds = (input: Readable) =>
   Effect.gen(function* () {
     const ids = yield* V1IdMap
-    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]()
+    // Decoded as UTF-8 by the stream, so a character split between two chunks stays whole.
+    input.setEncoding("utf8")
     let batch: Array<V1IdMapping> = []
     let lineNumbers: Array<number> = []
     let number = 0
@@ -85,17 +85,26 @@ export const importIds = (input: Readable) =>
         )
       )
     })
-    for (;;) {
-      const next = yield* Effect.promise(() => lines.next())
-      if (next.done === true) break
-      number++
-      const parsed = parseIdLine(next.value)
-      if (parsed === undefined) continue
-      if (typeof parsed === "string") return yield* new IdFileRejected({ line: number, reason: parsed })
-      batch.push(parsed)
-      lineNumbers.push(number)
-      mappings++
-      if (batch.length >= batchSize) yield* flush
+    // Chunks, not lines, cross into the effect: splitting a chunk is synchronous, and a line-by-line async
+    // iterator would cost more than storing the mapping.
+    const chunks = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]()
+    let rest = ""
+    for (let done = false; !done; ) {
+      const next = yield* Effect.promise(() => chunks.next())
+      done = next.done === true
+      const text = done ? rest : rest + String(next.value)
+      const lines = text.split(/\r?\n/)
+      rest = done ? "" : (lines.pop() ?? "")
+      for (const line of lines) {
+        number++
+        const parsed = parseIdLine(line)
+        if (parsed === undefined) continue
+        if (typeof parsed === "string") return yield* new IdFileRejected({ line: number, reason: parsed })
+        batch.push(parsed)
+        lineNumbers.push(number)
+        mappings++
+        if (batch.length >= batchSize) yield* flush
+      }
     }
     if (batch.length > 0) yield* flush
     return { mappings }

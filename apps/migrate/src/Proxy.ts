@@ -152,24 +152,39 @@ const makeHandler = (ids: V1IdMap["Service"]) => {
       return address.toLowerCase()
     })
 
-  /** The v1 form of a team user; its svcid (account address) is learnt on the way. */
-  const talentOf = (user: Json) =>
+  /** A team user's account address, the svcid v1 knew it by: its svcid when that is an address, else its account. */
+  const addressOf = (user: Json): string | undefined =>
+    isAddress(user.svcid)
+      ? user.svcid.toLowerCase()
+      : isAddress(user.svc_account)
+        ? user.svc_account.toLowerCase()
+        : undefined
+
+  /** The v1 form of team users (one step for the numbers, one for the svcids); svcids are learnt on the way. */
+  const talentOf = (users: ReadonlyArray<Json>) =>
     Effect.gen(function* () {
-      const id = yield* ids.allocate("user", user.nanoid)
-      const known = yield* ids.v1Of("svcid", user.nanoid)
-      const address = isAddress(user.svcid) ? user.svcid : isAddress(user.svc_account) ? user.svc_account : undefined
-      if (Option.isNone(known) && address !== undefined) yield* learnSvcid(address, user.nanoid)
-      return {
-        id: idNumber(id),
+      const nanoids = users.map((user) => user.nanoid as string)
+      const numbers = yield* ids.allocateMany("user", nanoids)
+      const svcids = yield* ids.v1IdsOf("svcid", nanoids)
+      const learnt = users.flatMap((user) => {
+        const address = addressOf(user)
+        return svcids.has(user.nanoid) || address === undefined ? [] : [{ address, nanoid: user.nanoid as string }]
+      })
+      if (learnt.length > 0)
+        yield* ids
+          .record(learnt.map(({ address, nanoid }) => ({ kind: "svcid" as const, v1: address, nanoid })))
+          .pipe(Effect.catch(() => Effect.forEach(learnt, ({ address, nanoid }) => learnSvcid(address, nanoid))))
+      return users.map((user, i) => ({
+        id: idNumber(numbers[i] ?? ""),
         alias: "",
         firstname: user.first_name,
         middlename: user.middle_name,
         lastname: user.last_name,
-        svcId: Option.getOrElse(known, () => address?.toLowerCase() ?? user.svcid),
+        svcId: svcids.get(user.nanoid) ?? addressOf(user) ?? user.svcid,
         email: user.email,
         nanoid: user.nanoid,
         role: user.role
-      }
+      }))
     })
 
   /** Resolution with v2 as a fallback: svcids the map does not know yet are learnt from the team's users and teams. */
@@ -194,7 +209,7 @@ const makeHandler = (ids: V1IdMap["Service"]) => {
                 const users = yield* client.teams
                   .users({ params: { team_nanoid: team }, query: {} })
                   .pipe(Effect.orElseSucceed(() => ({ data: { users: [] } })))
-                for (const user of users.data.users) yield* talentOf(user)
+                yield* talentOf(users.data.users)
                 return yield* fromMap.user(v1)
               })
             : Effect.fail(refused)
@@ -258,9 +273,7 @@ const makeHandler = (ids: V1IdMap["Service"]) => {
         case "GET /v1/teams/{teamId}/talent": {
           const path = yield* teamPath(resolver, params.team_nanoid ?? "")
           const users = yield* client.teams.users({ params: path, query: {} })
-          const talent = []
-          for (const user of users.data.users) talent.push(yield* talentOf(user))
-          return ok(talent)
+          return ok(yield* talentOf(users.data.users))
         }
         case "GET /v1/teams/{teamId}/talent/{talentId}": {
           const path = yield* memberPath(resolver, params.team_nanoid ?? "", params.user_nanoid ?? "")

@@ -49,6 +49,28 @@ export const v1IdMapContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
+    it.live("many at once: allocates in order, and looks up both ways, leaving out what is not mapped", () =>
+      Effect.gen(function* () {
+        const ids = yield* V1IdMap
+        yield* ids.record([{ kind: "user", v1: "10", nanoid: userId(2) }])
+        assert.deepStrictEqual(yield* ids.allocateMany("user", [userId(1), userId(2), userId(3), userId(1)]), [
+          "11",
+          "10",
+          "12",
+          "11"
+        ])
+        assert.deepStrictEqual(
+          yield* ids.nanoidsOf("user", ["10", "12", "99"]),
+          new Map([
+            ["10", userId(2)],
+            ["12", userId(3)]
+          ])
+        )
+        assert.deepStrictEqual(yield* ids.v1IdsOf("user", [userId(1), userId(9)]), new Map([[userId(1), "11"]]))
+        assert.deepStrictEqual(yield* ids.allocateMany("team", []), [])
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
     it.live("concurrent first sights agree on one number, and distinct nanoids get distinct numbers", () =>
       Effect.gen(function* () {
         const ids = yield* V1IdMap

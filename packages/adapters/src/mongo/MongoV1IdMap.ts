@@ -91,8 +91,26 @@ export const layer = Layer.effect(
       return undefined
     }
 
+    const allocateMany = async (kind: NumberedV1IdKind, nanoids: ReadonlyArray<string>) => {
+      const known = new Map(
+        (await col.find({ kind, nanoid: { $in: [...nanoids] } }).toArray()).map((doc) => [doc.nanoid, doc.v1])
+      )
+      const v1s: Array<string> = []
+      for (const nanoid of nanoids) v1s.push(known.get(nanoid) ?? (await allocate(kind, nanoid)))
+      return v1s
+    }
+
     return V1IdMap.of({
       allocate: (kind, nanoid) => Effect.promise(() => allocate(kind, nanoid)),
+      allocateMany: (kind, nanoids) => Effect.promise(() => allocateMany(kind, nanoids)),
+      nanoidsOf: (kind, v1s) =>
+        Effect.promise(() => col.find({ _id: { $in: v1s.map((v1) => keyOf(kind, v1)) } }).toArray()).pipe(
+          Effect.map((docs) => new Map(docs.map((doc) => [doc.v1, doc.nanoid])))
+        ),
+      v1IdsOf: (kind, nanoids) =>
+        Effect.promise(() => col.find({ kind, nanoid: { $in: [...nanoids] } }).toArray()).pipe(
+          Effect.map((docs) => new Map(docs.map((doc) => [doc.nanoid, doc.v1])))
+        ),
       nanoidOf: (kind, v1) =>
         Effect.promise(() => col.findOne({ _id: keyOf(kind, v1) })).pipe(
           Effect.map((doc) => Option.fromNullishOr(doc?.nanoid))

@@ -43,15 +43,39 @@ export const layer = Layer.effect(
       return undefined
     }
 
+    const allocateAll = (kind: NumberedV1IdKind, nanoids: ReadonlyArray<string>): Array<string> => {
+      // Seen before is the common case: plain reads, and the write lock only for those seen for the first time.
+      const known = nanoids.map((nanoid) => byNanoid.get(kind, nanoid)?.v1 as string | undefined)
+      if (known.every((v1) => v1 !== undefined)) return known as Array<string>
+      return transaction(() =>
+        nanoids.map((nanoid, i) => {
+          const v1 = known[i] ?? (byNanoid.get(kind, nanoid)?.v1 as string | undefined)
+          return v1 ?? (insertNext.get(kind, nanoid)?.v1 as string)
+        })
+      )
+    }
+
     return V1IdMap.of({
-      allocate: (kind: NumberedV1IdKind, nanoid: string) =>
-        Effect.sync(() =>
-          transaction(() => {
-            const found = byNanoid.get(kind, nanoid)
-            if (found !== undefined) return found.v1 as string
-            return insertNext.get(kind, nanoid)?.v1 as string
-          })
-        ),
+      allocate: (kind: NumberedV1IdKind, nanoid: string) => Effect.sync(() => allocateAll(kind, [nanoid])[0] as string),
+      allocateMany: (kind, nanoids) => Effect.sync(() => allocateAll(kind, nanoids)),
+      nanoidsOf: (kind, v1s) =>
+        Effect.sync(() => {
+          const found = new Map<string, string>()
+          for (const v1 of v1s) {
+            const nanoid = byV1.get(kind, v1)?.nanoid as string | undefined
+            if (nanoid !== undefined) found.set(v1, nanoid)
+          }
+          return found
+        }),
+      v1IdsOf: (kind, nanoids) =>
+        Effect.sync(() => {
+          const found = new Map<string, string>()
+          for (const nanoid of nanoids) {
+            const v1 = byNanoid.get(kind, nanoid)?.v1 as string | undefined
+            if (v1 !== undefined) found.set(nanoid, v1)
+          }
+          return found
+        }),
       nanoidOf: (kind, v1) => Effect.sync(() => Option.fromNullishOr(byV1.get(kind, v1)?.nanoid as string | undefined)),
       v1Of: (kind, nanoid) =>
         Effect.sync(() => Option.fromNullishOr(byNanoid.get(kind, nanoid)?.v1 as string | undefined)),

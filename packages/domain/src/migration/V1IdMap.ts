@@ -82,6 +82,15 @@ export class V1IdMap extends Context.Service<
     readonly nanoidOf: (kind: V1IdKind, v1: string) => Effect.Effect<Option.Option<string>>
     /** The v1 id of a nanoid, without allocating. */
     readonly v1Of: (kind: V1IdKind, nanoid: string) => Effect.Effect<Option.Option<string>>
+    /** `allocate` for many nanoids in one step (a list of team users): their v1 ids, in order. */
+    readonly allocateMany: (
+      kind: NumberedV1IdKind,
+      nanoids: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<string>>
+    /** `nanoidOf` for many v1 ids in one step: v1 id -> nanoid for those mapped. */
+    readonly nanoidsOf: (kind: V1IdKind, v1s: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>>
+    /** `v1Of` for many nanoids in one step: nanoid -> v1 id for those mapped. */
+    readonly v1IdsOf: (kind: V1IdKind, nanoids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>>
     /**
      * Stores `mappings` (one transaction where the store has them). Mappings stored already are skipped, so imports
      * can be run again; one that contradicts a stored mapping fails the call.
