@@ -11,7 +11,9 @@
  * - Every answer carries `Deprecation` (and `Sunset` when configured); `GET /v1/_stats` counts the v1 calls per route.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { NodeHttpClient } from "@effect/platform-node"
 import {
+  Api,
   type ApiClient,
   BadRequest,
   Conflict,
@@ -25,8 +27,12 @@ import {
 } from "@svc/adapters/http"
 import type { TeamId } from "@svc/domain/Ids"
 import { V1IdMap } from "@svc/domain/migration"
-import { Effect, Option } from "effect"
+import { Pagination, TeamUser } from "@svc/domain/user"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { HttpClient } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 import { getTypesForEIP712Domain } from "viem"
+import { cachedIdMap } from "./CachedV1IdMap.ts"
 import { translate as findRoute } from "./V1Routes.ts"
 import {
   balanceQuery,
@@ -107,15 +113,22 @@ const signable = (bundle: Json) => ({
 const isAddress = (v: unknown): v is string => typeof v === "string" && /^0x[0-9a-fA-F]{40}$/.test(v)
 const idNumber = (v1: string) => (/^[0-9]{1,15}$/.test(v1) ? Number(v1) : v1)
 
+/** The answer of `GET /v2/teams/{team_nanoid}/users`, as the contract encodes it. */
+const TeamUsersAnswer = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({ users: Schema.Array(TeamUser), pagination: Pagination })
+})
+const decodeTeamUsers = HttpApiClient.decodeResponse(Api, { group: "teams", endpoint: "users" })
+
 /** Keeps the clients of recent tokens: building one per call would cost more than the call. */
-const clientsFor = (target: string) => {
+const clientsFor = (target: string, httpClient: Layer.Layer<HttpClient.HttpClient>) => {
   const clients = new Map<string, ApiClient>()
   return (token: string | undefined) =>
     Effect.gen(function* () {
       const key = token ?? ""
       const cached = clients.get(key)
       if (cached !== undefined) return cached
-      const client = yield* makeApiClient({ baseUrl: target, token })
+      const client = yield* makeApiClient({ baseUrl: target, token, httpClient })
       if (clients.size >= 1000) clients.delete(clients.keys().next().value as string)
       clients.set(key, client)
       return client
@@ -133,7 +146,8 @@ interface V1Call {
 }
 
 /** Handles v1 calls with the id map in context. */
-const makeHandler = (ids: V1IdMap["Service"]) => {
+const makeHandler = (stored: V1IdMap["Service"]) => {
+  const ids = cachedIdMap(stored)
   const fromMap = mapResolver(ids)
 
   /** Records what v2 shows of an account address, ignoring a mapping made otherwise already. */
@@ -272,7 +286,15 @@ const makeHandler = (ids: V1IdMap["Service"]) => {
         }
         case "GET /v1/teams/{teamId}/talent": {
           const path = yield* teamPath(resolver, params.team_nanoid ?? "")
-          const users = yield* client.teams.users({ params: path, query: {} })
+          // The hot path of v1 clients: the v2 answer is read as the server encoded it with the same contract, and
+          // only a failure goes through the contract's decoder (for its typed error).
+          const response = yield* client.teams.users({ params: path, query: {}, responseMode: "response-only" })
+          if (response.status !== 200) {
+            // Fails with the contract's error for that status; a success under another status is not v2's.
+            yield* decodeTeamUsers(response)
+            return v1Error(502, `GET /v1/teams/{teamId}/talent: the v2 API answered ${response.status}`)
+          }
+          const users = (yield* response.json) as typeof TeamUsersAnswer.Encoded
           return ok(yield* talentOf(users.data.users))
         }
         case "GET /v1/teams/{teamId}/talent/{talentId}": {
@@ -404,7 +426,9 @@ export const serveProxy = Effect.fn("Proxy.serve")(function* (options: ProxyOpti
   const ids = yield* V1IdMap
   const context = yield* Effect.context<never>()
   const handle = makeHandler(ids)
-  const clients = clientsFor(options.target.replace(/\/$/, ""))
+  // One connection pool for every caller's client, built once for the proxy's life.
+  const httpClient = Layer.succeedContext(yield* Layer.build(NodeHttpClient.layerUndici))
+  const clients = clientsFor(options.target.replace(/\/$/, ""), httpClient)
   const counts = new Map<string, number>()
   const since = new Date().toISOString()
   const deprecation =

@@ -1,20 +1,27 @@
 /**
  * The typed client, derived from the same contract the server serves (the CLI and the tests use it).
  */
-import { Effect, flow } from "effect"
+import { Effect, flow, type Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { Api } from "./Api.ts"
 
-/** A client of the API at `baseUrl`, sending `token` as the bearer when given. */
-export const makeApiClient = (options: { readonly baseUrl: string; readonly token?: string | undefined }) =>
+/**
+ * A client of the API at `baseUrl`, sending `token` as the bearer when given; over `fetch` unless another HTTP
+ * client is given (a proxy in front of the API passes a pooled one).
+ */
+export const makeApiClient = (options: {
+  readonly baseUrl: string
+  readonly token?: string | undefined
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+}) =>
   HttpApiClient.make(Api, {
     transformClient: HttpClient.mapRequest(
       flow(HttpClientRequest.prependUrl(options.baseUrl), (request) =>
         options.token === undefined ? request : HttpClientRequest.bearerToken(request, options.token)
       )
     )
-  }).pipe(Effect.provide(FetchHttpClient.layer))
+  }).pipe(Effect.provide(options.httpClient ?? FetchHttpClient.layer))
 
 /** The client's type. */
 export type ApiClient = HttpApiClient.ForApi<typeof Api>

@@ -33,6 +33,15 @@ export const layer = Layer.effect(
     const insert = connection.prepare(
       "INSERT INTO v1_ids (kind, v1, v1_number, nanoid) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
     )
+    // Many ids in one statement: the list goes in as one JSON array.
+    const manyByNanoid = connection.prepare(
+      "SELECT nanoid, v1 FROM v1_ids WHERE kind = ? AND nanoid IN (SELECT value FROM json_each(?))"
+    )
+    const manyByV1 = connection.prepare(
+      "SELECT v1, nanoid FROM v1_ids WHERE kind = ? AND v1 IN (SELECT value FROM json_each(?))"
+    )
+    const v1sOf = (kind: string, nanoids: ReadonlyArray<string>) =>
+      new Map(manyByNanoid.all(kind, JSON.stringify(nanoids)).map((row) => [row.nanoid as string, row.v1 as string]))
     const page = connection.prepare("SELECT id, kind, v1, nanoid FROM v1_ids WHERE id > ? ORDER BY id LIMIT ?")
 
     const storedFor = (mapping: V1IdMapping): V1IdMapping | undefined => {
@@ -45,7 +54,10 @@ export const layer = Layer.effect(
 
     const allocateAll = (kind: NumberedV1IdKind, nanoids: ReadonlyArray<string>): Array<string> => {
       // Seen before is the common case: plain reads, and the write lock only for those seen for the first time.
-      const known = nanoids.map((nanoid) => byNanoid.get(kind, nanoid)?.v1 as string | undefined)
+      const stored = nanoids.length === 1 ? undefined : v1sOf(kind, nanoids)
+      const known = nanoids.map((nanoid) =>
+        stored === undefined ? (byNanoid.get(kind, nanoid)?.v1 as string | undefined) : stored.get(nanoid)
+      )
       if (known.every((v1) => v1 !== undefined)) return known as Array<string>
       return transaction(() =>
         nanoids.map((nanoid, i) => {
@@ -59,23 +71,10 @@ export const layer = Layer.effect(
       allocate: (kind: NumberedV1IdKind, nanoid: string) => Effect.sync(() => allocateAll(kind, [nanoid])[0] as string),
       allocateMany: (kind, nanoids) => Effect.sync(() => allocateAll(kind, nanoids)),
       nanoidsOf: (kind, v1s) =>
-        Effect.sync(() => {
-          const found = new Map<string, string>()
-          for (const v1 of v1s) {
-            const nanoid = byV1.get(kind, v1)?.nanoid as string | undefined
-            if (nanoid !== undefined) found.set(v1, nanoid)
-          }
-          return found
-        }),
-      v1IdsOf: (kind, nanoids) =>
-        Effect.sync(() => {
-          const found = new Map<string, string>()
-          for (const nanoid of nanoids) {
-            const v1 = byNanoid.get(kind, nanoid)?.v1 as string | undefined
-            if (v1 !== undefined) found.set(nanoid, v1)
-          }
-          return found
-        }),
+        Effect.sync(
+          () => new Map(manyByV1.all(kind, JSON.stringify(v1s)).map((row) => [row.v1 as string, row.nanoid as string]))
+        ),
+      v1IdsOf: (kind, nanoids) => Effect.sync(() => v1sOf(kind, nanoids)),
       nanoidOf: (kind, v1) => Effect.sync(() => Option.fromNullishOr(byV1.get(kind, v1)?.nanoid as string | undefined)),
       v1Of: (kind, nanoid) =>
         Effect.sync(() => Option.fromNullishOr(byNanoid.get(kind, nanoid)?.v1 as string | undefined)),
