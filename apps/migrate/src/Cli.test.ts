@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -66,6 +66,32 @@ describe("migrate CLI", () => {
         assert.strictEqual(help.code, 0, help.stderr)
         assert.match(help.stdout, /USAGE/)
       }
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("proxy serves v1 from its own process: counts, Deprecation, and a clear error when v2 is not there", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const child = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          spawn(process.execPath, [bin, "--data-dir", dir, "proxy", "--target", "http://127.0.0.1:9", "--port", "0"])
+        ),
+        (process) => Effect.sync(() => process.kill("SIGTERM"))
+      )
+      const url = yield* Effect.callback<string>((resume) => {
+        let err = ""
+        child.stderr.on("data", (chunk: Buffer) => {
+          err += chunk.toString()
+          const found = /v1 proxy on (http:\/\/\S+)/.exec(err)?.[1]
+          if (found !== undefined) resume(Effect.succeed(found))
+        })
+      })
+      const answer = yield* Effect.promise(() => fetch(`${url}/v1/teams`, { headers: { authorization: "Bearer x" } }))
+      assert.strictEqual(answer.status, 502)
+      assert.strictEqual(answer.headers.get("deprecation"), "true")
+      assert.match(((yield* Effect.promise(() => answer.json())) as { message: string }).message, /GET \/v1\/teams/)
+      const stats = yield* Effect.promise(() => fetch(`${url}/v1/_stats`).then((r) => r.json()))
+      assert.deepStrictEqual((stats as { data: { routes: unknown } }).data.routes, { "GET /v1/teams": 1 })
     }).pipe(Effect.scoped)
   )
 })
