@@ -89,7 +89,10 @@ describe("migrate CLI", () => {
       const answer = yield* Effect.promise(() => fetch(`${url}/v1/teams`, { headers: { authorization: "Bearer x" } }))
       assert.strictEqual(answer.status, 502)
       assert.strictEqual(answer.headers.get("deprecation"), "true")
-      assert.match(((yield* Effect.promise(() => answer.json())) as { message: string }).message, /GET \/v1\/teams/)
+      assert.match(
+        ((yield* Effect.promise(() => answer.json())) as { message: string }).message,
+        /GET \/v1\/teams: the v2 API could not be reached/
+      )
       const stats = yield* Effect.promise(() => fetch(`${url}/v1/_stats`).then((r) => r.json()))
       assert.deepStrictEqual((stats as { data: { routes: unknown } }).data.routes, { "GET /v1/teams": 1 })
     }).pipe(Effect.scoped)

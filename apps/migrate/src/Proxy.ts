@@ -96,6 +96,8 @@ const v2Errors = [
 const fromV2Failure = (operation: string, error: Json): V1Answer => {
   if (error instanceof Untranslatable) return v1Error(error.status, error.reason)
   const status = v2Errors.find(([type]) => error instanceof type)?.[1]
+  if (status === undefined && error?._tag === "HttpClientError" && error?.reason?._tag === "TransportError")
+    return v1Error(502, `${operation}: the v2 API could not be reached`)
   if (status === undefined)
     return v1Error(502, `${operation}: the v2 API did not answer as expected (${String(error?.message ?? error)})`)
   if (status === 501) return v1Error(501, `${operation} is not available yet: the v2 API answered "${error.data}"`)

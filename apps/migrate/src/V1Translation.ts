@@ -6,9 +6,8 @@
  *
  * v1 clients of the real service send `rise_id`/`riseId`; the brand-replaced v1 says `svc_id`/`svcId`: both are read.
  */
-import type { SiweChallengeQuery, SiweVerifyRequest } from "@svc/domain/auth"
-import * as AuthRequests from "@svc/domain/auth"
-import { type TeamId, UserId } from "@svc/domain/Ids"
+import { SiweChallengeQuery, SiweVerifyRequest } from "@svc/domain/auth"
+import type { TeamId, UserId } from "@svc/domain/Ids"
 import {
   CreateInvitesRequest,
   CreateManagerInvitesRequest,
@@ -103,7 +102,7 @@ export const siweChallenge = (query: Json) =>
     if (firstOf(query, ["impersonate"]) !== undefined)
       return yield* refuse("`impersonate` has no v2 equivalent: sign in with the manager's own wallet", 501)
     const svcid = firstOf(query, svcIdFields)
-    return yield* v2(AuthRequests.SiweChallengeQuery, {
+    return yield* v2(SiweChallengeQuery, {
       wallet: firstOf(query, ["wallet"]),
       ...(svcid === undefined ? {} : { svcid })
     })
@@ -115,7 +114,7 @@ export const siweVerify = (body: Json) =>
     const message = text(body?.message)
     const nonce = message === undefined ? undefined : /^Nonce: (\S+)$/m.exec(message)?.[1]
     if (nonce === undefined) return yield* refuse("The message has no `Nonce: ` line: sign the message GET answered")
-    return yield* v2(AuthRequests.SiweVerifyRequest, { message, sig: text(body?.signature), nonce })
+    return yield* v2(SiweVerifyRequest, { message, sig: text(body?.signature), nonce })
   }) satisfies Effect.Effect<SiweVerifyRequest, Untranslatable>
 
 /** `GET /v1/teams/{teamId}/talent`: the team's nanoid. */
@@ -332,6 +331,3 @@ export const paymentTranslation = (resolver: V1IdResolver, body: Json, options: 
       : undefined
     return { create, signer, execute } satisfies PaymentTranslation
   })
-
-/** A user nanoid (for callers that hold one from a v2 answer). */
-export const isUserId = Schema.is(UserId)
