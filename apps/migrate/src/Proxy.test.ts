@@ -2,12 +2,21 @@
  * A v1 client, written against the v1 shapes of reference/rise-api.md (`rise` -> `svc`) and signing with ethers,
  * runs unchanged through the proxy against the real server (in-process, on a SQLite file and anvil): sign in on both
  * SIWE paths, list teams and talent, batch-pay (typed data signed with eth_signTypedData_v4, executed once), balance,
- * payments and invites; and the proxy's errors, headers and counts.
+ * payments and invites; and the proxy's errors, headers and counts. Then the same sign-in and lists on MongoDB.
  */
 import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain } from "@svc/adapters/evm"
+import { MongoDatabase, MongoV1IdMap } from "@svc/adapters/mongo"
 import { SqliteDatabase, SqliteV1IdMap } from "@svc/adapters/sqlite"
-import { addMember, call, type SeededMember, seedTeam, startTestServerWith, type TestServer } from "@svc/api/TestServer"
+import {
+  addMember,
+  call,
+  type SeededMember,
+  seedTeam,
+  startMongoTestServer,
+  startTestServerWith,
+  type TestServer
+} from "@svc/api/TestServer"
 import { ChainGateway } from "@svc/domain/chain"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Effect, Layer } from "effect"
@@ -258,3 +267,54 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("v1 client 
     })
   )
 })
+
+/** The proxy on MongoDB: the server on a jongodb database of its own, the id map in the same database. */
+class MongoFixture extends Context.Service<
+  MongoFixture,
+  { readonly proxy: RunningProxy; readonly admin: HDNodeWallet; readonly team: string }
+>()("test/migrate/ProxyMongo") {}
+
+const MongoFixtureLayer = Layer.effect(
+  MongoFixture,
+  Effect.gen(function* () {
+    const server = yield* startMongoTestServer()
+    const seeded = yield* seedTeam(server, ["team_employee"], { name: "V1 on Mongo" })
+    const admin = Wallet.createRandom()
+    yield* addMember(seeded.teamId, admin.address, "team_admin", "admin@mongo.example").pipe(
+      Effect.provide(server.context)
+    )
+    const idMap = yield* Layer.build(
+      MongoV1IdMap.layer.pipe(
+        Layer.provide(MongoDatabase.layer({ uri: server.storage.uri, database: server.storage.database }))
+      )
+    )
+    const proxy = yield* serveProxy({ target: server.baseUrl, port: 0 }).pipe(Effect.provide(idMap))
+    return { proxy, admin, team: seeded.teamId }
+  })
+)
+
+layer(MongoFixtureLayer, { timeout: 120_000, excludeTestServices: true })(
+  "v1 client through the proxy, on MongoDB",
+  (it) => {
+    it.effect("signs in, lists teams and talent; the numbers are kept in the server's MongoDB", () =>
+      Effect.gen(function* () {
+        const { proxy, admin, team } = yield* MongoFixture
+        const v1m = (method: string, path: string, token?: string) =>
+          call({ baseUrl: proxy.url } as TestServer, method, path, token === undefined ? {} : { token })
+        const challenge = yield* v1m("GET", `/v1/api/siwe?wallet=${admin.address}`)
+        const signature = yield* Effect.promise(() => admin.signMessage(challenge.body.data.message))
+        const verified = yield* call({ baseUrl: proxy.url } as TestServer, "POST", "/v1/api/siwe", {
+          body: { wallet: admin.address, message: challenge.body.data.message, signature }
+        })
+        const token: string = verified.body.data.token
+        const teams = yield* v1m("GET", "/v1/teams", token)
+        const mine = teams.body.data.find((t: Json) => t.nanoid === team)
+        assert.isNumber(mine.id)
+        const talent = yield* v1m("GET", `/v1/teams/${mine.id}/talent`, token)
+        assert.strictEqual(talent.status, 200, JSON.stringify(talent.body))
+        assert.strictEqual(talent.body.data.length, 2)
+        for (const member of talent.body.data) assert.isNumber(member.id)
+      })
+    )
+  }
+)
