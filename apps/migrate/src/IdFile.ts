@@ -28,6 +28,12 @@ export type IdFileFormat = "csv" | "jsonl"
 // biome-ignore lint/suspicious/noExplicitAny: a JSON line is checked field by field
 type Json = any
 
+/** A CSV field without its surrounding blanks and double quotes. */
+const unquote = (field: string) => {
+  const text = field.trim()
+  return text.length >= 2 && text.startsWith('"') && text.endsWith('"') ? text.slice(1, -1) : text
+}
+
 /** The mapping on one line, or the reason it is not one; `undefined` for a header or a blank line. */
 export const parseIdLine = (text: string): V1IdMapping | string | undefined => {
   const line = text.trim()
@@ -48,7 +54,7 @@ export const parseIdLine = (text: string): V1IdMapping | string | undefined => {
   } else {
     const fields = line.split(",")
     if (fields.length !== 3) return "expected three comma-separated fields: kind,v1_id,nanoid"
-    ;[kind, v1, nanoid] = fields.map((field) => field.trim().replace(/^"(.*)"$/, "$1")) as [string, string, string]
+    ;[kind, v1, nanoid] = fields.map(unquote) as [string, string, string]
     if (kind === "kind") return undefined
   }
   const mapping = { kind, v1: normalizeV1Id(kind === "svcid" ? "svcid" : "team", v1), nanoid }

@@ -49,7 +49,8 @@ export type V1IdMapping = typeof V1IdMapping.Type
 export const normalizeV1Id = (kind: V1IdKind, v1: string | number): string => {
   const text = String(v1).trim()
   if (kind === "svcid") return text.toLowerCase()
-  return /^[0-9]+$/.test(text) ? String(BigInt(text)) : text
+  // Only leading zeros need the round trip through a number (and a big one, so no digit is lost).
+  return text.length > 1 && text.startsWith("0") && /^[0-9]+$/.test(text) ? String(BigInt(text)) : text
 }
 
 /** A mapping contradicts a stored one: its v1 id or its nanoid is already mapped otherwise. */
