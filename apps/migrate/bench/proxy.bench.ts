@@ -4,11 +4,11 @@
  *
  * Run: `node apps/migrate/bench/proxy.bench.ts` (temporary SQLite file; appends to bench/RESULTS.md).
  * Goal (issue 13): < 20% added latency at p50. Requests are sent one at a time (latency, not throughput) by a load
- * generator in a child process, alternating v2 and v1 rounds.
+ * generator in a child process, v2 and v1 in turn, so both meet the same load on a shared machine.
  */
 import { execFile, execFileSync } from "node:child_process"
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { SqliteDatabase, SqliteV1IdMap } from "@svc/adapters/sqlite"
 import * as Server from "@svc/api/Server"
@@ -21,26 +21,35 @@ import { serveProxy } from "../src/Proxy.ts"
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
-/** The load generator (child): `--load <url> <token> <seconds>` prints {count, p50, p99}, one request at a time. */
-const load = async (url: string, token: string, duration: number) => {
-  const latencies: Array<number> = []
-  let errors = 0
+type Side = { count: number; errors: number; p50: number; p99: number }
+
+/**
+ * The load generator (child): `--load <token> <seconds> <url>...` sends one request at a time, taking the URLs in
+ * turn, so every side meets the same machine load; prints {count, errors, p50, p99} per URL.
+ */
+const load = async (token: string, duration: number, urls: ReadonlyArray<string>) => {
+  const latencies = urls.map(() => [] as Array<number>)
+  const errors = urls.map(() => 0)
   const until = performance.now() + duration * 1000
-  while (performance.now() < until) {
+  for (let turn = 0; performance.now() < until; turn++) {
+    const side = turn % urls.length
     const started = performance.now()
-    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } })
+    const response = await fetch(urls[side] as string, { headers: { authorization: `Bearer ${token}` } })
     const body = await response.text()
-    if (response.status !== 200 || body.length < 1000) errors++
-    latencies.push(performance.now() - started)
+    if (response.status !== 200 || body.length < 1000) errors[side] = (errors[side] ?? 0) + 1
+    latencies[side]?.push(performance.now() - started)
   }
-  latencies.sort((a, b) => a - b)
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
-  process.stdout.write(JSON.stringify({ count: latencies.length, errors, p50: at(0.5), p99: at(0.99) }))
+  const sides = latencies.map((list, side): Side => {
+    list.sort((a, b) => a - b)
+    const at = (q: number) => list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? 0
+    return { count: list.length, errors: errors[side] ?? 0, p50: at(0.5), p99: at(0.99) }
+  })
+  process.stdout.write(JSON.stringify(sides))
 }
 
-const runLoad = (url: string, token: string, duration: number) =>
-  new Promise<{ count: number; errors: number; p50: number; p99: number }>((done, fail) =>
-    execFile(process.execPath, [import.meta.filename, "--load", url, token, String(duration)], (error, stdout) =>
+const runLoad = (token: string, duration: number, urls: ReadonlyArray<string>) =>
+  new Promise<Array<Side>>((done, fail) =>
+    execFile(process.execPath, [import.meta.filename, "--load", token, String(duration), ...urls], (error, stdout) =>
       error === null ? done(JSON.parse(stdout)) : fail(error)
     )
   )
@@ -85,31 +94,28 @@ const main = Effect.gen(function* () {
   const v1Team = (teams as { data: Array<{ id: number; nanoid: string }> }).data.find((t) => t.nanoid === teamId)?.id
   const direct = `${server.baseUrl}/v2/teams/${teamId}/users`
   const proxied = `${proxy.url}/v1/teams/${v1Team}/talent`
-  yield* Effect.promise(() => runLoad(direct, token, 1))
-  yield* Effect.promise(() => runLoad(proxied, token, 1))
+  yield* Effect.promise(() => runLoad(token, 1, [direct, proxied]))
 
   type Round = { p50: number; p99: number; rps: number }
   const results: { v2: Array<Round>; v1: Array<Round> } = { v2: [], v1: [] }
-  for (let round = 0; round < rounds; round++)
-    for (const [name, url] of [
-      ["v2", direct],
-      ["v1", proxied]
+  for (let round = 0; round < rounds; round++) {
+    const [v2Side, v1Side] = yield* Effect.promise(() => runLoad(token, seconds, [direct, proxied]))
+    for (const [name, side] of [
+      ["v2", v2Side],
+      ["v1", v1Side]
     ] as const) {
-      const r = yield* Effect.promise(() => runLoad(url, token, seconds))
-      if (r.errors > 0) return yield* Effect.die(new Error(`${name}: ${r.errors} errors`))
-      results[name].push({ p50: r.p50, p99: r.p99, rps: r.count / seconds })
+      if (side === undefined || side.errors > 0) return yield* Effect.die(new Error(`${name}: errors`))
+      results[name].push({ p50: side.p50, p99: side.p99, rps: side.count / seconds })
     }
+  }
   const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const v2 = {
-    p50: mean(results.v2.map((r) => r.p50)),
-    p99: mean(results.v2.map((r) => r.p99)),
-    rps: mean(results.v2.map((r) => r.rps))
-  }
-  const v1 = {
-    p50: mean(results.v1.map((r) => r.p50)),
-    p99: mean(results.v1.map((r) => r.p99)),
-    rps: mean(results.v1.map((r) => r.rps))
-  }
+  const summary = (rs: ReadonlyArray<Round>) => ({
+    p50: mean(rs.map((r) => r.p50)),
+    p99: mean(rs.map((r) => r.p99)),
+    rps: mean(rs.map((r) => r.rps))
+  })
+  const v2 = summary(results.v2)
+  const v1 = summary(results.v1)
   const added = (v1.p50 / v2.p50 - 1) * 100
   const commit = (() => {
     try {
@@ -122,9 +128,11 @@ const main = Effect.gen(function* () {
     "",
     `## migrate: proxy overhead, GET /v1/teams/{id}/talent vs GET /v2/teams/{team_nanoid}/users, 100 users (${new Date().toISOString().slice(0, 10)}, ${commit})`,
     "",
-    `Machine: ${cpus()[0]?.model ?? "cpu"} x${cpus().length}, Node ${process.version}. Embedded SQLite, one API process and the proxy in it, JWT; one request at a time, ${rounds} x ${seconds} s per side, alternating.`,
+    `Machine: ${cpus()[0]?.model ?? "cpu"} x${cpus().length}, Node ${process.version}. Embedded SQLite, one API process and the proxy in it, JWT; one request at a time, v2 and v1 requests in turn, ${rounds} x ${seconds} s; load average at the start ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(", ")}.`,
     "",
-    "| path | p50 (ms) | p99 (ms) | requests/s |",
+    "| path | p50 (ms) | p99 (ms) | requests/s (each side, taking turns) |",
     "|---|---|---|---|",
     `| v2 direct | ${v2.p50.toFixed(2)} | ${v2.p99.toFixed(2)} | ${v2.rps.toFixed(0)} |`,
     `| v1 through the proxy | ${v1.p50.toFixed(2)} | ${v1.p99.toFixed(2)} | ${v1.rps.toFixed(0)} |`,
@@ -139,7 +147,7 @@ const main = Effect.gen(function* () {
 }).pipe(Effect.scoped)
 
 if (process.argv[2] === "--load") {
-  await load(process.argv[3] ?? "", process.argv[4] ?? "", Number(process.argv[5]))
+  await load(process.argv[3] ?? "", Number(process.argv[4]), process.argv.slice(5))
 } else {
   await Effect.runPromise(main)
   process.exit(0)
