@@ -23,11 +23,12 @@ const cache = join(root, ".cache", "toolchain")
 const [task, ...rest] = process.argv.slice(2)
 // `start` runs the server straight on Node 24, not through pnpm: pnpm does not pass SIGTERM on to its script, and
 // the server must get it to stop gracefully (and stop jongodb and anvil).
-// `svc` runs the command line the same way, so its prompts, exit code and Ctrl-C reach it directly.
+// `svc` runs the command line the same way, so its prompts, exit code and Ctrl-C reach it directly; `migrate` too.
 const tasks = {
   start: ["node", "apps/api/src/main.ts"],
   test: ["pnpm", "run", "check"],
-  svc: ["node", "apps/cli/src/bin.ts"]
+  svc: ["node", "apps/cli/src/bin.ts"],
+  migrate: ["node", "apps/migrate/src/bin.ts"]
 }
 if (!(task in tasks)) {
   console.error(`usage: bootstrap.mjs <${Object.keys(tasks).join("|")}> [args...]`)
@@ -121,8 +122,9 @@ const run = (command, stdio = "inherit") =>
     current.on("exit", (code, signal) => resolvePromise(code ?? 128 + (constants.signals[signal] ?? 0)))
   })
 
-// The command line's stdout is its output (tables, --json for scripts): the install reports on stderr instead.
-const installStdio = task === "svc" ? ["ignore", process.stderr, "inherit"] : "inherit"
+// The command line's and the migration tool's stdout is their output (tables, JSON lines): the install reports on
+// stderr instead.
+const installStdio = task === "svc" || task === "migrate" ? ["ignore", process.stderr, "inherit"] : "inherit"
 const installed = await run(
   [...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"],
   installStdio

@@ -1,8 +1,8 @@
 /**
  * Where each v1 operation lives in v2 (SPEC §9.6), and the translation of a v1 request line to its v2 route.
  *
- * v1 ids are numeric or RiseID addresses; v2 ids are nanoids. A route's path parameters are carried over by name;
- * mapping their values is the caller's part for now. `POST /v1/invites` also invited managers in v1; which v2 route
+ * v1 ids are numeric or svcid addresses; v2 ids are nanoids. A route's path parameters are carried over by name;
+ * `V1Translation` maps their values. `POST /v1/invites` also invited managers in v1; which v2 route
  * (`POST /v2/invites`, or `POST` then `PUT /v2/invites/manager`) depends on the body's role, so the table lists the
  * member form.
  */
@@ -24,7 +24,10 @@ const route = (method: string, path: string, ...v2: Array<`${string} ${string}`>
 
 const pay = ["POST /v2/payments", "PUT /v2/payments"] as const
 
-/** SPEC §9.6, plus the v1 paths real clients use (`/v1/auth/api/siwe`, `batch-pay-intents`). */
+/**
+ * SPEC §9.6, plus the v1 paths real clients use (`/v1/auth/api/siwe`, `batch-pay-intents`), and the balance under
+ * both spellings (`/v1/svcid/...` is the brand-replaced one, DESIGN §5b; `/v1/riseid/...` the one real clients send).
+ */
 export const v1Routes: ReadonlyArray<V1Route> = [
   route("GET", "/v1/api/siwe", "GET /v2/auth/siwe"),
   route("GET", "/v1/auth/api/siwe", "GET /v2/auth/siwe"),
@@ -41,13 +44,19 @@ export const v1Routes: ReadonlyArray<V1Route> = [
   route("POST", "/v1/payments/batch-pay/intents", ...pay),
   route("POST", "/v1/payments/batch-pay-intents", ...pay),
   route("GET", "/v1/payments", "GET /v2/payments"),
+  route("GET", "/v1/svcid/{svc_id}/balance", "GET /v2/balance?nanoid={nanoid}"),
   route("GET", "/v1/riseid/{rise_id}/balance", "GET /v2/balance?nanoid={nanoid}"),
   route("GET", "/v1/invites", "GET /v2/invites"),
   route("POST", "/v1/invites", "POST /v2/invites"),
   route("POST", "/v1/invites/warmed", "POST /v2/invites")
 ]
 
-const parameterNames: Record<string, string> = { teamId: "team_nanoid", talentId: "user_nanoid", rise_id: "nanoid" }
+const parameterNames: Record<string, string> = {
+  teamId: "team_nanoid",
+  talentId: "user_nanoid",
+  svc_id: "nanoid",
+  rise_id: "nanoid"
+}
 
 const matcher = (path: string) =>
   new RegExp(`^${path.replace(/\{(\w+)\}/g, (_, name: string) => `(?<${name}>[^/]+)`)}/?$`)

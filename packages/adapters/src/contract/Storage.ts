@@ -11,6 +11,7 @@ import type { IdempotencyStore } from "@svc/domain/idempotency"
 import type { InviteRepository } from "@svc/domain/invite"
 import type { MailOutbox } from "@svc/domain/mail"
 import type { MembershipRepository } from "@svc/domain/membership"
+import type { V1IdMap } from "@svc/domain/migration"
 import type { PaymentLedger } from "@svc/domain/payment"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
 import type { UserRepository } from "@svc/domain/user"
@@ -33,6 +34,7 @@ export type Storage =
   | MailOutbox
   | WebhookEndpointRepository
   | WebhookDeliveryStore
+  | V1IdMap
 
 /** An adapter under test: its name, and a layer of a fresh, empty store (built once per test). */
 export interface StorageUnderTest {

@@ -15,6 +15,7 @@ import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 import { teamRepositoryContract } from "./TeamRepository.contract.ts"
 import { userRepositoryContract } from "./UserRepository.contract.ts"
+import { v1IdMapContract } from "./V1IdMap.contract.ts"
 import { webhookStorageContract } from "./WebhookStorage.contract.ts"
 
 export type { Storage, StorageUnderTest } from "./Storage.ts"
@@ -34,4 +35,5 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   inviteRepositoryContract(storage)
   mailOutboxContract(storage)
   webhookStorageContract(storage)
+  v1IdMapContract(storage)
 }

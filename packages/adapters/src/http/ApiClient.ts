@@ -1,13 +1,20 @@
 /**
  * The typed client, derived from the same contract the server serves (the CLI and the tests use it).
  */
-import { Effect, flow } from "effect"
+import { Effect, flow, type Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApi, HttpApiClient } from "effect/http-api"
 import { Api } from "./Api.ts"
 
-/** A client of the API at `baseUrl`, sending `token` as the bearer when given. */
-export const makeApiClient = (options: { readonly baseUrl: string; readonly token?: string | undefined }) =>
+/**
+ * A client of the API at `baseUrl`, sending `token` as the bearer when given; over `fetch` unless another HTTP
+ * client is given (a proxy in front of the API passes a pooled one).
+ */
+export const makeApiClient = (options: {
+  readonly baseUrl: string
+  readonly token?: string | undefined
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+}) =>
   // The server skips re-checking its own answers; a client checks them (the default options, not the server's).
   HttpApiClient.make(Api.annotate(HttpApi.SuccessParseOptions, {}), {
     transformClient: HttpClient.mapRequest(
@@ -15,7 +22,7 @@ export const makeApiClient = (options: { readonly baseUrl: string; readonly toke
         options.token === undefined ? request : HttpClientRequest.bearerToken(request, options.token)
       )
     )
-  }).pipe(Effect.provide(FetchHttpClient.layer))
+  }).pipe(Effect.provide(options.httpClient ?? FetchHttpClient.layer))
 
 /** The client's type. */
 export type ApiClient = HttpApiClient.ForApi<typeof Api>

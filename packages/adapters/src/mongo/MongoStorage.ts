@@ -10,6 +10,7 @@ import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
+import * as MongoV1IdMap from "./MongoV1IdMap.ts"
 import * as MongoWebhooks from "./MongoWebhooks.ts"
 
 /** The ports on a `MongoDatabase` provided from elsewhere (to share one client, or to reach it in tests). */
@@ -21,7 +22,8 @@ export const ports = Layer.mergeAll(
   MongoPaymentLedger.layer,
   MongoEventOutbox.layer,
   MongoInvites.layer,
-  MongoWebhooks.layer
+  MongoWebhooks.layer,
+  MongoV1IdMap.layer
 )
 
 /**

@@ -205,5 +205,21 @@ export const migrations: ReadonlyArray<Migration> = [
       ) STRICT;
       CREATE INDEX mail_outbox_due ON mail_outbox (state, lease_until, created);
     `
+  },
+  {
+    // The v1 id map of the migration tool (V1IdMap): unique both ways; `v1_number` orders the numbered kinds.
+    version: 4,
+    sql: `
+      CREATE TABLE v1_ids (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        v1 TEXT NOT NULL,
+        v1_number INTEGER,
+        nanoid TEXT NOT NULL,
+        UNIQUE (kind, v1),
+        UNIQUE (kind, nanoid)
+      ) STRICT;
+      CREATE INDEX v1_ids_by_number ON v1_ids (kind, v1_number);
+    `
   }
 ]

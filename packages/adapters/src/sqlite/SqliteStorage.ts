@@ -10,6 +10,7 @@ import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
+import * as SqliteV1IdMap from "./SqliteV1IdMap.ts"
 import * as SqliteWebhooks from "./SqliteWebhooks.ts"
 
 /** The ports on a `SqliteDatabase` provided from elsewhere (to share one connection, or to reach it in tests). */
@@ -21,7 +22,8 @@ export const ports = Layer.mergeAll(
   SqlitePaymentLedger.layer,
   SqliteEventOutbox.layer,
   SqliteInvites.layer,
-  SqliteWebhooks.layer
+  SqliteWebhooks.layer,
+  SqliteV1IdMap.layer
 )
 
 /**

@@ -1,0 +1,320 @@
+/**
+ * A v1 client, written against the v1 shapes of reference/rise-api.md (`rise` -> `svc`) and signing with ethers,
+ * runs unchanged through the proxy against the real server (in-process, on a SQLite file and anvil): sign in on both
+ * SIWE paths, list teams and talent, batch-pay (typed data signed with eth_signTypedData_v4, executed once), balance,
+ * payments and invites; and the proxy's errors, headers and counts. Then the same sign-in and lists on MongoDB.
+ */
+import { assert, layer } from "@effect/vitest"
+import { EmbeddedChain } from "@svc/adapters/evm"
+import { MongoDatabase, MongoV1IdMap } from "@svc/adapters/mongo"
+import { SqliteDatabase, SqliteV1IdMap } from "@svc/adapters/sqlite"
+import {
+  addMember,
+  call,
+  type SeededMember,
+  seedTeam,
+  startMongoTestServer,
+  startTestServerWith,
+  type TestServer
+} from "@svc/api/TestServer"
+import { ChainGateway } from "@svc/domain/chain"
+import { TeamRepository } from "@svc/domain/team"
+import { Context, Effect, Layer } from "effect"
+import { type HDNodeWallet, Wallet } from "ethers"
+import { keccak256, toHex } from "viem"
+import { inject } from "vitest"
+import { type RunningProxy, serveProxy } from "./Proxy.ts"
+
+// biome-ignore lint/suspicious/noExplicitAny: the v1 client reads arbitrary JSON
+type Json = any
+
+const rpcUrl = inject("rpcUrl")
+
+class Fixture extends Context.Service<
+  Fixture,
+  {
+    readonly server: TestServer
+    readonly proxy: RunningProxy
+    readonly admin: HDNodeWallet
+    readonly team: string
+    readonly teamAccount: string
+    readonly members: ReadonlyArray<SeededMember>
+  }
+>()("test/migrate/Proxy") {}
+
+const FixtureLayer = Layer.effect(
+  Fixture,
+  Effect.gen(function* () {
+    const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: 42161 })).pipe(Effect.orDie)
+    const gateway = Context.get(chainContext, ChainGateway)
+    const server = yield* startTestServerWith({ chain: Layer.succeed(ChainGateway, gateway) })
+    const seeded = yield* seedTeam(server, ["team_employee", "team_contractor"], { name: "V1 Payroll" })
+    const admin = Wallet.createRandom()
+    yield* addMember(seeded.teamId, admin.address, "team_admin", "admin@v1.example").pipe(
+      Effect.provide(server.context)
+    )
+    const { account } = yield* gateway
+      .createAccount(admin.address as `0x${string}`, keccak256(toHex(seeded.teamId)))
+      .pipe(Effect.orDie)
+    yield* Context.get(chainContext, EmbeddedChain)
+      .mint(account, 1_000n * 10n ** 6n)
+      .pipe(Effect.orDie)
+    yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
+      Effect.provide(server.context)
+    )
+    if (server.storage._tag !== "sqlite") return yield* Effect.die(new Error("expected SQLite"))
+    const idMap = SqliteV1IdMap.layer.pipe(
+      Layer.provide(SqliteDatabase.layer({ filename: server.storage.filename })),
+      Layer.orDie
+    )
+    const proxy = yield* serveProxy({ target: server.baseUrl, port: 0, sunset: new Date("2027-01-01T00:00:00Z") }).pipe(
+      Effect.provide(yield* Layer.build(idMap))
+    )
+    return { server, proxy, admin, team: seeded.teamId, teamAccount: account.toLowerCase(), members: seeded.members }
+  })
+)
+
+/** A v1 call through the proxy. */
+const v1 = (method: string, path: string, options: { readonly token?: string; readonly body?: unknown } = {}) =>
+  Effect.flatMap(Fixture, ({ proxy }) => call({ baseUrl: proxy.url } as TestServer, method, path, options))
+
+/** The v1 sign-in of reference/rise-api.md: GET the message, sign it, POST it back; answers the token. */
+const v1SignIn = (wallet: HDNodeWallet, path = "/v1/auth/api/siwe") =>
+  Effect.gen(function* () {
+    const challenge = yield* v1("GET", `${path}?wallet=${wallet.address}`)
+    assert.strictEqual(challenge.status, 200, JSON.stringify(challenge.body))
+    assert.strictEqual(challenge.body.data.wallet, wallet.address)
+    const signature = yield* Effect.promise(() => wallet.signMessage(challenge.body.data.message))
+    const verified = yield* v1("POST", path, {
+      body: { wallet: wallet.address, message: challenge.body.data.message, signature }
+    })
+    assert.strictEqual(verified.status, 200, JSON.stringify(verified.body))
+    return verified.body.data.token as string
+  })
+
+layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("v1 client through the proxy", (it) => {
+  it.effect("signs in on both SIWE paths, lists teams and talent with numeric ids and svcIds", () =>
+    Effect.gen(function* () {
+      const { admin, team, teamAccount, members } = yield* Fixture
+      const token = yield* v1SignIn(admin)
+      assert.isString(yield* v1SignIn(admin, "/v1/api/siwe"))
+      const teams = yield* v1("GET", "/v1/teams/", { token })
+      assert.strictEqual(teams.status, 200, JSON.stringify(teams.body))
+      assert.strictEqual(teams.headers.get("deprecation"), "true")
+      assert.strictEqual(teams.headers.get("sunset"), "Fri, 01 Jan 2027 00:00:00 GMT")
+      const mine: Json = teams.body.data.find((t: Json) => t.name === "V1 Payroll")
+      assert.isNumber(mine.id)
+      assert.strictEqual(mine.svcId, teamAccount)
+      // The same team keeps its number.
+      const again = yield* v1("GET", "/v1/teams", { token })
+      assert.strictEqual(again.body.data.find((t: Json) => t.nanoid === team).id, mine.id)
+
+      const talent = yield* v1("GET", `/v1/teams/${mine.id}/talent`, { token })
+      assert.strictEqual(talent.status, 200, JSON.stringify(talent.body))
+      const employee: Json = talent.body.data.find((t: Json) => t.nanoid === members[0]?.user)
+      assert.isNumber(employee.id)
+      assert.match(employee.svcId, /^0x[0-9a-f]{40}$/)
+      assert.strictEqual(employee.firstname, "Test")
+      // By number or by svcId, the team and the member are the same.
+      for (const [teamId, talentId] of [
+        [mine.id, employee.id],
+        [mine.svcId, employee.svcId]
+      ]) {
+        const one = yield* v1("GET", `/v1/teams/${teamId}/talent/${talentId}`, { token })
+        assert.strictEqual(one.status, 200, JSON.stringify(one.body))
+        assert.strictEqual(one.body.data.nanoid, employee.nanoid)
+        assert.strictEqual(one.body.data.id, employee.id)
+      }
+    })
+  )
+
+  it.effect("batch-pay: PUT answers typed data, ethers signs it (eth_signTypedData_v4), POST executes it once", () =>
+    Effect.gen(function* () {
+      const { admin, teamAccount } = yield* Fixture
+      const token = yield* v1SignIn(admin)
+      const teamId = (yield* v1("GET", "/v1/teams", { token })).body.data.find((t: Json) => t.svcId === teamAccount).id
+      const talent: Array<Json> = (yield* v1("GET", `/v1/teams/${teamId}/talent`, { token })).body.data
+      const payable = talent.filter((t) => t.role === "team_employee" || t.role === "team_contractor")
+      assert.strictEqual(payable.length, 2)
+      const before = yield* v1("GET", `/v1/svcid/${teamAccount}/balance`, { token })
+      assert.strictEqual(before.status, 200, JSON.stringify(before.body))
+      const body = {
+        wallet: admin.address,
+        svc_id: teamAccount,
+        total_amount: "3500000",
+        payments: [
+          { recipient: payable[0].svcId, amount: "1000000", salt: 1 },
+          { recipient: payable[1].svcId, amount: 2_500_000, salt: 2 }
+        ]
+      }
+      const issued = yield* v1("PUT", "/v1/payments/batch-pay", { token, body })
+      assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+      const { domain, types, primaryType, message } = issued.body.data
+      assert.strictEqual(primaryType, "CreatePaymentsForwardRequest")
+      assert.isArray(types.EIP712Domain)
+      const { EIP712Domain: _, ...signedTypes } = types
+      const signature = yield* Effect.promise(() => admin.signTypedData(domain, signedTypes, message))
+      const executed = yield* v1("POST", "/v1/payments/batch-pay", {
+        token,
+        body: { ...body, request: message, signature }
+      })
+      assert.strictEqual(executed.status, 200, JSON.stringify(executed.body))
+      assert.match(executed.body.data.transaction, /^0x[0-9a-f]{64}$/)
+      assert.strictEqual(executed.body.data.payments.length, 2)
+
+      const replay = yield* v1("POST", "/v1/payments/batch-pay", {
+        token,
+        body: { ...body, request: message, signature }
+      })
+      // Executed once: sent again, v2 answers the same execution, and the balance below moved once.
+      assert.strictEqual(replay.status, 200, JSON.stringify(replay.body))
+      assert.strictEqual(replay.body.data.transaction, executed.body.data.transaction)
+
+      const after = yield* v1("GET", `/v1/riseid/${teamAccount}/balance`, { token })
+      assert.strictEqual(BigInt(before.body.data.balance) - BigInt(after.body.data.balance), 3_500_000n)
+      assert.strictEqual(after.body.data.svcId, teamAccount)
+
+      const payments = yield* v1("GET", `/v1/payments?team_id=${teamId}`, { token })
+      assert.strictEqual(payments.status, 200, JSON.stringify(payments.body))
+      assert.isAtLeast(payments.body.data.length, 2)
+
+      const fraction = yield* v1("PUT", "/v1/payments/batch-pay", {
+        token,
+        body: { ...body, total_amount: undefined, payments: [{ recipient: payable[0].svcId, amount: "1000001" }] }
+      })
+      assert.strictEqual(fraction.status, 400)
+      assert.match(fraction.body.message, /not a whole number of cents/)
+    })
+  )
+
+  it.effect("batch-pay intents: typed data for a later payment, signed and registered through the proxy", () =>
+    Effect.gen(function* () {
+      const { admin, teamAccount } = yield* Fixture
+      const token = yield* v1SignIn(admin)
+      const teamId = (yield* v1("GET", "/v1/teams", { token })).body.data.find((t: Json) => t.svcId === teamAccount).id
+      const talent: Array<Json> = (yield* v1("GET", `/v1/teams/${teamId}/talent`, { token })).body.data
+      const recipient = talent.find((t) => t.role === "team_employee")
+      const body = {
+        wallet: admin.address,
+        team_id: teamId,
+        pay_at_time: Math.floor(Date.now() / 1000) + 3600,
+        payments: [{ recipient: recipient.id, amount: "500000", salt: 9 }]
+      }
+      const issued = yield* v1("POST", "/v1/payments/batch-pay/intents", { token, body })
+      assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+      const { domain, types, message } = issued.body.data
+      const { EIP712Domain: _, ...signedTypes } = types
+      const signature = yield* Effect.promise(() => admin.signTypedData(domain, signedTypes, message))
+      const registered = yield* v1("POST", "/v1/payments/batch-pay/intents", {
+        token,
+        body: { ...body, request: message, signature }
+      })
+      assert.strictEqual(registered.status, 200, JSON.stringify(registered.body))
+      const intents = yield* v1("GET", `/v1/payments?team_id=${teamId}&state=intent`, { token })
+      assert.strictEqual(intents.status, 200, JSON.stringify(intents.body))
+      assert.isAtLeast(intents.body.data.length, 1)
+    })
+  )
+
+  it.effect("invites pass the v2 answer through in v1 shape (a 501 becomes a clear v1 error)", () =>
+    Effect.gen(function* () {
+      const { admin, server, team } = yield* Fixture
+      const token = yield* v1SignIn(admin)
+      const teamId = (yield* v1("GET", "/v1/teams", { token })).body.data.find((t: Json) => t.nanoid === team).id
+      const created = yield* v1("POST", "/v1/invites", {
+        token,
+        body: { inviteList: ["new.hire@v1.example", "0x1234"], anonymous: false, team_id: teamId, role: "contractor" }
+      })
+      const direct = yield* call(server, "POST", "/v2/invites", {
+        token,
+        body: { nanoid: team, invites: [{ email: "other.hire@v1.example" }], role: "contractor", anonymous: false }
+      })
+      assert.strictEqual(created.status, direct.status, JSON.stringify(created.body))
+      if (direct.status === 200) {
+        assert.deepStrictEqual(created.body.data.invited, ["new.hire@v1.example"])
+        assert.strictEqual(created.body.data.countAdded, 1)
+        assert.deepStrictEqual(created.body.data.failed, [{ invite: "0x1234", error: "v2 invites by e-mail only" }])
+      } else {
+        assert.deepStrictEqual(Object.keys(created.body), ["message"])
+        assert.include(created.body.message, direct.body.data)
+      }
+      const listed = yield* v1("GET", `/v1/invites?team_id=${teamId}`, { token })
+      const directList = yield* call(server, "GET", `/v2/invites?nanoid=${team}`, { token })
+      assert.strictEqual(listed.status, directList.status)
+      if (directList.status === 200) assert.isArray(listed.body.data)
+      else assert.include(listed.body.message, directList.body.data)
+    })
+  )
+
+  it.effect("answers v1 errors: no token, unknown ids, routes v2 does not have; counts calls per route", () =>
+    Effect.gen(function* () {
+      const { proxy } = yield* Fixture
+      const anonymous = yield* v1("GET", "/v1/teams")
+      assert.strictEqual(anonymous.status, 401, JSON.stringify(anonymous.body))
+      assert.deepStrictEqual(Object.keys(anonymous.body), ["message"])
+      const token = yield* v1SignIn((yield* Fixture).admin)
+      const unknown = yield* v1("GET", "/v1/teams/999999/talent", { token })
+      assert.strictEqual(unknown.status, 404)
+      assert.match(unknown.body.message, /Unknown v1 team id 999999/)
+      const none = yield* v1("POST", "/v1/webhooks", { token, body: {} })
+      assert.strictEqual(none.status, 404)
+      assert.match(none.body.message, /has no v2 equivalent/)
+      assert.strictEqual(none.headers.get("deprecation"), "true")
+      const stats = yield* v1("GET", "/v1/_stats")
+      assert.isAtLeast(stats.body.data.routes["GET /v1/teams"], 1)
+      assert.isAtLeast(stats.body.data.routes.unmatched, 1)
+      assert.deepStrictEqual(stats.body.data.routes, proxy.stats())
+    })
+  )
+})
+
+/** The proxy on MongoDB: the server on a jongodb database of its own, the id map in the same database. */
+class MongoFixture extends Context.Service<
+  MongoFixture,
+  { readonly proxy: RunningProxy; readonly admin: HDNodeWallet; readonly team: string }
+>()("test/migrate/ProxyMongo") {}
+
+const MongoFixtureLayer = Layer.effect(
+  MongoFixture,
+  Effect.gen(function* () {
+    const server = yield* startMongoTestServer()
+    const seeded = yield* seedTeam(server, ["team_employee"], { name: "V1 on Mongo" })
+    const admin = Wallet.createRandom()
+    yield* addMember(seeded.teamId, admin.address, "team_admin", "admin@mongo.example").pipe(
+      Effect.provide(server.context)
+    )
+    const idMap = yield* Layer.build(
+      MongoV1IdMap.layer.pipe(
+        Layer.provide(MongoDatabase.layer({ uri: server.storage.uri, database: server.storage.database }))
+      )
+    )
+    const proxy = yield* serveProxy({ target: server.baseUrl, port: 0 }).pipe(Effect.provide(idMap))
+    return { proxy, admin, team: seeded.teamId }
+  })
+)
+
+layer(MongoFixtureLayer, { timeout: 120_000, excludeTestServices: true })(
+  "v1 client through the proxy, on MongoDB",
+  (it) => {
+    it.effect("signs in, lists teams and talent; the numbers are kept in the server's MongoDB", () =>
+      Effect.gen(function* () {
+        const { proxy, admin, team } = yield* MongoFixture
+        const v1m = (method: string, path: string, token?: string) =>
+          call({ baseUrl: proxy.url } as TestServer, method, path, token === undefined ? {} : { token })
+        const challenge = yield* v1m("GET", `/v1/api/siwe?wallet=${admin.address}`)
+        const signature = yield* Effect.promise(() => admin.signMessage(challenge.body.data.message))
+        const verified = yield* call({ baseUrl: proxy.url } as TestServer, "POST", "/v1/api/siwe", {
+          body: { wallet: admin.address, message: challenge.body.data.message, signature }
+        })
+        const token: string = verified.body.data.token
+        const teams = yield* v1m("GET", "/v1/teams", token)
+        const mine = teams.body.data.find((t: Json) => t.nanoid === team)
+        assert.isNumber(mine.id)
+        const talent = yield* v1m("GET", `/v1/teams/${mine.id}/talent`, token)
+        assert.strictEqual(talent.status, 200, JSON.stringify(talent.body))
+        assert.strictEqual(talent.body.data.length, 2)
+        for (const member of talent.body.data) assert.isNumber(member.id)
+      })
+    )
+  }
+)
