@@ -304,7 +304,7 @@ describe("translate: every row of SPEC §9.6", () => {
       assert.deepStrictEqual(post, {
         method: "POST",
         path: "/v2/invites/manager",
-        body: { nanoid: team, invites: [{ email: "m@example.com", role: "team_finance_admin", account: wallet }] }
+        body: { nanoid: team, invites: [{ email: "m@example.com", role: "team_finance_admin", wallet }] }
       })
       assert.deepStrictEqual([put?.method, put?.path], ["PUT", "/v2/invites/manager"])
     }).pipe(Effect.provide(idMap))

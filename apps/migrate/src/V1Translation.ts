@@ -207,7 +207,7 @@ export const invitesCreation = (resolver: V1IdResolver, body: Json, warmed: bool
         })
         return { _tag: "managersExecute", request } satisfies InvitesCreation
       }
-      const invites = list.map((entry) => ({ email: entry?.email, role, account: entry?.wallet ?? entry?.account }))
+      const invites = list.map((entry) => ({ email: entry?.email, role, wallet: entry?.wallet ?? entry?.account }))
       const request = yield* v2(CreateManagerInvitesRequest, { nanoid, invites })
       return { _tag: "managers", request } satisfies InvitesCreation
     }
