@@ -5,7 +5,7 @@ import { Teams } from "@svc/domain/team"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { respond } from "./Respond.ts"
+import { respond, respondJson } from "./Respond.ts"
 
 /** The team handlers. */
 export const TeamHandlers = HttpApiBuilder.group(
@@ -19,7 +19,7 @@ export const TeamHandlers = HttpApiBuilder.group(
       get: ({ params }) => respond((me) => teams.get(me, params.team_nanoid)),
       update: ({ params, payload }) => respond((me) => teams.update(me, params.team_nanoid, payload)),
       delete: ({ params }) => respond((me) => teams.delete(me, params.team_nanoid)),
-      users: ({ params, query }) => respond((me) => teams.users(me, params.team_nanoid, query)),
+      users: ({ params, query }) => respondJson((me) => teams.users(me, params.team_nanoid, query)),
       memberSummary: ({ params }) => respond((me) => teams.memberSummary(me, params.team_nanoid, params.user_nanoid)),
       removeMember: ({ params }) => respond((me) => teams.removeMember(me, params.team_nanoid, params.user_nanoid)),
       getSettings: ({ params }) => respond((me) => teams.settings(me, params.team_nanoid)),
