@@ -3,7 +3,7 @@
  * users in 100 other teams and 100,000 executed payments, stored through the server's own ports (the same rows and
  * indexes the API writes), in requests of 1,000 payments.
  */
-import { CompanyRepository } from "@svc/domain/company"
+import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { walletAddressOf } from "@svc/domain/Evm"
 import { IssuedTypedDataStore, type PaymentsTypedDataBundle } from "@svc/domain/eip712"
 import {
@@ -17,7 +17,7 @@ import {
 import { MembershipRepository } from "@svc/domain/membership"
 import { invoiceOf, type Payment, PaymentLedger } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
-import { emptyAddress, newUser, UserRepository } from "@svc/domain/user"
+import { newUser, UserRepository } from "@svc/domain/user"
 import { Effect } from "effect"
 
 const hex = (n: number, length: number) => n.toString(16).padStart(length, "0")
@@ -30,21 +30,7 @@ export const storeBulk = Effect.fn("BenchData.storeBulk")(function* (options: {
   const ids = yield* IdGenerator
   const now = new Date().toISOString()
   const companyId = yield* ids.make("company")
-  yield* CompanyRepository.use((c) =>
-    c.insert({
-      nanoid: companyId,
-      avatar: "",
-      name: "Bulk Co",
-      website: "",
-      blockchain_address: "",
-      incorporation_country: "US",
-      incorporation_type: "sole_proprietorship",
-      address: emptyAddress,
-      admin_contact: { fullname: "", phone: "", email: "" },
-      private_data: { tax_id: "" },
-      created_at: now
-    })
-  )
+  yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: companyId, name: "Bulk Co", created_at: now })))
   const teams: Array<TeamId> = []
   const users: Array<UserId> = []
   for (let i = 0; i < options.users; i++) {

@@ -6,7 +6,7 @@
  * The demo is planned once (ids and keys, kept in the data directory) and seeded from that plan: each step inserts
  * only what is missing, so a start that died half-way, or any later start, ends with the same single demo.
  */
-import { CompanyRepository } from "@svc/domain/company"
+import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { IdGenerator, type TeamId } from "@svc/domain/Ids"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
@@ -52,19 +52,16 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
   const now = DateTime.formatIso(yield* DateTime.now)
 
   if (Option.isNone(yield* companies.findById(plan.companyId))) {
-    yield* companies.insert({
-      nanoid: plan.companyId,
-      avatar: "",
-      name: "Demo Company",
-      website: "https://example.com",
-      blockchain_address: "",
-      incorporation_country: "US",
-      incorporation_type: "sole_proprietorship",
-      address: { ...emptyAddress, country: "US", timezone: "UTC" },
-      admin_contact: { fullname: "Demo Admin", phone: "", email: "admin@demo.example" },
-      private_data: { tax_id: "" },
-      created_at: now
-    })
+    yield* companies.insert(
+      newCompany({
+        nanoid: plan.companyId,
+        name: "Demo Company",
+        website: "https://example.com",
+        address: { ...emptyAddress, country: "US", timezone: "UTC" },
+        admin_contact: { fullname: "Demo Admin", phone: "", email: "admin@demo.example" },
+        created_at: now
+      })
+    )
   }
   const admin = privateKeyToAccount(plan.adminKey)
   const funded = options.fund === undefined ? undefined : yield* options.fund(admin.address, plan.teamId)

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqliteDatabase, SqliteStorage } from "@svc/adapters/sqlite"
-import { CompanyRepository } from "@svc/domain/company"
+import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { walletAddressOf } from "@svc/domain/Evm"
 import type { DomainEvent } from "@svc/domain/event"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
@@ -13,7 +13,7 @@ import { MailOutbox } from "@svc/domain/mail"
 import { MembershipRepository, TeamAccess } from "@svc/domain/membership"
 import { Randomness } from "@svc/domain/Randomness"
 import { TeamRepository } from "@svc/domain/team"
-import { type Caller, emptyAddress, newUser, UserRepository } from "@svc/domain/user"
+import { type Caller, newUser, UserRepository } from "@svc/domain/user"
 import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -33,21 +33,7 @@ const seed = Effect.gen(function* () {
   const company = yield* ids.make("company")
   const team: TeamId = yield* ids.make("team")
   const now = "2026-01-01T00:00:00.000Z"
-  yield* CompanyRepository.use((c) =>
-    c.insert({
-      nanoid: company,
-      avatar: "",
-      name: "Co",
-      website: "",
-      blockchain_address: "",
-      incorporation_country: "US",
-      incorporation_type: "sole_proprietorship",
-      address: emptyAddress,
-      admin_contact: { fullname: "", phone: "", email: "" },
-      private_data: { tax_id: "" },
-      created_at: now
-    })
-  )
+  yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: company, name: "Co", created_at: now })))
   yield* TeamRepository.use((t) =>
     t.insert({
       nanoid: team,

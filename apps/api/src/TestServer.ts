@@ -11,12 +11,12 @@ import { DatabaseSync } from "node:sqlite"
 import { makeApiClient } from "@svc/adapters/http"
 import { MongoDatabase } from "@svc/adapters/mongo"
 import type { ChainGateway } from "@svc/domain/chain"
-import { CompanyRepository } from "@svc/domain/company"
+import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
 import type { Mailer } from "@svc/domain/mail"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
-import { emptyAddress, newUser, UserRepository } from "@svc/domain/user"
+import { newUser, UserRepository } from "@svc/domain/user"
 import { type Context, Effect, Layer, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { Db } from "mongodb"
@@ -199,21 +199,7 @@ export const seedTeam = (server: TestServer, roles: ReadonlyArray<Role>, options
     const ids = yield* IdGenerator
     const companyId = yield* ids.make("company")
     const now = new Date().toISOString()
-    yield* CompanyRepository.use((c) =>
-      c.insert({
-        nanoid: companyId,
-        avatar: "",
-        name: "Test Co",
-        website: "",
-        blockchain_address: "",
-        incorporation_country: "US",
-        incorporation_type: "sole_proprietorship",
-        address: emptyAddress,
-        admin_contact: { fullname: "", phone: "", email: "" },
-        private_data: { tax_id: "" },
-        created_at: now
-      })
-    )
+    yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: companyId, name: "Test Co", created_at: now })))
     const teamId: TeamId = yield* ids.make("team")
     yield* TeamRepository.use((t) =>
       t.insert({

@@ -3,7 +3,7 @@
  */
 import { Schema } from "effect"
 import { CompanyId } from "../Ids.ts"
-import { Address } from "../user/User.ts"
+import { Address, emptyAddress } from "../user/User.ts"
 
 /** A stored company, in the shape the member summary shows it. */
 export const Company = Schema.Struct({
@@ -20,3 +20,26 @@ export const Company = Schema.Struct({
   created_at: Schema.String
 })
 export type Company = typeof Company.Type
+
+/** A new company with `name`, incorporated in the US as a sole proprietorship unless told, every other field empty. */
+export const newCompany = (input: {
+  readonly nanoid: CompanyId
+  readonly name: string
+  readonly created_at: string
+  readonly website?: string | undefined
+  readonly incorporation_country?: string | undefined
+  readonly address?: Company["address"] | undefined
+  readonly admin_contact?: Company["admin_contact"] | undefined
+}): Company => ({
+  nanoid: input.nanoid,
+  avatar: "",
+  name: input.name,
+  website: input.website ?? "",
+  blockchain_address: "",
+  incorporation_country: input.incorporation_country ?? "US",
+  incorporation_type: "sole_proprietorship",
+  address: input.address ?? emptyAddress,
+  admin_contact: input.admin_contact ?? { fullname: "", phone: "", email: "" },
+  private_data: { tax_id: "" },
+  created_at: input.created_at
+})

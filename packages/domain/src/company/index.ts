@@ -1,6 +1,6 @@
 /**
  * Companies: the schema and the repository port.
  */
-export { Company } from "./Company.ts"
+export { Company, newCompany } from "./Company.ts"
 export { CompanyNotFound } from "./CompanyNotFound.ts"
 export { CompanyRepository } from "./CompanyRepository.ts"
