@@ -3,14 +3,20 @@
  * SQLite, anvil, the contracts and the demo team in a data directory of its own), over real HTTP. Signs in with a
  * raw key and with an encrypted keystore, lists teams and users, pays two members from a CSV (typed data signed by
  * the CLI, the transfers checked on chain), prints the API's JSON exactly, and fails cleanly on API and argument errors.
+ * Webhooks: `svc listen` registers its endpoint, prints the verified deliveries of a payment, forwards them, and removes
+ * the endpoint on SIGINT; endpoint management and test deliveries. Invites: created, listed, accepted with the
+ * token of the mail the embedded server writes to its log, and revoked.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { encryptKeystoreJson } from "ethers"
+import { Webhook } from "standardwebhooks"
 import { type Address, createPublicClient, erc20Abi, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 
@@ -32,6 +38,8 @@ class Embedded extends Context.Service<
     readonly token: Address
     /** A config directory signed in as the demo admin (with `SVC_PRIVATE_KEY`, once for the file). */
     readonly admin: string
+    /** Everything the server has printed so far (embedded mode writes invite mails to its log). */
+    readonly logs: () => string
   }
 >()("test/cli/Embedded") {}
 
@@ -77,7 +85,7 @@ const EmbeddedLayer = Layer.effect(
   Effect.gen(function* () {
     const dataDir = yield* tempDir("svc-cli-data-")
     const started = yield* Effect.acquireRelease(
-      Effect.callback<{ child: ChildProcess; output: string }, Error>((resume) => {
+      Effect.callback<{ child: ChildProcess; output: () => string }, Error>((resume) => {
         const child = spawn(process.execPath, [main], {
           env: { ...cleanEnv(), PORT: "0", SVC_DATA_DIR: dataDir },
           stdio: ["ignore", "pipe", "pipe"],
@@ -89,7 +97,7 @@ const EmbeddedLayer = Layer.effect(
           output += chunk.toString()
           if (/svc API at http/.test(output)) {
             clearTimeout(timer)
-            resume(Effect.succeed({ child, output }))
+            resume(Effect.succeed({ child, output: () => output }))
           }
         }
         child.stdout.on("data", onData)
@@ -97,7 +105,7 @@ const EmbeddedLayer = Layer.effect(
       }),
       ({ child }) => Effect.sync(() => killGroup(child))
     )
-    const read = (pattern: RegExp) => pattern.exec(started.output)?.[1] ?? ""
+    const read = (pattern: RegExp) => pattern.exec(started.output())?.[1] ?? ""
     const state = JSON.parse(readFileSync(join(dataDir, "embedded.json"), "utf8"))
     const base = read(/svc API at (http:\/\/\S+)/)
     const adminKey = read(/Demo admin key: +(0x[0-9a-f]{64})/) as Hex
@@ -111,7 +119,8 @@ const EmbeddedLayer = Layer.effect(
       company: read(/Demo company: +(co-\S{12})/),
       adminKey,
       token: state.suite.token as Address,
-      admin
+      admin,
+      logs: started.output
     }
   })
 )
@@ -142,6 +151,48 @@ const ok = (run: Run) => {
   assert.strictEqual(run.code, 0, `exit ${run.code}\n${run.stderr}`)
   return run
 }
+
+/** A request a local receiver got. */
+interface Received {
+  readonly body: string
+  readonly headers: Record<string, string>
+}
+
+/** A local HTTP receiver answering 200 to every POST, for the scope; answers its URL and what it got so far. */
+const receiver = Effect.acquireRelease(
+  Effect.callback<{ url: string; received: Array<Received>; close: () => void }>((resume) => {
+    const received: Array<Received> = []
+    const server = createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk: Buffer) => {
+        body += chunk.toString()
+      })
+      request.on("end", () => {
+        const headers: Record<string, string> = {}
+        for (const [name, value] of Object.entries(request.headers))
+          if (typeof value === "string") headers[name] = value
+        received.push({ body, headers })
+        response.writeHead(200).end("ok")
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      resume(Effect.succeed({ url: `http://127.0.0.1:${port}/hook`, received, close: () => server.close() }))
+    })
+  }),
+  ({ close }) => Effect.sync(close)
+)
+
+/** Waits (polling, up to a minute on a loaded machine) until `check` answers something. */
+const eventually = <A>(what: string, check: () => A | undefined) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 600; i++) {
+      const found = check()
+      if (found !== undefined) return found
+      yield* Effect.sleep("100 millis")
+    }
+    return yield* Effect.die(new Error(`never saw ${what}`))
+  })
 
 /** The config directory signed in as the demo admin. */
 const signedIn = Effect.map(Embedded, ({ admin }) => admin)
@@ -354,6 +405,201 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
     }).pipe(Effect.scoped)
   )
 
+  it.effect(
+    "svc listen registers its endpoint, prints a payment's verified events, forwards them, removes it on SIGINT",
+    () =>
+      Effect.gen(function* () {
+        const { base, team, adminKey } = yield* Embedded
+        const config = yield* signedIn
+        const forward = yield* receiver
+        const listening = yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            const child = spawn(
+              process.execPath,
+              [bin, "--json", "listen", "--team", team, "--forward-to", forward.url],
+              {
+                env: { ...cleanEnv(), SVC_URL: base, XDG_CONFIG_HOME: config },
+                stdio: ["ignore", "pipe", "pipe"],
+                detached: true
+              }
+            )
+            const out = { stdout: "", stderr: "", exit: undefined as number | null | undefined }
+            child.stdout.on("data", (chunk: Buffer) => {
+              out.stdout += chunk.toString()
+            })
+            child.stderr.on("data", (chunk: Buffer) => {
+              out.stderr += chunk.toString()
+            })
+            child.on("exit", (code) => {
+              out.exit = code
+            })
+            return { child, out }
+          }),
+          ({ child }) => Effect.sync(() => killGroup(child))
+        )
+        const { out } = listening
+        const webhook = yield* eventually("listen's endpoint", () => /\(endpoint (wh-\S{12})\)/.exec(out.stderr)?.[1])
+        const listed = JSON.parse(ok(yield* svc(["--json", "webhooks", "list", "--team", team], { config })).stdout)
+        assert.include(
+          listed.data.items.map((w: Json) => w.webhook_nanoid),
+          webhook
+        )
+
+        const payee: Json = JSON.parse(
+          ok(yield* svc(["--json", "users", "list", "--team", team], { config })).stdout
+        ).data.users.find((user: Json) => user.payable)
+        ok(
+          yield* svc(["pay", "--team", team, "--to", `${payee.nanoid}=1.50`, "--yes"], {
+            config,
+            env: { SVC_PRIVATE_KEY: adminKey }
+          })
+        )
+        const lines = () =>
+          out.stdout
+            .split("\n")
+            .filter((line) => line.trim() !== "")
+            .map((line) => JSON.parse(line) as Json)
+        const events = yield* eventually("payment.group.created and payment.sent", () => {
+          const seen = lines()
+          const types = seen.map((event) => event.event_type)
+          return types.includes("payment.group.created") && types.includes("payment.sent") ? seen : undefined
+        })
+        assert.isTrue(events.every((event) => typeof event.id === "string"))
+        assert.notInclude(out.stderr, "rejected")
+        // Forwarded as received: the same bodies, with their Standard Webhooks headers.
+        const forwardedTypes = () => forward.received.map((r) => JSON.parse(r.body).event_type as string)
+        yield* eventually("the forwarded deliveries", () =>
+          forwardedTypes().includes("payment.group.created") && forwardedTypes().includes("payment.sent")
+            ? true
+            : undefined
+        )
+        for (const r of forward.received) {
+          assert.match(r.headers["webhook-signature"] ?? "", /^v1,/)
+          assert.isString(r.headers["webhook-id"])
+        }
+
+        listening.child.kill("SIGINT")
+        yield* eventually("listen's exit", () => (out.exit === undefined ? undefined : true))
+        assert.include(out.stderr, `Deleted the temporary endpoint ${webhook}`)
+        const after = JSON.parse(ok(yield* svc(["--json", "webhooks", "list", "--team", team], { config })).stdout)
+        assert.notInclude(
+          after.data.items.map((w: Json) => w.webhook_nanoid),
+          webhook
+        )
+      }).pipe(Effect.scoped)
+  )
+
+  it.effect("svc webhooks: create, list, get, update, rotate, test (delivered), deliveries, retry, delete", () =>
+    Effect.gen(function* () {
+      const { team } = yield* Embedded
+      const config = yield* signedIn
+      const hook = yield* receiver
+      const created = JSON.parse(
+        ok(
+          yield* svc(
+            [
+              "--json",
+              "webhooks",
+              "create",
+              "--team",
+              team,
+              "--endpoint",
+              hook.url,
+              "--events",
+              "payment.sent,invite.accepted",
+              "--name",
+              "Books"
+            ],
+            { config }
+          )
+        ).stdout
+      ).data
+      const id = created.webhook_nanoid as string
+      assert.match(created.secret, /^whsec_/)
+      const [listRun, getRun] = yield* Effect.all(
+        [svc(["webhooks", "list", "--team", team], { config }), svc(["webhooks", "get", id], { config })],
+        { concurrency: "unbounded" }
+      )
+      assert.match(ok(listRun).stdout, new RegExp(`${id} +Books +${hook.url.replace(/[.]/g, "\\.")} +2 +true`))
+      assert.match(ok(getRun).stdout, /Events: +payment\.sent, invite\.accepted/)
+      // PUT /v2/webhooks/{id}, after the reads above.
+      const updated = ok(
+        yield* svc(["webhooks", "update", id, "--name", "Bookkeeping", "--description", "ledger"], { config })
+      )
+      assert.match(updated.stdout, /Name: +Bookkeeping/)
+      const rotated = JSON.parse(ok(yield* svc(["--json", "webhooks", "rotate", id], { config })).stdout).data
+      assert.notStrictEqual(rotated.secret, created.secret)
+
+      const tested = JSON.parse(
+        ok(yield* svc(["--json", "webhooks", "test", id, "--event", "payment.sent"], { config })).stdout
+      ).data
+      const delivered = yield* eventually("the test delivery", () => hook.received[0])
+      // Signed with the new secret (the previous one signs beside it during the rotation).
+      const event = new Webhook(rotated.secret).verify(delivered.body, delivered.headers) as Json
+      assert.strictEqual(event.event_type, "payment.sent")
+      const log = yield* Effect.gen(function* () {
+        for (let i = 0; i < 600; i++) {
+          const run = ok(yield* svc(["--json", "webhooks", "deliveries", id, "--status", "succeeded"], { config }))
+          const items: Array<Json> = JSON.parse(run.stdout).data.items
+          if (items.some((item) => item.delivery_nanoid === tested.delivery_nanoid)) return items
+          yield* Effect.sleep("100 millis")
+        }
+        return yield* Effect.die(new Error("the test delivery never succeeded"))
+      })
+      assert.strictEqual(log[0].event_type, "payment.sent")
+      const table = ok(yield* svc(["webhooks", "deliveries", id], { config })).stdout
+      assert.match(table, new RegExp(`${tested.delivery_nanoid} +payment\\.sent +succeeded +1 +200`))
+      const retried = ok(yield* svc(["webhooks", "retry", id, tested.delivery_nanoid], { config })).stdout
+      assert.match(retried, new RegExp(`Delivery: +${tested.delivery_nanoid}`))
+      yield* eventually("the retried delivery", () => hook.received[1])
+
+      assert.strictEqual(ok(yield* svc(["webhooks", "delete", id], { config })).stdout.trim(), `Deleted ${id}`)
+      const gone = yield* svc(["webhooks", "get", id], { config })
+      assert.strictEqual(gone.code, 1)
+      assert.include(gone.stderr, "HTTP 404")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "svc invites: a member invite created and listed; accepted with the mailed token by a new wallet; revoke",
+    () =>
+      Effect.gen(function* () {
+        const { team, logs } = yield* Embedded
+        const config = yield* signedIn
+        const email = `new-${Date.now()}@example.com`
+        const other = `other-${Date.now()}@example.com`
+        const created = ok(
+          yield* svc(["invites", "create", "--team", team, "--email", email, "--email", other], { config })
+        ).stdout
+        const [, first = "", second = ""] = /Invited 2: (in-\S{12}), (in-\S{12})/.exec(created) ?? []
+        assert.match(first, /^in-/)
+        assert.match(second, /^in-/)
+        const listed = ok(yield* svc(["invites", "list", "--team", team], { config })).stdout
+        assert.match(listed, new RegExp(`${first} +${email.replace(/[.]/g, "\\.")}`))
+        assert.include(listed, second)
+
+        // Embedded mode writes the mail, link and token, to the server's log.
+        const invite = first
+        const token = yield* eventually(
+          "the invite mail in the log",
+          () => new RegExp(`invite=${invite}&token=([A-Za-z0-9_-]+)`).exec(logs())?.[1]
+        )
+        const invitee = yield* tempDir("svc-cli-config-")
+        ok(yield* svc(["login"], { config: invitee, env: { SVC_PRIVATE_KEY: generatePrivateKey() } }))
+        const accepted = ok(
+          yield* svc(["invites", "accept", "--invite", invite, "--token", token], { config: invitee })
+        )
+        assert.match(accepted.stdout, /State: +accepted/)
+        const teams = ok(yield* svc(["teams", "list"], { config: invitee })).stdout
+        assert.match(teams, new RegExp(`${team} +Demo Team +team_employee`))
+
+        assert.strictEqual(ok(yield* svc(["invites", "revoke", second], { config })).stdout.trim(), `Revoked ${second}`)
+        const after = ok(yield* svc(["invites", "list", "--team", team], { config })).stdout
+        assert.notInclude(after, first)
+        assert.notInclude(after, second)
+      }).pipe(Effect.scoped)
+  )
+
   it.effect("an API error prints its message and code on stderr and exits 1; bad arguments say which and why", () =>
     Effect.gen(function* () {
       const config = yield* signedIn
@@ -370,7 +616,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       assert.strictEqual(missing.code, 1)
       assert.strictEqual(missing.stdout, "")
       assert.strictEqual(missing.stderr.trim(), "error: Team not found (TEAM_NOT_FOUND, HTTP 404)")
-      // Routes other issues are still building answer with their status and code, cleanly.
+      // A missing webhook endpoint: the contract's 404, cleanly.
       assert.strictEqual(webhook.code, 1)
       assert.match(webhook.stderr, /^error: .+ \([A-Z_]+, HTTP \d{3}\)\n$/)
       assert.strictEqual(decimals.code, 1)

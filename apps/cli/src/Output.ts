@@ -54,32 +54,3 @@ export const localDate = (value: string | number | undefined): string => {
 /** Prints the API's body exactly with `--json`, else what `human` makes of the decoded value. */
 export const show = <A>(json: boolean, answer: Answer<A>, human: (value: A) => string): Effect.Effect<void> =>
   Console.log(json ? answer.text : human(answer.value))
-
-const scalar = (value: unknown): value is string | number | boolean =>
-  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
-
-/**
- * A readable view of a body whose shape the contract does not fix yet (routes other issues are adding): `data.items`
- * or a `data` array as a table of their plain fields, an object's plain fields as lines, anything else as JSON.
- */
-export const generic = (body: unknown): string => {
-  const data = typeof body === "object" && body !== null && "data" in body ? (body as { data: unknown }).data : body
-  const items = Array.isArray(data)
-    ? data
-    : typeof data === "object" && data !== null && Array.isArray((data as { items?: unknown }).items)
-      ? (data as { items: Array<unknown> }).items
-      : undefined
-  if (items !== undefined) {
-    const rows = items.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null)
-    const keys = [...new Set(rows.flatMap((row) => Object.keys(row).filter((key) => scalar(row[key]))))]
-    return table(
-      rows,
-      keys.map((key) => ({ header: key.toUpperCase(), cell: (row: Record<string, unknown>) => String(row[key] ?? "") }))
-    )
-  }
-  if (typeof data === "object" && data !== null) {
-    const entries = Object.entries(data as Record<string, unknown>)
-    return fields(entries.map(([key, value]) => [key, scalar(value) ? String(value) : JSON.stringify(value)] as const))
-  }
-  return JSON.stringify(data)
-}

@@ -3,7 +3,7 @@
  * which argument is wrong and why.
  */
 import { WalletAddress } from "@svc/domain/Evm"
-import { InviteId, TeamId, UserId, WebhookId } from "@svc/domain/Ids"
+import { DeliveryId, InviteId, TeamId, UserId, WebhookId } from "@svc/domain/Ids"
 import { Effect, Schema } from "effect"
 import { badArgument, type CliFailure } from "../Failure.ts"
 
@@ -20,6 +20,8 @@ export const teamId = check(TeamId, "a team nanoid (te- and 12 characters)")
 export const userId = check(UserId, "a user nanoid (us- and 12 characters)")
 /** A webhook endpoint nanoid (wh- and 12 characters). */
 export const webhookId = check(WebhookId, "a webhook nanoid (wh- and 12 characters)")
+/** A webhook delivery nanoid (dl-...). */
+export const deliveryId = check(DeliveryId, "a delivery nanoid (dl-...)")
 /** An invite nanoid (in- and 12 characters). */
 export const inviteId = check(InviteId, "an invite nanoid (in- and 12 characters)")
 /** A wallet address (0x and 40 hex digits). */

@@ -1,19 +1,20 @@
 /**
  * `svc invites ...`: list, invite employees or contractors, invite managers (typed data signed here), accept, revoke.
- * Accepting and revoking are DESIGN §5b routes the contract does not carry yet (`pendingRoute`).
+ * All on the typed client (InvitesApi).
  */
 
 import type { Email } from "@svc/domain/Email"
 import { type Signature, type WalletAddress, walletAddressOf } from "@svc/domain/Evm"
 import { signTypedDataBundle } from "@svc/domain/eip712"
 import type { InviteId } from "@svc/domain/Ids"
-import { Console, Effect, Redacted } from "effect"
+import type { InviteStateResponse } from "@svc/domain/invite"
+import { Effect, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { privateKeyToAccount } from "viem/accounts"
-import { answer, pendingRoute } from "../Api.ts"
+import { answer } from "../Api.ts"
 import { badArgument, CliFailure } from "../Failure.ts"
 import { requireKey } from "../Keys.ts"
-import { fields, generic, show, table } from "../Output.ts"
+import { fields, localDate, show, table } from "../Output.ts"
 import { svc } from "../Root.ts"
 import { authenticated, authenticatedAs } from "../Session.ts"
 import { inviteId, teamId, walletAddress } from "./Ids.ts"
@@ -26,6 +27,16 @@ const checkEmail = (name: string, email: string) =>
   emailPattern.test(email)
     ? Effect.succeed(email as Email)
     : Effect.fail(badArgument(name, `"${email}" is not an e-mail address`))
+
+/** An invite's state after accept, reject, revoke or resend. */
+const inviteFields = (data: InviteStateResponse["data"]) =>
+  fields([
+    ["Invite", data.invite_nanoid],
+    ["Team", data.team_nanoid],
+    ["State", data.state],
+    ["Role", data.role],
+    ["Expires", localDate(data.expires_at)]
+  ])
 
 const list = Command.make(
   "list",
@@ -164,15 +175,15 @@ const accept = Command.make(
   Effect.fn("svc.invites.accept")(function* (input) {
     const flags = yield* svc
     const invite = yield* inviteId("--invite", input.invite)
-    const { session } = yield* authenticated(flags)
-    const result = yield* pendingRoute({
-      baseUrl: flags.url,
-      token: session.jwt,
-      method: "POST",
-      path: "/v2/invites/accept",
-      body: { invite_nanoid: invite, token: input.token }
-    })
-    yield* show(flags.json, result, generic)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.invites.accept({
+        payload: { invite_nanoid: invite, token: input.token },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => inviteFields(data))
   })
 ).pipe(Command.withDescription("Accept an invite as the signed-in user (with the e-mail link's invite and token)"))
 
@@ -182,19 +193,53 @@ const revoke = Command.make(
   Effect.fn("svc.invites.revoke")(function* (input) {
     const flags = yield* svc
     const invite: InviteId = yield* inviteId("invite", input.invite)
-    const { session } = yield* authenticated(flags)
-    const result = yield* pendingRoute({
-      baseUrl: flags.url,
-      token: session.jwt,
-      method: "DELETE",
-      path: `/v2/invites/${invite}`
-    })
-    yield* flags.json ? Console.log(result.text) : Console.log(`Revoked ${invite}`)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.invites.revoke({ params: { invite_nanoid: invite }, responseMode: "decoded-and-response" })
+    )
+    yield* show(flags.json, result, () => `Revoked ${invite}`)
   })
 ).pipe(Command.withDescription("Revoke a pending invite"))
 
+const reject = Command.make(
+  "reject",
+  {
+    invite: Flag.String("invite").pipe(Flag.withDescription("The invite's nanoid (in-...) from the e-mail's link")),
+    token: Flag.String("token").pipe(Flag.withDescription("The token from the e-mail's link"))
+  },
+  Effect.fn("svc.invites.reject")(function* (input) {
+    const flags = yield* svc
+    const invite = yield* inviteId("--invite", input.invite)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.invites.reject({
+        payload: { invite_nanoid: invite, token: input.token },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => inviteFields(data))
+  })
+).pipe(Command.withDescription("Decline an invite as the signed-in user (with the e-mail link's invite and token)"))
+
+const resend = Command.make(
+  "resend",
+  { invite: Argument.String("invite").pipe(Argument.withDescription("The invite's nanoid (in-...)")) },
+  Effect.fn("svc.invites.resend")(function* (input) {
+    const flags = yield* svc
+    const invite = yield* inviteId("invite", input.invite)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.invites.resend({ params: { invite_nanoid: invite }, responseMode: "decoded-and-response" })
+    )
+    yield* show(flags.json, result, ({ data }) => inviteFields(data))
+  })
+).pipe(Command.withDescription("Send a pending invite again, with a new link and lifetime"))
+
 /** `svc invites`. */
 export const invites = Command.make("invites").pipe(
-  Command.withDescription("Invites: list, create, manager, accept, revoke"),
-  Command.withSubcommands([list, create, manager, accept, revoke])
+  Command.withDescription("Invites: list, create, manager, accept, reject, revoke, resend"),
+  Command.withSubcommands([list, create, manager, accept, reject, revoke, resend])
 )

@@ -1,14 +1,14 @@
 /**
  * `svc listen`: watch a team's webhooks on this machine. Starts a local receiver, registers a temporary endpoint
- * pointing at it (POST /v2/webhooks, DESIGN §5b), verifies each delivery's Standard Webhooks signature, prints the
+ * pointing at it (the contract's POST /v2/webhooks, DESIGN §5b), verifies each delivery's Standard Webhooks signature, prints the
  * events (or JSON lines), forwards them to `--forward-to` if asked, and deletes the endpoint on Ctrl-C.
  */
 import { hostname } from "node:os"
 import { eventTypes } from "@svc/domain/event"
+import type { WebhookId } from "@svc/domain/Ids"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { pendingRoute } from "../Api.ts"
-import { CliFailure } from "../Failure.ts"
+import { answer } from "../Api.ts"
 import { localDate } from "../Output.ts"
 import { type ReceiverReport, startReceiver } from "../Receiver.ts"
 import { svc } from "../Root.ts"
@@ -54,7 +54,7 @@ export const listen = Command.make(
     const flags = yield* svc
     const team = yield* teamId("--team", input.team)
     const events = Option.isSome(input.events) ? yield* parseEvents("--events", input.events.value) : [...eventTypes]
-    const { session } = yield* authenticated(flags)
+    const { client } = yield* authenticated(flags)
     let secret: string | undefined
     const forwardTo = Option.getOrUndefined(input.forwardTo)
     const onReport = async (report: ReceiverReport) => {
@@ -72,28 +72,29 @@ export const listen = Command.make(
       if (forwardTo !== undefined) process.stderr.write(`${await forward(forwardTo, body, headers)}\n`)
     }
     const base = yield* startReceiver({ host: input.host, port: input.port, secret: () => secret, onReport })
-    const created = yield* pendingRoute({
-      baseUrl: flags.url,
-      token: session.jwt,
-      method: "POST",
-      path: "/v2/webhooks",
-      body: {
-        team_nanoid: team,
-        url: `${base}/webhooks`,
-        events,
-        name: `svc listen on ${hostname()}`,
-        description: "Temporary endpoint of `svc listen`, deleted when it stops"
-      }
-    })
-    const data = (created.value as { data?: { webhook_nanoid?: unknown; secret?: unknown } } | undefined)?.data
-    if (typeof data?.webhook_nanoid !== "string" || typeof data.secret !== "string") {
-      return yield* new CliFailure({ message: "the API created no endpoint with a secret" })
-    }
-    const webhook = data.webhook_nanoid
-    secret = data.secret
+    const created = yield* answer(
+      flags.url,
+      client.webhooks.create({
+        payload: {
+          team_nanoid: team,
+          url: `${base}/webhooks`,
+          events,
+          // The API caps names at 100 characters; host names can be long.
+          name: `svc listen on ${hostname()}`.slice(0, 100),
+          description: "Temporary endpoint of `svc listen`, deleted when it stops",
+          version: 2
+        },
+        responseMode: "decoded-and-response"
+      })
+    )
+    const webhook = created.value.data.webhook_nanoid as WebhookId
+    secret = created.value.data.secret
     // Deleted however the command ends: Ctrl-C interrupts it and runs this.
     yield* Effect.addFinalizer(() =>
-      pendingRoute({ baseUrl: flags.url, token: session.jwt, method: "DELETE", path: `/v2/webhooks/${webhook}` }).pipe(
+      answer(
+        flags.url,
+        client.webhooks.delete({ params: { webhook_nanoid: webhook }, responseMode: "decoded-and-response" })
+      ).pipe(
         Effect.andThen(stderr(`Deleted the temporary endpoint ${webhook}`)),
         Effect.catch((failure) => stderr(`could not delete the endpoint ${webhook}: ${failure.message}`))
       )

@@ -1,17 +1,17 @@
 /**
- * `svc webhooks ...`. `get` and `test` are on the typed client; the endpoint management of DESIGN §5b (create, list,
- * update, delete, rotate, deliveries, retry, recover) is not in the contract yet, so those go through `pendingRoute`
- * with DESIGN §5b's paths and bodies: each names its route once, to move onto the typed client in one line.
+ * `svc webhooks ...`: endpoint management, the delivery log and replay of DESIGN §5b, all on the typed client
+ * (WebhooksApi), so bodies and paths are the contract's.
  */
 import { type EventType, eventTypes } from "@svc/domain/event"
-import { Console, Effect, Option } from "effect"
+import type { DeliveryView, WebhookEndpoint } from "@svc/domain/webhook"
+import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { answer, pendingRoute } from "../Api.ts"
+import { answer } from "../Api.ts"
 import { badArgument, type CliFailure } from "../Failure.ts"
-import { fields, generic, localDate, show } from "../Output.ts"
-import { type RootFlags, svc } from "../Root.ts"
+import { fields, localDate, show, table } from "../Output.ts"
+import { svc } from "../Root.ts"
 import { authenticated } from "../Session.ts"
-import { teamId, webhookId } from "./Ids.ts"
+import { deliveryId, teamId, webhookId } from "./Ids.ts"
 
 const webhookArgument = Argument.String("webhook").pipe(Argument.withDescription("The endpoint's nanoid (wh-...)"))
 
@@ -29,19 +29,27 @@ export const parseEvents = (name: string, text: string): Effect.Effect<Array<Eve
   return Effect.succeed(kinds as Array<EventType>)
 }
 
-/** A call to a route of DESIGN §5b not in the contract yet, signed in. */
-const pending = (
-  flags: RootFlags,
-  method: "GET" | "POST" | "PUT" | "DELETE",
-  path: string,
-  extra: { readonly query?: Record<string, string | undefined>; readonly body?: unknown } = {}
-) =>
-  Effect.flatMap(authenticated(flags), ({ session }) =>
-    pendingRoute({ baseUrl: flags.url, token: session.jwt, method, path, ...extra })
-  )
+/** An endpoint as lines (secrets are never part of it). */
+const endpointFields = (data: WebhookEndpoint, extra: ReadonlyArray<readonly [string, string]> = []) =>
+  fields([
+    ["Webhook", data.webhook_nanoid],
+    ["Name", data.name],
+    ["URL", data.url],
+    ["Events", data.events.join(", ")],
+    ["Active", String(data.is_active)],
+    ["Version", String(data.version)],
+    ["Team", data.team_nanoid],
+    ["Created", localDate(data.created_at)],
+    ...extra
+  ])
 
-const printPending = (flags: RootFlags, result: { readonly value: unknown; readonly text: string }) =>
-  Console.log(flags.json ? result.text : generic(result.value))
+const deliveryRow = (delivery: DeliveryView) => {
+  const last = delivery.attempts.at(-1)
+  return {
+    delivery,
+    last: last === undefined ? "" : last.status_code === null ? (last.error ?? "no answer") : String(last.status_code)
+  }
+}
 
 const create = Command.make(
   "create",
@@ -59,17 +67,22 @@ const create = Command.make(
     const flags = yield* svc
     const team = yield* teamId("--team", input.team)
     const events = yield* parseEvents("--events", input.events)
-    const result = yield* pending(flags, "POST", "/v2/webhooks", {
-      body: {
-        team_nanoid: team,
-        url: input.url,
-        events,
-        name: input.name,
-        description: input.description,
-        ...(Option.isSome(input.version) ? { version: input.version.value } : {})
-      }
-    })
-    yield* printPending(flags, result)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.create({
+        payload: {
+          team_nanoid: team,
+          url: input.url,
+          events,
+          name: input.name,
+          description: input.description,
+          version: Option.getOrElse(input.version, () => 2)
+        },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => endpointFields(data, [["Secret", `${data.secret} (shown only now)`]]))
   })
 ).pipe(Command.withDescription("Register a webhook endpoint for a team; its signing secret is shown only now"))
 
@@ -79,7 +92,24 @@ const list = Command.make(
   Effect.fn("svc.webhooks.list")(function* (input) {
     const flags = yield* svc
     const team = yield* teamId("--team", input.team)
-    yield* printPending(flags, yield* pending(flags, "GET", "/v2/webhooks", { query: { team_nanoid: team } }))
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.list({ query: { team_nanoid: team }, responseMode: "decoded-and-response" })
+    )
+    yield* show(flags.json, result, ({ data }) =>
+      table(
+        data.items,
+        [
+          { header: "WEBHOOK", cell: (w) => w.webhook_nanoid },
+          { header: "NAME", cell: (w) => w.name },
+          { header: "URL", cell: (w) => w.url },
+          { header: "EVENTS", cell: (w) => String(w.events.length) },
+          { header: "ACTIVE", cell: (w) => String(w.is_active) }
+        ],
+        "No webhook endpoints."
+      )
+    )
   })
 ).pipe(Command.withDescription("List a team's webhook endpoints"))
 
@@ -94,17 +124,7 @@ const get = Command.make(
       flags.url,
       client.webhooks.get({ params: { webhook_nanoid: id }, responseMode: "decoded-and-response" })
     )
-    yield* show(flags.json, result, ({ data }) =>
-      fields([
-        ["Webhook", data.webhook_nanoid],
-        ["Name", data.name],
-        ["URL", data.url],
-        ["Events", data.events.join(", ")],
-        ["Active", String(data.is_active)],
-        ["Team", data.team_nanoid],
-        ["Created", localDate(data.created_at)]
-      ])
-    )
+    yield* show(flags.json, result, ({ data }) => endpointFields(data))
   })
 ).pipe(Command.withDescription("Show a webhook endpoint"))
 
@@ -131,7 +151,12 @@ const update = Command.make(
       ...(Option.isSome(input.version) ? { version: input.version.value } : {})
     }
     if (Object.keys(body).length === 0) return yield* badArgument("flags", "nothing to change")
-    yield* printPending(flags, yield* pending(flags, "PUT", `/v2/webhooks/${id}`, { body }))
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.update({ params: { webhook_nanoid: id }, payload: body, responseMode: "decoded-and-response" })
+    )
+    yield* show(flags.json, result, ({ data }) => endpointFields(data))
   })
 ).pipe(Command.withDescription("Change a webhook endpoint's URL, events, name, description, state or version"))
 
@@ -141,8 +166,12 @@ const remove = Command.make(
   Effect.fn("svc.webhooks.delete")(function* (input) {
     const flags = yield* svc
     const id = yield* webhookId("webhook", input.webhook)
-    const result = yield* pending(flags, "DELETE", `/v2/webhooks/${id}`)
-    yield* flags.json ? Console.log(result.text) : Console.log(`Deleted ${id}`)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.delete({ params: { webhook_nanoid: id }, responseMode: "decoded-and-response" })
+    )
+    yield* show(flags.json, result, () => `Deleted ${id}`)
   })
 ).pipe(Command.withDescription("Delete a webhook endpoint"))
 
@@ -152,7 +181,17 @@ const rotate = Command.make(
   Effect.fn("svc.webhooks.rotate")(function* (input) {
     const flags = yield* svc
     const id = yield* webhookId("webhook", input.webhook)
-    yield* printPending(flags, yield* pending(flags, "POST", `/v2/webhooks/${id}/rotate_secret`))
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.rotateSecret({ params: { webhook_nanoid: id }, responseMode: "decoded-and-response" })
+    )
+    yield* show(flags.json, result, ({ data }) =>
+      fields([
+        ["Secret", `${data.secret} (shown only now)`],
+        ["Previous secret until", localDate(data.previous_expires_at)]
+      ])
+    )
   })
 ).pipe(Command.withDescription("Rotate the signing secret (the old one keeps signing beside it for 24 hours)"))
 
@@ -203,14 +242,37 @@ const deliveries = Command.make(
   Effect.fn("svc.webhooks.deliveries")(function* (input) {
     const flags = yield* svc
     const id = yield* webhookId("webhook", input.webhook)
-    const result = yield* pending(flags, "GET", `/v2/webhooks/${id}/deliveries`, {
-      query: {
-        status: Option.getOrUndefined(input.status),
-        cursor: Option.getOrUndefined(input.cursor),
-        limit: Option.isSome(input.limit) ? String(input.limit.value) : undefined
-      }
+    if (Option.isSome(input.limit) && (input.limit.value < 1 || input.limit.value > 100)) {
+      return yield* badArgument("--limit", "expected 1 to 100")
+    }
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.deliveries({
+        params: { webhook_nanoid: id },
+        query: {
+          ...(Option.isSome(input.status) ? { status: input.status.value } : {}),
+          ...(Option.isSome(input.cursor) ? { cursor: input.cursor.value } : {}),
+          ...(Option.isSome(input.limit) ? { limit: input.limit.value } : {})
+        },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => {
+      const rows = table(
+        data.items.map(deliveryRow),
+        [
+          { header: "DELIVERY", cell: (r) => r.delivery.delivery_nanoid },
+          { header: "EVENT", cell: (r) => r.delivery.event_type },
+          { header: "STATUS", cell: (r) => r.delivery.status },
+          { header: "ATTEMPTS", cell: (r) => String(r.delivery.attempts.length) },
+          { header: "LAST", cell: (r) => r.last },
+          { header: "CREATED", cell: (r) => localDate(r.delivery.created_at) }
+        ],
+        "No deliveries."
+      )
+      return data.next_cursor === null ? rows : `${rows}\nMore with --cursor ${data.next_cursor}`
     })
-    yield* printPending(flags, result)
   })
 ).pipe(Command.withDescription("The delivery log of an endpoint, newest first"))
 
@@ -223,8 +285,23 @@ const retry = Command.make(
   Effect.fn("svc.webhooks.retry")(function* (input) {
     const flags = yield* svc
     const id = yield* webhookId("webhook", input.webhook)
-    const path = `/v2/webhooks/${id}/deliveries/${encodeURIComponent(input.delivery)}/retry`
-    yield* printPending(flags, yield* pending(flags, "POST", path))
+    const delivery = yield* deliveryId("delivery", input.delivery)
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.retry({
+        params: { webhook_nanoid: id, delivery_nanoid: delivery },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) =>
+      fields([
+        ["Delivery", data.delivery_nanoid],
+        ["Event", data.event_type],
+        ["Status", data.status],
+        ["Attempts", String(data.attempts.length)]
+      ])
+    )
   })
 ).pipe(Command.withDescription("Send a delivery again now"))
 
@@ -241,8 +318,16 @@ const recover = Command.make(
     const id = yield* webhookId("webhook", input.webhook)
     const millis = Date.parse(input.since)
     if (Number.isNaN(millis)) return yield* badArgument("--since", `"${input.since}" is not a date-time`)
-    const body = { since: new Date(millis).toISOString() }
-    yield* printPending(flags, yield* pending(flags, "POST", `/v2/webhooks/${id}/recover`, { body }))
+    const { client } = yield* authenticated(flags)
+    const result = yield* answer(
+      flags.url,
+      client.webhooks.recover({
+        params: { webhook_nanoid: id },
+        payload: { since: new Date(millis).toISOString() },
+        responseMode: "decoded-and-response"
+      })
+    )
+    yield* show(flags.json, result, ({ data }) => `Re-queued ${data.requeued} failed deliveries`)
   })
 ).pipe(Command.withDescription("Re-queue every failed delivery of an endpoint since a time"))
 
