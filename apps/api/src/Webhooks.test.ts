@@ -533,10 +533,13 @@ describe("delivery", () => {
       assert.strictEqual(envelope.data.user_nanoid, employee.user)
       assert.strictEqual(envelope.data.team_nanoid, teamId)
       assert.strictEqual(envelope.sequence, 1)
-      const [removedThere] = yield* other.waitFor(1)
-      const there = verified(otherEndpoint.secret, removedThere!)
-      assert.strictEqual(there.event_type, "team.member_removed")
-      // The team's first event was its admin joining at creation, before the endpoint existed.
+      // The admin's joining (the team's first event) was recorded before this endpoint existed; a dispatcher that had
+      // not fanned it out yet (a loaded machine) delivers it too. Wait for the removal, whatever came before it.
+      let there: ReturnType<typeof verified> | undefined
+      for (let count = 1; there === undefined; count++) {
+        const got = yield* other.waitFor(count)
+        there = got.map((r) => verified(otherEndpoint.secret, r)).find((e) => e.event_type === "team.member_removed")
+      }
       assert.strictEqual(there.sequence, 2)
       assert.strictEqual(receiver.received.length, 1)
     })
