@@ -32,6 +32,24 @@ const onAgent = (
   )
 
 describe("API server", () => {
+  it.live("a served path asked with another method answers 405 with Allow; an unknown path stays 404", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { teamId, members } = yield* seedTeam(server, ["team_admin"])
+      const token = yield* signIn(server, (members[0] as SeededMember).account)
+      const patch = yield* call(server, "PATCH", `/v2/teams/${teamId}`, { token, body: { name: "x" } })
+      assert.strictEqual(patch.status, 405, JSON.stringify(patch.body))
+      assert.strictEqual(patch.body.error_code, "METHOD_NOT_ALLOWED")
+      assert.deepStrictEqual((patch.headers.get("allow") ?? "").split(", ").sort(), ["DELETE", "GET", "PUT"])
+      const post = yield* call(server, "POST", "/health")
+      assert.strictEqual(post.status, 405)
+      assert.strictEqual(post.headers.get("allow"), "GET")
+      const unknown = yield* call(server, "PATCH", "/v2/nothing-here")
+      assert.strictEqual(unknown.status, 404)
+      assert.strictEqual(unknown.body.error_code, "ROUTE_NOT_FOUND")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("serves paths only as written: other letter case, doubled slashes and ;params name no route", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer

@@ -12,6 +12,7 @@ import {
   BalanceHandlers,
   InviteHandlers,
   InviteHandlersWithoutChain,
+  methodsOf,
   PaymentHandlers,
   PendingBalanceHandlers,
   PendingPaymentHandlers,
@@ -19,6 +20,7 @@ import {
   SystemHandlers,
   TeamHandlers,
   WebhookHandlers,
+  withAllowedMethods,
   withErrorEnvelope,
   withIdempotency,
   withRequestId
@@ -120,6 +122,9 @@ export const storage = (options: StorageOptions) =>
 /** The storage ports, as `storage` provides them. */
 export type Storage = Layer.Success<ReturnType<typeof storage>>
 
+/** 405 for a served path asked with another method. */
+const allowedMethods = withAllowedMethods(methodsOf(Api))
+
 /** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
   Layer.mergeAll(
@@ -134,7 +139,7 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
         (idempotency) =>
           <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
             // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
-            withRequestId(idempotency(withErrorEnvelope(app))) as Effect.Effect<
+            withRequestId(idempotency(withErrorEnvelope(allowedMethods(app)))) as Effect.Effect<
               HttpServerResponse.HttpServerResponse,
               E,
               HttpServerRequest.HttpServerRequest

@@ -4,6 +4,7 @@
  * `@svc/adapters/http`.
  */
 
+export { type MethodsOf, methodsOf, withAllowedMethods } from "./AllowedMethods.ts"
 export { AuthenticationLive } from "./AuthenticationLive.ts"
 export { AuthHandlers, type AuthRequirements } from "./AuthHandlers.ts"
 export {
