@@ -3,6 +3,7 @@
  * the access check lets through (docs/authorization.md).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
+import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import { CompanyRepository } from "../company/CompanyRepository.ts"
@@ -79,14 +80,18 @@ export class Teams extends Context.Service<
       team: TeamId,
       user: UserId
     ) => Effect.Effect<MemberSummary, TeamError | MemberNotFound | UserNotFound | CompanyNotFound>
-    /** Removes a member; the team's last `team_admin` stays (`LastAdmin`). */
+    /**
+     * Removes a member; the team's last `team_admin` stays (`LastAdmin`). With a chain and a team account, the
+     * member's wallet loses its authority on chain first (decision 0020): when the chain refuses or is down the
+     * removal fails and nothing changes.
+     */
     readonly removeMember: (
       caller: Caller,
       team: TeamId,
       user: UserId
     ) => Effect.Effect<
       { readonly team_nanoid: TeamId; readonly user_nanoid: UserId; readonly removed: true },
-      TeamError | MemberNotFound | LastAdmin
+      TeamError | MemberNotFound | LastAdmin | SettlementReverted | ChainUnavailable
     >
     readonly settings: (caller: Caller, team: TeamId) => Effect.Effect<TeamSettings, TeamError>
     readonly updateSettings: (
@@ -327,6 +332,12 @@ export class Teams extends Context.Service<
           if (membership.role === "team_admin") {
             const admins = yield* memberships.listTeam(team, { roles: ["team_admin"], offset: 0, limit: 2 })
             if (admins.total <= 1) return yield* new LastAdmin({ team })
+          }
+          // Chain first: a removal the chain refused would leave a wallet that can still pay (decision 0020).
+          const account = teamAccountOf(grant.team)
+          if (chain._tag === "Some" && account !== undefined) {
+            const member = yield* users.findById(user)
+            if (member._tag === "Some") yield* chain.value.revokeAuthority(account, [member.value.wallet])
           }
           yield* memberships.remove(team, user, [
             yield* memberEvent("team.member_removed", membership, grant.team.company_nanoid)
