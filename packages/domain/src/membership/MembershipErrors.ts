@@ -32,3 +32,25 @@ export class LastAdmin extends Schema.TaggedError<LastAdmin>()("LastAdmin", { te
     return "LAST_ADMIN"
   }
 }
+
+/**
+ * The member's authority on the team's account could not be revoked on chain (decision 0020), so the member was not
+ * removed: `unavailable` when the node did not answer (retry later), else the chain refused (`reason`, a contract
+ * error such as `NotRevoker` when the relayer is not the forwarder's revoker).
+ */
+export class AuthorityNotRevoked extends Schema.TaggedError<AuthorityNotRevoked>()("AuthorityNotRevoked", {
+  team: Schema.String,
+  wallet: Schema.String,
+  unavailable: Schema.Boolean,
+  reason: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return this.unavailable ? "SERVICE_UNAVAILABLE" : "INTERNAL_ERROR"
+  }
+  override get message(): string {
+    return this.unavailable
+      ? "The chain is unavailable, so the member's authority on chain could not be revoked; nothing changed, retry later"
+      : `The chain refused to revoke the member's authority (${this.reason}); nothing changed`
+  }
+}

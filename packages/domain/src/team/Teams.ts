@@ -3,14 +3,18 @@
  * the access check lets through (docs/authorization.md).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
-import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import { CompanyRepository } from "../company/CompanyRepository.ts"
 import { IdGenerator, type TeamId, type UserId } from "../Ids.ts"
 import { memberEventOf } from "../membership/MemberEvents.ts"
 import { type MemberSummary, toMemberSummary } from "../membership/MemberSummary.ts"
-import { InsufficientPermissions, LastAdmin, MemberNotFound } from "../membership/MembershipErrors.ts"
+import {
+  AuthorityNotRevoked,
+  InsufficientPermissions,
+  LastAdmin,
+  MemberNotFound
+} from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
@@ -91,7 +95,7 @@ export class Teams extends Context.Service<
       user: UserId
     ) => Effect.Effect<
       { readonly team_nanoid: TeamId; readonly user_nanoid: UserId; readonly removed: true },
-      TeamError | MemberNotFound | LastAdmin | SettlementReverted | ChainUnavailable
+      TeamError | MemberNotFound | LastAdmin | AuthorityNotRevoked
     >
     readonly settings: (caller: Caller, team: TeamId) => Effect.Effect<TeamSettings, TeamError>
     readonly updateSettings: (
@@ -337,7 +341,19 @@ export class Teams extends Context.Service<
           const account = teamAccountOf(grant.team)
           if (chain._tag === "Some" && account !== undefined) {
             const member = yield* users.findById(user)
-            if (member._tag === "Some") yield* chain.value.revokeAuthority(account, [member.value.wallet])
+            if (member._tag === "Some") {
+              yield* chain.value.revokeAuthority(account, [member.value.wallet]).pipe(
+                Effect.mapError(
+                  (error) =>
+                    new AuthorityNotRevoked({
+                      team,
+                      wallet: member.value.wallet,
+                      unavailable: error._tag === "ChainUnavailable",
+                      reason: error.reason
+                    })
+                )
+              )
+            }
           }
           yield* memberships.remove(team, user, [
             yield* memberEvent("team.member_removed", membership, grant.team.company_nanoid)
