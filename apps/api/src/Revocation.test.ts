@@ -205,6 +205,36 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("member rem
       assert.strictEqual(removedEmployee.status, 200, JSON.stringify(removedEmployee.body))
     })
   )
+  it.effect("the owner stays while no other team_admin holds the role on chain", () =>
+    Effect.gen(function* () {
+      const { server, gateway } = yield* Fixture
+      const seeded = yield* seedTeam(server, ["team_admin"])
+      const owner = privateKeyToAccount(generatePrivateKey())
+      yield* addMember(seeded.teamId, owner.address, "team_admin", "owner@example.com").pipe(
+        Effect.provide(server.context)
+      )
+      const { account } = yield* gateway
+        .createAccount(owner.address, keccak256(toHex(seeded.teamId)))
+        .pipe(Effect.orDie)
+      yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
+        Effect.provide(server.context)
+      )
+      const adminToken = yield* signIn(server, seeded.members[0]!.account)
+      const users = yield* call(server, "GET", `/v2/teams/${seeded.teamId}/users`, { token: adminToken })
+      const ownerUser = (users.body.data.users as Array<{ nanoid: string; email: string }>).find(
+        (u) => u.email === "owner@example.com"
+      )?.nanoid
+      const refused = yield* call(server, "DELETE", `/v2/teams/${seeded.teamId}/member/${ownerUser}`, {
+        token: adminToken
+      })
+      assert.strictEqual(refused.status, 409, JSON.stringify(refused.body))
+      assert.strictEqual(refused.body.error_code, "LAST_ADMIN")
+      const stillOwner = yield* Effect.promise(() =>
+        publicClient.readContract({ address: account, abi: accountAbi, functionName: "owner" })
+      )
+      assert.strictEqual(stillOwner, owner.address)
+    })
+  )
 })
 
 /** A server whose relayer is not the forwarder's revoker: the chain refuses every revocation it sends. */

@@ -621,7 +621,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
             { role: "team_viewer", account: viewer }
           ])
         )
+        assert.strictEqual(yield* gateway.ownerOf(account), owner)
         const revocation = yield* gateway.revokeAuthority(account, [admin, owner])
+        assert.isUndefined(yield* gateway.ownerOf(account))
         assert.isDefined(revocation.transactionHash)
         assert.deepStrictEqual(revocation.revoked, [
           { role: "team_admin", account: admin },
@@ -653,6 +655,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
         assert.deepStrictEqual(yield* gateway.revokeAuthority(account, [newWallet()]), { revoked: [] })
         const unborn = yield* gateway.accountAddress(newWallet(), bytes32())
         assert.deepStrictEqual(yield* gateway.revokeAuthority(unborn, [newWallet()]), { revoked: [] })
+        assert.isUndefined(yield* gateway.ownerOf(unborn))
       })
     )
 

@@ -35,7 +35,8 @@ import {
   type PublicClient,
   parseEventLogs,
   type TransactionReceipt,
-  toHex
+  toHex,
+  zeroAddress
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { makeChainClient } from "./ChainClient.ts"
@@ -321,6 +322,12 @@ export const make: (
     )
   })
 
+  const ownerOf = Effect.fn("ChainGateway.ownerOf")(function* (account: Address) {
+    if (!(yield* exists(account))) return undefined
+    const owner = yield* read<Address>({ address: account, abi: svcAccountAbi, functionName: "owner", args: [] })
+    return isAddressEqual(owner, zeroAddress) ? undefined : owner
+  })
+
   const managerRoles = ["team_admin", "team_finance_admin", "team_viewer"] as const
 
   const revokeAuthority = Effect.fn("ChainGateway.revokeAuthority")(function* (
@@ -421,6 +428,7 @@ export const make: (
     executePayment,
     executeRoles,
     revokeAuthority,
+    ownerOf,
     executeIntent,
     isSaltUsed,
     settlementOfSalt,

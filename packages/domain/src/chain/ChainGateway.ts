@@ -71,6 +71,8 @@ export class ChainGateway extends Context.Service<
     ) => Effect.Effect<Settlement | undefined, ChainUnavailable>
     /** Reads an intent; `undefined` when the account has none with this id. */
     readonly intent: (account: Address, id: Hex) => Effect.Effect<IntentRecord | undefined, ChainUnavailable>
+    /** The account's owner; `undefined` when the account does not exist on chain or its owner was revoked. */
+    readonly ownerOf: (account: Address) => Effect.Effect<Address | undefined, ChainUnavailable>
     /** Whether `wallet` holds `role` on `account` (the owner holds none: it is authorised by ownership). */
     readonly hasRole: (account: Address, role: string, wallet: Address) => Effect.Effect<boolean, ChainUnavailable>
     /** The token balance of any address (the settlement token unless told). */

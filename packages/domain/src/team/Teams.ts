@@ -3,6 +3,7 @@
  * the access check lets through (docs/authorization.md).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
+import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import { CompanyRepository } from "../company/CompanyRepository.ts"
@@ -13,6 +14,7 @@ import {
   AuthorityNotRevoked,
   InsufficientPermissions,
   LastAdmin,
+  LastOnChainAdmin,
   MemberNotFound
 } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -87,7 +89,8 @@ export class Teams extends Context.Service<
     /**
      * Removes a member; the team's last `team_admin` stays (`LastAdmin`). With a chain and a team account, the
      * member's wallet loses its authority on chain first (decision 0020): when the chain refuses or is down the
-     * removal fails and nothing changes.
+     * removal fails and nothing changes; the account's owner goes only when another admin holds `team_admin` on
+     * chain (`LastOnChainAdmin`).
      */
     readonly removeMember: (
       caller: Caller,
@@ -95,7 +98,7 @@ export class Teams extends Context.Service<
       user: UserId
     ) => Effect.Effect<
       { readonly team_nanoid: TeamId; readonly user_nanoid: UserId; readonly removed: true },
-      TeamError | MemberNotFound | LastAdmin | AuthorityNotRevoked
+      TeamError | MemberNotFound | LastAdmin | LastOnChainAdmin | AuthorityNotRevoked
     >
     readonly settings: (caller: Caller, team: TeamId) => Effect.Effect<TeamSettings, TeamError>
     readonly updateSettings: (
@@ -342,17 +345,34 @@ export class Teams extends Context.Service<
           if (chain._tag === "Some" && account !== undefined) {
             const member = yield* users.findById(user)
             if (member._tag === "Some") {
-              yield* chain.value.revokeAuthority(account, [member.value.wallet]).pipe(
-                Effect.mapError(
-                  (error) =>
-                    new AuthorityNotRevoked({
-                      team,
-                      wallet: member.value.wallet,
-                      unavailable: error._tag === "ChainUnavailable",
-                      reason: error.reason
-                    })
+              const gateway = chain.value
+              const wallet = member.value.wallet
+              const notRevoked = (error: SettlementReverted | ChainUnavailable) =>
+                new AuthorityNotRevoked({
+                  team,
+                  wallet,
+                  unavailable: error._tag === "ChainUnavailable",
+                  reason: error.reason
+                })
+              // Nothing can name a new owner, so the owner goes only when another admin can still pay on chain.
+              const owner = yield* gateway.ownerOf(account).pipe(Effect.mapError(notRevoked))
+              if (owner !== undefined && owner.toLowerCase() === wallet) {
+                const admins = yield* memberships.listTeam(team, {
+                  roles: ["team_admin"],
+                  offset: 0,
+                  limit: undefined
+                })
+                const others = yield* users.findByIds(
+                  admins.members.filter((m) => m.user_nanoid !== user).map((m) => m.user_nanoid)
                 )
-              )
+                const onChain = yield* Effect.forEach(
+                  others,
+                  (other) => gateway.hasRole(account, "team_admin", other.wallet),
+                  { concurrency: 4 }
+                ).pipe(Effect.mapError(notRevoked))
+                if (!onChain.some((has) => has)) return yield* new LastOnChainAdmin({ team })
+              }
+              yield* gateway.revokeAuthority(account, [wallet]).pipe(Effect.mapError(notRevoked))
             }
           }
           yield* memberships.remove(team, user, [
