@@ -45,7 +45,8 @@ contract SvcAccount is SvcErrors {
     }
 
     address public immutable forwarder;
-    address public immutable owner;
+    /// @notice The wallet that created the account; address(0) once the service's revoker has revoked it.
+    address public owner;
     mapping(bytes32 role => mapping(address account => bool)) public hasRole;
     mapping(bytes32 id => Intent) public intents;
 
@@ -66,6 +67,8 @@ contract SvcAccount is SvcErrors {
     );
     event PaymentEscrowed(bytes32 indexed id, bytes32 indexed groupID, bytes32 indexed claimId, address token, uint256 amount);
     event RoleGranted(bytes32 indexed roleHash, address indexed account, string role);
+    event RoleRevoked(bytes32 indexed roleHash, address indexed account);
+    event OwnerRevoked(address indexed owner);
 
     constructor(address forwarder_, address owner_) {
         forwarder = forwarder_;
@@ -105,6 +108,22 @@ contract SvcAccount is SvcErrors {
             }
             hasRole[roleHash][grants[i].account] = true;
             emit RoleGranted(roleHash, grants[i].account, grants[i].role);
+        }
+    }
+
+    /// @notice Ends the authority of removed members, for the forwarder's revoker: clears their roles and, for the
+    /// owner, the ownership. Revoke-only by construction: nothing here grants a role, names a new owner or pays.
+    function revoke(address[] calldata members) external onlyForwarder {
+        if (members.length == 0) revert EmptyRequest();
+        for (uint256 i = 0; i < members.length; ++i) {
+            address member = members[i];
+            _revokeRole(TEAM_ADMIN, member);
+            _revokeRole(TEAM_FINANCE_ADMIN, member);
+            _revokeRole(TEAM_VIEWER, member);
+            if (member != address(0) && member == owner) {
+                owner = address(0);
+                emit OwnerRevoked(member);
+            }
         }
     }
 
@@ -163,6 +182,12 @@ contract SvcAccount is SvcErrors {
         } else {
             revert UnknownPayType(payment.id, payment.payType);
         }
+    }
+
+    function _revokeRole(bytes32 roleHash, address member) private {
+        if (!hasRole[roleHash][member]) return;
+        hasRole[roleHash][member] = false;
+        emit RoleRevoked(roleHash, member);
     }
 
     function _requireBalance(address token, uint256 amount) private view {

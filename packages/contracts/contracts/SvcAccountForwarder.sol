@@ -76,6 +76,8 @@ contract SvcAccountForwarder is SvcErrors {
 
     /// @notice Where payments to an e-mail recipient without an account go.
     address public immutable escrow;
+    /// @notice The service's relayer: it may revoke authority on any account (`revoke`), and do nothing else here.
+    address public immutable revoker;
     mapping(uint256 salt => bool) public saltUsed;
     mapping(address account => bool) public isAccount;
 
@@ -84,8 +86,9 @@ contract SvcAccountForwarder is SvcErrors {
         bytes32 indexed digest, address indexed account, address indexed signer, uint256 salt, uint8 kind
     );
 
-    constructor(address escrow_) {
+    constructor(address escrow_, address revoker_) {
         escrow = escrow_;
+        revoker = revoker_;
     }
 
     /// @notice Deploys an account owned by `owner` at an address fixed by (owner, salt); anyone may pay the gas.
@@ -184,6 +187,14 @@ contract SvcAccountForwarder is SvcErrors {
         _authorise(request.from, request.to, request.salt, request.expires, digest, signature, true);
         emit RequestExecuted(digest, request.to, request.from, request.salt, KIND_ROLES);
         SvcAccount(request.to).grantRoles(request.data);
+    }
+
+    /// @notice Ends the on-chain authority of removed members on `account` (their roles, and ownership when one is
+    /// the owner); the revoker only. It cannot grant, replace the owner or pay: removal is all it can do.
+    function revoke(address account, address[] calldata members) external {
+        if (msg.sender != revoker) revert NotRevoker(msg.sender);
+        if (!isAccount[account]) revert UnknownAccount(account);
+        SvcAccount(account).revoke(members);
     }
 
     function _authorise(

@@ -50,5 +50,6 @@ interface SvcErrors {
     error UnknownRole(string role);
     error NotForwarder(address caller);
     error NotOwner(address caller);
+    error NotRevoker(address caller);
     error NothingToRelease(bytes32 claimId, address token);
 }

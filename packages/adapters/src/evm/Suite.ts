@@ -48,16 +48,17 @@ export interface DeployedSuite extends SuiteAddresses {
 
 /**
  * Deploys a test USDC (owned by `tokenOwner`, default the relayer), the e-mail escrow (owned by `escrowOwner`,
- * default the relayer, which releases claims) and the forwarder, from the relayer.
+ * default the relayer, which releases claims) and the forwarder, whose revoker (the only caller that may end a
+ * member's authority on an account, decision 0020) is `revoker`, default the relayer; all from the relayer.
  */
 export const deploySuite: (
   client: PublicClient,
   relayer: Relayer,
-  options?: { readonly tokenOwner?: Address; readonly escrowOwner?: Address }
+  options?: { readonly tokenOwner?: Address; readonly escrowOwner?: Address; readonly revoker?: Address }
 ) => Effect.Effect<DeployedSuite, SettlementReverted | ChainUnavailable> = Effect.fn("deploySuite")(function* (
   client: PublicClient,
   relayer: Relayer,
-  options: { readonly tokenOwner?: Address; readonly escrowOwner?: Address } = {}
+  options: { readonly tokenOwner?: Address; readonly escrowOwner?: Address; readonly revoker?: Address } = {}
 ): Effect.fn.Return<DeployedSuite, SettlementReverted | ChainUnavailable> {
   const tokenOwner = options.tokenOwner ?? relayer.address
   const [token, escrow] = yield* Effect.all(
@@ -78,7 +79,11 @@ export const deploySuite: (
   const forwarder = yield* deploy(
     client,
     relayer,
-    encodeDeployData({ abi: svcAccountForwarderAbi, bytecode: svcAccountForwarderBytecode, args: [escrow] })
+    encodeDeployData({
+      abi: svcAccountForwarderAbi,
+      bytecode: svcAccountForwarderBytecode,
+      args: [escrow, options.revoker ?? relayer.address]
+    })
   )
   return { token, escrow, forwarder, tokenOwner }
 })

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { assert, describe, layer } from "@effect/vitest"
-import { svcAccountForwarderAbi, svcEscrowAbi } from "@svc/contracts"
+import { svcAccountAbi, svcAccountForwarderAbi, svcEscrowAbi } from "@svc/contracts"
 import {
   ChainGateway,
   type PaymentsForwardRequest,
@@ -23,7 +23,15 @@ import {
 } from "@svc/domain/eip712"
 import { Context, Effect, Fiber, Layer, Stream } from "effect"
 import { Wallet } from "ethers"
-import { type Address, type Hex, keccak256, type PublicClient, toHex } from "viem"
+import {
+  type Address,
+  type BaseError,
+  ContractFunctionRevertedError,
+  type Hex,
+  keccak256,
+  type PublicClient,
+  toHex
+} from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
 import { makeChainClient } from "./ChainClient.ts"
@@ -595,4 +603,98 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
       )
     })
   )
+
+  describe("revocation (decision 0020)", () => {
+    it.effect("revoking ends granted roles and the ownership: the wallets can no longer pay or grant", () =>
+      Effect.gen(function* () {
+        const { suite } = yield* Fixture
+        const gateway = yield* ChainGateway
+        const { account, ownerKey } = yield* freshTeam()
+        const owner = privateKeyToAccount(ownerKey).address
+        const adminKey = generatePrivateKey()
+        const admin = privateKeyToAccount(adminKey).address
+        const viewer = newWallet()
+        yield* gateway.executeRoles(
+          yield* signedRoles(ownerKey, account, [
+            { role: "team_admin", account: admin },
+            { role: "team_finance_admin", account: admin },
+            { role: "team_viewer", account: viewer }
+          ])
+        )
+        assert.strictEqual(yield* gateway.ownerOf(account), owner)
+        const revocation = yield* gateway.revokeAuthority(account, [admin, owner])
+        assert.isUndefined(yield* gateway.ownerOf(account))
+        assert.isDefined(revocation.transactionHash)
+        assert.deepStrictEqual(revocation.revoked, [
+          { role: "team_admin", account: admin },
+          { role: "team_finance_admin", account: admin },
+          { role: "owner", account: owner }
+        ])
+        assert.isFalse(yield* gateway.hasRole(account, "team_admin", admin))
+        assert.isFalse(yield* gateway.hasRole(account, "team_finance_admin", admin))
+        assert.isTrue(yield* gateway.hasRole(account, "team_viewer", viewer))
+        const before = yield* balances(account)
+        for (const key of [adminKey, ownerKey]) {
+          const pay = yield* Effect.flip(
+            gateway.executePayments(yield* signedPayments(key, account, [entry(suite.token, newWallet(), 1n)]))
+          )
+          assert.strictEqual(pay._tag, "SignerNotAuthorised")
+          const grant = yield* Effect.flip(
+            gateway.executeRoles(yield* signedRoles(key, account, [{ role: "team_admin", account: newWallet() }]))
+          )
+          assert.strictEqual(grant._tag, "SignerNotAuthorised")
+        }
+        assert.deepStrictEqual(yield* balances(account), before)
+      })
+    )
+
+    it.effect("a wallet with nothing to revoke, or an account not created yet, costs no transaction", () =>
+      Effect.gen(function* () {
+        const gateway = yield* ChainGateway
+        const { account } = yield* freshTeam(0n)
+        assert.deepStrictEqual(yield* gateway.revokeAuthority(account, [newWallet()]), { revoked: [] })
+        const unborn = yield* gateway.accountAddress(newWallet(), bytes32())
+        assert.deepStrictEqual(yield* gateway.revokeAuthority(unborn, [newWallet()]), { revoked: [] })
+        assert.isUndefined(yield* gateway.ownerOf(unborn))
+      })
+    )
+
+    it.effect("only the forwarder's revoker may revoke, and only through the forwarder", () =>
+      Effect.gen(function* () {
+        const { client, suite } = yield* Fixture
+        const { account, ownerKey } = yield* freshTeam(0n)
+        const owner = privateKeyToAccount(ownerKey).address
+        const refusal = (call: Promise<unknown>) =>
+          Effect.promise(() =>
+            call.then(
+              () => "accepted",
+              (error: BaseError) => {
+                const reverted = error.walk((cause) => cause instanceof ContractFunctionRevertedError)
+                return reverted instanceof ContractFunctionRevertedError ? reverted.data?.errorName : "unnamed"
+              }
+            )
+          )
+        const viaForwarder = yield* refusal(
+          client.simulateContract({
+            address: suite.forwarder,
+            abi: svcAccountForwarderAbi,
+            functionName: "revoke",
+            args: [account, [owner]],
+            account: owner
+          })
+        )
+        assert.strictEqual(viaForwarder, "NotRevoker")
+        const direct = yield* refusal(
+          client.simulateContract({
+            address: account,
+            abi: svcAccountAbi,
+            functionName: "revoke",
+            args: [[owner]],
+            account: owner
+          })
+        )
+        assert.strictEqual(direct, "NotForwarder")
+      })
+    )
+  })
 })

@@ -13,6 +13,7 @@ import {
   type PaymentsForwardRequest,
   paymentRequestDigest,
   paymentsRequestDigest,
+  type Revocation,
   type RolesForwardRequest,
   rolesRequestDigest,
   type Settlement,
@@ -34,7 +35,8 @@ import {
   type PublicClient,
   parseEventLogs,
   type TransactionReceipt,
-  toHex
+  toHex,
+  zeroAddress
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { makeChainClient } from "./ChainClient.ts"
@@ -320,6 +322,47 @@ export const make: (
     )
   })
 
+  const ownerOf = Effect.fn("ChainGateway.ownerOf")(function* (account: Address) {
+    if (!(yield* exists(account))) return undefined
+    const owner = yield* read<Address>({ address: account, abi: svcAccountAbi, functionName: "owner", args: [] })
+    return isAddressEqual(owner, zeroAddress) ? undefined : owner
+  })
+
+  const managerRoles = ["team_admin", "team_finance_admin", "team_viewer"] as const
+
+  const revokeAuthority = Effect.fn("ChainGateway.revokeAuthority")(function* (
+    account: Address,
+    wallets: ReadonlyArray<Address>
+  ) {
+    if (wallets.length === 0 || !(yield* exists(account))) return { revoked: [] } satisfies Revocation
+    // Read first, so removing a member with no authority on chain (most of them) costs no transaction.
+    const owner = yield* read<Address>({ address: account, abi: svcAccountAbi, functionName: "owner", args: [] })
+    const held = yield* Effect.forEach(
+      wallets,
+      (wallet) =>
+        Effect.map(
+          Effect.forEach(managerRoles, (role) => hasRole(account, role, wallet)),
+          (roles) => isAddressEqual(owner, wallet) || roles.some((has) => has)
+        ),
+      { concurrency: 4 }
+    )
+    if (!held.some((has) => has)) return { revoked: [] } satisfies Revocation
+    const receipt = yield* submit(
+      { address: addresses.forwarder, abi: forwarderAbi, functionName: "revoke", args: [account, wallets] },
+      writeError
+    )
+    const revoked = parseEventLogs({
+      abi: svcAccountAbi,
+      logs: receipt.logs.filter((log) => isAddressEqual(log.address, account))
+    }).flatMap((log) => {
+      if (log.eventName === "OwnerRevoked") return [{ role: "owner", account: log.args.owner }]
+      if (log.eventName !== "RoleRevoked") return []
+      const role = managerRoles.find((name) => keccak256(toHex(name)) === log.args.roleHash)
+      return [{ role: role ?? log.args.roleHash, account: log.args.account }]
+    })
+    return { transactionHash: receipt.transactionHash, revoked } satisfies Revocation
+  })
+
   const releaseEscrow = Effect.fn("ChainGateway.releaseEscrow")(function* (claimId: Hex, to: Address, token?: Address) {
     const receipt = yield* submit(
       {
@@ -384,6 +427,8 @@ export const make: (
     executePayments,
     executePayment,
     executeRoles,
+    revokeAuthority,
+    ownerOf,
     executeIntent,
     isSaltUsed,
     settlementOfSalt,

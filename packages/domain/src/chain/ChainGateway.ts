@@ -10,6 +10,7 @@ import type {
   Deposit,
   EscrowRelease,
   IntentRecord,
+  Revocation,
   RolesSettlement,
   Settlement,
   SuiteAddresses
@@ -46,6 +47,15 @@ export class ChainGateway extends Context.Service<
     readonly executePayment: (signed: Signed<PaymentForwardRequest>) => Effect.Effect<Settlement, RequestError>
     /** Executes a signed manager request, granting its roles on the account. */
     readonly executeRoles: (signed: Signed<RolesForwardRequest>) => Effect.Effect<RolesSettlement, RequestError>
+    /**
+     * Ends the authority of `wallets` on `account` through the forwarder's `revoke` (the relayer must be its
+     * revoker): their roles, and the ownership when one is the owner. Sends nothing when none of them holds any, or
+     * when the account does not exist on chain yet. Idempotent.
+     */
+    readonly revokeAuthority: (
+      account: Address,
+      wallets: ReadonlyArray<Address>
+    ) => Effect.Effect<Revocation, SettlementReverted | ChainUnavailable>
     /** Executes a registered intent once due and within its validity (anyone may; the relayer does). */
     readonly executeIntent: (account: Address, id: Hex) => Effect.Effect<Settlement, IntentError>
     /** Whether a request with this salt has executed: how to reconcile after `ChainUnavailable` while waiting. */
@@ -61,6 +71,8 @@ export class ChainGateway extends Context.Service<
     ) => Effect.Effect<Settlement | undefined, ChainUnavailable>
     /** Reads an intent; `undefined` when the account has none with this id. */
     readonly intent: (account: Address, id: Hex) => Effect.Effect<IntentRecord | undefined, ChainUnavailable>
+    /** The account's owner; `undefined` when the account does not exist on chain or its owner was revoked. */
+    readonly ownerOf: (account: Address) => Effect.Effect<Address | undefined, ChainUnavailable>
     /** Whether `wallet` holds `role` on `account` (the owner holds none: it is authorised by ownership). */
     readonly hasRole: (account: Address, role: string, wallet: Address) => Effect.Effect<boolean, ChainUnavailable>
     /** The token balance of any address (the settlement token unless told). */

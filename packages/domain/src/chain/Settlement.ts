@@ -44,6 +44,15 @@ export interface RolesSettlement extends Receipt {
   readonly grants: ReadonlyArray<{ readonly role: string; readonly account: Address }>
 }
 
+/**
+ * Authority ended on an account by the service's revoker (decision 0020): each role cleared (`team_admin`,
+ * `team_finance_admin`, `team_viewer`) or `owner` for the ownership. No transaction when there was nothing to end.
+ */
+export interface Revocation {
+  readonly transactionHash?: Hash
+  readonly revoked: ReadonlyArray<{ readonly role: string; readonly account: Address }>
+}
+
 /** An account created by the forwarder (or found already there). */
 export interface AccountCreation {
   readonly account: Address

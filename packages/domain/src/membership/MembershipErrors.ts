@@ -32,3 +32,41 @@ export class LastAdmin extends Schema.TaggedError<LastAdmin>()("LastAdmin", { te
     return "LAST_ADMIN"
   }
 }
+
+/**
+ * The member owns the team's account and no other `team_admin` of the team holds `team_admin` on chain: revoking
+ * the ownership would leave nobody able to pay from the account. Grant an admin by a manager invite first.
+ */
+export class LastOnChainAdmin extends Schema.TaggedError<LastOnChainAdmin>()("LastOnChainAdmin", {
+  team: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "LAST_ADMIN"
+  }
+  override get message(): string {
+    return "The member owns the team's account and no other team_admin holds the role on chain; grant one by a manager invite first"
+  }
+}
+
+/**
+ * The member's authority on the team's account could not be revoked on chain (decision 0020), so the member was not
+ * removed: `unavailable` when the node did not answer (retry later), else the chain refused (`reason`, a contract
+ * error such as `NotRevoker` when the relayer is not the forwarder's revoker).
+ */
+export class AuthorityNotRevoked extends Schema.TaggedError<AuthorityNotRevoked>()("AuthorityNotRevoked", {
+  team: Schema.String,
+  wallet: Schema.String,
+  unavailable: Schema.Boolean,
+  reason: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return this.unavailable ? "SERVICE_UNAVAILABLE" : "INTERNAL_ERROR"
+  }
+  override get message(): string {
+    return this.unavailable
+      ? "The chain is unavailable, so the member's authority on chain could not be revoked; nothing changed, retry later"
+      : `The chain refused to revoke the member's authority (${this.reason}); nothing changed`
+  }
+}

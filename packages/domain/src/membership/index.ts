@@ -6,7 +6,13 @@
 export { memberEventOf } from "./MemberEvents.ts"
 export { MemberSummary, PaySchedule, toMemberSummary } from "./MemberSummary.ts"
 export { Membership } from "./Membership.ts"
-export { InsufficientPermissions, LastAdmin, MemberNotFound } from "./MembershipErrors.ts"
+export {
+  AuthorityNotRevoked,
+  InsufficientPermissions,
+  LastAdmin,
+  LastOnChainAdmin,
+  MemberNotFound
+} from "./MembershipErrors.ts"
 export { AlreadyMember, type MemberPage, MembershipRepository } from "./MembershipRepository.ts"
 export { type Action, isAllowed, Permissions } from "./Permission.ts"
 export { isPayable, ManagerRole, Role } from "./Role.ts"

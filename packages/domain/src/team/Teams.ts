@@ -3,13 +3,20 @@
  * the access check lets through (docs/authorization.md).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
+import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import { CompanyRepository } from "../company/CompanyRepository.ts"
 import { IdGenerator, type TeamId, type UserId } from "../Ids.ts"
 import { memberEventOf } from "../membership/MemberEvents.ts"
 import { type MemberSummary, toMemberSummary } from "../membership/MemberSummary.ts"
-import { InsufficientPermissions, LastAdmin, MemberNotFound } from "../membership/MembershipErrors.ts"
+import {
+  AuthorityNotRevoked,
+  InsufficientPermissions,
+  LastAdmin,
+  LastOnChainAdmin,
+  MemberNotFound
+} from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
@@ -79,14 +86,19 @@ export class Teams extends Context.Service<
       team: TeamId,
       user: UserId
     ) => Effect.Effect<MemberSummary, TeamError | MemberNotFound | UserNotFound | CompanyNotFound>
-    /** Removes a member; the team's last `team_admin` stays (`LastAdmin`). */
+    /**
+     * Removes a member; the team's last `team_admin` stays (`LastAdmin`). With a chain and a team account, the
+     * member's wallet loses its authority on chain first (decision 0020): when the chain refuses or is down the
+     * removal fails and nothing changes; the account's owner goes only when another admin holds `team_admin` on
+     * chain (`LastOnChainAdmin`).
+     */
     readonly removeMember: (
       caller: Caller,
       team: TeamId,
       user: UserId
     ) => Effect.Effect<
       { readonly team_nanoid: TeamId; readonly user_nanoid: UserId; readonly removed: true },
-      TeamError | MemberNotFound | LastAdmin
+      TeamError | MemberNotFound | LastAdmin | LastOnChainAdmin | AuthorityNotRevoked
     >
     readonly settings: (caller: Caller, team: TeamId) => Effect.Effect<TeamSettings, TeamError>
     readonly updateSettings: (
@@ -327,6 +339,41 @@ export class Teams extends Context.Service<
           if (membership.role === "team_admin") {
             const admins = yield* memberships.listTeam(team, { roles: ["team_admin"], offset: 0, limit: 2 })
             if (admins.total <= 1) return yield* new LastAdmin({ team })
+          }
+          // Chain first: a removal the chain refused would leave a wallet that can still pay (decision 0020).
+          const account = teamAccountOf(grant.team)
+          if (chain._tag === "Some" && account !== undefined) {
+            const member = yield* users.findById(user)
+            if (member._tag === "Some") {
+              const gateway = chain.value
+              const wallet = member.value.wallet
+              const notRevoked = (error: SettlementReverted | ChainUnavailable) =>
+                new AuthorityNotRevoked({
+                  team,
+                  wallet,
+                  unavailable: error._tag === "ChainUnavailable",
+                  reason: error.reason
+                })
+              // Nothing can name a new owner, so the owner goes only when another admin can still pay on chain.
+              const owner = yield* gateway.ownerOf(account).pipe(Effect.mapError(notRevoked))
+              if (owner !== undefined && owner.toLowerCase() === wallet) {
+                const admins = yield* memberships.listTeam(team, {
+                  roles: ["team_admin"],
+                  offset: 0,
+                  limit: undefined
+                })
+                const others = yield* users.findByIds(
+                  admins.members.filter((m) => m.user_nanoid !== user).map((m) => m.user_nanoid)
+                )
+                const onChain = yield* Effect.forEach(
+                  others,
+                  (other) => gateway.hasRole(account, "team_admin", other.wallet),
+                  { concurrency: 4 }
+                ).pipe(Effect.mapError(notRevoked))
+                if (!onChain.some((has) => has)) return yield* new LastOnChainAdmin({ team })
+              }
+              yield* gateway.revokeAuthority(account, [wallet]).pipe(Effect.mapError(notRevoked))
+            }
           }
           yield* memberships.remove(team, user, [
             yield* memberEvent("team.member_removed", membership, grant.team.company_nanoid)
