@@ -1,7 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ExpiredTypedData } from "@svc/domain/eip712"
+import { ErrorCatalog, type ErrorCode } from "@svc/domain/errors"
 import { InsufficientPermissions, LastAdmin } from "@svc/domain/membership"
-import { Conflict, Forbidden, Gone, toApiError } from "./ApiError.ts"
+import {
+  apiError,
+  BadRequest,
+  Conflict,
+  Forbidden,
+  Gone,
+  InternalError,
+  NotFound,
+  NotImplemented,
+  ServiceUnavailable,
+  toApiError,
+  Unauthorized,
+  Unprocessable
+} from "./ApiError.ts"
 
 describe("toApiError", () => {
   it("answers a domain error's catalog code with its status, and its own message when it has one", () => {
@@ -25,5 +39,28 @@ describe("toApiError", () => {
       data: "The typed data has expired; create it again",
       error_code: "EXPIRED_TYPED_DATA"
     })
+  })
+
+  it("every code an endpoint may answer keeps its catalog status on the wire (500 and 503 included)", () => {
+    const classes: Record<number, abstract new (...args: never) => unknown> = {
+      400: BadRequest,
+      401: Unauthorized,
+      403: Forbidden,
+      404: NotFound,
+      409: Conflict,
+      410: Gone,
+      422: Unprocessable,
+      500: InternalError,
+      501: NotImplemented,
+      503: ServiceUnavailable
+    }
+    // 405, 413, 415, 429 and 431 are answered by the middleware in the same shape, never by an endpoint.
+    const middlewareOnly = new Set([405, 413, 415, 429, 431])
+    for (const [code, entry] of Object.entries(ErrorCatalog)) {
+      if (middlewareOnly.has(entry.status)) continue
+      const expected = classes[entry.status]
+      assert.isDefined(expected, `${code}: no error class answers ${entry.status}`)
+      assert.instanceOf(apiError(code as ErrorCode), expected as never, code)
+    }
   })
 })

@@ -53,6 +53,17 @@ export class NotImplemented extends Schema.Error<NotImplemented>("NotImplemented
   description: "Not served by this deployment yet"
 }) {}
 
+/** 500: the server failed in a way the caller cannot fix (details in the log, never in the answer). */
+export class InternalError extends Schema.Error<InternalError>("InternalError")(fields, {
+  httpApiStatus: 500,
+  description: "Failed on our side (INTERNAL_ERROR)"
+}) {}
+/** 503: a dependency (the chain, the database) is unavailable; try again later. */
+export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(fields, {
+  httpApiStatus: 503,
+  description: "A dependency is unavailable (SERVICE_UNAVAILABLE)"
+}) {}
+
 /** Every error an endpoint may answer with; the middleware adds 413, 415, 429 and 500 in the same shape. */
 export const EndpointErrors = [
   BadRequest,
@@ -62,7 +73,9 @@ export const EndpointErrors = [
   Conflict,
   Gone,
   Unprocessable,
-  NotImplemented
+  NotImplemented,
+  InternalError,
+  ServiceUnavailable
 ]
 
 /** Any error response of the contract. */
@@ -75,6 +88,8 @@ export type ApiError =
   | Gone
   | Unprocessable
   | NotImplemented
+  | InternalError
+  | ServiceUnavailable
 
 const byStatus: Record<number, new (props: typeof BadRequest.Encoded) => ApiError> = {
   400: BadRequest,
@@ -84,7 +99,9 @@ const byStatus: Record<number, new (props: typeof BadRequest.Encoded) => ApiErro
   409: Conflict,
   410: Gone,
   422: Unprocessable,
-  501: NotImplemented
+  500: InternalError,
+  501: NotImplemented,
+  503: ServiceUnavailable
 }
 
 /** The error response for a catalog code, with the catalog's message unless a more precise one is given. */
