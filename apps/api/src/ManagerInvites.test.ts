@@ -4,51 +4,22 @@
  * tampering and replays are refused or answered as for payments; the wallet then pays with its new role.
  */
 import { assert, layer } from "@effect/vitest"
-import { EmbeddedChain } from "@svc/adapters/evm"
-import { ChainGateway } from "@svc/domain/chain"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { TeamRepository } from "@svc/domain/team"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Wallet } from "ethers"
 import { createPublicClient, type Hex, http, keccak256, parseAbi, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
-import {
-  addMember,
-  call,
-  type SeededMember,
-  seedTeam,
-  signIn,
-  startTestServerWith,
-  type TestServer
-} from "./TestServer.ts"
+import { addMember, ChainTestServer, call, type SeededMember, seedTeam, signIn } from "./TestServer.ts"
 
 const rpcUrl = inject("rpcUrl")
 const publicClient = createPublicClient({ chain: arbitrum, transport: http(rpcUrl), pollingInterval: 10 })
 const accountAbi = parseAbi(["function hasRole(bytes32 role, address account) view returns (bool)"])
 
-class Fixture extends Context.Service<
-  Fixture,
-  {
-    readonly server: TestServer
-    readonly embedded: EmbeddedChain["Service"]
-    readonly gateway: ChainGateway["Service"]
-  }
->()("test/manager-invites/Fixture") {}
-
-const FixtureLayer = Layer.effect(
-  Fixture,
-  Effect.gen(function* () {
-    const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: 42161 })).pipe(Effect.orDie)
-    const server = yield* startTestServerWith({ chain: Layer.succeedContext(chainContext) })
-    return {
-      server,
-      embedded: Context.get(chainContext, EmbeddedChain),
-      gateway: Context.get(chainContext, ChainGateway)
-    }
-  })
-)
+const Fixture = ChainTestServer
+const FixtureLayer = ChainTestServer.layer
 
 /** A team whose admin owns its funded svc account, with one employee. */
 const fundedTeam = Effect.gen(function* () {

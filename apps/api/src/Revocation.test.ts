@@ -18,7 +18,15 @@ import { type Address, createPublicClient, http, keccak256, type PrivateKeyAccou
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
-import { addMember, call, seedTeam, signIn, startTestServerWith, type TestServer } from "./TestServer.ts"
+import {
+  addMember,
+  ChainTestServer,
+  call,
+  seedTeam,
+  signIn,
+  startTestServerWith,
+  type TestServer
+} from "./TestServer.ts"
 
 const rpcUrl = inject("rpcUrl")
 const publicClient = createPublicClient({ chain: arbitrum, transport: http(rpcUrl), pollingInterval: 10 })
@@ -27,27 +35,8 @@ const accountAbi = parseAbi([
   "function owner() view returns (address)"
 ])
 
-class Fixture extends Context.Service<
-  Fixture,
-  {
-    readonly server: TestServer
-    readonly embedded: EmbeddedChain["Service"]
-    readonly gateway: ChainGateway["Service"]
-  }
->()("test/revocation/Fixture") {}
-
-const FixtureLayer = Layer.effect(
-  Fixture,
-  Effect.gen(function* () {
-    const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId: 42161 })).pipe(Effect.orDie)
-    const server = yield* startTestServerWith({ chain: Layer.succeedContext(chainContext) })
-    return {
-      server,
-      embedded: Context.get(chainContext, EmbeddedChain),
-      gateway: Context.get(chainContext, ChainGateway)
-    }
-  })
-)
+const Fixture = ChainTestServer
+const FixtureLayer = ChainTestServer.layer
 
 const hasRole = (account: Address, role: string, wallet: Address) =>
   Effect.promise(() =>

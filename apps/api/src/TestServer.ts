@@ -8,16 +8,17 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { EmbeddedChain } from "@svc/adapters/evm"
 import { makeApiClient } from "@svc/adapters/http"
 import { MongoDatabase } from "@svc/adapters/mongo"
-import type { ChainGateway } from "@svc/domain/chain"
+import { ChainGateway } from "@svc/domain/chain"
 import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
 import type { Mailer } from "@svc/domain/mail"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
 import { newUser, UserRepository } from "@svc/domain/user"
-import { type Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { Db } from "mongodb"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
@@ -291,3 +292,32 @@ export const placeholderTypedData = (from: string, to: string, expires = "1") =>
     ]
   }
 })
+
+/**
+ * A test server on a SQLite file of its own, settling on a fresh suite deployed on the run's anvil, with the chain's
+ * extras (faucet, gateway): for tests that pay or grant on chain. One per test file (`layer(ChainTestServer.layer)`).
+ */
+export class ChainTestServer extends Context.Service<
+  ChainTestServer,
+  {
+    readonly server: TestServer
+    readonly embedded: EmbeddedChain["Service"]
+    readonly gateway: ChainGateway["Service"]
+  }
+>()("@svc/api/test/ChainTestServer") {
+  /** The server and its chain, for the layer's scope. */
+  static readonly layer = Layer.effect(
+    ChainTestServer,
+    Effect.gen(function* () {
+      const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainId: 42161 })).pipe(
+        Effect.orDie
+      )
+      const server = yield* startTestServerWith({ chain: Layer.succeedContext(chainContext) })
+      return {
+        server,
+        embedded: Context.get(chainContext, EmbeddedChain),
+        gateway: Context.get(chainContext, ChainGateway)
+      }
+    })
+  )
+}
