@@ -40,16 +40,24 @@ describe("team routes", () => {
       })
       assert.strictEqual(created.success, true)
       assert.match(created.data.team_nanoid, /^te-.{12}$/)
-      assert.strictEqual(created.data.admin_wallet, newAdmin.address.toLowerCase())
+      // The creator is the admin; the named wallet is invited and joins by accepting (decision 0041).
+      assert.strictEqual(created.data.admin_wallet, admin.account.address.toLowerCase())
       assert.strictEqual(created.data.member_count, 1)
       const newToken = yield* signIn(server, newAdmin)
       const newApi = yield* client(server, newToken)
       const newTeam = created.data.team_nanoid as TeamId
+      const accepted = yield* call(server, "POST", "/v2/invites/accept", {
+        token: newToken,
+        body: { invite_nanoid: created.data.admin_invite_nanoid }
+      })
+      assert.strictEqual(accepted.status, 200, JSON.stringify(accepted.body))
       const view = yield* newApi.teams.get({ params: { team_nanoid: newTeam } })
       assert.strictEqual(view.data.name, "Payroll")
       assert.strictEqual(view.data.balance, "0")
-      assert.strictEqual(view.data.administrators.length, 1)
-      assert.strictEqual(view.data.administrators[0]?.type, "team_admin")
+      assert.deepStrictEqual(
+        view.data.administrators.map((a) => a.type),
+        ["team_admin", "team_admin"]
+      )
 
       const updated = yield* newApi.teams.update({ params: { team_nanoid: newTeam }, payload: { name: "Payroll EU" } })
       assert.strictEqual(updated.data.name, "Payroll EU")
@@ -61,6 +69,10 @@ describe("team routes", () => {
       assert.instanceOf(refused, NotFound)
       assert.strictEqual((refused as NotFound).error_code, "TEAM_NOT_FOUND")
       assert.deepStrictEqual((yield* newApi.teams.listMine()).data.teams, [])
+      assert.deepStrictEqual(
+        (yield* api.teams.listMine()).data.teams.map((t) => t.nanoid),
+        [teamId]
+      )
 
       // Only an admin of the company may create teams in it.
       const employeeToken = yield* signIn(server, members[1]!.account)
@@ -112,6 +124,107 @@ describe("team routes", () => {
         400,
         "VALIDATION_ERROR"
       )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a wallet named admin_wallet joins a new team only when it accepts, signed in with that wallet", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { companyId, members } = yield* seedTeam(server, ["team_admin"])
+      const creator = members[0]!
+      const token = yield* signIn(server, creator.account)
+      const named = privateKeyToAccount(generatePrivateKey())
+      const namedToken = yield* signIn(server, named)
+      const create = (admin_wallet: string) =>
+        call(server, "POST", "/v2/teams", { token, body: { name: "Consent", entity_nanoid: companyId, admin_wallet } })
+
+      const created = yield* create(named.address)
+      assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+      const team = created.body.data.team_nanoid as string
+      const invite = created.body.data.admin_invite_nanoid as string
+      assert.match(invite, /^in-.{12}$/)
+      assert.strictEqual(created.body.data.admin_wallet, creator.account.address.toLowerCase())
+      assert.strictEqual(created.body.data.member_count, 1)
+      // Not a member yet: the team is not theirs to read, nor in their list.
+      assertError(
+        yield* call(server, "GET", `/v2/teams/${team}`, { token: namedToken }),
+        403,
+        "INSUFFICIENT_PERMISSIONS"
+      )
+      assert.deepStrictEqual((yield* call(server, "GET", "/v2/user/teams", { token: namedToken })).body.data.teams, [])
+      // The creator is its admin and sees the pending invite.
+      const view = yield* call(server, "GET", `/v2/teams/${team}`, { token })
+      assert.strictEqual(view.status, 200)
+      assert.deepStrictEqual(
+        view.body.data.administrators.map((a: { user_nanoid: string }) => a.user_nanoid),
+        [creator.user]
+      )
+      const pending = yield* call(server, "GET", `/v2/invites?nanoid=${team}`, { token })
+      assert.deepStrictEqual(
+        pending.body.data.map((i: { nanoid: string }) => i.nanoid),
+        [invite]
+      )
+      // It is bound to the wallet: another signed-in wallet cannot answer it, a token does not open it, and it is
+      // never resent as a link.
+      const stranger = yield* signIn(server, privateKeyToAccount(generatePrivateKey()))
+      for (const who of [stranger, token]) {
+        assertError(
+          yield* call(server, "POST", "/v2/invites/accept", { token: who, body: { invite_nanoid: invite } }),
+          404,
+          "INVITE_NOT_FOUND"
+        )
+      }
+      assertError(
+        yield* call(server, "POST", "/v2/invites/accept", {
+          token: stranger,
+          body: { invite_nanoid: invite, token: "0".repeat(64) }
+        }),
+        404,
+        "INVITE_NOT_FOUND"
+      )
+      assertError(
+        yield* call(server, "POST", `/v2/invites/${invite}/resend`, { token }),
+        409,
+        "INVALID_STATE_TRANSITION"
+      )
+
+      // Accepting makes the named wallet a team_admin, once.
+      const accepted = yield* call(server, "POST", "/v2/invites/accept", {
+        token: namedToken,
+        body: { invite_nanoid: invite }
+      })
+      assert.strictEqual(accepted.status, 200, JSON.stringify(accepted.body))
+      assert.strictEqual(accepted.body.data.state, "accepted")
+      assert.strictEqual(accepted.body.data.role, "team_admin")
+      const mine = yield* call(server, "GET", "/v2/user/teams", { token: namedToken })
+      assert.deepStrictEqual(
+        mine.body.data.teams.map((t: { nanoid: string; role: string }) => [t.nanoid, t.role]),
+        [[team, "team_admin"]]
+      )
+      assertError(
+        yield* call(server, "POST", "/v2/invites/accept", { token: namedToken, body: { invite_nanoid: invite } }),
+        409,
+        "INVITE_ALREADY_ANSWERED"
+      )
+
+      // A named wallet may decline instead: it never joins.
+      const declined = yield* create(named.address)
+      const rejected = yield* call(server, "POST", "/v2/invites/reject", {
+        token: namedToken,
+        body: { invite_nanoid: declined.body.data.admin_invite_nanoid }
+      })
+      assert.strictEqual(rejected.status, 200, JSON.stringify(rejected.body))
+      assertError(
+        yield* call(server, "GET", `/v2/teams/${declined.body.data.team_nanoid}`, { token: namedToken }),
+        403,
+        "INSUFFICIENT_PERMISSIONS"
+      )
+
+      // Naming oneself needs no invite.
+      const own = yield* create(creator.account.address)
+      assert.strictEqual(own.status, 200, JSON.stringify(own.body))
+      assert.isUndefined(own.body.data.admin_invite_nanoid)
+      assert.strictEqual(own.body.data.admin_wallet, creator.account.address.toLowerCase())
     }).pipe(Effect.scoped)
   )
 
