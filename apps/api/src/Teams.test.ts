@@ -362,6 +362,35 @@ describe("team routes", () => {
       assertError(yield* get("?offset=2147483648"), 400, "VALIDATION_ERROR")
       assertError(yield* get("?page=999999999&count=500"), 400, "VALIDATION_ERROR")
       assert.strictEqual((yield* get("?offset=1000000")).body.data.users.length, 0)
+
+      // When nothing follows, next_* name the end and never go past it; the end names itself (decision 0040).
+      assert.deepStrictEqual(lastPage.body.data.pagination, {
+        page: 3,
+        count: 50,
+        offset: 100,
+        next_page: 4,
+        next_offset: 105,
+        has_more: false
+      })
+      const endPage = yield* get("?page=4&count=50")
+      assert.deepStrictEqual(endPage.body.data.users, [])
+      assert.strictEqual(endPage.body.data.pagination.next_page, 4)
+      const pastEnd = (yield* get("?offset=1000000")).body.data.pagination
+      assert.strictEqual(pastEnd.next_offset, 105)
+      assert.strictEqual(pastEnd.next_page, 3)
+      // Naive clients following next_offset stop, whichever way they decide to, and see every user once.
+      for (const stopOn of ["empty page", "no progress"] as const) {
+        const seen: Array<string> = []
+        let offset = 0
+        for (let requests = 0; requests < 10; requests++) {
+          const answer = (yield* get(`?offset=${offset}&count=40`)).body.data
+          seen.push(...answer.users.map((u: { nanoid: string }) => u.nanoid))
+          if (stopOn === "empty page" ? answer.users.length === 0 : answer.pagination.next_offset === offset) break
+          offset = answer.pagination.next_offset
+        }
+        assert.strictEqual(seen.length, 105, stopOn)
+        assert.strictEqual(new Set(seen).size, 105, stopOn)
+      }
       assertError(yield* get("?count=abc"), 400, "VALIDATION_ERROR")
 
       // e-mails: repeated and comma-separated, unknown ones silently absent, 100 allowed, 101 refused

@@ -95,7 +95,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       error: EndpointErrors
     }).annotate(
       OpenApi.Description,
-      "Users of the team. Paging only with `page` or `offset`; otherwise the full list. Unknown e-mails are absent."
+      "Users of the team. Paging only with `page` or `offset`; otherwise the full list. Unknown e-mails are absent. Stop when `has_more` is false: `next_page`/`next_offset` then name the end (the first page and offset with no user) and never go past it."
     ),
     HttpApiEndpoint.get("memberSummary", "/v2/teams/:team_nanoid/member/:user_nanoid/summary", {
       params: memberPath,
