@@ -104,6 +104,33 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("t
       })
       assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
       assert.strictEqual(yield* gateway.balanceOf(account).pipe(Effect.orDie), 50_000_000n - 7_000_000n)
+
+      // docs/payments.md: `pay_at_time` goes once in the POST body, into every signed entry; the PUT does not take it.
+      const later = { ...body, pay_now: false }
+      const scheduled = yield* call(server, "POST", "/v2/payments", {
+        token,
+        body: { ...later, pay_at_time: 1_767_225_600 }
+      })
+      assert.strictEqual(scheduled.status, 200, JSON.stringify(scheduled.body))
+      const intent = scheduled.body.data as TypedDataBundle
+      assert.deepStrictEqual(
+        (intent.typed_data.data as unknown as { payments: Array<{ payAtTime: string }> }).payments.map(
+          (p) => p.payAtTime
+        ),
+        ["1767225600"]
+      )
+      const withTime = yield* call(server, "PUT", "/v2/payments", {
+        token,
+        body: {
+          ...later,
+          pay_at_time: 1_767_225_600,
+          signer: creator.account.address,
+          typed_data: intent.typed_data,
+          signature: yield* Effect.promise(() => creator.account.signTypedData(signableOf(intent) as never))
+        }
+      })
+      assert.strictEqual(withTime.status, 400, JSON.stringify(withTime.body))
+      assert.strictEqual(withTime.body.error_code, "VALIDATION_ERROR")
     })
   )
 
