@@ -105,6 +105,52 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("t
       assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
       assert.strictEqual(yield* gateway.balanceOf(account).pipe(Effect.orDie), 50_000_000n - 7_000_000n)
 
+      // The named admin accepts, then holds team_admin in the API; the owner grants it on chain with a manager invite
+      // (a member may be granted the role they hold), after which the new admin's signature pays too.
+      const namedToken = yield* signIn(server, named)
+      const accepted = yield* call(server, "POST", "/v2/invites/accept", {
+        token: namedToken,
+        body: { invite_nanoid: created.body.data.admin_invite_nanoid }
+      })
+      assert.strictEqual(accepted.status, 200, JSON.stringify(accepted.body))
+      assert.isFalse(yield* gateway.hasRole(account, "team_admin", named.address).pipe(Effect.orDie))
+      const grant = yield* call(server, "POST", "/v2/invites/manager", {
+        token,
+        body: { nanoid: team, invites: [{ email: "named@team.example", role: "team_admin", wallet: named.address }] }
+      })
+      assert.strictEqual(grant.status, 200, JSON.stringify(grant.body))
+      const roles = grant.body.data as TypedDataBundle & { invites: Array<string> }
+      const granted = yield* call(server, "PUT", "/v2/invites/manager", {
+        token,
+        body: {
+          invites: roles.invites,
+          signer: creator.account.address,
+          typed_data: roles.typed_data,
+          signature: yield* Effect.promise(() => creator.account.signTypedData(signableOf(roles) as never))
+        }
+      })
+      assert.strictEqual(granted.status, 200, JSON.stringify(granted.body))
+      assert.isTrue(yield* gateway.hasRole(account, "team_admin", named.address).pipe(Effect.orDie))
+      const members = yield* call(server, "GET", `/v2/teams/${team}/users`, { token })
+      assert.deepStrictEqual(
+        (members.body.data.users as Array<{ role: string }>).map((u) => u.role),
+        ["team_admin", "team_employee", "team_admin"]
+      )
+      const byNamed = yield* call(server, "POST", "/v2/payments", { token: namedToken, body })
+      assert.strictEqual(byNamed.status, 200, JSON.stringify(byNamed.body))
+      const namedBundle = byNamed.body.data as TypedDataBundle
+      const paidByNamed = yield* call(server, "PUT", "/v2/payments", {
+        token: namedToken,
+        body: {
+          ...body,
+          signer: named.address,
+          typed_data: namedBundle.typed_data,
+          signature: yield* Effect.promise(() => named.signTypedData(signableOf(namedBundle) as never))
+        }
+      })
+      assert.strictEqual(paidByNamed.status, 200, JSON.stringify(paidByNamed.body))
+      assert.strictEqual(yield* gateway.balanceOf(account).pipe(Effect.orDie), 50_000_000n - 14_000_000n)
+
       // docs/payments.md: `pay_at_time` goes once in the POST body, into every signed entry; the PUT does not take it.
       const later = { ...body, pay_now: false }
       const scheduled = yield* call(server, "POST", "/v2/payments", {
