@@ -141,10 +141,6 @@ describe("team routes", () => {
       const created = yield* create(named.address)
       assert.strictEqual(created.status, 200, JSON.stringify(created.body))
       const team = created.body.data.team_nanoid as string
-      const invite = created.body.data.admin_invite_nanoid as string
-      assert.match(invite, /^in-.{12}$/)
-      assert.strictEqual(created.body.data.admin_wallet, creator.account.address.toLowerCase())
-      assert.strictEqual(created.body.data.member_count, 1)
       // Not a member yet: the team is not theirs to read, nor in their list.
       assertError(
         yield* call(server, "GET", `/v2/teams/${team}`, { token: namedToken }),
@@ -152,6 +148,10 @@ describe("team routes", () => {
         "INSUFFICIENT_PERMISSIONS"
       )
       assert.deepStrictEqual((yield* call(server, "GET", "/v2/user/teams", { token: namedToken })).body.data.teams, [])
+      const invite = created.body.data.admin_invite_nanoid as string
+      assert.match(invite, /^in-.{12}$/)
+      assert.strictEqual(created.body.data.admin_wallet, creator.account.address.toLowerCase())
+      assert.strictEqual(created.body.data.member_count, 1)
       // The creator is its admin and sees the pending invite.
       const view = yield* call(server, "GET", `/v2/teams/${team}`, { token })
       assert.strictEqual(view.status, 200)
