@@ -5,9 +5,19 @@ import { assert, describe, it } from "@effect/vitest"
 import { NotFound } from "@svc/adapters/http"
 import { walletAddressOf } from "@svc/domain/Evm"
 import type { TeamId } from "@svc/domain/Ids"
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { addMember, call, client, seedTeam, signIn, startTestServer } from "./TestServer.ts"
+import {
+  addMember,
+  call,
+  client,
+  countRows,
+  seedTeam,
+  signIn,
+  startMongoTestServer,
+  startTestServer,
+  type TestServer
+} from "./TestServer.ts"
 
 const assertError = (response: { status: number; body: unknown }, status: number, code: string) => {
   assert.strictEqual(response.status, status, JSON.stringify(response.body))
@@ -127,10 +137,10 @@ describe("team routes", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("a wallet named admin_wallet joins a new team only when it accepts, signed in with that wallet", () =>
+  const consent = <E>(start: Effect.Effect<TestServer, E, Scope.Scope>) =>
     Effect.gen(function* () {
-      const server = yield* startTestServer
-      const { companyId, members } = yield* seedTeam(server, ["team_admin"])
+      const server = yield* start
+      const { companyId, members } = yield* seedTeam(server, ["team_admin", "team_employee"])
       const creator = members[0]!
       const token = yield* signIn(server, creator.account)
       const named = privateKeyToAccount(generatePrivateKey())
@@ -225,8 +235,18 @@ describe("team routes", () => {
       assert.strictEqual(own.status, 200, JSON.stringify(own.body))
       assert.isUndefined(own.body.data.admin_invite_nanoid)
       assert.strictEqual(own.body.data.admin_wallet, creator.account.address.toLowerCase())
+
+      // A named wallet whose user has an e-mail gets a notice naming the invite, queued with it.
+      const mails = server.storage._tag === "sqlite" ? yield* countRows(server, "mail_outbox") : 0
+      const toEmployee = yield* create(members[1]!.account.address)
+      assert.strictEqual(toEmployee.status, 200, JSON.stringify(toEmployee.body))
+      if (server.storage._tag === "sqlite") assert.strictEqual(yield* countRows(server, "mail_outbox"), mails + 1)
     }).pipe(Effect.scoped)
+
+  it.live("a wallet named admin_wallet joins a new team only when it accepts, signed in with that wallet", () =>
+    consent(startTestServer)
   )
+  it.live("the same on MongoDB", () => consent(startMongoTestServer()))
 
   it.live("member summary, member removal, team and member settings", () =>
     Effect.gen(function* () {
