@@ -5,9 +5,19 @@ import { assert, describe, it } from "@effect/vitest"
 import { NotFound } from "@svc/adapters/http"
 import { walletAddressOf } from "@svc/domain/Evm"
 import type { TeamId } from "@svc/domain/Ids"
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { addMember, call, client, seedTeam, signIn, startTestServer } from "./TestServer.ts"
+import {
+  addMember,
+  call,
+  client,
+  countRows,
+  seedTeam,
+  signIn,
+  startMongoTestServer,
+  startTestServer,
+  type TestServer
+} from "./TestServer.ts"
 
 const assertError = (response: { status: number; body: unknown }, status: number, code: string) => {
   assert.strictEqual(response.status, status, JSON.stringify(response.body))
@@ -40,16 +50,24 @@ describe("team routes", () => {
       })
       assert.strictEqual(created.success, true)
       assert.match(created.data.team_nanoid, /^te-.{12}$/)
-      assert.strictEqual(created.data.admin_wallet, newAdmin.address.toLowerCase())
+      // The creator is the admin; the named wallet is invited and joins by accepting (decision 0041).
+      assert.strictEqual(created.data.admin_wallet, admin.account.address.toLowerCase())
       assert.strictEqual(created.data.member_count, 1)
       const newToken = yield* signIn(server, newAdmin)
       const newApi = yield* client(server, newToken)
       const newTeam = created.data.team_nanoid as TeamId
+      const accepted = yield* call(server, "POST", "/v2/invites/accept", {
+        token: newToken,
+        body: { invite_nanoid: created.data.admin_invite_nanoid }
+      })
+      assert.strictEqual(accepted.status, 200, JSON.stringify(accepted.body))
       const view = yield* newApi.teams.get({ params: { team_nanoid: newTeam } })
       assert.strictEqual(view.data.name, "Payroll")
       assert.strictEqual(view.data.balance, "0")
-      assert.strictEqual(view.data.administrators.length, 1)
-      assert.strictEqual(view.data.administrators[0]?.type, "team_admin")
+      assert.deepStrictEqual(
+        view.data.administrators.map((a) => a.type),
+        ["team_admin", "team_admin"]
+      )
 
       const updated = yield* newApi.teams.update({ params: { team_nanoid: newTeam }, payload: { name: "Payroll EU" } })
       assert.strictEqual(updated.data.name, "Payroll EU")
@@ -61,6 +79,10 @@ describe("team routes", () => {
       assert.instanceOf(refused, NotFound)
       assert.strictEqual((refused as NotFound).error_code, "TEAM_NOT_FOUND")
       assert.deepStrictEqual((yield* newApi.teams.listMine()).data.teams, [])
+      assert.deepStrictEqual(
+        (yield* api.teams.listMine()).data.teams.map((t) => t.nanoid),
+        [teamId]
+      )
 
       // Only an admin of the company may create teams in it.
       const employeeToken = yield* signIn(server, members[1]!.account)
@@ -114,6 +136,117 @@ describe("team routes", () => {
       )
     }).pipe(Effect.scoped)
   )
+
+  const consent = <E>(start: Effect.Effect<TestServer, E, Scope.Scope>) =>
+    Effect.gen(function* () {
+      const server = yield* start
+      const { companyId, members } = yield* seedTeam(server, ["team_admin", "team_employee"])
+      const creator = members[0]!
+      const token = yield* signIn(server, creator.account)
+      const named = privateKeyToAccount(generatePrivateKey())
+      const namedToken = yield* signIn(server, named)
+      const create = (admin_wallet: string) =>
+        call(server, "POST", "/v2/teams", { token, body: { name: "Consent", entity_nanoid: companyId, admin_wallet } })
+
+      const created = yield* create(named.address)
+      assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+      const team = created.body.data.team_nanoid as string
+      // Not a member yet: the team is not theirs to read, nor in their list.
+      assertError(
+        yield* call(server, "GET", `/v2/teams/${team}`, { token: namedToken }),
+        403,
+        "INSUFFICIENT_PERMISSIONS"
+      )
+      assert.deepStrictEqual((yield* call(server, "GET", "/v2/user/teams", { token: namedToken })).body.data.teams, [])
+      const invite = created.body.data.admin_invite_nanoid as string
+      assert.match(invite, /^in-.{12}$/)
+      assert.strictEqual(created.body.data.admin_wallet, creator.account.address.toLowerCase())
+      assert.strictEqual(created.body.data.member_count, 1)
+      // The creator is its admin and sees the pending invite.
+      const view = yield* call(server, "GET", `/v2/teams/${team}`, { token })
+      assert.strictEqual(view.status, 200)
+      assert.deepStrictEqual(
+        view.body.data.administrators.map((a: { user_nanoid: string }) => a.user_nanoid),
+        [creator.user]
+      )
+      const pending = yield* call(server, "GET", `/v2/invites?nanoid=${team}`, { token })
+      assert.deepStrictEqual(
+        pending.body.data.map((i: { nanoid: string }) => i.nanoid),
+        [invite]
+      )
+      // It is bound to the wallet: another signed-in wallet cannot answer it, a token does not open it, and it is
+      // never resent as a link.
+      const stranger = yield* signIn(server, privateKeyToAccount(generatePrivateKey()))
+      for (const who of [stranger, token]) {
+        assertError(
+          yield* call(server, "POST", "/v2/invites/accept", { token: who, body: { invite_nanoid: invite } }),
+          404,
+          "INVITE_NOT_FOUND"
+        )
+      }
+      assertError(
+        yield* call(server, "POST", "/v2/invites/accept", {
+          token: stranger,
+          body: { invite_nanoid: invite, token: "0".repeat(64) }
+        }),
+        404,
+        "INVITE_NOT_FOUND"
+      )
+      assertError(
+        yield* call(server, "POST", `/v2/invites/${invite}/resend`, { token }),
+        409,
+        "INVALID_STATE_TRANSITION"
+      )
+
+      // Accepting makes the named wallet a team_admin, once.
+      const accepted = yield* call(server, "POST", "/v2/invites/accept", {
+        token: namedToken,
+        body: { invite_nanoid: invite }
+      })
+      assert.strictEqual(accepted.status, 200, JSON.stringify(accepted.body))
+      assert.strictEqual(accepted.body.data.state, "accepted")
+      assert.strictEqual(accepted.body.data.role, "team_admin")
+      const mine = yield* call(server, "GET", "/v2/user/teams", { token: namedToken })
+      assert.deepStrictEqual(
+        mine.body.data.teams.map((t: { nanoid: string; role: string }) => [t.nanoid, t.role]),
+        [[team, "team_admin"]]
+      )
+      assertError(
+        yield* call(server, "POST", "/v2/invites/accept", { token: namedToken, body: { invite_nanoid: invite } }),
+        409,
+        "INVITE_ALREADY_ANSWERED"
+      )
+
+      // A named wallet may decline instead: it never joins.
+      const declined = yield* create(named.address)
+      const rejected = yield* call(server, "POST", "/v2/invites/reject", {
+        token: namedToken,
+        body: { invite_nanoid: declined.body.data.admin_invite_nanoid }
+      })
+      assert.strictEqual(rejected.status, 200, JSON.stringify(rejected.body))
+      assertError(
+        yield* call(server, "GET", `/v2/teams/${declined.body.data.team_nanoid}`, { token: namedToken }),
+        403,
+        "INSUFFICIENT_PERMISSIONS"
+      )
+
+      // Naming oneself needs no invite.
+      const own = yield* create(creator.account.address)
+      assert.strictEqual(own.status, 200, JSON.stringify(own.body))
+      assert.isUndefined(own.body.data.admin_invite_nanoid)
+      assert.strictEqual(own.body.data.admin_wallet, creator.account.address.toLowerCase())
+
+      // A named wallet whose user has an e-mail gets a notice naming the invite, queued with it.
+      const mails = server.storage._tag === "sqlite" ? yield* countRows(server, "mail_outbox") : 0
+      const toEmployee = yield* create(members[1]!.account.address)
+      assert.strictEqual(toEmployee.status, 200, JSON.stringify(toEmployee.body))
+      if (server.storage._tag === "sqlite") assert.strictEqual(yield* countRows(server, "mail_outbox"), mails + 1)
+    }).pipe(Effect.scoped)
+
+  it.live("a wallet named admin_wallet joins a new team only when it accepts, signed in with that wallet", () =>
+    consent(startTestServer)
+  )
+  it.live("the same on MongoDB", () => consent(startMongoTestServer()))
 
   it.live("member summary, member removal, team and member settings", () =>
     Effect.gen(function* () {
@@ -249,6 +382,35 @@ describe("team routes", () => {
       assertError(yield* get("?offset=2147483648"), 400, "VALIDATION_ERROR")
       assertError(yield* get("?page=999999999&count=500"), 400, "VALIDATION_ERROR")
       assert.strictEqual((yield* get("?offset=1000000")).body.data.users.length, 0)
+
+      // When nothing follows, next_* name the end and never go past it; the end names itself (decision 0040).
+      assert.deepStrictEqual(lastPage.body.data.pagination, {
+        page: 3,
+        count: 50,
+        offset: 100,
+        next_page: 4,
+        next_offset: 105,
+        has_more: false
+      })
+      const endPage = yield* get("?page=4&count=50")
+      assert.deepStrictEqual(endPage.body.data.users, [])
+      assert.strictEqual(endPage.body.data.pagination.next_page, 4)
+      const pastEnd = (yield* get("?offset=1000000")).body.data.pagination
+      assert.strictEqual(pastEnd.next_offset, 105)
+      assert.strictEqual(pastEnd.next_page, 3)
+      // Naive clients following next_offset stop, whichever way they decide to, and see every user once.
+      for (const stopOn of ["empty page", "no progress"] as const) {
+        const seen: Array<string> = []
+        let offset = 0
+        for (let requests = 0; requests < 10; requests++) {
+          const answer = (yield* get(`?offset=${offset}&count=40`)).body.data
+          seen.push(...answer.users.map((u: { nanoid: string }) => u.nanoid))
+          if (stopOn === "empty page" ? answer.users.length === 0 : answer.pagination.next_offset === offset) break
+          offset = answer.pagination.next_offset
+        }
+        assert.strictEqual(seen.length, 105, stopOn)
+        assert.strictEqual(new Set(seen).size, 105, stopOn)
+      }
       assertError(yield* get("?count=abc"), 400, "VALIDATION_ERROR")
 
       // e-mails: repeated and comma-separated, unknown ones silently absent, 100 allowed, 101 refused

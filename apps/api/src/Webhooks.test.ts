@@ -496,7 +496,7 @@ describe("delivery", () => {
 
   it.live("members added and removed reach subscribed endpoints with the team's sequence numbers", () =>
     Effect.gen(function* () {
-      const { server, teamId, token, companyId, employee } = yield* setup()
+      const { server, teamId, token, companyId, employee, admin } = yield* setup()
       const receiver = yield* startReceiver()
       const { secret } = yield* createEndpoint(server, token, {
         team_nanoid: teamId,
@@ -506,15 +506,14 @@ describe("delivery", () => {
       })
       const removed = yield* call(server, "DELETE", `/v2/teams/${teamId}/member/${employee.user}`, { token })
       assert.strictEqual(removed.status, 200, JSON.stringify(removed.body))
-      const newAdmin = privateKeyToAccount(generatePrivateKey())
       const created = yield* call(server, "POST", "/v2/teams", {
         token,
-        body: { name: "Second", entity_nanoid: companyId, admin_wallet: newAdmin.address }
+        body: { name: "Second", entity_nanoid: companyId, admin_wallet: admin.account.address }
       })
       assert.strictEqual(created.status, 200, JSON.stringify(created.body))
       // The new team's member_added goes to the new team's endpoints, not this one.
       const second = created.body.data.team_nanoid
-      const secondToken = yield* signIn(server, newAdmin)
+      const secondToken = token
       const other = yield* startReceiver()
       const otherEndpoint = yield* createEndpoint(server, secondToken, {
         team_nanoid: second,

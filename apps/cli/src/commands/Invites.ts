@@ -8,7 +8,7 @@ import { type Signature, type WalletAddress, walletAddressOf } from "@svc/domain
 import { signTypedDataBundle } from "@svc/domain/eip712"
 import type { InviteId } from "@svc/domain/Ids"
 import type { InviteStateResponse } from "@svc/domain/invite"
-import { Effect, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { privateKeyToAccount } from "viem/accounts"
 import { answer } from "../Api.ts"
@@ -170,7 +170,10 @@ const accept = Command.make(
   "accept",
   {
     invite: Flag.String("invite").pipe(Flag.withDescription("The invite's nanoid (in-...) from the e-mail's link")),
-    token: Flag.String("token").pipe(Flag.withDescription("The token from the e-mail's link"))
+    token: Flag.String("token").pipe(
+      Flag.withDescription("The token from the e-mail's link (none for a new team's admin invite)"),
+      Flag.optional
+    )
   },
   Effect.fn("svc.invites.accept")(function* (input) {
     const flags = yield* svc
@@ -179,7 +182,10 @@ const accept = Command.make(
     const result = yield* answer(
       flags.url,
       client.invites.accept({
-        payload: { invite_nanoid: invite, token: input.token },
+        payload: {
+          invite_nanoid: invite,
+          ...(Option.isSome(input.token) ? { token: input.token.value } : {})
+        },
         responseMode: "decoded-and-response"
       })
     )

@@ -75,7 +75,9 @@ const create = Command.make(
   {
     name: Flag.String("name").pipe(Flag.withDescription("The team's name (2 to 50 characters)")),
     company: Flag.String("company").pipe(Flag.withDescription("The company (co-...) the team belongs to")),
-    admin: Flag.String("admin").pipe(Flag.withDescription("Wallet address of the team's first admin (0x...)")),
+    admin: Flag.String("admin").pipe(
+      Flag.withDescription("Wallet of the team's admin (0x...): yours, or another that is invited and must accept")
+    ),
     description: Flag.String("description").pipe(Flag.withDescription("What the team is for"), Flag.optional)
   },
   Effect.fn("svc.teams.create")(function* (input) {
@@ -100,7 +102,10 @@ const create = Command.make(
         ["Created team", data.team_nanoid],
         ["Name", data.name],
         ["Company", data.entity_nanoid],
-        ["Admin", data.admin_wallet]
+        ["Admin", data.admin_wallet],
+        ...(data.admin_invite_nanoid === undefined
+          ? []
+          : [["Admin invite", `${data.admin_invite_nanoid} (pending: ${admin} accepts it signed in)`] as const])
       ])
     )
   })

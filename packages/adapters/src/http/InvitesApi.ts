@@ -45,7 +45,7 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       error: EndpointErrors
     }).annotate(
       OpenApi.Description,
-      "The signed-in invitee accepts with the token of the e-mail's link: a member with the invite's role."
+      "The signed-in invitee accepts with the token of the e-mail's link (a new team's admin invite: signed in with its wallet, no token): a member with the invite's role."
     ),
     HttpApiEndpoint.post("reject", "/v2/invites/reject", {
       payload: AnswerInviteRequest,

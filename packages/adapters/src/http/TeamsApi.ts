@@ -70,7 +70,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       error: EndpointErrors
     }).annotate(
       OpenApi.Description,
-      "Creates a team in a company the caller administers; `admin_wallet` becomes its admin."
+      "Creates a team in a company the caller administers. The caller becomes its admin and, with a chain, the owner of its account (created before the answer; 503 while the chain is down). Another `admin_wallet` gets a pending team_admin invite (`admin_invite_nanoid`) that it accepts signed in with that wallet."
     ),
     HttpApiEndpoint.get("get", "/v2/teams/:team_nanoid", {
       params: teamPath,
@@ -95,7 +95,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       error: EndpointErrors
     }).annotate(
       OpenApi.Description,
-      "Users of the team. Paging only with `page` or `offset`; otherwise the full list. Unknown e-mails are absent."
+      "Users of the team. Paging only with `page` or `offset`; otherwise the full list. Unknown e-mails are absent. Stop when `has_more` is false: `next_page`/`next_offset` then name the end (the first page and offset with no user) and never go past it."
     ),
     HttpApiEndpoint.get("memberSummary", "/v2/teams/:team_nanoid/member/:user_nanoid/summary", {
       params: memberPath,

@@ -37,12 +37,16 @@ export const Invite = Schema.Struct({
   nanoid: InviteId,
   team_nanoid: TeamId,
   company_nanoid: Schema.optionalKey(CompanyId),
-  kind: Schema.Literals(["member", "manager"]),
+  /**
+   * `member`: by e-mail, answered with the mailed token; `manager`: answered by the admin's signed grant; `admin`:
+   * the admin named when a team is created (decision 0041), answered by that wallet signed in, no token.
+   */
+  kind: Schema.Literals(["member", "manager", "admin"]),
   role: Schema.Union([MemberRole, ManagerRole]),
   email: Email,
   invitee_name: Schema.String,
   inviter_nanoid: UserId,
-  /** For a manager invite: the wallet the role is granted to. */
+  /** For a manager or admin invite: the wallet the role is granted to. */
   account: Schema.optionalKey(Address),
   anonymous: Schema.Boolean,
   prefill: Schema.optionalKey(InvitePrefill),

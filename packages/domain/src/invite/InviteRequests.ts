@@ -76,10 +76,13 @@ export const ExecuteManagerInvitesResponse = Schema.Struct({
 })
 export type ExecuteManagerInvitesResponse = typeof ExecuteManagerInvitesResponse.Type
 
-/** POST /v2/invites/accept and /reject body: the invite and the token of its e-mail (DESIGN §5b). */
+/**
+ * POST /v2/invites/accept and /reject body: the invite and the token of its e-mail (DESIGN §5b). An admin invite of
+ * a new team is bound to a wallet and needs no token (decision 0041).
+ */
 export const AnswerInviteRequest = Schema.Struct({
   invite_nanoid: InviteId,
-  token: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(256))
+  token: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(256)))
 })
 export type AnswerInviteRequest = typeof AnswerInviteRequest.Type
 

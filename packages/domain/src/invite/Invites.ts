@@ -181,10 +181,20 @@ export class Invites extends Context.Service<
         return { invite, team: granted }
       })
 
-      /** The invite the token opens, still answerable; a wrong token is "not found" (the state stays hidden). */
-      const opened = Effect.fn("Invites.opened")(function* (body: AnswerInviteRequest) {
+      /**
+       * The invite the token opens, still answerable; a wrong token is "not found" (the state stays hidden). An admin
+       * invite opens for its wallet signed in, and for nobody else (decision 0041).
+       */
+      const opened = Effect.fn("Invites.opened")(function* (caller: Caller, body: AnswerInviteRequest) {
         const invite = yield* invites.findById(body.invite_nanoid)
-        const tokenHash = hashInviteToken(body.token)
+        const tokenHash =
+          invite.kind === "admin"
+            ? invite.account === caller.wallet
+              ? invite.token_hash
+              : undefined
+            : body.token === undefined
+              ? undefined
+              : hashInviteToken(body.token)
         if (invite.token_hash !== tokenHash) return yield* new InviteNotFound({ nanoid: body.invite_nanoid })
         const closed = closedReason(invite, yield* nowIso)
         if (closed !== undefined) return yield* closed
@@ -303,7 +313,7 @@ export class Invites extends Context.Service<
       })
 
       const accept = Effect.fn("Invites.accept")(function* (caller: Caller, body: AnswerInviteRequest) {
-        const { invite, tokenHash } = yield* opened(body)
+        const { invite, tokenHash } = yield* opened(caller, body)
         const team = yield* teams.findById(invite.team_nanoid)
         if (Option.isNone(team) || team.value.status !== "active") {
           return yield* new TeamNotFound({ team: invite.team_nanoid })
@@ -313,12 +323,17 @@ export class Invites extends Context.Service<
         }
         const now = yield* nowIso
         const role = membershipRoleOf(invite.role)
+        // An admin invite was addressed to a wallet: the member keeps the e-mail they have, if any.
+        const email =
+          invite.kind === "admin"
+            ? Option.match(yield* users.findById(caller.nanoid), { onNone: () => "", onSome: (u) => u.email })
+            : invite.email
         const membership: Membership = {
           nanoid: yield* ids.make("membership"),
           team_nanoid: invite.team_nanoid,
           user_nanoid: caller.nanoid,
           role,
-          email: invite.email,
+          email,
           created_at: now
         }
         const accepted: Invite = { ...invite, state: "accepted", user_nanoid: caller.nanoid, updated_at: now }
@@ -333,7 +348,7 @@ export class Invites extends Context.Service<
               team_nanoid: invite.team_nanoid,
               user_nanoid: caller.nanoid,
               relationship_nanoid: membership.nanoid,
-              email: invite.email,
+              email,
               role,
               invite_nanoid: invite.nanoid
             }
@@ -344,7 +359,7 @@ export class Invites extends Context.Service<
             tokenHash,
             patch: { user_nanoid: caller.nanoid, updated_at: now },
             membership,
-            userEmail: { user: caller.nanoid, email: invite.email },
+            ...(invite.kind === "admin" ? {} : { userEmail: { user: caller.nanoid, email: invite.email } }),
             events
           })
           .pipe(
@@ -357,7 +372,7 @@ export class Invites extends Context.Service<
       })
 
       const reject = Effect.fn("Invites.reject")(function* (caller: Caller, body: AnswerInviteRequest) {
-        const { invite, tokenHash } = yield* opened(body)
+        const { invite, tokenHash } = yield* opened(caller, body)
         const team = yield* teams.findById(invite.team_nanoid)
         const now = yield* nowIso
         const rejected: Invite = { ...invite, state: "rejected", user_nanoid: caller.nanoid, updated_at: now }
@@ -399,8 +414,8 @@ export class Invites extends Context.Service<
         const { invite, team } = yield* managed(caller, id)
         const closed = closedReason(invite, yield* nowIso)
         if (closed !== undefined) return yield* closed
-        // A manager invite is answered by its signed grant, never by a mailed link.
-        if (invite.kind === "manager") {
+        // A manager invite is answered by its signed grant, an admin invite by its wallet: never by a mailed link.
+        if (invite.kind !== "member") {
           return yield* new IllegalTransition({ machine: "manager invite", from: invite.state, trigger: "resend" })
         }
         const { token, hash } = yield* makeInviteToken

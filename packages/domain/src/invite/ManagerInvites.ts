@@ -119,6 +119,8 @@ export class ManagerInvites extends Context.Service<
           }
           const user = yield* users.findByWallet(wallet)
           if (Option.isNone(user)) continue
+          const member = yield* memberships.find(invite.value.team_nanoid, user.value.nanoid)
+          const holdsRole = Option.isSome(member) && member.value.role === membershipRoleOf(invite.value.role)
           const accepted: Invite = {
             ...invite.value,
             state: "accepted",
@@ -137,21 +139,32 @@ export class ManagerInvites extends Context.Service<
             team_nanoid: invite.value.team_nanoid,
             ...(invite.value.company_nanoid === undefined ? {} : { company_nanoid: invite.value.company_nanoid })
           }
+          const acceptedEvent = yield* makeDomainEvent({
+            ...scope,
+            event_type: "invite.accepted",
+            data: {
+              nanoid: accepted.nanoid,
+              user_nanoid: user.value.nanoid,
+              email: accepted.email,
+              role: membership.role,
+              status: "accepted",
+              anonymous: false,
+              invited_by: accepted.inviter_nanoid,
+              invited_to: accepted.team_nanoid
+            }
+          })
+          // Already a member with this role: the grant only brought it on chain, so the membership stays as it is.
+          if (holdsRole) {
+            yield* invites
+              .transition(id, "pending", "accepted", {
+                patch: { user_nanoid: user.value.nanoid, updated_at: now },
+                events: [acceptedEvent]
+              })
+              .pipe(Effect.ignore)
+            continue
+          }
           const events = [
-            yield* makeDomainEvent({
-              ...scope,
-              event_type: "invite.accepted",
-              data: {
-                nanoid: accepted.nanoid,
-                user_nanoid: user.value.nanoid,
-                email: accepted.email,
-                role: membership.role,
-                status: "accepted",
-                anonymous: false,
-                invited_by: accepted.inviter_nanoid,
-                invited_to: accepted.team_nanoid
-              }
-            }),
+            acceptedEvent,
             yield* makeDomainEvent({
               ...scope,
               event_type: "team.member_added",
@@ -183,7 +196,10 @@ export class ManagerInvites extends Context.Service<
         if (account === undefined) return yield* new TeamAccountMissing({ team: team.nanoid })
         for (const entry of body.invites) {
           const user = yield* users.findByWallet(entry.wallet)
-          if (Option.isSome(user) && Option.isSome(yield* memberships.find(team.nanoid, user.value.nanoid))) {
+          const member = Option.isSome(user) ? yield* memberships.find(team.nanoid, user.value.nanoid) : Option.none()
+          // A member may be granted on chain the role they already hold (an admin who joined by an admin invite of
+          // a new team, decision 0041); any other role is a change of role, which this is not.
+          if (Option.isSome(member) && member.value.role !== entry.role) {
             return yield* new AlreadyTeamMember({ team: team.nanoid })
           }
         }

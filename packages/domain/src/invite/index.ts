@@ -1,4 +1,5 @@
 /** Invites: records, tokens, API schemas, the state machine, the repository port and the use cases (`Invites`). */
+export * from "./AdminInvite.ts"
 export * from "./Invite.ts"
 export * from "./InviteErrors.ts"
 export * as InviteExpiry from "./InviteExpiry.ts"

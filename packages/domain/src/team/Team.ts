@@ -31,7 +31,10 @@ export const TeamName = PlainText({ min: 2, max: 50, what: "a team name" })
 /** A team description: up to 500 characters, line breaks allowed, no other control or bidi characters. */
 export const TeamDescription = PlainText({ max: 500, what: "a description", multiline: true })
 
-/** `POST /v2/teams` (DESIGN §5). `admin_wallet` becomes the team's first `team_admin`. */
+/**
+ * `POST /v2/teams` (DESIGN §5). The caller becomes the team's `team_admin`; another `admin_wallet` is invited as one
+ * and joins when it accepts (decision 0041).
+ */
 export const CreateTeamBody = Schema.Struct({
   name: TeamName,
   description: Schema.optionalKey(TeamDescription),
@@ -48,7 +51,10 @@ export const UpdateTeamBody = Schema.Struct({
 })
 export type UpdateTeamBody = typeof UpdateTeamBody.Type
 
-/** The `data` of `POST /v2/teams` (reference). */
+/**
+ * The `data` of `POST /v2/teams` (reference). `admin_wallet` is the team's admin now (the caller);
+ * `admin_invite_nanoid` the pending invite of the `admin_wallet` asked for, when it is another wallet.
+ */
 export const CreatedTeam = Schema.Struct({
   team_nanoid: Schema.String,
   name: Schema.String,
@@ -57,7 +63,8 @@ export const CreatedTeam = Schema.Struct({
   admin_wallet: Schema.String,
   created_at: Schema.String,
   member_count: Schema.Int,
-  status: Schema.String
+  status: Schema.String,
+  admin_invite_nanoid: Schema.optionalKey(Schema.String)
 })
 export type CreatedTeam = typeof CreatedTeam.Type
 

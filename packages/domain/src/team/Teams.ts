@@ -3,11 +3,18 @@
  * the access check lets through (docs/authorization.md).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
-import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
+import { ChainUnavailable, type SettlementReverted } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
+import { svcAccountSaltOf } from "../chain/SvcAccountSalt.ts"
 import { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import { CompanyRepository } from "../company/CompanyRepository.ts"
+import type { WalletAddress } from "../Evm.ts"
+import { makeUuid } from "../event/EventEnvelope.ts"
 import { IdGenerator, type TeamId, type UserId } from "../Ids.ts"
+import { adminInviteMailOf, adminInviteOf } from "../invite/AdminInvite.ts"
+import { InviteRepository } from "../invite/InviteRepository.ts"
+import { InviteSettings } from "../invite/InviteSettings.ts"
+import { makeInviteToken } from "../invite/InviteToken.ts"
 import { memberEventOf } from "../membership/MemberEvents.ts"
 import { type MemberSummary, toMemberSummary } from "../membership/MemberSummary.ts"
 import {
@@ -23,7 +30,7 @@ import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import { Randomness } from "../Randomness.ts"
 import type { Caller } from "../user/Caller.ts"
 import { type Pagination, pageRequest, pagination, type TeamUser, toTeamUser } from "../user/TeamUser.ts"
-import { newUser } from "../user/User.ts"
+import type { User } from "../user/User.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
 import { UserNotFound } from "../user/UserNotFound.ts"
 import { UserRepository } from "../user/UserRepository.ts"
@@ -57,6 +64,12 @@ export interface TeamUsersRequest {
   readonly count?: number | undefined
 }
 
+/**
+ * How long creating a team waits for its account on chain before answering `SERVICE_UNAVAILABLE` (decision 0041):
+ * a few blocks on Arbitrum, far more than anvil needs.
+ */
+export const accountCreationWait = "30 seconds"
+
 /** Why a team action is refused. */
 export type TeamError = TeamNotFound | InsufficientPermissions
 
@@ -66,8 +79,15 @@ export class Teams extends Context.Service<
   {
     /** The active teams the caller is a member of, with the caller's role. */
     readonly listMine: (caller: Caller) => Effect.Effect<ReadonlyArray<TeamListItem>>
-    /** A team in a company the caller administers (a `team_admin` of one of its teams); `admin_wallet` its admin. */
-    readonly create: (caller: Caller, body: CreateTeamBody) => Effect.Effect<CreatedTeam, InsufficientPermissions>
+    /**
+     * A team in a company the caller administers (a `team_admin` of one of its teams). The caller becomes its
+     * `team_admin` and, with a chain, the owner of its account, created first; another `admin_wallet` gets a pending
+     * admin invite (decision 0041).
+     */
+    readonly create: (
+      caller: Caller,
+      body: CreateTeamBody
+    ) => Effect.Effect<CreatedTeam, InsufficientPermissions | ChainUnavailable | SettlementReverted>
     /** The team with its administrators and balance. */
     readonly get: (caller: Caller, team: TeamId) => Effect.Effect<TeamView, TeamError>
     readonly update: (caller: Caller, team: TeamId, changes: UpdateTeamBody) => Effect.Effect<TeamView, TeamError>
@@ -120,8 +140,9 @@ export class Teams extends Context.Service<
   }
 >()("@svc/domain/team/Teams") {
   /**
-   * On the repositories, the payments ledger, `IdGenerator`, `Randomness` (event keys) and `TeamBalances`; with a `ChainGateway` in context, team users show their
-   * svc account (empty without one).
+   * On the repositories, the payments ledger, `IdGenerator`, `Randomness` (event keys), `TeamBalances` and
+   * `InviteSettings`; with a `ChainGateway` in context, new teams get their account and team users show their svc
+   * account (empty without one).
    */
   static readonly layer = Layer.effect(
     Teams,
@@ -137,6 +158,8 @@ export class Teams extends Context.Service<
       const ledger = yield* PaymentLedger
       const chain = yield* Effect.serviceOption(ChainGateway)
       const randomness = yield* Randomness
+      const invites = yield* InviteRepository
+      const inviteSettings = yield* InviteSettings
       /** A membership event, written with the change (`MembershipRepository.insert`/`remove`). */
       const memberEvent = (...args: Parameters<typeof memberEventOf>) =>
         memberEventOf(...args).pipe(
@@ -174,6 +197,42 @@ export class Teams extends Context.Service<
           })
         }
         return view
+      })
+
+      /** The pending admin invite of `wallet` to the new `team`, with a notice when its user has an e-mail. */
+      const inviteAdmin = Effect.fn("Teams.inviteAdmin")(function* (
+        team: Team,
+        wallet: WalletAddress,
+        caller: Caller,
+        inviter: User | undefined,
+        now: string
+      ) {
+        const invitee = yield* users.findByWallet(wallet)
+        const email = Option.match(invitee, { onNone: () => "", onSome: (u) => u.email })
+        const { hash } = yield* makeInviteToken.pipe(Effect.provideService(Randomness, randomness))
+        const invite = adminInviteOf({
+          nanoid: yield* ids.make("invite"),
+          team,
+          wallet,
+          email,
+          inviter: caller.nanoid,
+          tokenHash: hash,
+          now,
+          expiresAt: DateTime.formatIso(DateTime.add(yield* DateTime.now, { milliseconds: inviteSettings.ttlMillis }))
+        })
+        const mails =
+          email === ""
+            ? []
+            : [
+                adminInviteMailOf({
+                  id: yield* makeUuid.pipe(Effect.provideService(Randomness, randomness)),
+                  invite,
+                  team,
+                  inviter
+                })
+              ]
+        yield* invites.create([invite], mails)
+        return invite.nanoid
       })
 
       /** The membership of `user` in `team`, or `MemberNotFound`. */
@@ -219,47 +278,58 @@ export class Teams extends Context.Service<
             })
           }
           const now = yield* nowIso
-          const existingAdmin = yield* users.findByWallet(body.admin_wallet)
-          const admin = Option.isSome(existingAdmin)
-            ? existingAdmin.value
-            : newUser({ nanoid: yield* ids.make("user"), wallet: body.admin_wallet, created_at: now })
-          if (Option.isNone(existingAdmin)) {
-            yield* users.insert(admin).pipe(Effect.catchTag("WalletTaken", () => Effect.void))
-          }
-          // A concurrent first sign-in of the wallet may have created the user first: the stored one wins.
-          const adminUser = Option.getOrElse(yield* users.findByWallet(body.admin_wallet), () => admin)
+          const teamId = yield* ids.make("team")
+          // The account's owner is the creator, who consented by asking; the account comes first, so no team exists
+          // without one on a server with a chain (decision 0041). A chain that is down or slow fails the request.
+          const account =
+            chain._tag === "None"
+              ? undefined
+              : (yield* chain.value.createAccount(caller.wallet, svcAccountSaltOf(teamId)).pipe(
+                  Effect.timeoutOrElse({
+                    duration: accountCreationWait,
+                    orElse: () =>
+                      Effect.fail(new ChainUnavailable({ reason: "the team's account was not created in time" }))
+                  })
+                )).account
           const team: Team = {
-            nanoid: yield* ids.make("team"),
+            nanoid: teamId,
             company_nanoid: body.entity_nanoid,
             name: body.name,
             description: body.description ?? "",
             avatar: "",
-            svc_account: "",
+            svc_account: account ?? "",
             status: "active",
             created_at: now,
             updated_at: now
           }
           yield* teams.insert(team)
+          const creator = yield* users.findById(caller.nanoid)
           const membership = {
             nanoid: yield* ids.make("membership"),
             team_nanoid: team.nanoid,
-            user_nanoid: adminUser.nanoid,
+            user_nanoid: caller.nanoid,
             role: "team_admin" as const,
-            email: adminUser.email,
+            email: Option.match(creator, { onNone: () => "", onSome: (u) => u.email }),
             created_at: now
           }
           yield* memberships
             .insert(membership, [yield* memberEvent("team.member_added", membership, team.company_nanoid)])
             .pipe(Effect.orDie)
+          // Another wallet joins only once it accepts, signed in (decision 0041): it gets a pending admin invite.
+          const invite =
+            body.admin_wallet === caller.wallet
+              ? undefined
+              : yield* inviteAdmin(team, body.admin_wallet, caller, Option.getOrUndefined(creator), now)
           return {
             team_nanoid: team.nanoid,
             name: team.name,
             description: team.description,
             entity_nanoid: team.company_nanoid,
-            admin_wallet: adminUser.wallet,
+            admin_wallet: caller.wallet,
             created_at: team.created_at,
             member_count: 1,
-            status: team.status
+            status: team.status,
+            ...(invite === undefined ? {} : { admin_invite_nanoid: invite })
           }
         }),
 

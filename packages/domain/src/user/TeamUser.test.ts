@@ -29,6 +29,48 @@ describe("team users paging", () => {
     })
     assert.isFalse(pagination({ offset: 80, count: 20, paged: true }, 20, 100).has_more)
   })
+
+  it("when nothing follows, next_* name the end and never go past it; the end names itself (decision 0040)", () => {
+    const end = { next_page: 7, next_offset: 105, has_more: false }
+    // The last page, partly filled: the next page holds nothing, and starts after the end.
+    assert.deepStrictEqual(pagination({ offset: 100, count: 20, paged: true }, 5, 105), {
+      page: 6,
+      count: 20,
+      offset: 100,
+      ...end
+    })
+    // Asked past the end, by page or by offset: next_* point back at the end instead of further on.
+    assert.deepStrictEqual(pagination({ offset: 1_000_000, count: 20, paged: true }, 0, 105), {
+      page: 50_001,
+      count: 20,
+      offset: 1_000_000,
+      ...end
+    })
+    // The end page and the end offset answer themselves: a client following next_* until nothing changes stops.
+    const endPage = pagination({ offset: 120, count: 20, paged: true }, 0, 105)
+    assert.strictEqual(endPage.page, 7)
+    assert.strictEqual(endPage.next_page, 7)
+    const endOffset = pagination({ offset: 105, count: 20, paged: true }, 0, 105)
+    assert.strictEqual(endOffset.next_offset, 105)
+    // A page that ends exactly at the end: the next page would hold nothing.
+    assert.deepStrictEqual(pagination({ offset: 80, count: 25, paged: true }, 25, 105), {
+      page: 4,
+      count: 25,
+      offset: 80,
+      next_page: 6,
+      next_offset: 105,
+      has_more: false
+    })
+    // Nothing at all (an e-mail filter matching nobody): page 1, offset 0.
+    assert.deepStrictEqual(pagination({ offset: 0, count: 100, paged: false }, 0, 0), {
+      page: 1,
+      count: 0,
+      offset: 0,
+      next_page: 1,
+      next_offset: 0,
+      has_more: false
+    })
+  })
 })
 
 describe("team users e-mail filter", () => {

@@ -60,7 +60,10 @@ export const TeamUser = Schema.Struct({
 })
 export type TeamUser = typeof TeamUser.Type
 
-/** The pagination object (SPEC §2.2). `next_*` point past this page; `has_more` says whether anything is there. */
+/**
+ * The pagination object (SPEC §2.2). While `has_more`, `next_*` name the page after this one; when nothing follows,
+ * they name the end and never go past it (decision 0040).
+ */
 export const Pagination = Schema.Struct({
   page: Schema.Int,
   count: Schema.Int,
@@ -106,7 +109,12 @@ export const pageRequest = (query: {
   return { offset: 0, count, paged: false }
 }
 
-/** The pagination object for a page of `returned` rows out of `total`. */
+/**
+ * The pagination object for a page of `returned` rows out of `total`. When nothing follows, `next_offset` is the end
+ * (`total`, the first offset with no row) and `next_page` the first page with no row at this `count`; asked for,
+ * either answers no rows and names itself again, so following `next_*` always stops and never repeats a row, however
+ * a client decides to stop (decision 0040).
+ */
 export const pagination = (request: PageRequest, returned: number, total: number): Pagination => {
   const count = request.paged ? request.count : returned
   const page = request.paged ? Math.floor(request.offset / request.count) + 1 : 1
@@ -115,8 +123,8 @@ export const pagination = (request: PageRequest, returned: number, total: number
     page,
     count,
     offset: request.offset,
-    next_page: page + 1,
-    next_offset: request.offset + returned,
+    next_page: hasMore ? page + 1 : count === 0 ? 1 : Math.ceil(total / count) + 1,
+    next_offset: hasMore ? request.offset + returned : total,
     has_more: hasMore
   }
 }
