@@ -45,22 +45,27 @@ export type Take = { readonly _tag: "Allowed" } | { readonly _tag: "Refused"; re
  */
 export const makeBuckets = (perMinute: number, maxKeys: number) => {
   // Insertion order is recency order: a key taken from moves to the end, the first is the least recently seen.
-  const buckets = new Map<string, { tokens: number; at: number }>()
-  const rate = perMinute / minute
+  const buckets = new Map<string, { readonly tokens: number; readonly at: number }>()
+  // Elapsed time times the rate, multiplied first: whole minutes give whole tokens, exactly.
+  const tokensAt = (bucket: { readonly tokens: number; readonly at: number }, now: number) =>
+    Math.min(perMinute, bucket.tokens + ((now - bucket.at) * perMinute) / minute)
   return {
     take: (key: string, now: number): Take => {
-      const bucket = buckets.get(key)
-      const tokens = bucket === undefined ? perMinute : Math.min(perMinute, bucket.tokens + (now - bucket.at) * rate)
+      const bucket = buckets.get(key) ?? { tokens: perMinute, at: now }
+      const tokens = tokensAt(bucket, now)
       buckets.delete(key)
       if (tokens < 1) {
-        buckets.set(key, { tokens, at: now })
-        return { _tag: "Refused", retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / rate / 1000)) }
+        buckets.set(key, bucket)
+        return {
+          _tag: "Refused",
+          retryAfterSeconds: Math.max(1, Math.ceil(((1 - tokens) * minute) / perMinute / 1000))
+        }
       }
       buckets.set(key, { tokens: tokens - 1, at: now })
-      // Idle keys are forgotten: the least recently seen first, always when over the bound.
+      // Idle keys are forgotten (a full bucket is the same as none), the least recently seen first, and always when
+      // over the bound.
       for (const [oldest, entry] of buckets) {
-        const full = entry.tokens + (now - entry.at) * rate >= perMinute
-        if (!full && buckets.size <= maxKeys) break
+        if (tokensAt(entry, now) < perMinute && buckets.size <= maxKeys) break
         buckets.delete(oldest)
       }
       return { _tag: "Allowed" }
