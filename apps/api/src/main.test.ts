@@ -150,7 +150,7 @@ const freePort = Effect.callback<number>((resume) => {
 })
 
 /**
- * A connection to `port` (retried while nothing listens there yet, for at most about a minute) on which `head` is
+ * A connection to `port` (retried at once while nothing listens there yet, a bounded number of times) on which `head` is
  * written: answers the socket and what was received when `until` is reached — the request written ("sent"), a whole
  * response head received ("head"), or the connection closed ("closed").
  */
@@ -162,7 +162,7 @@ const rawRequest = (port: number, head: string, until: "sent" | "head" | "closed
       let received = ""
       socket.once("error", (error: NodeJS.ErrnoException) => {
         if (error.code !== "ECONNREFUSED") return
-        if (++attempts < 6000) setTimeout(attempt, 10)
+        if (++attempts < 60_000) setTimeout(attempt, 1)
         else resume(Effect.succeed({ socket: undefined, received }))
       })
       socket.once("connect", () => {
