@@ -108,7 +108,8 @@ export const make = Effect.fnUntraced(function* (options: NodeServerOptions) {
     onIdle = finish
     // `close` stops accepting and closes idle keep-alive connections; the ones serving a request close after it.
     if (server.listening) server.close()
-    if (inFlight === 0) finish()
+    // Without a handler (a start that failed) the waiting requests can never finish: close them now.
+    if (inFlight === 0 || handler === undefined) finish()
   })
 
   yield* Effect.acquireRelease(
