@@ -3,19 +3,21 @@
  * at `/openapi.json` and docs at `/docs`, over SQLite (the embedded default) or MongoDB (to scale out).
  */
 import { randomBytes, randomUUID } from "node:crypto"
-import { createServer } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
 import { AccessTokens, Api } from "@svc/adapters/http"
 import {
   AuthenticationLive,
   AuthHandlers,
   BalanceHandlers,
+  defaultRateLimits,
   InviteHandlers,
   InviteHandlersWithoutChain,
   methodsOf,
   PaymentHandlers,
   PendingBalanceHandlers,
   PendingPaymentHandlers,
+  type RateLimitSettings,
+  RateLimits,
+  RequestTimeout,
   ServerConfig,
   SystemHandlers,
   TeamHandlers,
@@ -23,14 +25,15 @@ import {
   withAllowedMethods,
   withErrorEnvelope,
   withIdempotency,
-  withRequestId
+  withRateLimits,
+  withRequestId,
+  withRequestTimeout
 } from "@svc/adapters/http/server"
 import { LogMailer } from "@svc/adapters/mail"
 import { MongoStorage } from "@svc/adapters/mongo"
 import { SqliteStorage } from "@svc/adapters/sqlite"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import type { ChainGateway } from "@svc/domain/chain"
-import { ErrorCatalog, errorBody } from "@svc/domain/errors"
 import { IdGenerator } from "@svc/domain/Ids"
 import { InviteExpiry, InviteSettings, Invites } from "@svc/domain/invite"
 import { type Mailer, MailWorker } from "@svc/domain/mail"
@@ -42,6 +45,7 @@ import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type Webho
 import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import * as NodeServer from "./NodeServer.ts"
 
 /**
  * Where the server keeps its state: a SQLite file (the embedded default; `":memory:"` keeps nothing), or MongoDB, the
@@ -90,24 +94,14 @@ export interface ServerOptions {
   readonly webhookResolver?: HttpWebhookSender.Resolver | undefined
   /** The webhook dispatcher this process runs (default DESIGN §5's); `false` runs none. */
   readonly webhookDispatcher?: Partial<DispatcherOptions> | false | undefined
-}
-
-/**
- * Node's HTTP server, answering requests it cannot parse (headers over 16 KiB, broken HTTP) in the contract's error
- * shape rather than with an empty body.
- */
-const makeNodeServer = () => {
-  const server = createServer()
-  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy()
-    const code = error.code === "HPE_HEADER_OVERFLOW" ? "HEADERS_TOO_LARGE" : "MALFORMED_REQUEST"
-    const body = JSON.stringify(errorBody(code))
-    socket.end(
-      `HTTP/1.1 ${ErrorCatalog[code].status} ${code === "HEADERS_TOO_LARGE" ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
-        `content-type: application/json\r\nx-request-id: req_${randomUUID().replaceAll("-", "")}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-    )
-  })
-  return server
+  /** Requests per minute per client IP, per user and for sign-in (decision 0035); default `defaultRateLimits`. */
+  readonly rateLimits?: RateLimitSettings | undefined
+  /** How long a request may take before it is answered 503 (`REQUEST_TIMEOUT_MS`, default 30 s). */
+  readonly requestTimeoutMillis?: number | undefined
+  /** How long receiving the request line and headers may take (`HEADERS_TIMEOUT_MS`, default 10 s). */
+  readonly headersTimeoutMillis?: number | undefined
+  /** How long requests in flight may finish on stop before their connections close (`SHUTDOWN_GRACE_MS`, 5 s). */
+  readonly shutdownGraceMillis?: number | undefined
 }
 
 /**
@@ -135,15 +129,15 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
     HttpApiScalar.layer(Api, { path: "/docs" }),
     HttpRouter.middleware(
       Effect.map(
-        withIdempotency,
-        (idempotency) =>
+        Effect.all([withIdempotency, withRateLimits]),
+        ([idempotency, rateLimits]) =>
           <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
             // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
-            withRequestId(idempotency(withErrorEnvelope(allowedMethods(app)))) as Effect.Effect<
-              HttpServerResponse.HttpServerResponse,
-              E,
-              HttpServerRequest.HttpServerRequest
-            >
+            // A limited request is refused before anything runs; the timeout is outside idempotency, which releases
+            // its claim when interrupted.
+            withRequestId(
+              rateLimits(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app)))))
+            ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>
       ),
       { global: true }
     )
@@ -177,7 +171,9 @@ export const services = (options: ServerOptions) =>
     Randomness.layer,
     options.signatureVerifier ?? SignatureVerifier.layer,
     options.teamBalances ?? TeamBalances.layerZero,
-    options.mailer ?? LogMailer.layer
+    options.mailer ?? LogMailer.layer,
+    RateLimits.layer(options.rateLimits ?? defaultRateLimits),
+    Layer.succeed(RequestTimeout, options.requestTimeoutMillis ?? defaultTimeouts.requestMillis)
   ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
 
 const serverConfig = (options: ServerOptions) =>
@@ -209,7 +205,14 @@ const dispatcher = (options: ServerOptions) =>
         ...options.webhookDispatcher
       })
 
-/** The routes served by Node's HTTP server on `port` (0 picks a free one). In-flight requests finish on shutdown. */
+/** The defaults of the timeouts (docs/operations.md). */
+export const defaultTimeouts = { requestMillis: 30_000, headersMillis: 10_000, shutdownGraceMillis: 5_000 } as const
+
+/**
+ * The routes served by Node's HTTP server on `port` (0 picks a free one). Requests arriving before the routes are
+ * served wait for them; on stop, requests in flight finish within the grace, then every connection closes
+ * (NodeServer.ts, decision 0036).
+ */
 export const layer = (options: ServerOptions) => {
   // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
@@ -230,6 +233,17 @@ export const layer = (options: ServerOptions) => {
         ? (options.storage as Layer.Layer<Storage>)
         : storage((options.storage as StorageOptions | undefined) ?? { _tag: "sqlite", filename: ":memory:" })
     ),
-    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: options.port, host: options.host ?? "127.0.0.1" }))
+    Layer.provideMerge(
+      NodeServer.layer({
+        port: options.port,
+        host: options.host ?? "127.0.0.1",
+        headersTimeoutMillis: options.headersTimeoutMillis ?? defaultTimeouts.headersMillis,
+        // Node's bound on receiving the request is a backstop: the handler's own timeout answers first.
+        requestTimeoutMillis:
+          (options.headersTimeoutMillis ?? defaultTimeouts.headersMillis) +
+          (options.requestTimeoutMillis ?? defaultTimeouts.requestMillis),
+        shutdownGraceMillis: options.shutdownGraceMillis ?? defaultTimeouts.shutdownGraceMillis
+      })
+    )
   )
 }

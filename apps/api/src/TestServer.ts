@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { EmbeddedChain } from "@svc/adapters/evm"
 import { makeApiClient } from "@svc/adapters/http"
+import { noRateLimits } from "@svc/adapters/http/server"
 import { MongoDatabase } from "@svc/adapters/mongo"
 import { ChainGateway } from "@svc/domain/chain"
 import { CompanyRepository, newCompany } from "@svc/domain/company"
@@ -65,6 +66,10 @@ export interface TestServerOptions {
   readonly mailer?: Layer.Layer<Mailer> | undefined
   /** Webhook settings (URL rules, resolver, dispatcher); default: private URLs allowed, DESIGN §5's schedule. */
   readonly webhooks?: Pick<Server.ServerOptions, "webhookUrls" | "webhookResolver" | "webhookDispatcher"> | undefined
+  /** Rate limits and timeouts; default no rate limits (the suite sends many requests from one address). */
+  readonly limits?:
+    | Pick<Server.ServerOptions, "rateLimits" | "requestTimeoutMillis" | "headersTimeoutMillis" | "shutdownGraceMillis">
+    | undefined
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -87,7 +92,9 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       logRequests: false,
       chain: options.chain,
       mailer: options.mailer,
-      ...options.webhooks
+      ...options.webhooks,
+      rateLimits: noRateLimits,
+      ...options.limits
     })
   )
   const server = yield* HttpServer.HttpServer.pipe(Effect.provide(context))

@@ -16,13 +16,13 @@ import {
   utimesSync,
   writeFileSync
 } from "node:fs"
-import { connect } from "node:net"
+import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { assert, describe, it } from "@effect/vitest"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 
 const main = resolve(import.meta.dirname, "main.ts")
@@ -50,10 +50,17 @@ const productionSettings = [
   "MAIL_FROM",
   "INVITE_TTL_DAYS",
   "WEBHOOK_SECRET_KEY",
-  "WEBHOOK_ALLOW_PRIVATE_URLS"
+  "WEBHOOK_ALLOW_PRIVATE_URLS",
+  "RATE_LIMIT_PER_IP",
+  "RATE_LIMIT_PER_USER",
+  "RATE_LIMIT_SIGN_IN",
+  "TRUST_PROXY",
+  "REQUEST_TIMEOUT_MS",
+  "HEADERS_TIMEOUT_MS",
+  "SHUTDOWN_GRACE_MS"
 ]
-const embeddedEnv = (dataDir: string) => {
-  const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir }
+const embeddedEnv = (dataDir: string, port = 0) => {
+  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir }
   for (const name of productionSettings) delete env[name]
   return env
 }
@@ -68,15 +75,15 @@ const killGroup = (child: ChildProcess) => {
 }
 
 /**
- * `npm start`'s entry point as a real process, in a process group of its own, on a free port with its data in
- * `dataDir`, resolved once it serves and printed its demo (under the test timeout); the group is killed when the
- * scope closes, whatever happened in the test.
+ * `npm start`'s entry point as a real process, in a process group of its own, on a free port (or `port`) with its
+ * data in `dataDir`, resolved once it serves and printed its demo (under the test timeout); the group is killed when
+ * the scope closes, whatever happened in the test.
  */
-const startIn = (dataDir: string) =>
+const startIn = (dataDir: string, port = 0) =>
   Effect.acquireRelease(
     Effect.callback<Started, Error>((resume) => {
       const child = spawn(process.execPath, [main], {
-        env: embeddedEnv(dataDir),
+        env: embeddedEnv(dataDir, port),
         stdio: ["ignore", "pipe", "pipe"],
         detached: true
       })
@@ -131,6 +138,46 @@ const reachable = (url: string) =>
     }
     socket.once("connect", () => done(true))
     socket.once("error", () => done(false))
+  })
+
+/** A port nothing listens on right now (the OS's pick, released). */
+const freePort = Effect.callback<number>((resume) => {
+  const probe = createServer()
+  probe.listen(0, "127.0.0.1", () => {
+    const address = probe.address()
+    probe.close(() => resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0)))
+  })
+})
+
+/**
+ * A connection to `port` (retried at once while nothing listens there yet, a bounded number of times) on which `head` is
+ * written: answers the socket and what was received when `until` is reached — the request written ("sent"), a whole
+ * response head received ("head"), or the connection closed ("closed").
+ */
+const rawRequest = (port: number, head: string, until: "sent" | "head" | "closed") =>
+  Effect.callback<{ readonly socket: Socket | undefined; readonly received: string }>((resume) => {
+    let attempts = 0
+    const attempt = () => {
+      const socket = connect({ host: "127.0.0.1", port })
+      let received = ""
+      socket.once("error", (error: NodeJS.ErrnoException) => {
+        if (error.code !== "ECONNREFUSED") return
+        if (++attempts < 60_000) setTimeout(attempt, 1)
+        else resume(Effect.succeed({ socket: undefined, received }))
+      })
+      socket.once("connect", () => {
+        socket.on("error", () => undefined)
+        socket.on("close", () => resume(Effect.succeed({ socket, received })))
+        socket.write(head, () => {
+          if (until === "sent") resume(Effect.succeed({ socket, received }))
+        })
+      })
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.toString()
+        if (until === "head" && received.includes("\r\n\r\n")) resume(Effect.succeed({ socket, received }))
+      })
+    }
+    attempt()
   })
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
@@ -269,6 +316,23 @@ describe("npm start", () => {
     )
   }
 
+  it.live("a request sent while it starts, from before it listens, is answered rather than left hanging", () =>
+    Effect.gen(function* () {
+      const port = yield* freePort
+      const starting = yield* Effect.forkChild(Effect.flatMap(dataDir, (dir) => startIn(dir, port)))
+      // Connects as early as the port accepts, and asks at once.
+      const { received } = yield* rawRequest(
+        port,
+        "GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n",
+        "closed"
+      )
+      assert.match(received, /^HTTP\/1\.1 200 /)
+      const { child } = yield* Fiber.join(starting)
+      child.kill("SIGTERM")
+      yield* exited(child)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a start killed with SIGKILL still leaves no anvil behind", () =>
     Effect.gen(function* () {
       const { child, rpcUrl } = yield* start
@@ -300,9 +364,25 @@ describe("npm start", () => {
             const after = yield* stateOf(started, token)
             assert.strictEqual(after.payments.length, opening.payments.length + 1)
             assert.strictEqual(after.balance, opening.balance - 1234)
-            if (stop === "SIGTERM") started.child.kill("SIGTERM")
-            else killGroup(started.child)
-            yield* exited(started.child)
+            if (stop === "SIGTERM") {
+              // What clients may hold open does not hold the stop: an idle keep-alive connection, and an upload
+              // whose body never ends.
+              const port = Number(new URL(started.base).port)
+              const idle = yield* rawRequest(port, "GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n", "head")
+              assert.match(idle.received, /^HTTP\/1\.1 200 /)
+              yield* rawRequest(
+                port,
+                "POST /v2/auth/verify HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
+                  'content-length: 1000\r\n\r\n{"message":',
+                "sent"
+              )
+              started.child.kill("SIGTERM")
+              yield* exited(started.child)
+              assert.strictEqual(started.child.exitCode, 0)
+            } else {
+              killGroup(started.child)
+              yield* exited(started.child)
+            }
             if (stop !== "SIGTERM") {
               writeFileSync(chainFile, saved.state)
               utimesSync(chainFile, saved.at, saved.at)

@@ -2,25 +2,33 @@
  * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): everything is kept in
  * `SVC_DATA_DIR` (default `.data/` in the checkout) — the SQLite database, anvil's chain (saved every second and on
  * stop), the JWT secret, the relayer key, the deployed contracts and the demo — so a restart, even after `kill -9`,
- * finds the same demo, data, balances and valid tokens. Ctrl-C or SIGTERM stops the server first (in-flight requests
- * finish), then saves the chain and stops anvil.
+ * finds the same demo, data, balances and valid tokens. Ctrl-C or SIGTERM stops the server first (it stops accepting,
+ * requests in flight finish within `SHUTDOWN_GRACE_MS`, then every connection is closed), then saves the chain and
+ * stops anvil.
  *
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
  * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `PUBLIC_BASE_URL`,
  * `RPC_URL`, `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
  * to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
  * `TOKEN_ADDRESS`.
+ *
+ * Limits (both modes, docs/operations.md): `RATE_LIMIT_PER_IP` (default 1200 a minute), `RATE_LIMIT_PER_USER` (600),
+ * `RATE_LIMIT_SIGN_IN` (30 a minute per IP; 0 disables any of them), `TRUST_PROXY` (default false: the client IP is
+ * the socket's, not `X-Forwarded-For`), `REQUEST_TIMEOUT_MS` (default 30000: a request still running is answered
+ * 503), `HEADERS_TIMEOUT_MS` (10000), `SHUTDOWN_GRACE_MS` (5000: on stop, requests in flight get this long before
+ * every connection is closed).
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, persistAnvilState, startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
+import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
 import { IntentRunner } from "@svc/domain/payment"
 import { TeamBalances } from "@svc/domain/team"
-import { Config, Console, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, Config, Console, Context, Effect, Exit, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { Address } from "viem"
 import { generatePrivateKey } from "viem/accounts"
@@ -59,6 +67,21 @@ const main = Effect.gen(function* () {
   const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
   const mailFrom = yield* Config.option(Config.String("MAIL_FROM"))
   const inviteTtlDays = yield* Config.Int("INVITE_TTL_DAYS").pipe(Config.withDefault(7))
+  const rateLimits: RateLimitSettings = {
+    perIp: yield* Config.Int("RATE_LIMIT_PER_IP").pipe(Config.withDefault(defaultRateLimits.perIp)),
+    perUser: yield* Config.Int("RATE_LIMIT_PER_USER").pipe(Config.withDefault(defaultRateLimits.perUser)),
+    signIn: yield* Config.Int("RATE_LIMIT_SIGN_IN").pipe(Config.withDefault(defaultRateLimits.signIn)),
+    trustProxy: yield* Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+  }
+  const requestTimeoutMillis = yield* Config.Int("REQUEST_TIMEOUT_MS").pipe(
+    Config.withDefault(Server.defaultTimeouts.requestMillis)
+  )
+  const headersTimeoutMillis = yield* Config.Int("HEADERS_TIMEOUT_MS").pipe(
+    Config.withDefault(Server.defaultTimeouts.headersMillis)
+  )
+  const shutdownGraceMillis = yield* Config.Int("SHUTDOWN_GRACE_MS").pipe(
+    Config.withDefault(Server.defaultTimeouts.shutdownGraceMillis)
+  )
   const relayerConfigured = Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
   const dataDirectory = dataDirectoryOf(Option.getOrUndefined(yield* Config.option(Config.String("SVC_DATA_DIR"))))
   const embedded = Option.isNone(mongoUriConfig)
@@ -75,6 +98,12 @@ const main = Effect.gen(function* () {
     return yield* refuse("SMTP_URL is required when MONGODB_URI is set: invite mails are sent through it")
   }
   if (inviteTtlDays < 1) return yield* refuse("INVITE_TTL_DAYS must be at least 1")
+  if (Math.min(rateLimits.perIp, rateLimits.perUser, rateLimits.signIn) < 0) {
+    return yield* refuse("RATE_LIMIT_PER_IP, RATE_LIMIT_PER_USER and RATE_LIMIT_SIGN_IN must be 0 (no limit) or more")
+  }
+  if (Math.min(requestTimeoutMillis, headersTimeoutMillis) < 1 || shutdownGraceMillis < 0) {
+    return yield* refuse("REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS must be at least 1, SHUTDOWN_GRACE_MS at least 0")
+  }
   if (!embedded && Option.isNone(webhookKeyConfig)) {
     return yield* refuse("WEBHOOK_SECRET_KEY is required when MONGODB_URI is set: it seals the webhook signing secrets")
   }
@@ -138,6 +167,10 @@ const main = Effect.gen(function* () {
       ? SmtpMailer.layer({ url: smtpUrl.value, from: Option.getOrUndefined(mailFrom) })
       : undefined,
     inviteTtlDays,
+    rateLimits,
+    requestTimeoutMillis,
+    headersTimeoutMillis,
+    shutdownGraceMillis,
     // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
     signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
   }
@@ -227,4 +260,8 @@ const report = (message: string) =>
     })
   )
 
-NodeRuntime.runMain(main)
+// A stop asked for (SIGTERM, Ctrl-C) that ran every finalizer is a clean exit: code 0, not the default 130.
+NodeRuntime.runMain(main, {
+  teardown: (exit, onExit) =>
+    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+})

@@ -54,8 +54,9 @@ describe("toApiError", () => {
       501: NotImplemented,
       503: ServiceUnavailable
     }
-    // 405, 413, 415, 429 and 431 are answered by the middleware in the same shape, never by an endpoint.
-    const middlewareOnly = new Set([405, 413, 415, 429, 431])
+    // 405, 408, 413, 415, 429 and 431 are answered by the middleware or the server in the same shape, never by an
+    // endpoint.
+    const middlewareOnly = new Set([405, 408, 413, 415, 429, 431])
     for (const [code, entry] of Object.entries(ErrorCatalog)) {
       if (middlewareOnly.has(entry.status)) continue
       const expected = classes[entry.status]

@@ -87,6 +87,7 @@ export const ErrorCatalog = {
   LAST_ADMIN: { status: 409, message: "A team must keep at least one team_admin" },
   TEAM_NOT_EMPTY: { status: 409, message: "The team still holds money or intents waiting to be paid" },
   MALFORMED_REQUEST: { status: 400, message: "The request is not valid HTTP" },
+  REQUEST_TIMEOUT: { status: 408, message: "The request was not received in time" },
   NOT_IMPLEMENTED: { status: 501, message: "This operation is not served by this deployment yet" }
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>
 

@@ -22,6 +22,16 @@ export {
   PendingBalanceHandlers,
   PendingPaymentHandlers
 } from "./PendingHandlers.ts"
+export {
+  defaultRateLimits,
+  makeBuckets,
+  noRateLimits,
+  type RateLimitSettings,
+  RateLimits,
+  type Take,
+  withRateLimits
+} from "./RateLimit.ts"
+export { RequestTimeout, withRequestTimeout } from "./RequestTimeout.ts"
 export { ServerConfig } from "./ServerConfig.ts"
 export { SystemHandlers } from "./SystemHandlers.ts"
 export { TeamHandlers } from "./TeamHandlers.ts"
