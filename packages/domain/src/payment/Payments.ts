@@ -7,7 +7,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import type { ChainUnavailable, RequestError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address } from "../Evm.ts"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { type IssuedRequestsLimit, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
 import { IdGenerator, TeamId, UserId } from "../Ids.ts"
@@ -48,7 +48,7 @@ import type {
 type AccessError = TeamNotFound | InsufficientPermissions
 
 /** Why issuing typed data is refused. */
-export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient
+export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit
 
 /** Why an execution is refused (nothing moved, or it already did and its result is not recorded yet). */
 export type ExecuteError =

@@ -5,6 +5,8 @@
 export * from "./Balance.ts"
 export * as IntentRunner from "./IntentRunner.ts"
 export type * from "./IssuedPayments.ts"
+export * as IssuedRequestExpiry from "./IssuedRequestExpiry.ts"
+export * from "./IssuedRequestPolicy.ts"
 export * from "./Payment.ts"
 export * from "./PaymentErrors.ts"
 export * from "./PaymentEvents.ts"
