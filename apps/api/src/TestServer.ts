@@ -65,6 +65,8 @@ export interface TestServerOptions {
   readonly mailer?: Layer.Layer<Mailer> | undefined
   /** Webhook settings (URL rules, resolver, dispatcher); default: private URLs allowed, DESIGN §5's schedule. */
   readonly webhooks?: Pick<Server.ServerOptions, "webhookUrls" | "webhookResolver" | "webhookDispatcher"> | undefined
+  /** Limits on issued payment requests and their sweep; default the server's. */
+  readonly issuedRequests?: Server.ServerOptions["issuedRequests"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -87,6 +89,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       logRequests: false,
       chain: options.chain,
       mailer: options.mailer,
+      issuedRequests: options.issuedRequests,
       ...options.webhooks
     })
   )

@@ -24,7 +24,7 @@ export const sweep = Effect.fn("IssuedRequestExpiry.sweep")(function* () {
 })
 
 /** A sweeper running every `every` (default one minute) for the lifetime of the layer's scope. */
-export const layer = (options: { readonly every?: Duration.Input } = {}) =>
+export const layer = (options: { readonly every?: Duration.Input | undefined } = {}) =>
   Layer.effectDiscard(
     sweep().pipe(
       Effect.catchCause((cause) => Effect.logError("issued request sweep failed", cause)),
