@@ -60,7 +60,7 @@ export const ErrorCatalog = {
   INVALID_AMOUNT: { status: 400, message: "The amount is outside the allowed range" },
   INVALID_RECIPIENT: { status: 400, message: "The recipient cannot be paid" },
   ISSUED_REQUESTS_LIMIT: {
-    status: 429,
+    status: 409,
     message:
       "The team holds too many issued payment requests that are not executed yet; execute them with PUT /v2/payments or let them expire before creating more"
   },
