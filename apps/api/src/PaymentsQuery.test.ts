@@ -85,7 +85,7 @@ const fundedTeam = Effect.gen(function* () {
     Effect.provide(server.context)
   )
   const { account } = yield* gateway.createAccount(admin.address, keccak256(toHex(seeded.teamId))).pipe(Effect.orDie)
-  yield* embedded.mint(account, 100_000_000n).pipe(Effect.orDie)
+  yield* embedded.mint(account, 10_000_000_000n).pipe(Effect.orDie)
   yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
     Effect.provide(server.context)
   )
@@ -204,6 +204,36 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("t
         )
         assert.isNull(rest.body.data.next_cursor)
       })
+  )
+
+  it.effect("unpaged, the newest 1000 come back in the spec's shape, and X-Next-Cursor continues with the rest", () =>
+    Effect.gen(function* () {
+      const { server } = yield* ChainTestServer
+      const t = yield* fundedTeam
+      // 1001 payments in two batches that each fit a block.
+      yield* payBatch(
+        t,
+        Array.from({ length: 401 }, (_, n) => 1 + n)
+      )
+      yield* payBatch(
+        t,
+        Array.from({ length: 600 }, (_, n) => 500 + n)
+      )
+      const whole = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token })
+      assert.strictEqual(whole.status, 200)
+      assert.deepStrictEqual(Object.keys(whole.body.data), ["items"])
+      assert.strictEqual(whole.body.data.items.length, 1000)
+      const cursor = whole.headers.get("x-next-cursor")
+      assert.isString(cursor)
+      const rest = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&cursor=${cursor}`, { token: t.token })
+      assert.strictEqual(rest.status, 200, JSON.stringify(rest.body))
+      assert.strictEqual(rest.body.data.items.length, 1)
+      assert.isNull(rest.body.data.next_cursor)
+      const seen = new Set(
+        [...whole.body.data.items, ...rest.body.data.items].map((i: Json) => i.invoice.amount_cents as number)
+      )
+      assert.strictEqual(seen.size, 1001)
+    })
   )
 
   it.effect("malformed, edited or foreign cursors and out-of-range limits answer 400", () =>
