@@ -804,7 +804,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         assert.deepStrictEqual(yield* query(a, "&state=all&query_type=payable"), [200, 100])
         assert.deepStrictEqual(yield* query(a, "&state=complete"), [100])
         assert.deepStrictEqual(yield* query(a, "&state=intent"), [200])
-        assert.deepStrictEqual(yield* query(a, "&state=scheduled"), [])
+        // The intent due in an hour is registered and not yet due: `scheduled` (docs/payments.md).
+        assert.deepStrictEqual(yield* query(a, "&state=scheduled"), [200])
         assert.deepStrictEqual(yield* query(a, `&recipient=${a.contractor.user}`), [200])
         assert.deepStrictEqual(yield* query(a, "&query_type=receivable"), [300])
         // Team A's payment to the same person is team B's receivable too: receivables are by recipient membership.

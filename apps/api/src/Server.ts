@@ -38,11 +38,17 @@ import { IdGenerator } from "@svc/domain/Ids"
 import { InviteExpiry, InviteSettings, Invites } from "@svc/domain/invite"
 import { type Mailer, MailWorker } from "@svc/domain/mail"
 import { TeamAccess } from "@svc/domain/membership"
+import {
+  defaultIssuedRequestLimits,
+  IssuedRequestExpiry,
+  type IssuedRequestLimits,
+  IssuedRequestPolicy
+} from "@svc/domain/payment"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
 import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type WebhookUrlRules } from "@svc/domain/webhook"
-import { Effect, Layer, Redacted } from "effect"
+import { type Duration, Effect, Layer, Redacted } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import * as NodeServer from "./NodeServer.ts"
@@ -84,7 +90,13 @@ export interface ServerOptions {
   readonly mailer?: Layer.Layer<Mailer> | undefined
   /** How long an invite stays pending (`INVITE_TTL_DAYS`, default 7). */
   readonly inviteTtlDays?: number | undefined
-  /** Whether this process also runs the mail worker and the invite expiry sweep (default true). */
+  /**
+   * Limits on issued payment requests not executed yet (default `defaultIssuedRequestLimits`: 1000 requests and
+   * 8 MiB per team, executable 10 minutes, kept an hour after expiry; env `ISSUED_REQUESTS_*`), and how often the
+   * sweep deletes expired ones (default every minute).
+   */
+  readonly issuedRequests?: (Partial<IssuedRequestLimits> & { readonly sweepEvery?: Duration.Input }) | undefined
+  /** Whether this process also runs the mail worker and the invite and issued-request sweeps (default true). */
   readonly workers?: boolean | undefined
   /** The key webhook signing secrets are sealed with (decision 0024); without it one for this server's lifetime. */
   readonly webhookSecretKey?: Redacted.Redacted<string> | undefined
@@ -173,7 +185,8 @@ export const services = (options: ServerOptions) =>
     options.teamBalances ?? TeamBalances.layerZero,
     options.mailer ?? LogMailer.layer,
     RateLimits.layer(options.rateLimits ?? defaultRateLimits),
-    Layer.succeed(RequestTimeout, options.requestTimeoutMillis ?? defaultTimeouts.requestMillis)
+    Layer.succeed(RequestTimeout, options.requestTimeoutMillis ?? defaultTimeouts.requestMillis),
+    Layer.succeed(IssuedRequestPolicy, issuedRequestLimits(options))
   ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
 
 const serverConfig = (options: ServerOptions) =>
@@ -181,11 +194,22 @@ const serverConfig = (options: ServerOptions) =>
     ? ServerConfig.fromServerAddress({ chainId: options.chainId ?? 42161 })
     : ServerConfig.make({ publicBaseUrl: options.publicBaseUrl, chainId: options.chainId ?? 42161 })
 
-/** The storage-only workers every API process runs unless told not to: mail delivery and invite expiry. */
-const workers = Layer.mergeAll(
-  MailWorker.layer(),
-  InviteExpiry.layer().pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer))
-)
+/** The limits on issued payment requests: the defaults, with what `options` sets. */
+const issuedRequestLimits = (options: ServerOptions): IssuedRequestLimits => {
+  const { sweepEvery: _sweepEvery, ...limits } = options.issuedRequests ?? {}
+  return { ...defaultIssuedRequestLimits, ...limits }
+}
+
+/**
+ * The storage-only workers every API process runs unless told not to: mail delivery, invite expiry and the sweep of
+ * expired issued requests.
+ */
+const workers = (options: ServerOptions) =>
+  Layer.mergeAll(
+    MailWorker.layer(),
+    InviteExpiry.layer().pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
+    IssuedRequestExpiry.layer({ every: options.issuedRequests?.sweepEvery })
+  )
 
 /** Webhook delivery: the URL rules, the sender on them, and the secret box. */
 const webhookServices = (options: ServerOptions) =>
@@ -218,7 +242,7 @@ export const layer = (options: ServerOptions) => {
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
   const routes = options.chain === undefined ? RoutesWithoutChain : Routes
   return Layer.mergeAll(
-    HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers), {
+    HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers(options)), {
       disableListenLog: true,
       disableLogger: options.logRequests === false,
       // Paths match as written: `/V2/TEAMS` and `//v2/...` name no route (the router folds both by default).

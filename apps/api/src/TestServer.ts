@@ -70,6 +70,8 @@ export interface TestServerOptions {
   readonly limits?:
     | Pick<Server.ServerOptions, "rateLimits" | "requestTimeoutMillis" | "headersTimeoutMillis" | "shutdownGraceMillis">
     | undefined
+  /** Limits on issued payment requests and their sweep; default the server's. */
+  readonly issuedRequests?: Server.ServerOptions["issuedRequests"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -92,6 +94,8 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       logRequests: false,
       chain: options.chain,
       mailer: options.mailer,
+      ...options.webhooks,
+      issuedRequests: options.issuedRequests,
       ...options.webhooks,
       rateLimits: noRateLimits,
       ...options.limits

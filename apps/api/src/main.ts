@@ -9,6 +9,8 @@
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
  * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `PUBLIC_BASE_URL`,
  * `RPC_URL`, `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
+ * `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
+ * issued payment requests not executed yet;
  * to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
  * `TOKEN_ADDRESS`.
  *
@@ -82,6 +84,8 @@ const main = Effect.gen(function* () {
   const shutdownGraceMillis = yield* Config.Int("SHUTDOWN_GRACE_MS").pipe(
     Config.withDefault(Server.defaultTimeouts.shutdownGraceMillis)
   )
+  const issuedMaxBytes = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_BYTES"))
+  const issuedMaxCount = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_COUNT"))
   const relayerConfigured = Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
   const dataDirectory = dataDirectoryOf(Option.getOrUndefined(yield* Config.option(Config.String("SVC_DATA_DIR"))))
   const embedded = Option.isNone(mongoUriConfig)
@@ -103,6 +107,9 @@ const main = Effect.gen(function* () {
   }
   if (Math.min(requestTimeoutMillis, headersTimeoutMillis) < 1 || shutdownGraceMillis < 0) {
     return yield* refuse("REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS must be at least 1, SHUTDOWN_GRACE_MS at least 0")
+  }
+  if (Option.exists(issuedMaxBytes, (n) => n < 1) || Option.exists(issuedMaxCount, (n) => n < 1)) {
+    return yield* refuse("ISSUED_REQUESTS_MAX_BYTES and ISSUED_REQUESTS_MAX_COUNT must be at least 1")
   }
   if (!embedded && Option.isNone(webhookKeyConfig)) {
     return yield* refuse("WEBHOOK_SECRET_KEY is required when MONGODB_URI is set: it seals the webhook signing secrets")
@@ -171,6 +178,10 @@ const main = Effect.gen(function* () {
     requestTimeoutMillis,
     headersTimeoutMillis,
     shutdownGraceMillis,
+    issuedRequests: {
+      ...(Option.isSome(issuedMaxBytes) ? { maxBytes: issuedMaxBytes.value } : {}),
+      ...(Option.isSome(issuedMaxCount) ? { maxCount: issuedMaxCount.value } : {})
+    },
     // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
     signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
   }

@@ -1,12 +1,24 @@
 /**
  * The contract of `IssuedTypedDataStore`: what was issued is found as issued; a salt is claimed once among any number
- * of concurrent claimers, under a fresh token; only that token releases the claim.
+ * of concurrent claimers, under a fresh token; only that token releases the claim; a team's unexecuted, unexpired
+ * requests stay within a budget even when issued concurrently; expired unexecuted requests are removed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { IssuedTypedDataStore } from "@svc/domain/eip712"
+import { type IssuedTypedData, IssuedTypedDataStore, storedBytesOf } from "@svc/domain/eip712"
 import { Effect, Exit } from "effect"
-import { issued } from "./Fixtures.ts"
+import { issued, teamId } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
+
+/** `record` with its typed data expiring at `expires` (unix seconds). */
+const expiring = (record: IssuedTypedData, expires: number): IssuedTypedData =>
+  ({
+    ...record,
+    bundle: { ...record.bundle, typed_data: { ...record.bundle.typed_data, expires: String(expires) } }
+  }) as IssuedTypedData
+
+/** 2026-01-01T00:00:00Z in epoch ms, the budgets' `now`. */
+const now = 1_767_225_600_000
+const nowSeconds = now / 1000
 
 /** Registers the suite for `storage`. */
 export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
@@ -64,6 +76,80 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
           // The first token, released, cannot release the second claim.
           yield* store.release("42", first.claimToken)
           assert.strictEqual((yield* Effect.flip(store.claim("42", 1003)))._tag, "AlreadyExecuted")
+        }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live(
+      "a team's unexecuted, unexpired requests stay within its count; expired and claimed ones do not count",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* IssuedTypedDataStore
+          const budget = { maxBytes: 1_000_000, maxCount: 2, now }
+          yield* store.issueWithin(issued("c1"), budget)
+          yield* store.issueWithin(expiring(issued("c-old"), nowSeconds), { ...budget, now: now - 60_000 })
+          yield* store.issueWithin(issued("c2"), budget)
+          const refused = yield* Effect.flip(store.issueWithin(issued("c3"), budget))
+          assert.deepStrictEqual([refused._tag, refused.errorCode], ["IssuedRequestsLimit", "ISSUED_REQUESTS_LIMIT"])
+          assert.strictEqual((yield* Effect.flip(store.find("c3")))._tag, "TypedDataNotFound")
+          // Another team has a budget of its own.
+          yield* store.issueWithin(issued("c4", teamId(2)), budget)
+          // A claimed request is being executed: it frees its place.
+          yield* store.claim("c1", now)
+          yield* store.issueWithin(issued("c3"), budget)
+          assert.deepStrictEqual(yield* store.find("c3"), issued("c3"))
+        }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("a team's unexecuted requests stay within its stored bytes", () =>
+      Effect.gen(function* () {
+        const store = yield* IssuedTypedDataStore
+        const size = storedBytesOf(issued("b1"))
+        const budget = { maxBytes: 2 * size + size / 2, maxCount: 100, now }
+        yield* store.issueWithin(issued("b1"), budget)
+        yield* store.issueWithin(issued("b2"), budget)
+        assert.strictEqual((yield* Effect.flip(store.issueWithin(issued("b3"), budget)))._tag, "IssuedRequestsLimit")
+        yield* store.issueWithin(issued("b3"), { ...budget, maxBytes: 3 * size })
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("of twenty concurrent issues against a budget of five, at most five are kept, and exactly those", () =>
+      Effect.gen(function* () {
+        const store = yield* IssuedTypedDataStore
+        const budget = { maxBytes: 1_000_000, maxCount: 5, now }
+        const salts = Array.from({ length: 20 }, (_, index) => String(2000 + index))
+        const exits = yield* Effect.all(
+          salts.map((salt) => Effect.exit(store.issueWithin(issued(salt), budget))),
+          { concurrency: "unbounded" }
+        )
+        const kept = yield* Effect.all(salts.map((salt) => Effect.exit(store.find(salt))))
+        const succeeded = exits.filter(Exit.isSuccess).length
+        assert.isAtMost(succeeded, 5)
+        assert.strictEqual(kept.filter(Exit.isSuccess).length, succeeded)
+        assert.deepStrictEqual(exits.map(Exit.isSuccess), kept.map(Exit.isSuccess))
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live(
+      "removeExpired deletes unexecuted requests expired by the cutoff, up to the limit, never claimed ones",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* IssuedTypedDataStore
+          yield* store.issue(expiring(issued("e1"), 100))
+          yield* store.issue(expiring(issued("e2"), 200))
+          yield* store.issue(expiring(issued("e3", teamId(2)), 250))
+          yield* store.issue(expiring(issued("e-claimed"), 100))
+          yield* store.issue(issued("e-live"))
+          yield* store.claim("e-claimed", 50_000)
+          assert.strictEqual(yield* store.removeExpired(150, 10), 1)
+          assert.strictEqual((yield* Effect.flip(store.find("e1")))._tag, "TypedDataNotFound")
+          assert.strictEqual(yield* store.removeExpired(300, 1), 1)
+          assert.strictEqual(yield* store.removeExpired(300, 10), 1)
+          assert.strictEqual(yield* store.removeExpired(300, 10), 0)
+          for (const salt of ["e2", "e3"]) {
+            assert.strictEqual((yield* Effect.flip(store.find(salt)))._tag, "TypedDataNotFound")
+          }
+          assert.strictEqual((yield* store.find("e-claimed")).salt, "e-claimed")
+          assert.deepStrictEqual(yield* store.find("e-live"), issued("e-live"))
         }).pipe(Effect.provide(storage.layer()))
     )
   })

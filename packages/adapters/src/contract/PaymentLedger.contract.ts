@@ -297,6 +297,59 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
+    it.live("pages follow the order (time, then nanoid, descending) from a place, at most `limit` each", () =>
+      Effect.gen(function* () {
+        const ledger = yield* PaymentLedger
+        const at = (second: number) => `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z`
+        // Three payments share one creation time: the nanoid breaks the tie, so no page repeats or skips one.
+        const payments = [
+          payment(1, { created_at: at(10) }),
+          payment(2, { created_at: at(20) }),
+          payment(3, { created_at: at(20) }),
+          payment(4, { created_at: at(20) }),
+          payment(5, { created_at: at(30), team_nanoid: teamId(2) }),
+          payment(6, { created_at: at(40) })
+        ]
+        yield* execute("1", payments)
+        const ids = (list: ReadonlyArray<Payment>) => list.map((p) => Number(p.nanoid.slice(3)))
+        const query = { states: ["intent"] as const, payer: teamId(1) }
+        assert.deepStrictEqual(ids(yield* ledger.list({ ...query, limit: 2 })), [6, 4])
+        const pages: Array<Array<number>> = []
+        let after: { created_at: string; nanoid: string } | undefined
+        for (let round = 0; round < 5; round++) {
+          const page = yield* ledger.list({ ...query, limit: 2, ...(after === undefined ? {} : { after }) })
+          if (page.length === 0) break
+          pages.push(ids(page))
+          const last = page.at(-1) as Payment
+          after = { created_at: last.created_at, nanoid: last.nanoid }
+        }
+        assert.deepStrictEqual(pages, [[6, 4], [3, 2], [1]])
+        assert.deepStrictEqual(
+          ids(yield* ledger.list({ ...query, after: { created_at: at(20), nanoid: paymentId(3) } })),
+          [2, 1]
+        )
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("`intentsDueAfter` also selects intents whose pay_at_time is later, beside the states asked", () =>
+      Effect.gen(function* () {
+        const ledger = yield* PaymentLedger
+        yield* execute("1", [
+          payment(1, { pay_at_time: 500 }),
+          payment(2, { pay_at_time: 1500 }),
+          payment(3, { state: "scheduled", pay_at_time: 100 }),
+          payment(4, { state: "complete", pay_at_time: 2000 })
+        ])
+        const ids = (list: ReadonlyArray<Payment>) => list.map((p) => Number(p.nanoid.slice(3)))
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: ["scheduled", "processing"] })), [3])
+        assert.deepStrictEqual(
+          ids(yield* ledger.list({ states: ["scheduled", "processing"], intentsDueAfter: 1000 })),
+          [3, 2]
+        )
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: ["scheduled"], intentsDueAfter: 1500 })), [3])
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
     it.live(
       "executed requests are listed oldest first with what they executed; a transaction is amended in one step",
       () =>

@@ -23,7 +23,13 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       query: PaymentsQuery,
       success: PaymentsQueryResponse,
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Payments of a team, newest first. Answers `{data}` without `success` (SPEC §1)."),
+    }).annotate(
+      OpenApi.Description,
+      "Payments of a team, newest first. Answers `{data}` without `success` (SPEC §1). `limit` or `cursor` ask for a " +
+        "page and add `data.next_cursor` (null on the last page); without them at most the newest 1000 come back, " +
+        "and the `X-Next-Cursor` header continues (docs/decisions/0039). `state=scheduled`: intents not yet due, and " +
+        "payments being paid."
+    ),
     HttpApiEndpoint.post("create", "/v2/payments", {
       payload: CreatePaymentsRequest,
       success: CreatePaymentsResponse,

@@ -4,12 +4,20 @@
  * `updateOne` outside any transaction, so of concurrent claims across replicas exactly one wins
  * (docs/decisions/0017). The payments ledger takes executions over and writes their results on the same document,
  * for the holder only.
+ *
+ * A team's budget of unexecuted requests is kept without transactions: a new request is inserted first, then the
+ * team's unexecuted, unexpired requests are summed, and the new one is deleted again if they exceed the budget. Every
+ * request that stays saw itself and all earlier ones within budget, so the team is never left over it; concurrent
+ * issues near the limit may all be refused (each sees the others).
  */
 import {
   AlreadyExecuted,
   type ClaimedTypedData,
+  expiryOf,
+  IssuedRequestsLimit,
   type IssuedTypedData,
   IssuedTypedDataStore,
+  storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
 import { executionLeaseMillis } from "@svc/domain/payment"
@@ -25,6 +33,10 @@ export interface IssuedDocument extends Leases.LeaseFields {
   _id: string
   record: IssuedTypedData
   state: "issued" | "executing" | "executed"
+  /** The record's team, its typed data's expiry (unix seconds) and stored size, for budgets and the sweep. */
+  team?: string
+  expires?: number
+  bytes?: number
   executedAt?: number
   result?: { transaction: string; payments: ReadonlyArray<unknown> }
   /** The signature it executed with (set with `result`). */
@@ -42,6 +54,17 @@ export const layer = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<IssuedDocument>(issuedCollection)
     yield* Effect.promise(() => col.createIndex({ state: 1, executedAt: 1 }))
+    yield* Effect.promise(() => col.createIndex({ team: 1, state: 1, expires: 1 }))
+    yield* Effect.promise(() => col.createIndex({ state: 1, expires: 1 }))
+    // Requests issued before budgets existed get their team, expiry and size once, so they are counted and swept.
+    yield* Effect.promise(async () => {
+      for (const doc of await col.find({ state: "issued", expires: { $exists: false } }).toArray()) {
+        await col.updateOne(
+          { _id: doc._id },
+          { $set: { team: doc.record.team, expires: expiryOf(doc.record), bytes: storedBytesOf(doc.record) } }
+        )
+      }
+    })
     const leases = Leases.on(col)
     const find = (salt: string) =>
       Effect.promise(() => col.findOne({ _id: salt })).pipe(
@@ -49,11 +72,48 @@ export const layer = Layer.effect(
           doc === null ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(issuedOf(doc))
         )
       )
+    const insert = (record: IssuedTypedData, bytes: number) =>
+      col.insertOne({
+        _id: record.salt,
+        record,
+        state: "issued",
+        team: record.team,
+        expires: expiryOf(record),
+        bytes,
+        lease_until: 0
+      })
+    /** The team's unexecuted requests unexpired at `nowSeconds`: how many, and their bytes. */
+    const held = async (team: string, nowSeconds: number) => {
+      const docs = await col
+        .find({ team, state: "issued", expires: { $gt: nowSeconds } }, { projection: { bytes: 1 } })
+        .toArray()
+      return { count: docs.length, bytes: docs.reduce((sum, doc) => sum + (doc.bytes ?? 0), 0) }
+    }
     return IssuedTypedDataStore.of({
-      issue: (record) =>
-        Effect.promise(() => col.insertOne({ _id: record.salt, record, state: "issued", lease_until: 0 })).pipe(
-          Effect.asVoid
+      issue: (record) => Effect.promise(() => insert(record, storedBytesOf(record))).pipe(Effect.asVoid),
+      issueWithin: (record, budget) =>
+        Effect.promise(async () => {
+          await insert(record, storedBytesOf(record))
+          const total = await held(record.team, Math.floor(budget.now / 1000))
+          if (total.count <= budget.maxCount && total.bytes <= budget.maxBytes) return true
+          await col.deleteOne({ _id: record.salt, state: "issued" })
+          return false
+        }).pipe(
+          Effect.flatMap((kept) => (kept ? Effect.void : Effect.fail(new IssuedRequestsLimit({ team: record.team }))))
         ),
+      removeExpired: (cutoff, limit) =>
+        Effect.promise(async () => {
+          const expired = await col
+            .find({ state: "issued", expires: { $lte: cutoff } }, { projection: { _id: 1 } })
+            .limit(limit)
+            .toArray()
+          if (expired.length === 0) return 0
+          const { deletedCount } = await col.deleteMany({
+            _id: { $in: expired.map((doc) => doc._id) },
+            state: "issued"
+          })
+          return deletedCount
+        }),
       find,
       claim: (salt, now) =>
         Effect.promise(() =>

@@ -132,7 +132,22 @@ export const layer = Layer.effect(
           })
         ),
       list: (query: LedgerQuery) => {
-        const filter: Record<string, unknown> = { state: { $in: [...query.states] } }
+        const filter: Record<string, unknown> = {}
+        const alternatives: Array<Record<string, unknown>> = []
+        if (query.intentsDueAfter === undefined) filter.state = { $in: [...query.states] }
+        else {
+          alternatives.push({
+            $or: [
+              { state: { $in: [...query.states] } },
+              { state: "intent", pay_at_time: { $gt: query.intentsDueAfter } }
+            ]
+          })
+        }
+        if (query.after !== undefined) {
+          const { created_at, nanoid } = query.after
+          alternatives.push({ $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lt: nanoid } }] })
+        }
+        if (alternatives.length > 0) filter.$and = alternatives
         if (query.payer !== undefined) filter.team_nanoid = query.payer
         if (query.notPayer !== undefined) filter.team_nanoid = { $ne: query.notPayer }
         if (query.recipients !== undefined) filter.recipient_nanoid = { $in: [...query.recipients] }
@@ -144,6 +159,7 @@ export const layer = Layer.effect(
           payments
             .find(filter as Filter<PaymentDocument>)
             .sort({ created_at: -1, _id: -1 })
+            .limit(query.limit ?? 0)
             .toArray()
         ).pipe(Effect.map((docs) => docs.map((doc) => paymentOf(doc) as Payment)))
       },

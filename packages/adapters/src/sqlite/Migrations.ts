@@ -221,5 +221,19 @@ export const migrations: ReadonlyArray<Migration> = [
       ) STRICT;
       CREATE INDEX v1_ids_by_number ON v1_ids (kind, v1_number);
     `
+  },
+  {
+    // Issued requests (issue 14): their expiry and stored size beside the record, so a team's budget of unexecuted
+    // requests is one indexed sum and the sweep finds expired ones without reading records.
+    version: 5,
+    sql: `
+      ALTER TABLE issued_requests ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE issued_requests ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+      UPDATE issued_requests SET
+        expires_at = CAST(json_extract(record, '$.bundle.typed_data.expires') AS INTEGER),
+        bytes = length(CAST(record AS BLOB));
+      CREATE INDEX issued_requests_unexecuted ON issued_requests (team_nanoid, state, expires_at);
+      CREATE INDEX issued_requests_by_expiry ON issued_requests (state, expires_at);
+    `
   }
 ]

@@ -10,7 +10,7 @@ import { DatabaseSync } from "node:sqlite"
 import { Worker } from "node:worker_threads"
 import { assert, describe, it } from "@effect/vitest"
 import { CompanyRepository } from "@svc/domain/company"
-import { IssuedTypedDataStore } from "@svc/domain/eip712"
+import { IssuedTypedDataStore, storedBytesOf } from "@svc/domain/eip712"
 import { IdempotencyStore } from "@svc/domain/idempotency"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { company, companyId, issued } from "../contract/Fixtures.ts"
@@ -55,6 +55,33 @@ describe("SqliteDatabase", () => {
       )
       assert.deepStrictEqual(Option.getOrThrow(found), company(1))
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "migration 5 gives requests issued before it their expiry and size, so budgets count them and sweeps find them",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "svc.db")
+        const record = issued("77")
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const before = migrations.filter((m) => m.version < 5)
+            const { connection } = Context.get(
+              yield* build(SqliteDatabase.layer({ filename, migrations: before })),
+              SqliteDatabase
+            )
+            connection
+              .prepare("INSERT INTO issued_requests (salt, team_nanoid, record) VALUES (?, ?, ?)")
+              .run(record.salt, record.team, JSON.stringify(record))
+          })
+        )
+        const { connection } = Context.get(yield* build(SqliteDatabase.layer({ filename })), SqliteDatabase)
+        const row = connection.prepare("SELECT expires_at, bytes FROM issued_requests WHERE salt = '77'").get()
+        assert.deepStrictEqual(
+          { expires_at: Number(row?.expires_at), bytes: Number(row?.bytes) },
+          { expires_at: Number(record.bundle.typed_data.expires), bytes: storedBytesOf(record) }
+        )
+      }).pipe(Effect.scoped)
   )
 
   it.live("pending migrations apply in order, each in its own transaction: a failing one changes nothing", () =>

@@ -2,14 +2,19 @@
  * Issued typed data in SQLite (`issued_requests`, one row per salt). The claim takes the row's lease
  * (`Leases.take`: `issued` -> `executing`, under a fresh holder token, the claim token), so of concurrent claims in
  * any number of processes on the file exactly one wins; the payments ledger takes executions over and records their
- * results on the same row, for the holder only.
+ * results on the same row, for the holder only. `expires_at` and `bytes` beside the record make a team's budget of
+ * unexecuted requests one indexed sum, checked and inserted in one `BEGIN IMMEDIATE` transaction, so concurrent
+ * issues in any number of processes on the file never take a team over its budget.
  */
 import type { DatabaseSync } from "node:sqlite"
 import {
   AlreadyExecuted,
   type ClaimedTypedData,
+  expiryOf,
+  IssuedRequestsLimit,
   type IssuedTypedData,
   IssuedTypedDataStore,
+  storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
 import { executionLeaseMillis } from "@svc/domain/payment"
@@ -33,7 +38,20 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
     const leases = issuedLeasesOn(connection)
-    const insert = connection.prepare("INSERT INTO issued_requests (salt, team_nanoid, record) VALUES (?, ?, ?)")
+    const insert = connection.prepare(
+      "INSERT INTO issued_requests (salt, team_nanoid, record, expires_at, bytes) VALUES (?, ?, ?, ?, ?)"
+    )
+    const held = connection.prepare(
+      `SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM issued_requests
+       WHERE team_nanoid = ? AND state = 'issued' AND expires_at > ?`
+    )
+    const removeExpired = connection.prepare(
+      `DELETE FROM issued_requests WHERE salt IN (
+         SELECT salt FROM issued_requests WHERE state = 'issued' AND expires_at <= ? LIMIT ?
+       )`
+    )
+    const store = (record: IssuedTypedData, bytes: number) =>
+      void insert.run(record.salt, record.team, JSON.stringify(record), expiryOf(record), bytes)
     const find = connection.prepare("SELECT record, state, executed_at FROM issued_requests WHERE salt = ?")
     const claim = leases.take({ when: "state = 'issued'", set: "state = 'executing', executed_at = :now" })
     const release = leases.release({ when: "state = 'executing'", set: "state = 'issued', executed_at = NULL" })
@@ -42,7 +60,20 @@ export const layer = Layer.effect(
       return row === undefined ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(issuedOf(row))
     }
     return IssuedTypedDataStore.of({
-      issue: (record) => Effect.sync(() => void insert.run(record.salt, record.team, JSON.stringify(record))),
+      issue: (record) => Effect.sync(() => store(record, storedBytesOf(record))),
+      issueWithin: (record, budget) =>
+        Effect.suspend(() => {
+          const bytes = storedBytesOf(record)
+          const kept = transaction(() => {
+            const row = held.get(record.team, Math.floor(budget.now / 1000))
+            const within =
+              Number(row?.count ?? 0) + 1 <= budget.maxCount && Number(row?.bytes ?? 0) + bytes <= budget.maxBytes
+            if (within) store(record, bytes)
+            return within
+          })
+          return kept ? Effect.void : Effect.fail(new IssuedRequestsLimit({ team: record.team }))
+        }),
+      removeExpired: (cutoff, limit) => Effect.sync(() => Number(removeExpired.run(cutoff, limit).changes)),
       find: (salt) => Effect.suspend(() => found(salt)),
       claim: (salt, now) =>
         Effect.suspend((): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> => {

@@ -27,12 +27,17 @@ const paymentOf = (row: Record<string, unknown>): Payment => JSON.parse(row.reco
 /** The filters of `list` that a query uses, as SQL conditions, in a fixed order (one statement per shape). */
 const listConditions = (query: LedgerQuery) =>
   [
-    "state IN (SELECT value FROM json_each(:states))",
+    query.intentsDueAfter === undefined
+      ? "state IN (SELECT value FROM json_each(:states))"
+      : "(state IN (SELECT value FROM json_each(:states)) OR (state = 'intent' AND pay_at_time > :intentsDueAfter))",
     query.payer === undefined ? undefined : "team_nanoid = :payer",
     query.notPayer === undefined ? undefined : "team_nanoid <> :notPayer",
     query.recipients === undefined ? undefined : "recipient_nanoid IN (SELECT value FROM json_each(:recipients))",
     query.createdFrom === undefined ? undefined : "created_at >= :createdFrom",
-    query.createdTo === undefined ? undefined : "created_at <= :createdTo"
+    query.createdTo === undefined ? undefined : "created_at <= :createdTo",
+    query.after === undefined
+      ? undefined
+      : "(created_at < :afterCreated OR (created_at = :afterCreated AND nanoid < :afterNanoid))"
   ].filter((condition) => condition !== undefined)
 
 /** The SQLite payments ledger. */
@@ -144,7 +149,7 @@ export const layer = Layer.effect(
       list: (query) =>
         Effect.sync(() => {
           const sql = `SELECT record FROM payments WHERE ${listConditions(query).join(" AND ")}
-                       ORDER BY created_at DESC, nanoid DESC`
+                       ORDER BY created_at DESC, nanoid DESC${query.limit === undefined ? "" : " LIMIT :limit"}`
           let statement = listed.get(sql)
           if (statement === undefined) {
             statement = connection.prepare(sql)
@@ -156,6 +161,12 @@ export const layer = Layer.effect(
           if (query.recipients !== undefined) parameters.recipients = JSON.stringify(query.recipients)
           if (query.createdFrom !== undefined) parameters.createdFrom = isoOf(query.createdFrom * 1000)
           if (query.createdTo !== undefined) parameters.createdTo = isoOf(query.createdTo * 1000 + 999)
+          if (query.intentsDueAfter !== undefined) parameters.intentsDueAfter = query.intentsDueAfter
+          if (query.after !== undefined) {
+            parameters.afterCreated = query.after.created_at
+            parameters.afterNanoid = query.after.nanoid
+          }
+          if (query.limit !== undefined) parameters.limit = query.limit
           return statement.all(parameters).map(paymentOf)
         }),
       executedSince: (sinceMillis) =>

@@ -4,7 +4,7 @@
  */
 import { Context, type Effect, Schema } from "effect"
 import type { Address, Uint256String } from "../Evm.ts"
-import type { ErrorCode } from "../errors/ErrorCatalog.ts"
+import { type ErrorCode, messageField } from "../errors/ErrorCatalog.ts"
 import type { InviteId, TeamId, UserId } from "../Ids.ts"
 import type { IssuedPaymentsRequest } from "../payment/IssuedPayments.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle, RolesTypedDataBundle } from "./TypedData.ts"
@@ -28,6 +28,37 @@ export class AlreadyExecuted extends Schema.TaggedError<AlreadyExecuted>()("Alre
     return "ALREADY_EXECUTED"
   }
 }
+
+/**
+ * The team already holds as many issued requests, not yet executed and not expired, as it may (count or stored
+ * bytes): it executes some, or lets them expire, before it is issued more.
+ */
+export class IssuedRequestsLimit extends Schema.TaggedError<IssuedRequestsLimit>()("IssuedRequestsLimit", {
+  team: Schema.String,
+  message: messageField("ISSUED_REQUESTS_LIMIT")
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "ISSUED_REQUESTS_LIMIT"
+  }
+}
+
+/**
+ * How much a team may hold in issued requests that are neither executed nor expired at `now` (epoch ms): at most
+ * `maxCount` of them, of at most `maxBytes` stored bytes (`storedBytesOf`) together, the new one included.
+ */
+export interface IssuedBudget {
+  readonly maxBytes: number
+  readonly maxCount: number
+  readonly now: number
+}
+
+/** The bytes a record takes in storage, as budgets count them: its JSON in UTF-8. */
+export const storedBytesOf = (record: IssuedTypedData): number =>
+  new TextEncoder().encode(JSON.stringify(record)).length
+
+/** When a record's typed data expires (unix seconds). */
+export const expiryOf = (record: IssuedTypedData): number => Number(record.bundle.typed_data.expires)
 
 /** What every issued record says: the salt, the team, to whom and for which signer it was issued. */
 interface IssuedRecord {
@@ -85,6 +116,16 @@ export class IssuedTypedDataStore extends Context.Service<
   IssuedTypedDataStore,
   {
     readonly issue: (record: IssuedTypedData) => Effect.Effect<void>
+    /**
+     * Records `record` only if its team stays within `budget` with it; `IssuedRequestsLimit` otherwise (nothing
+     * kept). Concurrent issues of one team never leave it over budget; near the limit they may all be refused.
+     */
+    readonly issueWithin: (record: IssuedTypedData, budget: IssuedBudget) => Effect.Effect<void, IssuedRequestsLimit>
+    /**
+     * Deletes up to `limit` records never executed (not claimed) whose typed data expired at or before `cutoff`
+     * (unix seconds); answers how many. Deleting twice is harmless, so sweepers need no lease.
+     */
+    readonly removeExpired: (cutoff: number, limit: number) => Effect.Effect<number>
     readonly find: (salt: Uint256String) => Effect.Effect<IssuedTypedData, TypedDataNotFound>
     /** Marks the salt executed at `now` (epoch ms), once, under a new random claim token. */
     readonly claim: (

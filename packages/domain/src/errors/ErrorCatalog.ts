@@ -59,6 +59,11 @@ export const ErrorCatalog = {
   INSUFFICIENT_BALANCE: { status: 409, message: "The team's balance does not cover the payments" },
   INVALID_AMOUNT: { status: 400, message: "The amount is outside the allowed range" },
   INVALID_RECIPIENT: { status: 400, message: "The recipient cannot be paid" },
+  ISSUED_REQUESTS_LIMIT: {
+    status: 409,
+    message:
+      "The team holds too many issued payment requests that are not executed yet; execute them with PUT /v2/payments or let them expire before creating more"
+  },
 
   // Teams, roles and invites
   INVALID_ADMIN_WALLET: { status: 400, message: "The admin wallet is not a valid address" },

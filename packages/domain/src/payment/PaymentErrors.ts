@@ -60,3 +60,17 @@ export class BalanceNotFound extends Schema.TaggedError<BalanceNotFound>()("Bala
     return "NOT_FOUND"
   }
 }
+
+/** The payments query's cursor is not one this query answered (edited, truncated, or from other filters). */
+export class InvalidPaymentsCursor extends Schema.TaggedError<InvalidPaymentsCursor>()("InvalidPaymentsCursor", {
+  message: Schema.String.pipe(
+    Schema.withConstructorDefault(
+      Effect.succeed("The cursor is not one this query answered; start again without it, with the same filters")
+    )
+  )
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "VALIDATION_ERROR"
+  }
+}

@@ -14,6 +14,7 @@ import type { Caller } from "../user/Caller.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import type { IssuedPayment, IssuedPaymentsRequest } from "./IssuedPayments.ts"
+import { IssuedRequestPolicy } from "./IssuedRequestPolicy.ts"
 import { invoiceOf } from "./Payment.ts"
 import { InvalidRecipient, TeamAccountMissing } from "./PaymentErrors.ts"
 import { escrowEntryOf, paymentEntriesOf } from "./PaymentPlan.ts"
@@ -33,23 +34,40 @@ const forwarderOf = (chain: ChainGateway["Service"]) => ({
   verifyingContract: chain.addresses.forwarder
 })
 
-/** Records what was issued to the caller, for PUT /v2/payments to check the signed copy against. */
-const recordIssued = (
+/**
+ * Records what was issued to the caller, for PUT /v2/payments to check the signed copy against, within the team's
+ * budget of unexecuted requests (`IssuedRequestPolicy`).
+ */
+const recordIssued = Effect.fn("PaymentIssuance.recordIssued")(function* (
   team: Team,
   caller: Caller,
   typed: Pick<IssuedBatch, "kind" | "bundle"> | Pick<IssuedInstant, "kind" | "bundle">,
   request: IssuedPaymentsRequest
-) =>
-  IssuedTypedDataStore.use((store) =>
-    store.issue({
-      ...typed,
-      salt: typed.bundle.typed_data.salt,
-      team: team.nanoid,
-      issuedTo: caller.nanoid,
-      signer: caller.wallet,
-      request
-    })
-  )
+) {
+  const policy = yield* IssuedRequestPolicy
+  const store = yield* IssuedTypedDataStore
+  const record = {
+    ...typed,
+    salt: typed.bundle.typed_data.salt,
+    team: team.nanoid,
+    issuedTo: caller.nanoid,
+    signer: caller.wallet,
+    request
+  } as IssuedBatch | IssuedInstant
+  yield* store.issueWithin(record, {
+    maxBytes: policy.maxBytes,
+    maxCount: policy.maxCount,
+    now: yield* Clock.currentTimeMillis
+  })
+})
+
+/** The typed data's envelope: from the caller's wallet, on the team's account, for the policy's lifetime. */
+const envelopeOf = (caller: Caller, account: Address) =>
+  IssuedRequestPolicy.useSync((policy) => ({
+    from: caller.wallet,
+    to: account,
+    ttlSeconds: policy.ttlSeconds
+  }))
 
 /** Issues the typed data of a batch to members of `team`, to be signed by the caller's wallet. */
 export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
@@ -103,7 +121,7 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
     { group, payNow: body.pay_now, token: chain.addresses.token, payAtTime: body.pay_at_time ?? now },
     Arr.map(payments, (p) => ({ payment: p.nanoid, recipient: p.recipient, amountCents: p.amount_cents }))
   )
-  const bundle = yield* makePaymentsTypedData(forwarderOf(chain), { from: caller.wallet, to: account }, entries)
+  const bundle = yield* makePaymentsTypedData(forwarderOf(chain), yield* envelopeOf(caller, account), entries)
   yield* recordIssued(
     team,
     caller,
@@ -154,7 +172,7 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
     amountCents: body.amount_cents,
     token: chain.addresses.token
   })
-  const bundle = yield* makePaymentTypedData(forwarderOf(chain), { from: caller.wallet, to: account }, entry)
+  const bundle = yield* makePaymentTypedData(forwarderOf(chain), yield* envelopeOf(caller, account), entry)
   yield* recordIssued(
     team,
     caller,

@@ -1,6 +1,8 @@
 /**
  * An element of the payments query (SPEC §2.3): four objects, `recipient`, `payer`, `invoice` and `payment`,
- * with the spec's field names and types. Times are ISO 8601 UTC strings (DESIGN §5).
+ * with the spec's field names and types. Times are ISO 8601 UTC strings (DESIGN §5). Every field is always present:
+ * a string or list the payment has nothing for is empty, and the three the spec gives no empty form (`reason_id`,
+ * `subscription_fee_metadata`, `v1_metadata`) are `null` (docs/payments.md).
  */
 import { Schema } from "effect"
 import { PostalAddress } from "../PostalAddress.ts"
@@ -61,8 +63,10 @@ export const PaymentInvoice = Schema.Struct({
   role_description: S,
   services_description: S,
   sow_document_nanoid: S,
-  reason_id: Schema.optionalKey(Schema.Int),
-  subscription_fee_metadata: Schema.optionalKey(SubscriptionFeeMetadata)
+  /** `null` when the payment was given no reason. */
+  reason_id: Schema.NullOr(Schema.Int),
+  /** `null` unless the payment is a subscription fee (none are made here yet). */
+  subscription_fee_metadata: Schema.NullOr(SubscriptionFeeMetadata)
 })
 export type PaymentInvoice = typeof PaymentInvoice.Type
 
@@ -83,7 +87,8 @@ export const PaymentDetails = Schema.Struct({
   valid_minutes: Schema.Int,
   created_at: S,
   updated_at: S,
-  v1_metadata: Schema.optionalKey(S),
+  /** `null` unless the payment was carried over from v1 (the migration tool keeps none yet). */
+  v1_metadata: Schema.NullOr(S),
   state: Schema.optionalKey(PaymentMachine.State)
 })
 export type PaymentDetails = typeof PaymentDetails.Type

@@ -71,7 +71,8 @@ const paymentItemOf = (payment: Payment, users: ReadonlyMap<UserId, User>): Paym
       role_description: invoice.role_description,
       services_description: invoice.services_description,
       sow_document_nanoid: "",
-      ...(invoice.reason_id === undefined ? {} : { reason_id: invoice.reason_id })
+      reason_id: invoice.reason_id ?? null,
+      subscription_fee_metadata: null
     },
     payment: {
       creation_transaction: payment.creation_transaction ?? "",
@@ -89,6 +90,7 @@ const paymentItemOf = (payment: Payment, users: ReadonlyMap<UserId, User>): Paym
       valid_minutes: payment.valid_minutes,
       created_at: payment.created_at,
       updated_at: payment.updated_at,
+      v1_metadata: null,
       state: payment.state
     }
   }

@@ -73,6 +73,12 @@ export interface LedgerQuery {
   readonly recipients?: ReadonlyArray<UserId>
   readonly createdFrom?: number
   readonly createdTo?: number
+  /** Also intents (state `intent`) whose `pay_at_time` is after this time (unix seconds): registered, not yet due. */
+  readonly intentsDueAfter?: number
+  /** Only payments after this place in the order (older, or as old with a smaller nanoid): the next page's start. */
+  readonly after?: { readonly created_at: string; readonly nanoid: string }
+  /** At most this many. */
+  readonly limit?: number
 }
 
 /**
@@ -83,7 +89,7 @@ export interface LedgerQuery {
  *   giving the claim a new random token (so the previous holder can no longer release it or record);
  * - `leaseDueIntent`: lease a due intent to one worker at a time across machines (a conditional single update);
  * - `settle`: move a payment only from `from` (`StaleState` otherwise), with its events, in one step;
- * - `list`: newest first;
+ * - `list`: newest first (`created_at`, then nanoid, both descending);
  * - `executedSince`: oldest first;
  * - `amendTransaction`: change the request's result and its payments in one all-or-nothing step.
  */

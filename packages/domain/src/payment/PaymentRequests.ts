@@ -1,7 +1,7 @@
 /**
  * Request and response bodies of the payment routes (SPEC §4.3, 4.5, 4.6, 4.7) with the limits of SPEC §8.
  */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { Email } from "../Email.ts"
 import { Signature, WalletAddress } from "../Evm.ts"
 import {
@@ -120,14 +120,47 @@ export const PaymentStateFilter = Schema.Literals(["all", "intent", "scheduled",
 /** The payments query's direction filter (SPEC §3). */
 export const PaymentDirection = Schema.Literals(["payable", "receivable"])
 
-/** GET /v2/payments query (SPEC §4.3 with the names of DESIGN §5); dates are inclusive, UTC. */
+/** Most items of one answer of the payments query: a page's `limit` at most, and what an unpaged query answers. */
+export const maxPaymentsPage = 1000
+
+/**
+ * The payments query's page size, 1 to 1000. Query parameters travel as strings: the bound is the string's pattern,
+ * so OpenAPI shows it (a check on the decoded integer would not be).
+ */
+export const PaymentsPageSize = Schema.String.pipe(
+  Schema.check(
+    Schema.isPattern(/^(?:1000|[1-9][0-9]{0,2})$/u, { message: `Expected a page size from 1 to ${maxPaymentsPage}` })
+  ),
+  Schema.annotate({ description: `Page size, 1 to ${maxPaymentsPage}; asks for a page and \`data.next_cursor\`` }),
+  Schema.decodeTo(
+    Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: maxPaymentsPage }))),
+    SchemaTransformation.numberFromString
+  )
+)
+
+/** The payments query's cursor as it travels: URL-safe base64, at most 200 characters (`PaymentsCursor.ts`). */
+export const PaymentsCursorParam = Schema.String.pipe(
+  Schema.check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(200),
+    Schema.isPattern(/^[A-Za-z0-9_-]+$/u, { message: "Expected a cursor from an earlier answer's next_cursor" })
+  ),
+  Schema.annotate({ description: "`next_cursor` of the previous page, unchanged, with the same filters" })
+)
+
+/**
+ * GET /v2/payments query (SPEC §4.3 with the names of DESIGN §5); dates are inclusive, UTC. `limit` and `cursor` are
+ * ours (docs/decisions/0039): either one asks for a page and a `next_cursor`.
+ */
 export const PaymentsQuery = Schema.Struct({
   team_nanoid: TeamId,
   state: withDefault<typeof PaymentStateFilter>("all")(PaymentStateFilter),
   query_type: withDefault<typeof PaymentDirection>("payable")(PaymentDirection),
   recipient: Schema.optionalKey(UserId),
   start_date: Schema.optionalKey(CalendarDate),
-  end_date: Schema.optionalKey(CalendarDate)
+  end_date: Schema.optionalKey(CalendarDate),
+  limit: Schema.optionalKey(PaymentsPageSize),
+  cursor: Schema.optionalKey(PaymentsCursorParam)
 }).pipe(
   Schema.check(
     Schema.makeFilter(
@@ -140,6 +173,14 @@ export const PaymentsQuery = Schema.Struct({
 )
 export type PaymentsQuery = typeof PaymentsQuery.Type
 
-/** GET /v2/payments response: `data.items` alone, no `success` (SPEC §1 rule 2). */
-export const PaymentsQueryResponse = Schema.Struct({ data: Schema.Struct({ items: Schema.Array(PaymentItem) }) })
+/**
+ * GET /v2/payments response: `data.items` alone, no `success` (SPEC §1 rule 2). A query with `limit` or `cursor` also
+ * gets `data.next_cursor` (`null` on the last page); one without gets exactly the spec's shape.
+ */
+export const PaymentsQueryResponse = Schema.Struct({
+  data: Schema.Struct({
+    items: Schema.Array(PaymentItem),
+    next_cursor: Schema.optionalKey(Schema.NullOr(Schema.String))
+  })
+})
 export type PaymentsQueryResponse = typeof PaymentsQueryResponse.Type

@@ -3,11 +3,11 @@
  * check lets through: issue typed data, execute signed requests once, query the ledger, read a balance.
  * docs/payments.md tells the flow.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import type { ChainUnavailable, RequestError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address } from "../Evm.ts"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { type IssuedRequestsLimit, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
 import { IdGenerator, TeamId, UserId } from "../Ids.ts"
@@ -23,11 +23,13 @@ import { userAccountOf } from "../user/UserAccount.ts"
 import { UserNotFound } from "../user/UserNotFound.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import type { BalanceQuery, CurrencyBalance } from "./Balance.ts"
+import { IssuedRequestPolicy } from "./IssuedRequestPolicy.ts"
 import { amountCentsOf } from "./Payment.ts"
 import {
   BalanceNotFound,
   type ExecutionBodyMismatch,
   type ExecutionInProgress,
+  type InvalidPaymentsCursor,
   type InvalidRecipient,
   type TeamAccountMissing
 } from "./PaymentErrors.ts"
@@ -37,18 +39,20 @@ import type { PaymentItem } from "./PaymentItem.ts"
 import { paymentItemsOf } from "./PaymentItems.ts"
 import { type ExecutionResult, type LedgerQuery, PaymentLedger } from "./PaymentLedger.ts"
 import { paymentStateFilter } from "./PaymentMachine.ts"
-import type {
-  CreatePaymentsRequest,
-  ExecutePaymentsRequest,
-  InstantPaymentRequest,
-  PaymentsQuery
+import {
+  type CreatePaymentsRequest,
+  type ExecutePaymentsRequest,
+  type InstantPaymentRequest,
+  maxPaymentsPage,
+  type PaymentsQuery
 } from "./PaymentRequests.ts"
+import { cursorAfter, positionOf } from "./PaymentsCursor.ts"
 
 /** Why a payment action is refused before anything is issued or sent: the team, or the caller's role. */
 type AccessError = TeamNotFound | InsufficientPermissions
 
 /** Why issuing typed data is refused. */
-export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient
+export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit
 
 /** Why an execution is refused (nothing moved, or it already did and its result is not recorded yet). */
 export type ExecuteError =
@@ -62,6 +66,13 @@ export type ExecuteError =
 export interface AccountBalance {
   readonly svc_account_address: Address
   readonly balances: ReadonlyArray<CurrencyBalance>
+}
+
+/** A page of the payments query. */
+export interface PaymentsPage {
+  readonly items: ReadonlyArray<PaymentItem>
+  /** Where the next page starts; `null` when this one ends the list. */
+  readonly next_cursor: string | null
 }
 
 /** Payments of teams, for a caller. */
@@ -80,8 +91,14 @@ export class Payments extends Context.Service<
     ) => Effect.Effect<PaymentTypedDataBundle, IssueError>
     /** Executes a signed request at most once across replicas; a replay answers the first result. */
     readonly execute: (caller: Caller, body: ExecutePaymentsRequest) => Effect.Effect<ExecutionResult, ExecuteError>
-    /** The team's payments matching the SPEC §4.3 filters, newest first. */
-    readonly query: (caller: Caller, query: PaymentsQuery) => Effect.Effect<ReadonlyArray<PaymentItem>, AccessError>
+    /**
+     * The team's payments matching the SPEC §4.3 filters, newest first: a page of `limit` (default and at most
+     * `maxPaymentsPage`) from `cursor`, and the cursor of the next page (`null` at the end).
+     */
+    readonly query: (
+      caller: Caller,
+      query: PaymentsQuery
+    ) => Effect.Effect<PaymentsPage, AccessError | InvalidPaymentsCursor>
     /** The svc account of a team (`balance.read`) or of the caller, and its balances in cents. */
     readonly balance: (
       caller: Caller,
@@ -107,17 +124,23 @@ export class Payments extends Context.Service<
         | Randomness
         | SignatureVerifier
       >()
+      // The limits are read here, where the composition root set them: a request's fiber would see the defaults.
+      const limits = yield* IssuedRequestPolicy
       const withPorts = Effect.provideContext(
-        Context.pick(
-          ChainGateway,
-          IssuedTypedDataStore,
-          PaymentLedger,
-          MembershipRepository,
-          UserRepository,
-          IdGenerator,
-          Randomness,
-          SignatureVerifier
-        )(ports)
+        Context.add(
+          Context.pick(
+            ChainGateway,
+            IssuedTypedDataStore,
+            PaymentLedger,
+            MembershipRepository,
+            UserRepository,
+            IdGenerator,
+            Randomness,
+            SignatureVerifier
+          )(ports),
+          IssuedRequestPolicy,
+          limits
+        )
       )
 
       /** The svc account whose balance `nanoid` names, if the caller may see it. */
@@ -173,12 +196,25 @@ export class Payments extends Context.Service<
             const recipients = query.recipient === undefined ? members : members.filter((id) => id === query.recipient)
             filter = { states, notPayer: team.nanoid, recipients }
           }
+          const after = query.cursor === undefined ? undefined : yield* positionOf(query.cursor, query)
+          const limit = query.limit ?? maxPaymentsPage
+          // `scheduled` also selects intents whose time is still to come (docs/payments.md).
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          // One more than the page tells whether another page follows.
           const payments = yield* ledger.list({
             ...filter,
+            ...(query.state === "scheduled" ? { intentsDueAfter: now } : {}),
             ...(query.start_date === undefined ? {} : { createdFrom: dayStart(query.start_date) }),
-            ...(query.end_date === undefined ? {} : { createdTo: dayStart(query.end_date) + 86_399 })
+            ...(query.end_date === undefined ? {} : { createdTo: dayStart(query.end_date) + 86_399 }),
+            ...(after === undefined ? {} : { after }),
+            limit: limit + 1
           })
-          return yield* withPorts(paymentItemsOf(payments))
+          const page = payments.slice(0, limit)
+          const last = page.at(-1)
+          return {
+            items: yield* withPorts(paymentItemsOf(page)),
+            next_cursor: payments.length > limit && last !== undefined ? cursorAfter(last, query) : null
+          }
         }),
 
         balance: Effect.fn("Payments.balance")(function* (caller, query) {

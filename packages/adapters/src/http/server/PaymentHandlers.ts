@@ -3,12 +3,28 @@
  * one line per endpoint. docs/payments.md tells the flow.
  */
 import type { ChainGateway } from "@svc/domain/chain"
-import { Payments } from "@svc/domain/payment"
+import { Payments, type PaymentsPage, type PaymentsQuery } from "@svc/domain/payment"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import { Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { asCaller, respond } from "./Respond.ts"
+
+/**
+ * A page of the payments query as JSON (the items are already their JSON form, so not walked through the schema
+ * again): `data.next_cursor` only for a caller who paged (`limit` or `cursor`), so others see exactly the spec's
+ * shape; `X-Next-Cursor` whenever more follows, which also tells them an unpaged answer stopped at its cap
+ * (docs/decisions/0039).
+ */
+const pageResponse = (query: PaymentsQuery, page: PaymentsPage) => {
+  const paged = query.limit !== undefined || query.cursor !== undefined
+  const body = { data: paged ? { items: page.items, next_cursor: page.next_cursor } : { items: page.items } }
+  return HttpServerResponse.jsonUnsafe(
+    body,
+    page.next_cursor === null ? {} : { headers: { "x-next-cursor": page.next_cursor } }
+  )
+}
 
 /** Payments on the chain and the ledger. The query answers `{data}` without `success` (SPEC §1 rule 2). */
 export const PaymentHandlers = HttpApiBuilder.group(
@@ -20,7 +36,7 @@ export const PaymentHandlers = HttpApiBuilder.group(
       query: ({ query }) =>
         Effect.map(
           asCaller((me) => payments.query(me, query)),
-          (items) => ({ data: { items } })
+          (page) => pageResponse(query, page)
         ),
       create: ({ payload }) => respond((me) => payments.issueBatch(me, payload)),
       execute: ({ payload }) => respond((me) => payments.execute(me, payload)),

@@ -1,0 +1,147 @@
+/**
+ * Issued payment requests over real HTTP on SQLite and anvil (issue 14, defect 1): a team holding its budget of
+ * requests not executed yet is refused more with 409 `ISSUED_REQUESTS_LIMIT` (by count, and by stored bytes), while
+ * another team issues as before; expired requests never executed are deleted by the sweep and free the budget.
+ */
+import { assert, layer } from "@effect/vitest"
+import { EmbeddedChain } from "@svc/adapters/evm"
+import type { TypedDataBundle } from "@svc/domain/eip712"
+import { TeamRepository } from "@svc/domain/team"
+import { Context, Duration, Effect, Layer } from "effect"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { inject } from "vitest"
+import {
+  addMember,
+  call,
+  countRows,
+  placeholderSignature,
+  type SeededMember,
+  seedTeam,
+  signIn,
+  startTestServerWith,
+  type TestServer
+} from "./TestServer.ts"
+
+/** Two servers on one anvil suite: one with a small budget, one whose requests expire in a second and are swept. */
+class Fixture extends Context.Service<Fixture, { readonly budgeted: TestServer; readonly shortLived: TestServer }>()(
+  "test/issued-requests/Fixture"
+) {}
+
+const FixtureLayer = Layer.effect(
+  Fixture,
+  Effect.gen(function* () {
+    const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainId: 42161 })).pipe(
+      Effect.orDie
+    )
+    const chain = Layer.succeedContext(chainContext)
+    return {
+      budgeted: yield* startTestServerWith({ chain, issuedRequests: { maxCount: 3, maxBytes: 64 * 1024 } }),
+      shortLived: yield* startTestServerWith({
+        chain,
+        issuedRequests: { ttlSeconds: 1, keptAfterExpirySeconds: 0, sweepEvery: Duration.millis(100) }
+      })
+    }
+  })
+)
+
+/** A team with an svc account address, its admin signed in, and one employee to pay. */
+const team = (server: TestServer) =>
+  Effect.gen(function* () {
+    const seeded = yield* seedTeam(server, ["team_employee"])
+    const admin = privateKeyToAccount(generatePrivateKey())
+    yield* addMember(seeded.teamId, admin.address, "team_admin", `${admin.address}@t.example`).pipe(
+      Effect.provide(server.context)
+    )
+    // Issuing only needs the account's address; nothing is executed here.
+    yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: `0x${"ab".repeat(20)}` })).pipe(
+      Effect.provide(server.context)
+    )
+    return {
+      team: seeded.teamId,
+      admin,
+      token: yield* signIn(server, admin),
+      employee: (seeded.members[0] as SeededMember).user
+    }
+  })
+
+/** A batch body of `entries` payments to `to`. */
+const batch = (from: string, to: string, entries = 1) => ({
+  from,
+  to: Array.from({ length: entries }, (_, index) => ({
+    to,
+    amount_cents: 100 + index,
+    currency_symbol: "USD",
+    invoice_description: `entry ${index}`
+  })),
+  pay_now: true
+})
+
+layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("issued payment requests", (it) => {
+  it.effect("a team over its budget gets 409 ISSUED_REQUESTS_LIMIT; another team is unaffected", () =>
+    Effect.gen(function* () {
+      const { budgeted: server } = yield* Fixture
+      const a = yield* team(server)
+      const b = yield* team(server)
+      for (let n = 0; n < 3; n++) {
+        const issued = yield* call(server, "POST", "/v2/payments", { token: a.token, body: batch(a.team, a.employee) })
+        assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+      }
+      const refused = yield* call(server, "POST", "/v2/payments", { token: a.token, body: batch(a.team, a.employee) })
+      assert.strictEqual(refused.status, 409, JSON.stringify(refused.body))
+      assert.strictEqual(refused.body.error_code, "ISSUED_REQUESTS_LIMIT")
+      assert.include(refused.body.data, "execute them")
+      const instant = yield* call(server, "POST", "/v2/payments/external_entity/instant", {
+        token: a.token,
+        body: {
+          from: a.team,
+          amount_cents: 500,
+          payment_data: { invoice_description: "x" },
+          external_recipient_email: "bob@example.com"
+        }
+      })
+      assert.strictEqual(instant.status, 409, JSON.stringify(instant.body))
+      assert.strictEqual(instant.body.error_code, "ISSUED_REQUESTS_LIMIT")
+      // The other tenant issues as before.
+      const other = yield* call(server, "POST", "/v2/payments", { token: b.token, body: batch(b.team, b.employee) })
+      assert.strictEqual(other.status, 200, JSON.stringify(other.body))
+    })
+  )
+
+  it.effect("a request that would take a team past its stored bytes is refused; a smaller one is issued", () =>
+    Effect.gen(function* () {
+      const { budgeted: server } = yield* Fixture
+      const c = yield* team(server)
+      const large = yield* call(server, "POST", "/v2/payments", {
+        token: c.token,
+        body: batch(c.team, c.employee, 200)
+      })
+      assert.strictEqual(large.status, 409, JSON.stringify(large.body).slice(0, 300))
+      assert.strictEqual(large.body.error_code, "ISSUED_REQUESTS_LIMIT")
+      const small = yield* call(server, "POST", "/v2/payments", { token: c.token, body: batch(c.team, c.employee, 5) })
+      assert.strictEqual(small.status, 200, JSON.stringify(small.body))
+    })
+  )
+
+  it.effect("expired requests never executed are deleted by the sweep: a PUT then finds nothing", () =>
+    Effect.gen(function* () {
+      const { shortLived: server } = yield* Fixture
+      const d = yield* team(server)
+      const body = batch(d.team, d.employee)
+      const issued = yield* call(server, "POST", "/v2/payments", { token: d.token, body })
+      assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+      const bundle = issued.body.data as TypedDataBundle
+      let left = yield* countRows(server, "issued_requests")
+      for (let round = 0; round < 150 && left > 0; round++) {
+        yield* Effect.sleep(Duration.millis(100))
+        left = yield* countRows(server, "issued_requests")
+      }
+      assert.strictEqual(left, 0)
+      const put = yield* call(server, "PUT", "/v2/payments", {
+        token: d.token,
+        body: { ...body, signer: d.admin.address, typed_data: bundle.typed_data, signature: placeholderSignature }
+      })
+      assert.strictEqual(put.status, 404, JSON.stringify(put.body))
+      assert.strictEqual(put.body.error_code, "TYPED_DATA_NOT_FOUND")
+    })
+  )
+})
