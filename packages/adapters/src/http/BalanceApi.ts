@@ -5,6 +5,7 @@ import { BalanceQuery, BalanceResponse } from "@svc/domain/payment"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
+import { answers } from "./OperationDocs.ts"
 
 /** The balance route; needs a bearer token. */
 export class BalanceApi extends HttpApiGroup.make("balance")
@@ -13,6 +14,6 @@ export class BalanceApi extends HttpApiGroup.make("balance")
       query: BalanceQuery,
       success: BalanceResponse,
       error: EndpointErrors
-    })
+    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "USER_NOT_FOUND", "NOT_FOUND", "NOT_IMPLEMENTED"]))
   )
   .middleware(Authentication) {}
