@@ -214,7 +214,7 @@ describe("the contract's bounds", () => {
     Effect.gen(function* () {
       const server = yield* startTestServer
       const document = yield* served(server)
-      const bearer = (document.components.securitySchemes ?? {}).bearer
+      const bearer = document.components.securitySchemes?.bearer
       assert.deepInclude(bearer, { type: "http", scheme: "bearer", bearerFormat: "JWT" })
       const guide = document.info.description ?? ""
       for (const step of ["GET /v2/auth/siwe", "POST /v2/auth/verify", "signTypedData", "PUT /v2/payments"]) {

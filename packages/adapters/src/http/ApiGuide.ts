@@ -24,19 +24,31 @@ manager invite.
 import { privateKeyToAccount } from "viem/accounts"
 
 const base = "http://127.0.0.1:3000"
-const account = privateKeyToAccount(process.env.PRIVATE_KEY as \`0x\${string}\`)
+const key = process.env.PRIVATE_KEY as \`0x\${string}\`
+const account = privateKeyToAccount(key)
 const json = { "content-type": "application/json" }
 
-const challenge = await (await fetch(\`\${base}/v2/auth/siwe?wallet=\${account.address}\`)).json()
-const sig = await account.signMessage({ message: challenge.data.siwe })
-const verified = await (
-  await fetch(\`\${base}/v2/auth/verify\`, {
-    method: "POST",
-    headers: json,
-    body: JSON.stringify({ message: challenge.data.siwe, sig, nonce: challenge.data.nonce })
+// 1. the message to sign
+const challenge = await fetch(
+  \`\${base}/v2/auth/siwe?wallet=\${account.address}\`
+).then((r) => r.json())
+const message = challenge.data.siwe
+
+// 2. sign it (EIP-191)
+const sig = await account.signMessage({ message })
+
+// 3. exchange it for a JWT
+const verified = await fetch(\`\${base}/v2/auth/verify\`, {
+  method: "POST",
+  headers: json,
+  body: JSON.stringify({
+    message, sig, nonce: challenge.data.nonce
   })
-).json()
-const auth = { ...json, authorization: \`Bearer \${verified.data.jwt}\` }
+}).then((r) => r.json())
+const auth = {
+  ...json,
+  authorization: \`Bearer \${verified.data.jwt}\`
+}
 \`\`\`
 
 ## 2. Pay: typed data, sign it (EIP-712), execute it
@@ -51,21 +63,46 @@ const auth = { ...json, authorization: \`Bearer \${verified.data.jwt}\` }
 \`\`\`ts
 const order = {
   from: "te-XXXXXXXXXXXX",
-  to: [{ to: "us-XXXXXXXXXXXX", amount_cents: 12500, currency_symbol: "USD", invoice_description: "March" }],
+  to: [{
+    to: "us-XXXXXXXXXXXX",
+    amount_cents: 12500,
+    currency_symbol: "USD",
+    invoice_description: "March"
+  }],
   pay_now: true
 }
-const issued = await (
-  await fetch(\`\${base}/v2/payments\`, { method: "POST", headers: auth, body: JSON.stringify(order) })
-).json()
-const { domain, types, typed_data, primary_type } = issued.data
-const signature = await account.signTypedData({ domain, types, primaryType: primary_type, message: typed_data })
-const executed = await (
-  await fetch(\`\${base}/v2/payments\`, {
-    method: "PUT",
-    headers: { ...auth, "idempotency-key": crypto.randomUUID() },
-    body: JSON.stringify({ ...order, signer: account.address, typed_data, signature })
+
+// 1. the typed data to sign
+const issued = await fetch(\`\${base}/v2/payments\`, {
+  method: "POST",
+  headers: auth,
+  body: JSON.stringify(order)
+}).then((r) => r.json())
+const { domain, types, typed_data, primary_type } =
+  issued.data
+
+// 2. sign it (EIP-712), unchanged
+const signature = await account.signTypedData({
+  domain,
+  types,
+  primaryType: primary_type,
+  message: typed_data
+})
+
+// 3. execute it
+const executed = await fetch(\`\${base}/v2/payments\`, {
+  method: "PUT",
+  headers: {
+    ...auth,
+    "idempotency-key": crypto.randomUUID()
+  },
+  body: JSON.stringify({
+    ...order,
+    signer: account.address,
+    typed_data,
+    signature
   })
-).json()
+}).then((r) => r.json())
 \`\`\`
 
 A signed request executes once (\`409 ALREADY_EXECUTED\` after), expires (\`410 EXPIRED_TYPED_DATA\`: ask again), and

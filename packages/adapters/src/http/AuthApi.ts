@@ -19,6 +19,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
         OpenApi.Description,
         "An EIP-4361 message for the wallet to sign, with a single-use nonce valid about 5 minutes."
       )
+      .annotate(OpenApi.Summary, "Get a sign-in message (SIWE)")
       .pipe(answers([])),
     HttpApiEndpoint.post("verify", "/v2/auth/verify", {
       payload: SiweVerifyRequest,
@@ -29,6 +30,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
         OpenApi.Description,
         "Exchanges the signed message for a 24-hour JWT. An unknown wallet becomes a new user."
       )
+      .annotate(OpenApi.Summary, "Sign in: exchange the signed message for a JWT")
       .pipe(
         answers([
           "INVALID_SIWE_MESSAGE",

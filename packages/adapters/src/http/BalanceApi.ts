@@ -2,7 +2,7 @@
  * Balance (SPEC §4.12; shape of DESIGN §5), on the domain's schemas. The balance issue owns the handler.
  */
 import { BalanceQuery, BalanceResponse } from "@svc/domain/payment"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
 import { answers } from "./OperationDocs.ts"
@@ -14,6 +14,9 @@ export class BalanceApi extends HttpApiGroup.make("balance")
       query: BalanceQuery,
       success: BalanceResponse,
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "USER_NOT_FOUND", "NOT_FOUND", "NOT_IMPLEMENTED"]))
+    })
+      .annotate(OpenApi.Summary, "Get a balance")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "USER_NOT_FOUND", "NOT_FOUND", "NOT_IMPLEMENTED"]))
   )
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Balance" })) {}

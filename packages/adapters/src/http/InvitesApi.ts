@@ -31,6 +31,7 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       success: InvitesResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "List pending invites")
       .pipe(answers(["TEAM_NOT_FOUND", "COMPANY_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"]))
       .annotate(
         OpenApi.Description,
@@ -41,6 +42,7 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       success: CreateInvitesResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Invite employees or contractors")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"]))
       .annotate(
         OpenApi.Description,
@@ -51,6 +53,7 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       success: InviteStateResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Accept an invite")
       .pipe(answers(["INVITE_NOT_FOUND", ...inviteClosed, "TEAM_NOT_FOUND", "ROLE_CONFLICT"]))
       .annotate(
         OpenApi.Description,
@@ -61,6 +64,7 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       success: InviteStateResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Reject an invite")
       .pipe(answers(["INVITE_NOT_FOUND", ...inviteClosed]))
       .annotate(OpenApi.Description, "The signed-in invitee declines with the token of the e-mail's link."),
     HttpApiEndpoint.delete("revoke", "/v2/invites/:invite_nanoid", {
@@ -68,6 +72,7 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       success: InviteStateResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Revoke an invite")
       .pipe(answers(["INVITE_NOT_FOUND", ...inviteClosed]))
       .annotate(OpenApi.Description, "A team admin revokes a pending invite."),
     HttpApiEndpoint.post("resend", "/v2/invites/:invite_nanoid/resend", {
@@ -75,26 +80,31 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       success: InviteStateResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Resend an invite")
       .pipe(answers(["INVITE_NOT_FOUND", ...inviteClosed, "INVALID_STATE_TRANSITION"]))
       .annotate(OpenApi.Description, "A team admin sends a pending invite again with a new token and lifetime."),
     HttpApiEndpoint.post("createManager", "/v2/invites/manager", {
       payload: CreateManagerInvitesRequest,
       success: CreateManagerInvitesResponse,
       error: EndpointErrors
-    }).pipe(
-      answers([
-        "TEAM_NOT_FOUND",
-        "INSUFFICIENT_PERMISSIONS",
-        "INVALID_STATE_TRANSITION",
-        "ROLE_CONFLICT",
-        "NOT_IMPLEMENTED"
-      ])
-    ),
+    })
+      .annotate(OpenApi.Summary, "Create typed data for manager invites")
+      .pipe(
+        answers([
+          "TEAM_NOT_FOUND",
+          "INSUFFICIENT_PERMISSIONS",
+          "INVALID_STATE_TRANSITION",
+          "ROLE_CONFLICT",
+          "NOT_IMPLEMENTED"
+        ])
+      ),
     HttpApiEndpoint.put("executeManager", "/v2/invites/manager", {
       payload: ExecuteManagerInvitesRequest,
       success: ExecuteManagerInvitesResponse,
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", ...inviteClosed, ...signedRequestCodes]))
+    })
+      .annotate(OpenApi.Summary, "Execute signed manager invites")
+      .pipe(answers(["TEAM_NOT_FOUND", ...inviteClosed, ...signedRequestCodes]))
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Invites" })) {}

@@ -32,6 +32,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       success: CreatePaymentsResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Create typed data for a batch")
       .pipe(
         answers([
           "TEAM_NOT_FOUND",
@@ -47,6 +48,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       success: ExecutePaymentsResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Execute signed payments")
       .pipe(answers(["TEAM_NOT_FOUND", ...signedRequestCodes]))
       .annotate(OpenApi.Description, "Executes signed payments: pays now or registers intents (`pay_now`)."),
     HttpApiEndpoint.post("instant", "/v2/payments/external_entity/instant", {
@@ -54,6 +56,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       success: InstantPaymentResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Create typed data for an instant payment by e-mail")
       .pipe(
         answers([
           "TEAM_NOT_FOUND",

@@ -65,6 +65,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       success: Envelope(Schema.Struct({ teams: Schema.Array(TeamListItem) })),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "List my teams")
       .pipe(answers([]))
       .annotate(OpenApi.Description, "The teams the caller is a member of, with the caller's role."),
     HttpApiEndpoint.post("create", "/v2/teams", {
@@ -72,6 +73,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       success: Envelope(CreatedTeam),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Create a team")
       .pipe(answers(["INSUFFICIENT_PERMISSIONS"]))
       .annotate(
         OpenApi.Description,
@@ -81,24 +83,31 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       params: teamPath,
       success: Envelope(TeamView),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
+    })
+      .annotate(OpenApi.Summary, "Get a team")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.put("update", "/v2/teams/:team_nanoid", {
       params: teamPath,
       payload: UpdateTeamBody,
       success: Envelope(TeamView),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
+    })
+      .annotate(OpenApi.Summary, "Update a team")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.delete("delete", "/v2/teams/:team_nanoid", {
       params: teamPath,
       success: Envelope(Schema.Struct({ team_nanoid: Schema.String, deleted: Schema.Boolean })),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "TEAM_NOT_EMPTY"])),
+    })
+      .annotate(OpenApi.Summary, "Delete a team")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "TEAM_NOT_EMPTY"])),
     HttpApiEndpoint.get("users", "/v2/teams/:team_nanoid/users", {
       params: teamPath,
       query: TeamUsersQuery,
       success: Envelope(Schema.Struct({ users: Schema.Array(TeamUser), pagination: Pagination })),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "List a team's users")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"]))
       .pipe(
         integerQuery({
@@ -115,38 +124,56 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       params: memberPath,
       success: Envelope(MemberSummary),
       error: EndpointErrors
-    }).pipe(
-      answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND", "USER_NOT_FOUND", "COMPANY_NOT_FOUND"])
-    ),
+    })
+      .annotate(OpenApi.Summary, "Get a member's summary")
+      .pipe(
+        answers([
+          "TEAM_NOT_FOUND",
+          "INSUFFICIENT_PERMISSIONS",
+          "MEMBER_NOT_FOUND",
+          "USER_NOT_FOUND",
+          "COMPANY_NOT_FOUND"
+        ])
+      ),
     HttpApiEndpoint.delete("removeMember", "/v2/teams/:team_nanoid/member/:user_nanoid", {
       params: memberPath,
       success: Envelope(
         Schema.Struct({ team_nanoid: Schema.String, user_nanoid: Schema.String, removed: Schema.Boolean })
       ),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND", "LAST_ADMIN"])),
+    })
+      .annotate(OpenApi.Summary, "Remove a member")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND", "LAST_ADMIN"])),
     HttpApiEndpoint.get("getSettings", "/v2/teams/:team_nanoid/settings", {
       params: teamPath,
       success: Envelope(TeamSettings),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
+    })
+      .annotate(OpenApi.Summary, "Get team settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.put("updateSettings", "/v2/teams/:team_nanoid/settings", {
       params: teamPath,
       payload: UpdateTeamSettingsBody,
       success: Envelope(TeamSettings),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
+    })
+      .annotate(OpenApi.Summary, "Update team settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.get("getMemberSettings", "/v2/teams/:team_nanoid/member/:user_nanoid/settings", {
       params: memberPath,
       success: Envelope(MemberSettings),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND"])),
+    })
+      .annotate(OpenApi.Summary, "Get a member's settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND"])),
     HttpApiEndpoint.put("updateMemberSettings", "/v2/teams/:team_nanoid/member/:user_nanoid/settings", {
       params: memberPath,
       payload: UpdateMemberSettingsBody,
       success: Envelope(MemberSettings),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND"]))
+    })
+      .annotate(OpenApi.Summary, "Update a member's settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND"]))
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Teams" })) {}

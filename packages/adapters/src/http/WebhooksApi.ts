@@ -36,36 +36,45 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Envelope(CreatedWebhook),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Register a webhook endpoint")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "INVALID_WEBHOOK_URL"]))
       .annotate(OpenApi.Description, "Registers an endpoint; `data.secret` is shown only here and on rotation."),
     HttpApiEndpoint.get("list", "/v2/webhooks", {
       query: ListWebhooksQuery,
       success: Envelope(Schema.Struct({ items: Schema.Array(WebhookEndpoint) })),
       error: EndpointErrors
-    }).pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
+    })
+      .annotate(OpenApi.Summary, "List webhook endpoints")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.get("get", "/v2/webhooks/:webhook_nanoid", {
       params: webhookPath,
       success: WebhookResponse,
       error: EndpointErrors
-    }).pipe(answers(["WEBHOOK_NOT_FOUND"])),
+    })
+      .annotate(OpenApi.Summary, "Get a webhook endpoint")
+      .pipe(answers(["WEBHOOK_NOT_FOUND"])),
     HttpApiEndpoint.put("update", "/v2/webhooks/:webhook_nanoid", {
       params: webhookPath,
       payload: UpdateWebhookRequest,
       success: Envelope(WebhookEndpoint),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Update a webhook endpoint")
       .pipe(answers(["WEBHOOK_NOT_FOUND", "INVALID_WEBHOOK_URL"]))
       .annotate(OpenApi.Description, "Changes an endpoint; enabling it re-queues what failed while it was off."),
     HttpApiEndpoint.delete("delete", "/v2/webhooks/:webhook_nanoid", {
       params: webhookPath,
       success: Envelope(Schema.Struct({ webhook_nanoid: Schema.String, deleted: Schema.Boolean })),
       error: EndpointErrors
-    }).pipe(answers(["WEBHOOK_NOT_FOUND"])),
+    })
+      .annotate(OpenApi.Summary, "Delete a webhook endpoint")
+      .pipe(answers(["WEBHOOK_NOT_FOUND"])),
     HttpApiEndpoint.post("rotateSecret", "/v2/webhooks/:webhook_nanoid/rotate_secret", {
       params: webhookPath,
       success: Envelope(Schema.Struct({ secret: Schema.String, previous_expires_at: Schema.String })),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Rotate the signing secret")
       .pipe(answers(["WEBHOOK_NOT_FOUND"]))
       .annotate(OpenApi.Description, "A new secret; the previous one keeps signing beside it for 24 h."),
     HttpApiEndpoint.get("deliveries", "/v2/webhooks/:webhook_nanoid/deliveries", {
@@ -74,6 +83,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Envelope(DeliveryPage),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "List deliveries")
       .pipe(answers(["WEBHOOK_NOT_FOUND"]))
       .pipe(integerQuery({ limit: deliveryPageRange }))
       .annotate(OpenApi.Description, "The delivery log with every attempt, newest first."),
@@ -82,6 +92,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Envelope(DeliveryView),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Send a delivery again")
       .pipe(answers(["WEBHOOK_NOT_FOUND", "NOT_FOUND"]))
       .annotate(OpenApi.Description, "Sends one delivery again now."),
     HttpApiEndpoint.post("recover", "/v2/webhooks/:webhook_nanoid/recover", {
@@ -90,6 +101,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Envelope(Schema.Struct({ requeued: Schema.Int })),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Re-queue failed deliveries")
       .pipe(answers(["WEBHOOK_NOT_FOUND"]))
       .annotate(OpenApi.Description, "Re-queues every failed delivery created since `since`."),
     HttpApiEndpoint.post("test", "/v2/webhooks/test/:webhook_nanoid", {
@@ -98,6 +110,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: WebhookTestResponse,
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Send a test delivery")
       .pipe(answers(["WEBHOOK_NOT_FOUND", "WEBHOOK_DISABLED"]))
       .annotate(OpenApi.Description, "A real delivery of a sample payload of the kind and payload major asked for.")
   )
