@@ -138,7 +138,11 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
       Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers]),
       Layer.provide(AuthenticationLive)
     ),
-    HttpApiScalar.layer(Api, { path: "/docs" }),
+    // The Scalar bundle is inlined (no CDN); its default web fonts would be fetched from one, so system fonts.
+    HttpApiScalar.layer(Api, {
+      path: "/docs",
+      scalar: { withDefaultFonts: false, hideModels: true, authentication: { preferredSecurityScheme: "bearer" } }
+    }),
     HttpRouter.middleware(
       Effect.map(
         Effect.all([withIdempotency, withRateLimits]),

@@ -4,6 +4,9 @@
  */
 import { Schema, SchemaTransformation } from "effect"
 
+/** The longest e-mail address (RFC 5321's path limit less its angle brackets). */
+export const maxEmailLength = 254
+
 /** The normal form of an address: trimmed and lower-cased. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
@@ -12,10 +15,16 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
  * at most 254 characters. Request schemas use it, so nothing after decoding normalises again.
  */
 export const Email = Schema.String.pipe(
+  // Also before normalising, so the bound shows in OpenAPI (which describes what is sent) and long input stops early.
+  Schema.check(
+    Schema.isMaxLength(maxEmailLength, {
+      message: `Expected an e-mail address of at most ${maxEmailLength} characters`
+    })
+  ),
   Schema.decode(SchemaTransformation.transform({ decode: normalizeEmail, encode: (email) => email })),
   Schema.check(
-    Schema.isMaxLength(254),
-    Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, {
+    Schema.isMaxLength(maxEmailLength),
+    Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/u, {
       expected: "an e-mail address",
       message: "Expected an e-mail address (local@domain.tld)"
     })

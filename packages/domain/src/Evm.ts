@@ -5,13 +5,19 @@
  */
 import { Schema, SchemaTransformation } from "effect"
 
+// A string refined to viem's `0x${string}` by the pattern alone, so OpenAPI shows that one pattern (a template
+// literal would add its own `^0x.*$` beside it).
 const hex = (pattern: RegExp, expected: string) =>
-  Schema.TemplateLiteral(["0x", Schema.String]).pipe(
-    Schema.check(Schema.isPattern(pattern, { expected, message: `Expected ${expected}` }))
+  Schema.String.pipe(
+    Schema.refine((value): value is `0x${string}` => pattern.test(value), {
+      expected,
+      message: `Expected ${expected}`,
+      toJsonSchema: () => ({ pattern: pattern.source })
+    })
   )
 
 /** A 20-byte account address, `0x` + 40 hex characters, any case (SPEC §4.6 `signer`). */
-export const Address = hex(/^0x[a-fA-F0-9]{40}$/, "an address: 0x followed by 40 hex characters")
+export const Address = hex(/^0x[a-fA-F0-9]{40}$/u, "an address: 0x followed by 40 hex characters")
 export type Address = typeof Address.Type
 
 /**
@@ -31,24 +37,27 @@ export const walletAddressOf = (address: string): WalletAddress => Schema.decode
 
 /** A 65-byte ECDSA signature, `0x` + 130 hex characters, not all zero (SPEC §4.6, §4.9 `signature`). */
 export const Signature = hex(
-  /^0x(?!0{130}$)[a-fA-F0-9]{130}$/,
+  /^0x(?!0{130}$)[a-fA-F0-9]{130}$/u,
   "a signature: 0x followed by 130 hex characters, not all zero"
 )
 export type Signature = typeof Signature.Type
 
 /** Signature bytes of any length: what ERC-1271 and ERC-6492 wallets return is longer than 65 bytes. */
 export const SignatureBytes = hex(
-  /^0x(?:[a-fA-F0-9]{2})+$/,
+  /^0x(?:[a-fA-F0-9]{2})+$/u,
   "signature bytes: 0x followed by an even number of hex characters"
 )
 export type SignatureBytes = typeof SignatureBytes.Type
 
 /** A 32-byte word, `0x` + 64 hex characters (payment ids, group ids, digests). */
-export const Bytes32 = hex(/^0x[a-fA-F0-9]{64}$/, "32 bytes: 0x followed by 64 hex characters")
+export const Bytes32 = hex(/^0x[a-fA-F0-9]{64}$/u, "32 bytes: 0x followed by 64 hex characters")
 export type Bytes32 = typeof Bytes32.Type
 
-/** Arbitrary bytes, `0x` + an even number of hex characters (possibly none). */
-export const HexBytes = hex(/^0x(?:[a-fA-F0-9]{2})*$/, "bytes: 0x followed by an even number of hex characters")
+/** Bytes, `0x` + an even number of hex characters (possibly none), at most 1 KiB (a payment's `data` is 0 or 32). */
+export const HexBytes = hex(
+  /^0x(?:[a-fA-F0-9]{2}){0,1024}$/u,
+  "bytes: 0x followed by an even number of hex characters, at most 1024 bytes"
+)
 export type HexBytes = typeof HexBytes.Type
 
 const maxUint256 = 2n ** 256n - 1n
@@ -56,7 +65,7 @@ const maxUint256 = 2n ** 256n - 1n
 /** A uint256 as a decimal string without sign or leading zeros, as EIP-712 JSON carries `salt`, `amount`, ... */
 export const Uint256String = Schema.String.pipe(
   Schema.check(
-    Schema.isPattern(/^(0|[1-9][0-9]{0,77})$/, {
+    Schema.isPattern(/^(0|[1-9][0-9]{0,77})$/u, {
       expected: "a uint256 as a decimal string",
       message: "Expected a uint256 as a decimal string (digits only, no leading zeros)"
     }),

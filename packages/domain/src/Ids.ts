@@ -31,18 +31,29 @@ export type IdKind = keyof typeof IdKinds
 export const idLength = 15
 const bodyLength = idLength - 3
 
+const lengths = (minLength: number, maxLength: number) => ({ minLength, maxLength })
+
 const idSchema = (kind: IdKind) => {
   const { prefix, exact } = IdKinds[kind]
   const body = exact ? `{${bodyLength}}` : "{1,61}"
   const rule = exact
     ? `"${prefix}" followed by ${bodyLength} characters of [0-9A-Za-z_-] (${idLength} in all)`
     : `"${prefix}" followed by 1 to 61 characters of [0-9A-Za-z_-]`
+  const annotations = { expected: `a ${kind} id: ${rule}`, message: `Expected a ${kind} id: ${rule}` }
   return Schema.String.pipe(
     Schema.check(
-      Schema.isPattern(new RegExp(`^${prefix}[0-9A-Za-z_-]${body}$`), {
-        expected: `a ${kind} id: ${rule}`,
-        message: `Expected a ${kind} id: ${rule}`
-      })
+      // The length first, so an over-long value is refused before the pattern reads it; OpenAPI shows both.
+      // The characters are ASCII, so the length in JSON Schema's code points is exact (Effect halves the minimum).
+      exact
+        ? Schema.isBetweenLength(idLength, idLength, {
+            ...annotations,
+            toJsonSchema: () => lengths(idLength, idLength)
+          })
+        : Schema.isBetweenLength(prefix.length + 1, prefix.length + 61, {
+            ...annotations,
+            toJsonSchema: () => lengths(prefix.length + 1, prefix.length + 61)
+          }),
+      Schema.isPattern(new RegExp(`^${prefix}[0-9A-Za-z_-]${body}$`, "u"), annotations)
     )
   )
 }

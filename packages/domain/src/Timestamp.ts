@@ -6,7 +6,7 @@ import { Schema } from "effect"
 /** An ISO 8601 UTC instant as records carry it, e.g. `2026-11-21T08:00:00.000Z`. */
 export const IsoTimestamp = Schema.String.pipe(
   Schema.check(
-    Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/, {
+    Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/u, {
       expected: "an ISO 8601 UTC date-time",
       message: "Expected an ISO 8601 UTC date-time such as 2026-11-21T08:00:00.000Z"
     }),
@@ -25,7 +25,7 @@ export type IsoTimestamp = typeof IsoTimestamp.Type
 /** A calendar date `YYYY-MM-DD` (UTC), as the payments query's `start_date` and `end_date`. */
 export const CalendarDate = Schema.String.pipe(
   Schema.check(
-    Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/, { expected: "a date YYYY-MM-DD", message: "Expected a date YYYY-MM-DD" }),
+    Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/u, { expected: "a date YYYY-MM-DD", message: "Expected a date YYYY-MM-DD" }),
     Schema.makeFilter((s) => {
       const millis = Date.parse(`${s}T00:00:00.000Z`)
       return (!Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s)) || "Expected a real calendar date"

@@ -2,6 +2,7 @@
  * The svc HTTP contract: every group of the v2 API. Served by `apps/api`, and the source of the typed client.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { apiGuide } from "./ApiGuide.ts"
 import { AuthApi } from "./AuthApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
 import { InvitesApi } from "./InvitesApi.ts"
@@ -30,8 +31,6 @@ export class Api extends HttpApi.make("svc")
     OpenApi.annotations({
       title: "svc team payments API",
       version: "2.0.0",
-      description:
-        "Team payments in USDC, authorised by EIP-712 signatures and settled on an EVM chain. Every error answers " +
-        "`{success:false, data:<message>, error_code:<CODE>}`."
+      description: apiGuide
     })
   ) {}

@@ -64,7 +64,11 @@ export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("Servic
   description: "A dependency is unavailable (SERVICE_UNAVAILABLE)"
 }) {}
 
-/** Every error an endpoint may answer with; the middleware adds 413, 415, 429 and 500 in the same shape. */
+/**
+ * Every error status an endpoint's handler may fail with, so the server encodes any of them and the typed client
+ * decodes any of them; which ones an operation really answers, with their codes, is what `answers` (OperationDocs.ts) documents. The
+ * middleware adds 401, 413, 415, 429 and 500 in the same shape.
+ */
 export const EndpointErrors = [
   BadRequest,
   Unauthorized,

@@ -5,6 +5,7 @@ import { SiweChallenge, SiweChallengeQuery, SiweVerified, SiweVerifyRequest } fr
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Envelope } from "./Envelope.ts"
+import { answers } from "./OperationDocs.ts"
 
 /** The authentication routes; they need no token. */
 export class AuthApi extends HttpApiGroup.make("auth")
@@ -13,17 +14,32 @@ export class AuthApi extends HttpApiGroup.make("auth")
       query: SiweChallengeQuery.fields,
       success: Envelope(SiweChallenge),
       error: EndpointErrors
-    }).annotate(
-      OpenApi.Description,
-      "An EIP-4361 message for the wallet to sign, with a single-use nonce valid about 5 minutes."
-    ),
+    })
+      .annotate(
+        OpenApi.Description,
+        "An EIP-4361 message for the wallet to sign, with a single-use nonce valid about 5 minutes."
+      )
+      .annotate(OpenApi.Summary, "Get a sign-in message (SIWE)")
+      .pipe(answers([])),
     HttpApiEndpoint.post("verify", "/v2/auth/verify", {
       payload: SiweVerifyRequest,
       success: Envelope(SiweVerified),
       error: EndpointErrors
-    }).annotate(
-      OpenApi.Description,
-      "Exchanges the signed message for a 24-hour JWT. An unknown wallet becomes a new user."
-    )
+    })
+      .annotate(
+        OpenApi.Description,
+        "Exchanges the signed message for a 24-hour JWT. An unknown wallet becomes a new user."
+      )
+      .annotate(OpenApi.Summary, "Sign in: exchange the signed message for a JWT")
+      .pipe(
+        answers([
+          "INVALID_SIWE_MESSAGE",
+          "SIGNATURE_MISMATCH",
+          "EXPIRED_NONCE",
+          "SIWE_EXPIRED",
+          "SIWE_MISMATCH",
+          "SIWE_NOT_YET_VALID"
+        ])
+      )
   )
   .annotateMerge(OpenApi.annotations({ title: "Authentication" })) {}

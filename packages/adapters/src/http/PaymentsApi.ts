@@ -15,6 +15,7 @@ import {
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
+import { answers, signedRequestCodes } from "./OperationDocs.ts"
 
 /** The payment routes; all need a bearer token. */
 export class PaymentsApi extends HttpApiGroup.make("payments")
@@ -23,33 +24,63 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       query: PaymentsQuery,
       success: PaymentsQueryResponse,
       error: EndpointErrors
-    }).annotate(
-      OpenApi.Description,
-      "Payments of a team, newest first. Answers `{data}` without `success` (SPEC §1). `limit` or `cursor` ask for a " +
-        "page and add `data.next_cursor` (null on the last page); without them at most the newest 1000 come back, " +
-        "and the `X-Next-Cursor` header continues (docs/decisions/0039). `state=scheduled`: intents not yet due, and " +
-        "payments being paid."
-    ),
+    })
+      .annotate(OpenApi.Summary, "List a team's payments")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "NOT_IMPLEMENTED"]))
+      .annotate(
+        OpenApi.Description,
+        "Payments of a team, newest first. Answers `{data}` without `success` (SPEC §1). `limit` or `cursor` ask for a " +
+          "page and add `data.next_cursor` (null on the last page); without them at most the newest 1000 come back, " +
+          "and the `X-Next-Cursor` header continues (docs/decisions/0039). `state=scheduled`: intents not yet due, and " +
+          "payments being paid."
+      ),
     HttpApiEndpoint.post("create", "/v2/payments", {
       payload: CreatePaymentsRequest,
       success: CreatePaymentsResponse,
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Typed data for a batch of payments, to sign and execute with PUT /v2/payments."),
+    })
+      .annotate(OpenApi.Summary, "Create typed data for a batch")
+      .pipe(
+        answers([
+          "TEAM_NOT_FOUND",
+          "INSUFFICIENT_PERMISSIONS",
+          "INVALID_RECIPIENT",
+          "INVALID_STATE_TRANSITION",
+          "ISSUED_REQUESTS_LIMIT",
+          "NOT_IMPLEMENTED"
+        ])
+      )
+      .annotate(OpenApi.Description, "Typed data for a batch of payments, to sign and execute with PUT /v2/payments."),
     HttpApiEndpoint.put("execute", "/v2/payments", {
       payload: ExecutePaymentsRequest,
       success: ExecutePaymentsResponse,
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Executes signed payments: pays now or registers intents (`pay_now`)."),
+    })
+      .annotate(OpenApi.Summary, "Execute signed payments")
+      .pipe(answers(["TEAM_NOT_FOUND", ...signedRequestCodes]))
+      .annotate(OpenApi.Description, "Executes signed payments: pays now or registers intents (`pay_now`)."),
     HttpApiEndpoint.post("instant", "/v2/payments/external_entity/instant", {
       payload: InstantPaymentRequest,
       success: InstantPaymentResponse,
       error: EndpointErrors
-    }).annotate(
-      OpenApi.Description,
-      "Typed data for an instant payment to a recipient outside the service, by e-mail (pay type 3, into the escrow " +
-        "under the e-mail's claim id). Sign it and execute it with PUT /v2/payments, sending " +
-        "`to: [{to: <e-mail>, amount_cents, currency_symbol, invoice_description}]` and `pay_now: true` (docs/payments.md)."
-    )
+    })
+      .annotate(OpenApi.Summary, "Create typed data for an instant payment by e-mail")
+      .pipe(
+        answers([
+          "TEAM_NOT_FOUND",
+          "INSUFFICIENT_PERMISSIONS",
+          "INVALID_RECIPIENT",
+          "INVALID_STATE_TRANSITION",
+          "ISSUED_REQUESTS_LIMIT",
+          "NOT_IMPLEMENTED"
+        ])
+      )
+      .annotate(
+        OpenApi.Description,
+        "Typed data for an instant payment to a recipient outside the service, by e-mail (pay type 3, into the escrow " +
+          "under the e-mail's claim id). Sign it and execute it with PUT /v2/payments, sending " +
+          "`to: [{to: <e-mail>, amount_cents, currency_symbol, invoice_description}]` and `pay_now: true` (docs/payments.md)."
+      )
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Payments" })) {}

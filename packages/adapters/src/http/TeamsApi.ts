@@ -20,6 +20,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
 import { Envelope } from "./Envelope.ts"
+import { answers, integerQuery } from "./OperationDocs.ts"
 
 const teamPath = { team_nanoid: TeamId }
 const memberPath = { team_nanoid: TeamId, user_nanoid: UserId }
@@ -63,74 +64,116 @@ export class TeamsApi extends HttpApiGroup.make("teams")
     HttpApiEndpoint.get("listMine", "/v2/user/teams", {
       success: Envelope(Schema.Struct({ teams: Schema.Array(TeamListItem) })),
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "The teams the caller is a member of, with the caller's role."),
+    })
+      .annotate(OpenApi.Summary, "List my teams")
+      .pipe(answers([]))
+      .annotate(OpenApi.Description, "The teams the caller is a member of, with the caller's role."),
     HttpApiEndpoint.post("create", "/v2/teams", {
       payload: CreateTeamBody,
       success: Envelope(CreatedTeam),
       error: EndpointErrors
-    }).annotate(
-      OpenApi.Description,
-      "Creates a team in a company the caller administers. The caller becomes its admin and, with a chain, the owner of its account (created before the answer; 503 while the chain is down). Another `admin_wallet` gets a pending team_admin invite (`admin_invite_nanoid`) that it accepts signed in with that wallet."
-    ),
+    })
+      .annotate(OpenApi.Summary, "Create a team")
+      .pipe(answers(["INSUFFICIENT_PERMISSIONS"]))
+      .annotate(
+        OpenApi.Description,
+        "Creates a team in a company the caller administers. The caller becomes its admin and, with a chain, the owner of its account (created before the answer; 503 while the chain is down). Another `admin_wallet` gets a pending team_admin invite (`admin_invite_nanoid`) that it accepts signed in with that wallet."
+      ),
     HttpApiEndpoint.get("get", "/v2/teams/:team_nanoid", {
       params: teamPath,
       success: Envelope(TeamView),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Get a team")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.put("update", "/v2/teams/:team_nanoid", {
       params: teamPath,
       payload: UpdateTeamBody,
       success: Envelope(TeamView),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Update a team")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.delete("delete", "/v2/teams/:team_nanoid", {
       params: teamPath,
       success: Envelope(Schema.Struct({ team_nanoid: Schema.String, deleted: Schema.Boolean })),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Delete a team")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "TEAM_NOT_EMPTY"])),
     HttpApiEndpoint.get("users", "/v2/teams/:team_nanoid/users", {
       params: teamPath,
       query: TeamUsersQuery,
       success: Envelope(Schema.Struct({ users: Schema.Array(TeamUser), pagination: Pagination })),
       error: EndpointErrors
-    }).annotate(
-      OpenApi.Description,
-      "Users of the team. Paging only with `page` or `offset`; otherwise the full list. Unknown e-mails are absent. Stop when `has_more` is false: `next_page`/`next_offset` then name the end (the first page and offset with no user) and never go past it."
-    ),
+    })
+      .annotate(OpenApi.Summary, "List a team's users")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"]))
+      .pipe(
+        integerQuery({
+          page: { minimum: 1, maximum: pagingReach.maxPage },
+          offset: { minimum: 0, maximum: pagingReach.maxOffset },
+          count: { minimum: pageSize.min, maximum: pageSize.max, default: pageSize.default }
+        })
+      )
+      .annotate(
+        OpenApi.Description,
+        "Users of the team. Paging only with `page` or `offset`; otherwise the full list. Unknown e-mails are absent. Stop when `has_more` is false: `next_page`/`next_offset` then name the end (the first page and offset with no user) and never go past it."
+      ),
     HttpApiEndpoint.get("memberSummary", "/v2/teams/:team_nanoid/member/:user_nanoid/summary", {
       params: memberPath,
       success: Envelope(MemberSummary),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Get a member's summary")
+      .pipe(
+        answers([
+          "TEAM_NOT_FOUND",
+          "INSUFFICIENT_PERMISSIONS",
+          "MEMBER_NOT_FOUND",
+          "USER_NOT_FOUND",
+          "COMPANY_NOT_FOUND"
+        ])
+      ),
     HttpApiEndpoint.delete("removeMember", "/v2/teams/:team_nanoid/member/:user_nanoid", {
       params: memberPath,
       success: Envelope(
         Schema.Struct({ team_nanoid: Schema.String, user_nanoid: Schema.String, removed: Schema.Boolean })
       ),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Remove a member")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND", "LAST_ADMIN"])),
     HttpApiEndpoint.get("getSettings", "/v2/teams/:team_nanoid/settings", {
       params: teamPath,
       success: Envelope(TeamSettings),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Get team settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.put("updateSettings", "/v2/teams/:team_nanoid/settings", {
       params: teamPath,
       payload: UpdateTeamSettingsBody,
       success: Envelope(TeamSettings),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Update team settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.get("getMemberSettings", "/v2/teams/:team_nanoid/member/:user_nanoid/settings", {
       params: memberPath,
       success: Envelope(MemberSettings),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Get a member's settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND"])),
     HttpApiEndpoint.put("updateMemberSettings", "/v2/teams/:team_nanoid/member/:user_nanoid/settings", {
       params: memberPath,
       payload: UpdateMemberSettingsBody,
       success: Envelope(MemberSettings),
       error: EndpointErrors
     })
+      .annotate(OpenApi.Summary, "Update a member's settings")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND"]))
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Teams" })) {}

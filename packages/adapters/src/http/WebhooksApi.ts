@@ -10,6 +10,7 @@ import {
   DeliveryPage,
   DeliveryParams,
   DeliveryView,
+  deliveryPageRange,
   ListWebhooksQuery,
   RecoverRequest,
   UpdateWebhookRequest,
@@ -23,6 +24,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
 import { Envelope } from "./Envelope.ts"
+import { answers, integerQuery } from "./OperationDocs.ts"
 
 const webhookPath = { webhook_nanoid: WebhookId }
 
@@ -33,56 +35,84 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       payload: CreateWebhookRequest,
       success: Envelope(CreatedWebhook),
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Registers an endpoint; `data.secret` is shown only here and on rotation."),
+    })
+      .annotate(OpenApi.Summary, "Register a webhook endpoint")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "INVALID_WEBHOOK_URL"]))
+      .annotate(OpenApi.Description, "Registers an endpoint; `data.secret` is shown only here and on rotation."),
     HttpApiEndpoint.get("list", "/v2/webhooks", {
       query: ListWebhooksQuery,
       success: Envelope(Schema.Struct({ items: Schema.Array(WebhookEndpoint) })),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "List webhook endpoints")
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS"])),
     HttpApiEndpoint.get("get", "/v2/webhooks/:webhook_nanoid", {
       params: webhookPath,
       success: WebhookResponse,
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Get a webhook endpoint")
+      .pipe(answers(["WEBHOOK_NOT_FOUND"])),
     HttpApiEndpoint.put("update", "/v2/webhooks/:webhook_nanoid", {
       params: webhookPath,
       payload: UpdateWebhookRequest,
       success: Envelope(WebhookEndpoint),
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Changes an endpoint; enabling it re-queues what failed while it was off."),
+    })
+      .annotate(OpenApi.Summary, "Update a webhook endpoint")
+      .pipe(answers(["WEBHOOK_NOT_FOUND", "INVALID_WEBHOOK_URL"]))
+      .annotate(OpenApi.Description, "Changes an endpoint; enabling it re-queues what failed while it was off."),
     HttpApiEndpoint.delete("delete", "/v2/webhooks/:webhook_nanoid", {
       params: webhookPath,
       success: Envelope(Schema.Struct({ webhook_nanoid: Schema.String, deleted: Schema.Boolean })),
       error: EndpointErrors
-    }),
+    })
+      .annotate(OpenApi.Summary, "Delete a webhook endpoint")
+      .pipe(answers(["WEBHOOK_NOT_FOUND"])),
     HttpApiEndpoint.post("rotateSecret", "/v2/webhooks/:webhook_nanoid/rotate_secret", {
       params: webhookPath,
       success: Envelope(Schema.Struct({ secret: Schema.String, previous_expires_at: Schema.String })),
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "A new secret; the previous one keeps signing beside it for 24 h."),
+    })
+      .annotate(OpenApi.Summary, "Rotate the signing secret")
+      .pipe(answers(["WEBHOOK_NOT_FOUND"]))
+      .annotate(OpenApi.Description, "A new secret; the previous one keeps signing beside it for 24 h."),
     HttpApiEndpoint.get("deliveries", "/v2/webhooks/:webhook_nanoid/deliveries", {
       params: webhookPath,
       query: DeliveriesQuery,
       success: Envelope(DeliveryPage),
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "The delivery log with every attempt, newest first."),
+    })
+      .annotate(OpenApi.Summary, "List deliveries")
+      .pipe(answers(["WEBHOOK_NOT_FOUND"]))
+      .pipe(integerQuery({ limit: deliveryPageRange }))
+      .annotate(OpenApi.Description, "The delivery log with every attempt, newest first."),
     HttpApiEndpoint.post("retry", "/v2/webhooks/:webhook_nanoid/deliveries/:delivery_nanoid/retry", {
       params: DeliveryParams.fields,
       success: Envelope(DeliveryView),
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Sends one delivery again now."),
+    })
+      .annotate(OpenApi.Summary, "Send a delivery again")
+      .pipe(answers(["WEBHOOK_NOT_FOUND", "NOT_FOUND"]))
+      .annotate(OpenApi.Description, "Sends one delivery again now."),
     HttpApiEndpoint.post("recover", "/v2/webhooks/:webhook_nanoid/recover", {
       params: webhookPath,
       payload: RecoverRequest,
       success: Envelope(Schema.Struct({ requeued: Schema.Int })),
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "Re-queues every failed delivery created since `since`."),
+    })
+      .annotate(OpenApi.Summary, "Re-queue failed deliveries")
+      .pipe(answers(["WEBHOOK_NOT_FOUND"]))
+      .annotate(OpenApi.Description, "Re-queues every failed delivery created since `since`."),
     HttpApiEndpoint.post("test", "/v2/webhooks/test/:webhook_nanoid", {
       params: webhookPath,
       payload: WebhookTestRequest,
       success: WebhookTestResponse,
       error: EndpointErrors
-    }).annotate(OpenApi.Description, "A real delivery of a sample payload of the kind and payload major asked for.")
+    })
+      .annotate(OpenApi.Summary, "Send a test delivery")
+      .pipe(answers(["WEBHOOK_NOT_FOUND", "WEBHOOK_DISABLED"]))
+      .annotate(OpenApi.Description, "A real delivery of a sample payload of the kind and payload major asked for.")
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Webhooks" })) {}

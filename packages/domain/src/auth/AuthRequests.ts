@@ -35,7 +35,7 @@ export const SiweVerifyRequest = Schema.Struct({
   ),
   sig: Schema.TemplateLiteral(["0x", Schema.String]).pipe(
     Schema.check(
-      Schema.isPattern(/^0x(?:[a-fA-F0-9]{2}){1,4096}$/, { message: "Expected a signature: 0x followed by hex bytes" })
+      Schema.isPattern(/^0x(?:[a-fA-F0-9]{2}){1,4096}$/u, { message: "Expected a signature: 0x followed by hex bytes" })
     )
   ),
   nonce: Schema.String.pipe(

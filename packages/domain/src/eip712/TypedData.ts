@@ -56,10 +56,18 @@ export const RequestEnvelopeFields = {
 export const RequestEnvelope = Schema.Struct(RequestEnvelopeFields)
 export type RequestEnvelope = typeof RequestEnvelope.Type
 
+/** Most payments one request carries: a batch's entries (docs/decisions/0016). */
+export const maxPaymentsPerRequest = 1000
+
+/** Most role grants one request carries: a request's manager invites. */
+export const maxRoleGrantsPerRequest = 100
+
 /** `typed_data` of a batch: `data.payments` is the list of entries. */
 export const PaymentsTypedDataMessage = Schema.Struct({
   ...RequestEnvelopeFields,
-  data: Schema.Struct({ payments: Schema.NonEmptyArray(PaymentEntry) })
+  data: Schema.Struct({
+    payments: Schema.NonEmptyArray(PaymentEntry).pipe(Schema.check(Schema.isMaxLength(maxPaymentsPerRequest)))
+  })
 })
 export type PaymentsTypedDataMessage = typeof PaymentsTypedDataMessage.Type
 
@@ -70,7 +78,7 @@ export type PaymentTypedDataMessage = typeof PaymentTypedDataMessage.Type
 /** A role name as signed: lower-case snake case (`team_admin`); the forwarder refuses roles it does not know. */
 export const RoleName = Schema.String.pipe(
   Schema.check(
-    Schema.isPattern(/^[a-z][a-z0-9_]{0,63}$/, {
+    Schema.isPattern(/^[a-z][a-z0-9_]{0,63}$/u, {
       expected: "a role name such as team_admin",
       message: "Expected a role name: lower-case letters, digits and _, at most 64 characters"
     })
@@ -84,7 +92,7 @@ export type RoleGrant = typeof RoleGrant.Type
 /** `typed_data` of manager invites: `data` is the list of grants. */
 export const RolesTypedDataMessage = Schema.Struct({
   ...RequestEnvelopeFields,
-  data: Schema.NonEmptyArray(RoleGrant)
+  data: Schema.NonEmptyArray(RoleGrant).pipe(Schema.check(Schema.isMaxLength(maxRoleGrantsPerRequest)))
 })
 export type RolesTypedDataMessage = typeof RolesTypedDataMessage.Type
 

@@ -47,7 +47,7 @@ export const EventEnvelopeV2 = Schema.Struct({
   id: EventId,
   created: Schema.Int,
   event_type: EventTypeSchema,
-  event_version: Schema.String.pipe(Schema.check(Schema.isPattern(/^([2-9]|10)\.0$/))),
+  event_version: Schema.String.pipe(Schema.check(Schema.isPattern(/^([2-9]|10)\.0$/u))),
   idempotency_key: IdempotencyKey,
   request_id: Schema.optionalKey(Schema.String),
   data: EventData,

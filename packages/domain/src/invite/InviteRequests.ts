@@ -4,14 +4,23 @@
 import { Schema } from "effect"
 import { Email } from "../Email.ts"
 import { Signature, WalletAddress } from "../Evm.ts"
-import { RolesTypedDataBundle, RolesTypedDataMessage } from "../eip712/TypedData.ts"
+import { maxRoleGrantsPerRequest, RolesTypedDataBundle, RolesTypedDataMessage } from "../eip712/TypedData.ts"
 import { withDefault } from "../FieldDefault.ts"
 import { CompanyId, InviteId, TeamId } from "../Ids.ts"
-import { InvitePrefill, InviteView, ManagerRole, MemberRole } from "./Invite.ts"
+import { PlainText } from "../Text.ts"
+import { InviteView, ManagerRole, MemberRole } from "./Invite.ts"
 import { InviteMachine } from "./InviteMachine.ts"
 
-/** Most invites in one request (as the team users filter's 100 e-mails, SPEC §8). */
-export const maxInvitesPerRequest = 100
+/** Most invites in one request (as the team users filter's 100 e-mails, SPEC §8); manager invites sign one grant each. */
+export const maxInvitesPerRequest = maxRoleGrantsPerRequest
+
+/** Prefilled profile fields of a warm invite, bounded as the profile keeps them (docs/decisions/0038). */
+export const InvitePrefillRequest = Schema.Struct({
+  first_name: Schema.optionalKey(PlainText({ max: 100, what: "a first name" })),
+  last_name: Schema.optionalKey(PlainText({ max: 100, what: "a last name" })),
+  phone: Schema.optionalKey(PlainText({ max: 32, what: "a phone number" })),
+  company_name: Schema.optionalKey(PlainText({ max: 200, what: "a company name" }))
+})
 
 /** GET /v2/invites query: the team (or company) whose invites to list (SPEC §4.11). */
 export const InvitesQuery = Schema.Struct({ nanoid: Schema.Union([TeamId, CompanyId]) })
@@ -27,7 +36,7 @@ export type InvitesResponse = typeof InvitesResponse.Type
 /** POST /v2/invites body: invite employees or contractors by e-mail (DESIGN §5). */
 export const CreateInvitesRequest = Schema.Struct({
   nanoid: TeamId,
-  invites: Schema.Array(Schema.Struct({ email: Email, prefill: Schema.optionalKey(InvitePrefill) })).check(
+  invites: Schema.Array(Schema.Struct({ email: Email, prefill: Schema.optionalKey(InvitePrefillRequest) })).check(
     Schema.isMinLength(1),
     Schema.isMaxLength(maxInvitesPerRequest)
   ),

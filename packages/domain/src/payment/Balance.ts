@@ -8,7 +8,16 @@ import { CompanyId, TeamId, UserId } from "../Ids.ts"
 /** GET /v2/balance query: whose balance, and optionally which currencies (a comma-separated list). */
 export const BalanceQuery = Schema.Struct({
   nanoid: Schema.Union([TeamId, CompanyId, UserId]),
-  currencies: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isPattern(/^[A-Z]{3}(,[A-Z]{3})*$/))))
+  currencies: Schema.optionalKey(
+    Schema.String.pipe(
+      Schema.check(
+        Schema.isPattern(/^[A-Z]{3}(,[A-Z]{3}){0,9}$/u, {
+          expected: "up to 10 comma-separated currency codes",
+          message: "Expected up to 10 comma-separated currency codes such as USD,EUR"
+        })
+      )
+    )
+  )
 })
 export type BalanceQuery = typeof BalanceQuery.Type
 

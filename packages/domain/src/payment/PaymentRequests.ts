@@ -5,6 +5,7 @@ import { Schema, SchemaTransformation } from "effect"
 import { Email } from "../Email.ts"
 import { Signature, WalletAddress } from "../Evm.ts"
 import {
+  maxPaymentsPerRequest,
   PaymentEntry,
   PaymentsTypedDataBundle,
   PaymentsTypedDataMessage,
@@ -13,6 +14,7 @@ import {
 } from "../eip712/TypedData.ts"
 import { withDefault } from "../FieldDefault.ts"
 import { TeamId, UserId } from "../Ids.ts"
+import { PlainText } from "../Text.ts"
 import { CalendarDate } from "../Timestamp.ts"
 import { CurrencySymbol, Network } from "./Payment.ts"
 import { PaymentItem } from "./PaymentItem.ts"
@@ -29,7 +31,18 @@ export const AmountCents = Schema.Int.pipe(Schema.check(Schema.isBetween({ minim
  * Most entries in one batch (SPEC §8 leaves it open; docs/decisions/0016). About 37k gas a payment: batches past
  * roughly 700 entries do not fit a 30M-gas block and are refused at execution, before their salt is spent.
  */
-export const maxBatchSize = 1000
+export const maxBatchSize = maxPaymentsPerRequest
+
+/**
+ * Longest free text of a payment (descriptions, details), in characters (docs/decisions/0038). With 1,000 entries
+ * a batch could carry a megabyte of it: the 1 MiB body limit is the bound on the whole request.
+ */
+export const maxDescriptionLength = 1000
+
+/** Longest link (a statement of work), in characters, as browsers and proxies commonly accept. */
+export const maxLinkLength = 2048
+
+const Description = (what: string) => PlainText({ max: maxDescriptionLength, what, multiline: true })
 
 /** `currency_symbol`: `USD`, the default. */
 export const CurrencyField = withDefault<typeof CurrencySymbol>("USD")(CurrencySymbol)
@@ -41,7 +54,7 @@ export const PaymentRecipientRequest = Schema.Struct({
   to: Schema.Union([UserId, Email]),
   amount_cents: AmountCents,
   currency_symbol: CurrencySymbol,
-  invoice_description: Schema.String
+  invoice_description: Description("an invoice description")
 })
 export type PaymentRecipientRequest = typeof PaymentRecipientRequest.Type
 
@@ -89,14 +102,17 @@ export const ExecutePaymentsResponse = Schema.Struct({
 export type ExecutePaymentsResponse = typeof ExecutePaymentsResponse.Type
 
 /** `payment_data` of an instant payment (SPEC §4.5); the two descriptions of services and details default to "". */
+const ServicesDescription = Description("a services description")
+const PaymentDetails = Description("payment details")
+
 export const InstantPaymentData = Schema.Struct({
-  role_description: Schema.optionalKey(Schema.String),
-  invoice_description: Schema.optionalKey(Schema.String),
-  services_description: withDefault<typeof Schema.String>("")(Schema.String),
-  payment_details: withDefault<typeof Schema.String>("")(Schema.String),
-  sow_link: Schema.optionalKey(Schema.String),
+  role_description: Schema.optionalKey(Description("a role description")),
+  invoice_description: Schema.optionalKey(Description("an invoice description")),
+  services_description: withDefault<typeof ServicesDescription>("")(ServicesDescription),
+  payment_details: withDefault<typeof PaymentDetails>("")(PaymentDetails),
+  sow_link: Schema.optionalKey(PlainText({ max: maxLinkLength, what: "a link" })),
   svc_sow: Schema.optionalKey(Schema.Boolean),
-  reason_id: Schema.optionalKey(Schema.Int)
+  reason_id: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 }))))
 })
 export type InstantPaymentData = typeof InstantPaymentData.Type
 

@@ -14,24 +14,30 @@ export const maxEmails = 100
  * in normal form without empty entries, at most `maxEmails`, each at most 254 characters. Any string is taken: an
  * e-mail that matches nobody is simply absent from the answer.
  */
-export const EmailFilter = Schema.Array(Schema.String.pipe(Schema.check(Schema.isMaxLength(10_000)))).pipe(
-  Schema.decode(
-    SchemaTransformation.transform<ReadonlyArray<string>, ReadonlyArray<string>>({
-      decode: (lists) =>
-        lists
-          .flatMap((list) => list.split(","))
-          .map(normalizeEmail)
-          .filter((email) => email !== ""),
-      encode: (emails) => emails
-    })
-  ),
-  Schema.check(
-    Schema.makeFilter(
-      (emails) => emails.length <= maxEmails || `At most ${maxEmails} e-mails may be given, got ${emails.length}`
-    ),
-    Schema.makeFilter((emails) => emails.every((e) => e.length <= 254) || "An e-mail is longer than 254 characters")
+export const EmailFilter = Schema.Array(Schema.String.pipe(Schema.check(Schema.isMaxLength(10_000))))
+  .pipe(Schema.check(Schema.isMaxLength(maxEmails, { message: `At most ${maxEmails} e-mails may be given` })))
+  .pipe(
+    Schema.decodeTo(
+      Schema.Array(Schema.String).pipe(
+        Schema.check(
+          Schema.makeFilter(
+            (emails) => emails.length <= maxEmails || `At most ${maxEmails} e-mails may be given, got ${emails.length}`
+          ),
+          Schema.makeFilter(
+            (emails) => emails.every((e) => e.length <= 254) || "An e-mail is longer than 254 characters"
+          )
+        )
+      ),
+      SchemaTransformation.transform<ReadonlyArray<string>, ReadonlyArray<string>>({
+        decode: (lists) =>
+          lists
+            .flatMap((list) => list.split(","))
+            .map(normalizeEmail)
+            .filter((email) => email !== ""),
+        encode: (emails) => emails
+      })
+    )
   )
-)
 export type EmailFilter = typeof EmailFilter.Type
 
 /** Page size bounds and default (SPEC §8). */

@@ -25,7 +25,7 @@ export const WebhookUrl = Schema.String.pipe(
 )
 
 /** A signing secret: `whsec_` + base64 of at least 24 random bytes (Standard Webhooks). */
-export const WebhookSecret = Schema.String.pipe(Schema.check(Schema.isPattern(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/)))
+export const WebhookSecret = Schema.String.pipe(Schema.check(Schema.isPattern(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/u)))
 export type WebhookSecret = typeof WebhookSecret.Type
 
 /** A signing secret as stored: sealed by `WebhookSecretBox`; a rotated-out one signs until `expires_at`. */

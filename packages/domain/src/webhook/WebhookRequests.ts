@@ -2,7 +2,7 @@
  * Request and response bodies of the webhook routes (SPEC §4.1, §4.8, and endpoint management of DESIGN §5b).
  */
 import { Schema } from "effect"
-import { EventTypeSchema } from "../event/EventCatalog.ts"
+import { EventTypeSchema, eventTypes } from "../event/EventCatalog.ts"
 import { PayloadVersion } from "../event/EventEnvelope.ts"
 import { withDefault } from "../FieldDefault.ts"
 import { DeliveryId, TeamId, WebhookId } from "../Ids.ts"
@@ -10,7 +10,11 @@ import { IsoTimestamp } from "../Timestamp.ts"
 import { WebhookEndpoint, WebhookUrl } from "./WebhookEndpoint.ts"
 
 const VersionField = withDefault<typeof PayloadVersion>(2)(PayloadVersion)
-const Events = Schema.Array(EventTypeSchema).check(Schema.isMinLength(1), Schema.isUnique())
+const Events = Schema.Array(EventTypeSchema).check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(eventTypes.length),
+  Schema.isUnique()
+)
 const Name = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(100)))
 const Description = Schema.String.pipe(Schema.check(Schema.isMaxLength(500)))
 
@@ -76,9 +80,16 @@ export type ListWebhooksQuery = typeof ListWebhooksQuery.Type
 /** Where a delivery stands, as the log shows it. */
 export const DeliveryStatusSchema = Schema.Literals(["pending", "succeeded", "failed"])
 
-/** A page size of the delivery log: 1 to 100, default 20. */
+/** The page sizes of the delivery log: 1 to 100, default 20. */
+export const deliveryPageRange = { minimum: 1, maximum: 100, default: 20 } as const
+
+/** A page size of the delivery log, as the query carries it. */
 export const DeliveryPageSize = Schema.NumberFromString.pipe(
-  Schema.decodeTo(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 }))))
+  Schema.decodeTo(
+    Schema.Int.pipe(
+      Schema.check(Schema.isBetween({ minimum: deliveryPageRange.minimum, maximum: deliveryPageRange.maximum }))
+    )
+  )
 )
 
 /** GET /v2/webhooks/{webhook_nanoid}/deliveries query. */

@@ -39,6 +39,7 @@ import type {
   WebhookTestRequest,
   WebhookTestResult
 } from "./WebhookRequests.ts"
+import { deliveryPageRange } from "./WebhookRequests.ts"
 import { WebhookSecretBox } from "./WebhookSender.ts"
 import { InvalidWebhookUrl, urlRefusal, WebhookUrlPolicy } from "./WebhookUrlPolicy.ts"
 
@@ -269,7 +270,7 @@ export class Webhooks extends Context.Service<
           if (query.cursor !== undefined && before === undefined) {
             return yield* new InvalidCursor({ message: "The cursor is not one this log answered" })
           }
-          const limit = query.limit ?? 20
+          const limit = query.limit ?? deliveryPageRange.default
           const page = yield* deliveries.list(id, { status: query.status, before, limit: limit + 1 })
           const items = page.slice(0, limit)
           const last = items.at(-1)
