@@ -143,7 +143,7 @@ describe("bad-input sweep", () => {
           params: member,
           body: { hourly_rate_usd_cents: 1, payment_notifications: false, default_invoice_description: "d" }
         },
-        "GET /v2/payments": { query: { team_nanoid: teamId, state: "all", query_type: "payable" } },
+        "GET /v2/payments": { query: { team_nanoid: teamId, state: "all", query_type: "payable", limit: "10" } },
         "POST /v2/payments": {
           body: { from: teamId, to: [payment], pay_now: true, network: "arbitrum" },
           required: ["from", "to", "pay_now"]
