@@ -148,40 +148,50 @@ const runLoad = (base: string, team: string, key: string) =>
 
 /** The embedded server as `npm start` runs it, with its inspector on a free port; resolved once it serves. */
 const startServer = (dataDir: string) =>
-  new Promise<{ child: ChildProcess; base: string; team: string; key: string; inspector: string }>((done, fail) => {
-    const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir }
-    for (const name of ["MONGODB_URI", "JWT_SECRET", "PUBLIC_BASE_URL", "RPC_URL", "RELAYER_PRIVATE_KEY", "SMTP_URL"]) {
-      delete env[name]
-    }
-    const child = spawn(process.execPath, ["--inspect=127.0.0.1:0", main], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true
-    })
-    let output = ""
-    const timer = setTimeout(() => fail(new Error(`not serving in time:\n${output}`)), 120_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const base = /svc API at (http:\/\/\S+)/.exec(output)?.[1]
-      const team = /Demo team: +(te-\S{12})/.exec(output)?.[1]
-      const key = /Demo admin key: +(0x[0-9a-f]{64})/.exec(output)?.[1]
-      const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1]
-      if (base && team && key && inspector) {
-        clearTimeout(timer)
-        // The request log that follows is kept only when asked for (the streams keep flowing).
-        child.stdout.off("data", onData)
-        child.stderr.off("data", onData)
-        const log = process.env.SOAK_SERVER_LOG
-        if (log !== undefined) {
-          child.stdout.on("data", (chunk: Buffer) => appendFileSync(log, chunk))
-          child.stderr.on("data", (chunk: Buffer) => appendFileSync(log, chunk))
-        }
-        done({ child, base, team, key, inspector })
+  new Promise<{ child: ChildProcess; base: string; team: string; key: string; rpcUrl: string; inspector: string }>(
+    (done, fail) => {
+      const env: Record<string, string | undefined> = { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir }
+      for (const name of [
+        "MONGODB_URI",
+        "JWT_SECRET",
+        "PUBLIC_BASE_URL",
+        "RPC_URL",
+        "RELAYER_PRIVATE_KEY",
+        "SMTP_URL"
+      ]) {
+        delete env[name]
       }
+      const child = spawn(process.execPath, ["--inspect=127.0.0.1:0", main], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true
+      })
+      let output = ""
+      const timer = setTimeout(() => fail(new Error(`not serving in time:\n${output}`)), 120_000)
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString()
+        const base = /svc API at (http:\/\/\S+)/.exec(output)?.[1]
+        const team = /Demo team: +(te-\S{12})/.exec(output)?.[1]
+        const key = /Demo admin key: +(0x[0-9a-f]{64})/.exec(output)?.[1]
+        const rpcUrl = /anvil at (http:\/\/\S+)/.exec(output)?.[1]
+        const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1]
+        if (base && team && key && rpcUrl && inspector) {
+          clearTimeout(timer)
+          // The request log that follows is kept only when asked for (the streams keep flowing).
+          child.stdout.off("data", onData)
+          child.stderr.off("data", onData)
+          const log = process.env.SOAK_SERVER_LOG
+          if (log !== undefined) {
+            child.stdout.on("data", (chunk: Buffer) => appendFileSync(log, chunk))
+            child.stderr.on("data", (chunk: Buffer) => appendFileSync(log, chunk))
+          }
+          done({ child, base, team, key, rpcUrl, inspector })
+        }
+      }
+      child.stdout.on("data", onData)
+      child.stderr.on("data", onData)
     }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
-  })
+  )
 
 /** A minimal Chrome DevTools Protocol client over the inspector's WebSocket. */
 const inspect = async (url: string) => {
@@ -225,8 +235,19 @@ const descendant = (pid: number, name: string): number | undefined => {
   return undefined
 }
 
+/** The chain's latest block number (one block per transaction: anvil mines each as it arrives). */
+const blockOf = async (rpcUrl: string) => {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] })
+  })
+  return Number(((await response.json()) as { result: string }).result)
+}
+
 interface Sample {
   readonly round: string
+  readonly blocks: number
   readonly requests: string
   readonly statuses: string
   readonly rss: number
@@ -265,6 +286,7 @@ if (process.argv[2] === "--load") {
             .join(", ")
     return {
       round,
+      blocks: await blockOf(server.rpcUrl),
       requests: result === undefined ? "" : String(result.requests),
       statuses,
       rss: rssOf(pid),
@@ -292,11 +314,11 @@ if (process.argv[2] === "--load") {
   const table = [
     `Machine: ${BenchRun.machine()}, commit ${BenchRun.commit()}. ${rounds} rounds of ${seconds} s, ${concurrency} clients.`,
     "",
-    "| after round | requests | statuses | API RSS (MB) | API heap used after GC (MB) | heap total (MB) | external (MB) | anvil RSS (MB) | load avg (1/5/15 min) |",
-    "| ----------: | -------: | -------- | -----------: | --------------------------: | --------------: | ------------: | -------------: | --------------------- |",
+    "| after round | requests | statuses | blocks | API RSS (MB) | API heap used after GC (MB) | heap total (MB) | external (MB) | anvil RSS (MB) | load avg (1/5/15 min) |",
+    "| ----------: | -------: | -------- | -----: | -----------: | --------------------------: | --------------: | ------------: | -------------: | --------------------- |",
     ...samples.map(
       (s) =>
-        `| ${s.round} | ${s.requests} | ${s.statuses} | ${mb(s.rss)} | ${mb(s.heapUsed)} | ${mb(s.heapTotal)} | ${mb(s.external)} | ${mb(s.anvilRss)} | ${s.load} |`
+        `| ${s.round} | ${s.requests} | ${s.statuses} | ${s.blocks} | ${mb(s.rss)} | ${mb(s.heapUsed)} | ${mb(s.heapTotal)} | ${mb(s.external)} | ${mb(s.anvilRss)} | ${s.load} |`
     )
   ].join("\n")
   console.log(table)

@@ -33,8 +33,8 @@ export const embeddedChainId = 42161
  * How many past blocks' states anvil keeps (`--prune-history`). Each kept state is a whole copy of the chain's state,
  * and that copy holds every block hash mined so far (and EIP-2935's history contract, up to 8,191 slots), so it grows
  * with the chain: anvil's default of 500 states in memory plus 3,600 on disk (`~/.foundry/anvil/tmp`) made its memory
- * grow with the square of the blocks mined (about 600 MB after 18,000 payments, then growing even when idle; issue
- * 14). We only read the latest state; 32 leaves a margin over the few blocks that can be mined while a call that
+ * grow with the square of the blocks mined (past ~16,000 blocks it grew by several MB a second, even idle; issue
+ * 14, decision 0042). We only read the latest state; 32 leaves a margin over the few blocks that can be mined while a call that
  * asked for "latest" runs (anvil answers such a call with an error when its state was pruned meanwhile).
  */
 export const anvilStateHistory = 32
