@@ -9,7 +9,7 @@
  * executed on anvil (some with an `Idempotency-Key`), and refused requests (401, 400, 404, 405, 413, 403).
  *
  * Run: `node apps/api/bench/soak.bench.ts` (Linux: reads `/proc`). `SOAK_ROUNDS` (default 5), `SOAK_SECONDS` (default
- * 30), `SOAK_CONCURRENCY` (default 8), `SOAK_SERVER_LOG` (a file for the server's log; default none). It prints a table; it does not write bench/RESULTS.md.
+ * 30), `SOAK_CONCURRENCY` (default 8), `SOAK_SERVER_LOG` (a file for the server's log; default none). It prints its table and appends it to bench/RESULTS.md.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -312,15 +312,22 @@ if (process.argv[2] === "--load") {
   rmSync(dataDir, { recursive: true, force: true })
 
   const table = [
-    `Machine: ${BenchRun.machine()}, commit ${BenchRun.commit()}. ${rounds} rounds of ${seconds} s, ${concurrency} clients.`,
+    "",
+    `## API: soak, ${rounds} ${seconds} s mixed loads (${new Date().toISOString().slice(0, 10)}, ${BenchRun.commit()})`,
+    "",
+    `Machine: ${BenchRun.machine()}. ${rounds} rounds of ${seconds} s, ${concurrency} clients; \`npm start\` on its defaults.`,
     "",
     "| after round | requests | statuses | blocks | API RSS (MB) | API heap used after GC (MB) | heap total (MB) | external (MB) | anvil RSS (MB) | load avg (1/5/15 min) |",
     "| ----------: | -------: | -------- | -----: | -----------: | --------------------------: | --------------: | ------------: | -------------: | --------------------- |",
     ...samples.map(
       (s) =>
         `| ${s.round} | ${s.requests} | ${s.statuses} | ${s.blocks} | ${mb(s.rss)} | ${mb(s.heapUsed)} | ${mb(s.heapTotal)} | ${mb(s.external)} | ${mb(s.anvilRss)} | ${s.load} |`
-    )
+    ),
+    "",
+    "Command: `node apps/api/bench/soak.bench.ts`. Memory is the figure; the machine may be shared, so throughput varies.",
+    ""
   ].join("\n")
   console.log(table)
+  appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), table)
   process.exit(0)
 }
