@@ -6,10 +6,11 @@
  *
  * The load, from a child process so the client does not share the server's event loop: sign-in (SIWE challenge and
  * verify), `GET /v2/teams/{id}/users`, `GET /v2/balance`, `POST /v2/payments` then a signed `PUT /v2/payments`
- * executed on anvil (some with an `Idempotency-Key`), and refused requests (401, 400, 404, 405, 413, 403).
+ * executed on anvil (some with an `Idempotency-Key`), and refused requests (401, 400, 404, 405, 413).
  *
  * Run: `node apps/api/bench/soak.bench.ts` (Linux: reads `/proc`). `SOAK_ROUNDS` (default 5), `SOAK_SECONDS` (default
- * 30), `SOAK_CONCURRENCY` (default 8), `SOAK_SERVER_LOG` (a file for the server's log; default none). It prints its table and appends it to bench/RESULTS.md.
+ * 30), `SOAK_CONCURRENCY` (default 8), `SOAK_SERVER_LOG` (a file for the server's log; default none). It prints its
+ * table and appends it to bench/RESULTS.md.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
