@@ -29,6 +29,16 @@ export const anvilBinary = (): string => {
 /** The chain id of the embedded node: Arbitrum One's, so typed data matches production's shape. */
 export const embeddedChainId = 42161
 
+/**
+ * How many past blocks' states anvil keeps (`--prune-history`). Each kept state is a whole copy of the chain's state,
+ * and that copy holds every block hash mined so far (and EIP-2935's history contract, up to 8,191 slots), so it grows
+ * with the chain: anvil's default of 500 states in memory plus 3,600 on disk (`~/.foundry/anvil/tmp`) made its memory
+ * grow with the square of the blocks mined (past ~16,000 blocks it grew by several MB a second, even idle; issue
+ * 14, decision 0042). We only read the latest state; 32 leaves a margin over the few blocks that can be mined while a call that
+ * asked for "latest" runs (anvil answers such a call with an error when its state was pruned meanwhile).
+ */
+export const anvilStateHistory = 32
+
 /** A running anvil: its JSON-RPC URL. */
 export interface Anvil {
   readonly rpcUrl: string
@@ -65,6 +75,8 @@ export const startAnvil = (
         "--chain-id",
         String(chainId),
         "--silent",
+        "--prune-history",
+        String(anvilStateHistory),
         ...(options.stateFile ? ["--state", options.stateFile] : [])
       ],
       ready: () => pollUntil(() => chainIdOf(rpcUrl))

@@ -7,7 +7,7 @@ import { Effect, Exit, Scope } from "effect"
 import { MongoClient } from "mongodb"
 import { createPublicClient, http } from "viem"
 import { inject } from "vitest"
-import { startAnvil } from "./Anvil.ts"
+import { anvilStateHistory, startAnvil } from "./Anvil.ts"
 import { startJongodb } from "./Jongodb.ts"
 
 /** Whether nothing accepts TCP connections at `url` any more. */
@@ -48,6 +48,28 @@ describe("embedded infrastructure", () => {
       yield* Scope.close(scope, Exit.void)
       assert.isTrue(yield* refused(anvil.rpcUrl))
     })
+  )
+
+  it.live("anvil keeps only the last blocks' states, so its memory does not grow with the square of the chain", () =>
+    Effect.gen(function* () {
+      const anvil = yield* startAnvil()
+      const rpc = (method: string, params: ReadonlyArray<unknown>) =>
+        Effect.promise(async () => {
+          const response = await fetch(anvil.rpcUrl, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+          })
+          return (await response.json()) as { result?: string; error?: { message: string } }
+        })
+      const holder = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+      yield* rpc("anvil_mine", [`0x${(anvilStateHistory * 3).toString(16)}`])
+      // The latest state answers; one from before the kept window is gone (anvil's default keeps 500 in memory).
+      assert.isAbove(Number((yield* rpc("eth_getBalance", [holder, "latest"])).result), 0)
+      const old = yield* rpc("eth_getBalance", [holder, "0x1"])
+      assert.isUndefined(old.result)
+      assert.isDefined(old.error)
+    }).pipe(Effect.scoped)
   )
 
   it.live("a missing binary fails with a message that says what is missing", () =>
