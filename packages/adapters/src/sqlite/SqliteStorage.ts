@@ -10,6 +10,7 @@ import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
+import * as SqliteStorageHealth from "./SqliteStorageHealth.ts"
 import * as SqliteV1IdMap from "./SqliteV1IdMap.ts"
 import * as SqliteWebhooks from "./SqliteWebhooks.ts"
 
@@ -23,7 +24,8 @@ export const ports = Layer.mergeAll(
   SqliteEventOutbox.layer,
   SqliteInvites.layer,
   SqliteWebhooks.layer,
-  SqliteV1IdMap.layer
+  SqliteV1IdMap.layer,
+  SqliteStorageHealth.layer
 )
 
 /**
