@@ -19,10 +19,12 @@ export class AnvilStateError extends Schema.TaggedError<AnvilStateError>()("Anvi
 const rpc = (rpcUrl: string, method: string, params: ReadonlyArray<unknown>) =>
   Effect.tryPromise({
     try: async () => {
+      // Bounded: a hung node must not hold the save lock, which a restart (`reload`) waits for.
       const response = await fetch(rpcUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        signal: AbortSignal.timeout(30_000)
       })
       const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
       if (body.error !== undefined) throw new Error(body.error.message ?? JSON.stringify(body.error))
