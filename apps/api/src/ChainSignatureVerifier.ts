@@ -13,7 +13,10 @@ import { createPublicClient, http } from "viem"
  */
 export const layer = (rpcUrl: string) =>
   Layer.sync(SignatureVerifier, () => {
-    const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 1, timeout: 3_000 }), pollingInterval: 10 })
+    const client = createPublicClient({
+      transport: http(rpcUrl, { retryCount: 1, timeout: 3_000 }),
+      pollingInterval: 10
+    })
     return SignatureVerifier.of({
       verifyHash: ({ signer, hash, signature }) =>
         Effect.tryPromise({
@@ -27,7 +30,10 @@ export const layer = (rpcUrl: string) =>
             !/fetch|network|HTTP/i.test(error.message)
               ? Effect.succeed(false)
               : Effect.die(
-                  new ChainUnavailable({ reason: error instanceof Error ? error.message : String(error), nothingSent: true })
+                  new ChainUnavailable({
+                    reason: error instanceof Error ? error.message : String(error),
+                    nothingSent: true
+                  })
                 )
           )
         )

@@ -5,6 +5,7 @@
  * a PUT that sent nothing releases its claim, so the same signed request executes once when the chain is back.
  */
 import { mkdtempSync, rmSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
 import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -14,7 +15,7 @@ import { EmbeddedChain } from "@svc/adapters/evm"
 import { ChainGateway } from "@svc/domain/chain"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { TeamRepository } from "@svc/domain/team"
-import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Redacted, Schedule, Scope } from "effect"
 import { type Hex, keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
@@ -25,6 +26,7 @@ import {
   countRows,
   seedTeam,
   signIn,
+  sqliteOf,
   startMongoTestServer,
   startTestServerWith,
   type TestServer
@@ -51,11 +53,7 @@ const serverOnChain = (rpcUrl: string) =>
   })
 
 /** A team with a paying admin whose account holds 1,000 USD, a payment to a member issued and signed. */
-const signedPayment = (
-  server: TestServer,
-  embedded: EmbeddedChain["Service"],
-  gateway: ChainGateway["Service"]
-) =>
+const signedPayment = (server: TestServer, embedded: EmbeddedChain["Service"], gateway: ChainGateway["Service"]) =>
   Effect.gen(function* () {
     const seeded = yield* seedTeam(server, ["team_admin", "team_employee"])
     const adminKey = generatePrivateKey()
@@ -131,6 +129,43 @@ const startHangingProxy = (target: string) =>
     (proxy) => Effect.sync(proxy.close)
   )
 
+/**
+ * An HTTP JSON-RPC proxy in front of `target` that passes every call through, except that it forwards
+ * `eth_sendRawTransaction` and never answers it: the transaction reaches the node, the sender never learns so.
+ */
+const startSwallowingProxy = (target: string) =>
+  Effect.acquireRelease(
+    Effect.promise(
+      () =>
+        new Promise<{ readonly url: string; readonly close: () => void }>((resolve) => {
+          const server = createHttpServer(async (request, response) => {
+            const chunks: Array<Buffer> = []
+            for await (const chunk of request) chunks.push(chunk as Buffer)
+            const body = Buffer.concat(chunks).toString("utf8")
+            const answer = await fetch(target, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body
+            }).then((r) => r.text())
+            if (body.includes("eth_sendRawTransaction")) return
+            response.writeHead(200, { "content-type": "application/json" }).end(answer)
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            const port = typeof address === "object" && address !== null ? address.port : 0
+            resolve({
+              url: `http://127.0.0.1:${port}`,
+              close: () => {
+                server.closeAllConnections()
+                server.close()
+              }
+            })
+          })
+        })
+    ),
+    (proxy) => Effect.sync(proxy.close)
+  )
+
 describe("outages", () => {
   it.live(
     "chain stopped: PUT answers 503 with Retry-After and records nothing; restarted: the same request executes once",
@@ -192,6 +227,42 @@ describe("outages", () => {
         assert.strictEqual(notReady.body.data.checks.chain, "down")
         // Nothing was sent: a second attempt is not held by the first one's claim (no 409), it meets the outage again.
         assertUnavailable(yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put }))
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "a send whose answer is lost (the transaction may be out) answers 503 and keeps the claim: never sent twice",
+    () =>
+      Effect.gen(function* () {
+        const proxy = yield* startSwallowingProxy(inject("rpcUrl"))
+        const direct = yield* serverOnChain(inject("rpcUrl"))
+        // The suite is deployed directly; the server under test sends through the proxy with the same relayer.
+        const { server } = yield* Effect.gen(function* () {
+          const chain = yield* Layer.build(
+            EmbeddedChain.layer({
+              rpcUrl: proxy.url,
+              chainId,
+              suite: direct.embedded.suite,
+              relayerKey: Redacted.make(generatePrivateKey()),
+              rpcTimeoutMillis: 2_000,
+              rpcRetries: 0
+            })
+          ).pipe(Effect.orDie)
+          return { server: yield* startTestServerWith({ chain: Layer.succeedContext(chain) }) }
+        })
+        const payment = yield* signedPayment(server, direct.embedded, direct.gateway)
+        assertUnavailable(yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put }))
+        // The transaction went through on chain; the claim stays, so no second one is ever sent for this salt.
+        const salt = BigInt(payment.put.typed_data.salt)
+        assert.isTrue(yield* direct.gateway.isSaltUsed(salt).pipe(Effect.orDie))
+        const claim = yield* Effect.scoped(
+          Effect.map(sqliteOf(server), (db) =>
+            db.prepare("SELECT state FROM issued_requests WHERE salt = ?").get(payment.put.typed_data.salt)
+          )
+        )
+        assert.strictEqual(claim?.state, "executing")
+        assert.strictEqual(yield* direct.gateway.balanceOf(payment.account).pipe(Effect.orDie), 975n * 10n ** 6n)
       }).pipe(Effect.scoped),
     180_000
   )

@@ -13,12 +13,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import {
-  embeddedChainId,
-  persistAnvilState,
-  startRestartableAnvil,
-  superviseAnvil
-} from "@svc/adapters/embedded"
+import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { SmtpMailer } from "@svc/adapters/mail"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"

@@ -47,9 +47,9 @@ export const superviseAnvil = (options: {
         Effect.retry(Schedule.spaced(Duration.seconds(1)))
       )
       current = restarted.value
-      yield* options.onRestart(restarted.savedAt).pipe(
-        Effect.catchCause((cause) => Effect.logError("after restarting anvil", cause))
-      )
+      yield* options
+        .onRestart(restarted.savedAt)
+        .pipe(Effect.catchCause((cause) => Effect.logError("after restarting anvil", cause)))
       yield* Effect.logInfo(`anvil restarted at ${options.anvil.rpcUrl}`)
     }
   }).pipe(Effect.forkScoped, Effect.asVoid)

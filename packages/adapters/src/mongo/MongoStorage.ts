@@ -36,5 +36,4 @@ export const layer = (options: {
   readonly uri: string
   readonly database?: string | undefined
   readonly timeouts?: MongoTimeouts | undefined
-}) =>
-  ports.pipe(Layer.provide(MongoDatabase.layer(options)))
+}) => ports.pipe(Layer.provide(MongoDatabase.layer(options)))
