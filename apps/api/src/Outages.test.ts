@@ -1,14 +1,16 @@
 /**
  * Dependency outages over real HTTP (issue 14, defect 6; docs/decisions/0037): a stopped anvil, a hung node (a TCP
- * server that accepts and never answers) and a killed jongodb make requests answer 503 `SERVICE_UNAVAILABLE` with
- * `Retry-After`, never 500 and never hanging; `/ready` names the dependency that is down while `/health` stays 200;
- * a PUT that sent nothing releases its claim, so the same signed request executes once when the chain is back.
+ * server that accepts and never answers), a killed jongodb and a SQLite file locked past the busy timeout make requests
+ * answer 503 `SERVICE_UNAVAILABLE` with `Retry-After`, never 500 and never hanging; `/ready` names the dependency that
+ * is down while `/health` stays 200; a PUT that sent nothing releases its claim, so the same signed request executes
+ * once when the chain is back, and one whose transaction may be out keeps it.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { assert, describe, it } from "@effect/vitest"
 import { persistAnvilState, startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
@@ -265,6 +267,24 @@ describe("outages", () => {
         assert.strictEqual(yield* direct.gateway.balanceOf(payment.account).pipe(Effect.orDie), 975n * 10n ** 6n)
       }).pipe(Effect.scoped),
     180_000
+  )
+
+  it.live("SQLite locked by another process past the busy timeout: a write answers 503, then serves", () =>
+    Effect.gen(function* () {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-busy-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      const filename = join(dir, "svc.db")
+      const server = yield* startTestServerWith({ storage: { _tag: "sqlite", filename, busyTimeoutMillis: 100 } })
+      const wallet = privateKeyToAccount(generatePrivateKey()).address
+      const other = new DatabaseSync(filename)
+      other.exec("BEGIN IMMEDIATE")
+      assertUnavailable(yield* call(server, "GET", `/v2/auth/siwe?wallet=${wallet}`))
+      other.exec("COMMIT")
+      other.close()
+      assert.strictEqual((yield* call(server, "GET", `/v2/auth/siwe?wallet=${wallet}`)).status, 200)
+    }).pipe(Effect.scoped)
   )
 
   it.live(

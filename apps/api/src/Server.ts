@@ -48,7 +48,7 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
  * shared state of any number of processes on many machines (docs/decisions/0021).
  */
 export type StorageOptions =
-  | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "sqlite"; readonly filename: string; readonly busyTimeoutMillis?: number | undefined }
   | { readonly _tag: "mongo"; readonly uri: string; readonly database?: string | undefined }
 
 /** What the server needs to know. */
@@ -116,7 +116,7 @@ const makeNodeServer = () => {
  */
 export const storage = (options: StorageOptions) =>
   options._tag === "sqlite"
-    ? SqliteStorage.layer({ filename: options.filename })
+    ? SqliteStorage.layer({ filename: options.filename, busyTimeoutMillis: options.busyTimeoutMillis })
     : MongoStorage.layer({ uri: options.uri, database: options.database })
 
 /** The storage ports, as `storage` provides them. */

@@ -12,8 +12,11 @@ import { DatabaseSync } from "node:sqlite"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Migration, migrations } from "./Migrations.ts"
 
-/** How long a writer waits for another connection's write lock before failing (ms). */
-export const busyTimeoutMillis = 10_000
+/**
+ * How long a writer waits for another connection's write lock before failing (ms), unless told. node:sqlite waits
+ * synchronously, holding the whole process, so it is short; the API answers the failure 503 (docs/decisions/0037).
+ */
+export const busyTimeoutMillis = 5_000
 
 /** The database file could not be opened, created or written (its directory, permissions, or not a database). */
 export class SqliteOpenFailed extends Schema.TaggedError<SqliteOpenFailed>()("SqliteOpenFailed", {
@@ -54,13 +57,17 @@ export class SqliteDatabase extends Context.Service<
     readonly filename: string
     /** The schema to migrate to (tests); default every migration of `Migrations.ts`. */
     readonly migrations?: ReadonlyArray<Migration> | undefined
+    /** Default `busyTimeoutMillis`. */
+    readonly busyTimeoutMillis?: number | undefined
   }) =>
     Layer.effect(
       SqliteDatabase,
-      Effect.acquireRelease(open(options.filename, options.migrations ?? migrations), (connection) =>
-        Effect.sync(() => {
-          if (connection.isOpen) connection.close()
-        })
+      Effect.acquireRelease(
+        open(options.filename, options.migrations ?? migrations, options.busyTimeoutMillis ?? busyTimeoutMillis),
+        (connection) =>
+          Effect.sync(() => {
+            if (connection.isOpen) connection.close()
+          })
       ).pipe(
         Effect.map((connection) =>
           SqliteDatabase.of({
@@ -93,7 +100,7 @@ export const userVersionOf = (connection: DatabaseSync): number =>
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-const open = (filename: string, known: ReadonlyArray<Migration>) =>
+const open = (filename: string, known: ReadonlyArray<Migration>, busyMillis: number) =>
   Effect.suspend((): Effect.Effect<DatabaseSync, SqliteDatabaseError> => {
     const inMemory = filename === ":memory:"
     const failed = (error: unknown) =>
@@ -104,7 +111,7 @@ const open = (filename: string, known: ReadonlyArray<Migration>) =>
     let connection: DatabaseSync
     try {
       if (!inMemory) mkdirSync(dirname(filename), { recursive: true })
-      connection = new DatabaseSync(filename, { timeout: busyTimeoutMillis, enableForeignKeyConstraints: true })
+      connection = new DatabaseSync(filename, { timeout: busyMillis, enableForeignKeyConstraints: true })
     } catch (error) {
       return Effect.fail(failed(error))
     }
@@ -128,9 +135,7 @@ const open = (filename: string, known: ReadonlyArray<Migration>) =>
         )
       }
       if (!inMemory) connection.exec("PRAGMA journal_mode = WAL")
-      connection.exec(
-        `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${busyTimeoutMillis}`
-      )
+      connection.exec(`PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${busyMillis}`)
       migrate(connection, known)
       // Prove the file writable even when nothing was pending (the header's version, rewritten as it is).
       transactionOn(connection, () => connection.exec(`PRAGMA user_version = ${userVersionOf(connection)}`))

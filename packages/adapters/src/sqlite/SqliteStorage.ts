@@ -32,5 +32,5 @@ export const ports = Layer.mergeAll(
  * Every storage port on the database at `filename` (`":memory:"` for a private in-memory one), opened and migrated
  * when the layer is built and closed with its scope.
  */
-export const layer = (options: { readonly filename: string }) =>
+export const layer = (options: { readonly filename: string; readonly busyTimeoutMillis?: number | undefined }) =>
   ports.pipe(Layer.provide(SqliteDatabase.layer(options)))
