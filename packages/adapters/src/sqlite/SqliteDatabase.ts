@@ -8,7 +8,7 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { DatabaseSync } from "node:sqlite"
+import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Migration, migrations } from "./Migrations.ts"
 
@@ -139,12 +139,65 @@ const open = (filename: string, known: ReadonlyArray<Migration>, busyMillis: num
       migrate(connection, known)
       // Prove the file writable even when nothing was pending (the header's version, rewritten as it is).
       transactionOn(connection, () => connection.exec(`PRAGMA user_version = ${userVersionOf(connection)}`))
-      return Effect.succeed(connection)
+      return Effect.succeed(failingFastWhileLocked(connection, busyMillis))
     } catch (error) {
       close()
       return Effect.fail(failed(error))
     }
   })
+
+/** How long statements fail at once, rather than wait, after one waited the whole busy timeout in vain (ms). */
+const lockedCooldownMillis = 5_000
+
+const isBusy = (error: unknown) =>
+  typeof error === "object" && error !== null && [5, 6].includes(((error as { errcode?: number }).errcode ?? 0) & 0xff)
+
+/**
+ * The connection, with one rule added: once a statement has waited the whole busy timeout for a lock another
+ * process holds, the following statements for `lockedCooldownMillis` do not wait (busy timeout 0: they run at once when
+ * the lock is free, and fail at once while it is held). node:sqlite waits synchronously, holding the whole process, so
+ * without this every fiber (requests, workers) would wait the full timeout in turn and one request could wait minutes.
+ */
+const failingFastWhileLocked = (connection: DatabaseSync, busyMillis: number): DatabaseSync => {
+  let waitingAgainAt = 0
+  const guarded = <A>(work: () => A): A => {
+    if (waitingAgainAt !== 0 && Date.now() >= waitingAgainAt) {
+      waitingAgainAt = 0
+      connection.exec(`PRAGMA busy_timeout = ${busyMillis}`)
+    }
+    try {
+      return work()
+    } catch (error) {
+      if (waitingAgainAt === 0 && isBusy(error)) {
+        waitingAgainAt = Date.now() + lockedCooldownMillis
+        connection.exec("PRAGMA busy_timeout = 0")
+      }
+      throw error
+    }
+  }
+  const bound = (target: object, property: string | symbol) => {
+    const value = Reflect.get(target, property, target)
+    return typeof value === "function" ? value.bind(target) : value
+  }
+  const statementMethods = new Set<string | symbol>(["run", "get", "all", "iterate"])
+  const statement = (prepared: StatementSync) =>
+    new Proxy(prepared, {
+      get: (target, property) =>
+        statementMethods.has(property)
+          ? (...args: Array<unknown>) =>
+              guarded(() =>
+                Reflect.apply(Reflect.get(target, property, target) as (...a: Array<unknown>) => unknown, target, args)
+              )
+          : bound(target, property)
+    })
+  return new Proxy(connection, {
+    get: (target, property) => {
+      if (property === "prepare") return (sql: string) => statement(guarded(() => target.prepare(sql)))
+      if (property === "exec") return (sql: string) => guarded(() => target.exec(sql))
+      return bound(target, property)
+    }
+  })
+}
 
 /**
  * Applies each migration newer than the file's version, in order, each in its own transaction with the version it
