@@ -286,7 +286,7 @@ const embeddedAnvilKilled = Effect.gen(function* () {
   const back = performance.now() - killed
   record(
     "embedded anvil killed (SIGKILL)",
-    "GET /ready",
+    "GET /ready (the first after the kill)",
     first,
     `restarted from the saved chain: 200 after ${back.toFixed(0)} ms`
   )
