@@ -270,12 +270,17 @@ const embeddedStart = Effect.gen(function* () {
 const embeddedAnvilKilled = Effect.gen(function* () {
   const started = yield* embeddedStart
   const port = new URL(started.rpcUrl).port
-  const anvil = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+  // In the started process group: an anvil of another start may still be exiting with the same port in its arguments.
+  const anvil = execFileSync("ps", ["-eo", "pid=,pgid=,args="], { encoding: "utf8" })
     .split("\n")
-    .find((row) => /^\s*\d+ \S*anvil /.test(row) && row.includes(` --port ${port} `))
+    .map((row) => row.trim().split(/\s+/))
+    .find(
+      ([, group, binary, ...args]) =>
+        Number(group) === started.pid && /anvil$/.test(binary ?? "") && args.join(" ").includes(`--port ${port} `)
+    )
   const ready = (): Promise<CallResult> =>
     fetch(`${started.base}/ready`).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() }))
-  process.kill(Number(anvil?.trim().split(" ")[0]), "SIGKILL")
+  process.kill(Number(anvil?.[0]), "SIGKILL")
   const killed = performance.now()
   const first = yield* timed(Effect.promise(ready))
   let status = first.response.status

@@ -120,14 +120,21 @@ const exited = (child: ChildProcess) =>
     child.once("exit", () => resume(Effect.succeed(Date.now() - started)))
   })
 
-/** The pid of the anvil process (not its shell guard) serving `rpcUrl`. */
-const anvilPidOn = (rpcUrl: string) => {
-  const port = new URL(rpcUrl).port
-  const line = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+/**
+ * The pid of the anvil process (not its shell guard) `started` runs on `rpcUrl`: in its process group, since an anvil
+ * of another start may still be exiting with the same port in its arguments.
+ */
+const anvilPidOf = (started: Started) => {
+  const port = new URL(started.rpcUrl).port
+  const line = execFileSync("ps", ["-eo", "pid=,pgid=,args="], { encoding: "utf8" })
     .split("\n")
-    .find((row) => /^\s*\d+ \S*anvil /.test(row) && row.includes(` --port ${port} `))
+    .map((row) => row.trim().split(/\s+/))
+    .find(
+      ([, group, binary, ...args]) =>
+        Number(group) === started.child.pid && /anvil$/.test(binary ?? "") && args.join(" ").includes(`--port ${port} `)
+    )
   if (line === undefined) throw new Error(`no anvil on port ${port}`)
-  return Number(line.trim().split(" ")[0])
+  return Number(line[0])
 }
 
 /** Whether something accepts TCP connections at `url`. */
@@ -385,7 +392,7 @@ describe("npm start", () => {
       const token = yield* signIn(started.base, privateKeyToAccount(started.key))
       assert.strictEqual((yield* request(started.base, "GET", "/ready")).status, 200)
       const opening = yield* stateOf(started, token)
-      const anvil = anvilPidOn(started.rpcUrl)
+      const anvil = anvilPidOf(started)
       // Frozen first, so readiness is seen failing whatever the restart's speed; then killed.
       process.kill(anvil, "SIGSTOP")
       const frozen = yield* request(started.base, "GET", "/ready")
@@ -398,7 +405,7 @@ describe("npm start", () => {
         ready = yield* request(started.base, "GET", "/ready")
       }
       assert.strictEqual(ready.status, 200, started.output())
-      assert.notStrictEqual(anvilPidOn(started.rpcUrl), anvil)
+      assert.notStrictEqual(anvilPidOf(started), anvil)
       assert.include(started.output(), "starting it again from the saved chain")
       // The restarted chain holds what it held: the same balance, and the next payment executes.
       assert.deepStrictEqual(yield* stateOf(started, token), opening)
