@@ -117,6 +117,7 @@ describe("bad-input sweep", () => {
       const payment = { to: user, amount_cents: 100, currency_symbol: "USD", invoice_description: "x" }
       const cases: Record<string, Case> = {
         "GET /health": {},
+        "GET /ready": {},
         "GET /v2/auth/siwe": { query: { wallet } },
         "POST /v2/auth/verify": {
           body: { message: "hello", sig: `0x${"11".repeat(65)}`, nonce: "0123456789abcdef" },

@@ -2,14 +2,21 @@
  * Signature checks that read the chain: externally owned accounts, ERC-1271 contract wallets and ERC-6492
  * counterfactual wallets, through viem's `verifyHash` against the node at `rpcUrl`.
  */
+import { ChainUnavailable } from "@svc/domain/chain"
 import { SignatureVerifier } from "@svc/domain/signature"
 import { Effect, Layer } from "effect"
 import { createPublicClient, http } from "viem"
 
-/** The chain-reading verifier. A node that cannot be reached is a defect (the caller cannot act on it). */
+/**
+ * The chain-reading verifier. A node that cannot be reached (in 3 s, one retry) is a defect the error envelope answers
+ * 503 (the caller cannot act on it but may retry).
+ */
 export const layer = (rpcUrl: string) =>
   Layer.sync(SignatureVerifier, () => {
-    const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 1 }), pollingInterval: 10 })
+    const client = createPublicClient({
+      transport: http(rpcUrl, { retryCount: 1, timeout: 3_000 }),
+      pollingInterval: 10
+    })
     return SignatureVerifier.of({
       verifyHash: ({ signer, hash, signature }) =>
         Effect.tryPromise({
@@ -22,7 +29,12 @@ export const layer = (rpcUrl: string) =>
             /signature|Signature/.test(error.message) &&
             !/fetch|network|HTTP/i.test(error.message)
               ? Effect.succeed(false)
-              : Effect.die(error)
+              : Effect.die(
+                  new ChainUnavailable({
+                    reason: error instanceof Error ? error.message : String(error),
+                    nothingSent: true
+                  })
+                )
           )
         )
     })

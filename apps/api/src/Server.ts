@@ -58,7 +58,7 @@ import * as NodeServer from "./NodeServer.ts"
  * shared state of any number of processes on many machines (docs/decisions/0021).
  */
 export type StorageOptions =
-  | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "sqlite"; readonly filename: string; readonly busyTimeoutMillis?: number | undefined }
   | { readonly _tag: "mongo"; readonly uri: string; readonly database?: string | undefined }
 
 /** What the server needs to know. */
@@ -122,7 +122,7 @@ export interface ServerOptions {
  */
 export const storage = (options: StorageOptions) =>
   options._tag === "sqlite"
-    ? SqliteStorage.layer({ filename: options.filename })
+    ? SqliteStorage.layer({ filename: options.filename, busyTimeoutMillis: options.busyTimeoutMillis })
     : MongoStorage.layer({ uri: options.uri, database: options.database })
 
 /** The storage ports, as `storage` provides them. */

@@ -5,7 +5,7 @@
  * records, the same demo and admin key, and the JWT issued before still valid. A data directory that cannot be used, or
  * a database from a newer schema, stops the start with a clear message and changes nothing.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import {
   existsSync,
   mkdtempSync,
@@ -126,6 +126,23 @@ const exited = (child: ChildProcess) =>
     if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(0))
     child.once("exit", () => resume(Effect.succeed(Date.now() - started)))
   })
+
+/**
+ * The pid of the anvil process (not its shell guard) `started` runs on `rpcUrl`: in its process group, since an anvil
+ * of another start may still be exiting with the same port in its arguments.
+ */
+const anvilPidOf = (started: Started) => {
+  const port = new URL(started.rpcUrl).port
+  const line = execFileSync("ps", ["-eo", "pid=,pgid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .map((row) => row.trim().split(/\s+/))
+    .find(
+      ([, group, binary, ...args]) =>
+        Number(group) === started.child.pid && /anvil$/.test(binary ?? "") && args.join(" ").includes(`--port ${port} `)
+    )
+  if (line === undefined) throw new Error(`no anvil on port ${port}`)
+  return Number(line[0])
+}
 
 /** Whether something accepts TCP connections at `url`. */
 const reachable = (url: string) =>
@@ -446,6 +463,34 @@ describe("npm start", () => {
         readdirSync(directory).filter((name) => statSync(join(directory, name)).isFile()),
         ["svc.db"]
       )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a dead anvil is started again from its saved chain: /ready says 503, then 200, and payments work", () =>
+    Effect.gen(function* () {
+      const started = yield* start
+      const token = yield* signIn(started.base, privateKeyToAccount(started.key))
+      assert.strictEqual((yield* request(started.base, "GET", "/ready")).status, 200)
+      const opening = yield* stateOf(started, token)
+      const anvil = anvilPidOf(started)
+      // Frozen first, so readiness is seen failing whatever the restart's speed; then killed.
+      process.kill(anvil, "SIGSTOP")
+      const frozen = yield* request(started.base, "GET", "/ready")
+      assert.strictEqual(frozen.status, 503)
+      assert.strictEqual(frozen.data.checks.chain, "down")
+      process.kill(anvil, "SIGKILL")
+      let ready = frozen
+      for (let i = 0; i < 240 && ready.status !== 200; i++) {
+        yield* Effect.sleep(250)
+        ready = yield* request(started.base, "GET", "/ready")
+      }
+      assert.strictEqual(ready.status, 200, started.output())
+      assert.notStrictEqual(anvilPidOf(started), anvil)
+      assert.include(started.output(), "starting it again from the saved chain")
+      // The restarted chain holds what it held: the same balance, and the next payment executes.
+      assert.deepStrictEqual(yield* stateOf(started, token), opening)
+      assert.strictEqual(yield* pay(started, token, 777), 200)
+      assert.strictEqual((yield* stateOf(started, token)).balance, opening.balance - 777)
     }).pipe(Effect.scoped)
   )
 })

@@ -22,7 +22,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import { embeddedChainId, persistAnvilState, startAnvil } from "@svc/adapters/embedded"
+import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
@@ -141,11 +141,8 @@ const main = Effect.gen(function* () {
   const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(state.jwtSecret))
   const webhookSecretKey = Option.getOrElse(webhookKeyConfig, () => Redacted.make(state.webhookSecretKey))
 
-  const rpcUrl = Option.isSome(rpcUrlConfig)
-    ? Redacted.value(rpcUrlConfig.value)
-    : embeddedChain
-      ? (yield* startAnvil()).rpcUrl
-      : undefined
+  const anvil = embeddedChain && Option.isNone(rpcUrlConfig) ? yield* startRestartableAnvil() : undefined
+  const rpcUrl = Option.isSome(rpcUrlConfig) ? Redacted.value(rpcUrlConfig.value) : anvil?.rpcUrl
   // Acquired after anvil, so its last save runs before anvil stops.
   const persisted =
     embeddedChain && rpcUrl !== undefined
@@ -204,11 +201,21 @@ const main = Effect.gen(function* () {
       ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(Effect.orDie)
       : undefined
   // A restored chain may be up to a second behind the records: send again what it lost, before serving.
-  if (chain !== undefined) {
-    yield* resendLostExecutions(persisted?.savedAt).pipe(
-      Effect.provide(Layer.merge(Layer.succeedContext(storage), Layer.succeedContext(chain))),
-      Effect.orDie
-    )
+  const resend = (savedAt: number | undefined) =>
+    chain === undefined
+      ? Effect.void
+      : resendLostExecutions(savedAt).pipe(
+          Effect.provide(Layer.merge(Layer.succeedContext(storage), Layer.succeedContext(chain))),
+          Effect.orDie
+        )
+  yield* resend(persisted?.savedAt)
+  // A dead anvil is started again from its saved chain, which may be behind the records: resend, as at start-up.
+  if (anvil !== undefined && persisted !== undefined && chain !== undefined) {
+    yield* superviseAnvil({
+      anvil,
+      persisted,
+      onRestart: (savedAt) => Effect.andThen(Context.get(chain, EmbeddedChain).forgetNonce, resend(savedAt))
+    })
   }
   const gateway = chain ?? productionChain
   const chainLayer = gateway === undefined ? undefined : Layer.succeed(ChainGateway, Context.get(gateway, ChainGateway))

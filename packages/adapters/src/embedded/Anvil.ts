@@ -44,6 +44,8 @@ export interface Anvil {
   readonly rpcUrl: string
   readonly port: number
   readonly chainId: number
+  /** Completes when the process exits (`superviseAnvil` restarts it when that was not a stop). */
+  readonly exited: Effect.Effect<void>
 }
 
 const chainIdOf = async (rpcUrl: string) => {
@@ -56,15 +58,23 @@ const chainIdOf = async (rpcUrl: string) => {
   return body.result === undefined ? undefined : Number(body.result)
 }
 
-/** Starts anvil on a free loopback port (chain id 42161 unless told); stops it when the scope closes. */
+/**
+ * Starts anvil on a free loopback port (or `port`, e.g. to start it again where it was; chain id 42161 unless told);
+ * stops it when the scope closes.
+ */
 export const startAnvil = (
-  options: { readonly binary?: string; readonly chainId?: number; readonly stateFile?: string } = {}
+  options: {
+    readonly binary?: string
+    readonly chainId?: number
+    readonly stateFile?: string
+    readonly port?: number
+  } = {}
 ): Effect.Effect<Anvil, EmbeddedStartError, Scope.Scope> =>
   Effect.gen(function* () {
-    const port = yield* freePort
+    const port = options.port ?? (yield* freePort)
     const chainId = options.chainId ?? embeddedChainId
     const rpcUrl = `http://127.0.0.1:${port}`
-    yield* spawnScoped({
+    const { exited } = yield* spawnScoped({
       service: "anvil",
       binary: options.binary ?? anvilBinary(),
       args: [
@@ -81,5 +91,5 @@ export const startAnvil = (
       ],
       ready: () => pollUntil(() => chainIdOf(rpcUrl))
     })
-    return { rpcUrl, port, chainId }
+    return { rpcUrl, port, chainId, exited }
   }).pipe(retryStart)

@@ -19,10 +19,12 @@ export class AnvilStateError extends Schema.TaggedError<AnvilStateError>()("Anvi
 const rpc = (rpcUrl: string, method: string, params: ReadonlyArray<unknown>) =>
   Effect.tryPromise({
     try: async () => {
+      // Bounded: a hung node must not hold the save lock, which a restart (`reload`) waits for.
       const response = await fetch(rpcUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        signal: AbortSignal.timeout(30_000)
       })
       const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
       if (body.error !== undefined) throw new Error(body.error.message ?? JSON.stringify(body.error))
@@ -37,6 +39,14 @@ export interface PersistedChain {
   readonly savedAt: number | undefined
   /** Saves the chain now (also done every interval and when the scope closes). */
   readonly save: Effect.Effect<void>
+  /**
+   * Runs `start` (a new anvil at the same URL, after the old one died) and loads the saved chain into it, with saving
+   * held off meanwhile so the fresh, empty chain never overwrites the file; answers `start`'s value and when the
+   * loaded state was saved.
+   */
+  readonly reload: <A, E>(
+    start: Effect.Effect<A, E>
+  ) => Effect.Effect<{ readonly value: A; readonly savedAt: number | undefined }, E | AnvilStateError>
 }
 
 /**
@@ -51,9 +61,10 @@ export const persistAnvilState = (options: {
 }): Effect.Effect<PersistedChain, AnvilStateError, Scope.Scope> =>
   Effect.gen(function* () {
     const { rpcUrl, file } = options
-    const savedAt = existsSync(file) ? statSync(file).mtimeMs : undefined
-    const restored = savedAt !== undefined
-    if (restored) {
+    /** Loads the file into anvil when there is one; answers when it was saved. */
+    const load = Effect.gen(function* () {
+      const savedAt = existsSync(file) ? statSync(file).mtimeMs : undefined
+      if (savedAt === undefined) return undefined
       const state = yield* Effect.try({
         try: () => readFileSync(file, "utf8").trim(),
         catch: (error) => new AnvilStateError({ file, message: `cannot read the saved chain: ${String(error)}` })
@@ -63,7 +74,10 @@ export const persistAnvilState = (options: {
           (error) => new AnvilStateError({ file, message: `anvil could not load the saved chain: ${error.message}` })
         )
       )
-    }
+      return savedAt
+    })
+    const savedAt = yield* load
+    const restored = savedAt !== undefined
     let savedBlock: unknown = restored ? yield* rpc(rpcUrl, "eth_blockNumber", []).pipe(Effect.orDie) : undefined
     // The timer and the final save must not write the temporary file at the same time.
     const oneAtATime = Semaphore.makeUnsafe(1)
@@ -94,5 +108,16 @@ export const persistAnvilState = (options: {
       Effect.forkScoped
     )
     yield* Effect.addFinalizer(() => saveIfMined(false).pipe(Effect.ignore))
-    return { savedAt, save }
+    const reload = <A, E>(start: Effect.Effect<A, E>) =>
+      oneAtATime.withPermits(1)(
+        Effect.gen(function* () {
+          const value = yield* start
+          const loadedAt = yield* load
+          savedBlock = yield* rpc(rpcUrl, "eth_blockNumber", []).pipe(
+            Effect.mapError((error) => new AnvilStateError({ file, message: error.message }))
+          )
+          return { value, savedAt: loadedAt }
+        })
+      )
+    return { savedAt, save, reload }
   })

@@ -67,8 +67,15 @@ const stop = (child: ChildProcess) =>
     child.stdin?.end()
   })
 
+/** A started service: what `ready` answered, and its end. */
+export interface Spawned<A> {
+  readonly ready: A
+  /** Completes when the process exits, for whatever reason (a supervisor tells a crash from a stop by its scope). */
+  readonly exited: Effect.Effect<void>
+}
+
 /** Spawns `binary`, waits for `ready`, and stops the process (SIGTERM, then SIGKILL after 3 s) when the scope closes. */
-export const spawnScoped = <A>(options: SpawnOptions<A>): Effect.Effect<A, EmbeddedStartError, Scope.Scope> =>
+export const spawnScoped = <A>(options: SpawnOptions<A>): Effect.Effect<Spawned<A>, EmbeddedStartError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!existsSync(options.binary)) {
       return yield* new EmbeddedStartError({
@@ -110,7 +117,11 @@ export const spawnScoped = <A>(options: SpawnOptions<A>): Effect.Effect<A, Embed
       child.once("error", (error) => fail(error.message))
       child.once("exit", (code, signal) => fail(signal ? `signal ${signal}` : `exit code ${code}`))
     })
-    return yield* Effect.raceFirst(options.ready({ stdout: () => stdout }), exited).pipe(
+    const ended = Effect.callback<void>((resume) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+      child.once("exit", () => resume(Effect.void))
+    })
+    const ready = yield* Effect.raceFirst(options.ready({ stdout: () => stdout }), exited).pipe(
       Effect.timeoutOrElse({
         duration: options.readyTimeoutMs ?? 30_000,
         orElse: () =>
@@ -123,6 +134,7 @@ export const spawnScoped = <A>(options: SpawnOptions<A>): Effect.Effect<A, Embed
           )
       })
     )
+    return { ready, exited: ended }
   })
 
 /** Polls `attempt` every `intervalMs` until it returns a value. */

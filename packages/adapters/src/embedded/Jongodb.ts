@@ -23,19 +23,24 @@ export const jongodbBinary = (): string => {
 export interface Jongodb {
   readonly uri: string
   readonly port: number
+  /** Completes when the process exits. */
+  readonly exited: Effect.Effect<void>
 }
 
-/** Starts jongodb as a single-node replica set on a free loopback port; stops it when the scope closes. */
+/**
+ * Starts jongodb as a single-node replica set on a free loopback port (or `port`, e.g. to start it again where it
+ * was); stops it when the scope closes.
+ */
 export const startJongodb = (
-  options: { readonly binary?: string } = {}
+  options: { readonly binary?: string; readonly port?: number } = {}
 ): Effect.Effect<Jongodb, EmbeddedStartError, Scope.Scope> =>
   Effect.gen(function* () {
-    const port = yield* freePort
-    const uri = yield* spawnScoped({
+    const port = options.port ?? (yield* freePort)
+    const { exited, ready: uri } = yield* spawnScoped({
       service: "jongodb",
       binary: options.binary ?? jongodbBinary(),
       args: ["--host=127.0.0.1", `--port=${port}`, "--topology-profile=singleNodeReplicaSet", "--replica-set-name=rs0"],
       ready: ({ stdout }) => pollUntil(async () => /JONGODB_URI=(\S+)/.exec(stdout())?.[1])
     })
-    return { uri, port }
+    return { uri, port, exited }
   }).pipe(retryStart)

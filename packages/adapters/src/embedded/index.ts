@@ -3,5 +3,6 @@
  */
 export { type Anvil, anvilBinary, embeddedChainId, startAnvil } from "./Anvil.ts"
 export { AnvilStateError, type PersistedChain, persistAnvilState } from "./AnvilState.ts"
+export { type RestartableAnvil, startRestartableAnvil, superviseAnvil } from "./AnvilSupervisor.ts"
 export { EmbeddedStartError, freePort } from "./ChildProcess.ts"
 export { type Jongodb, jongodbBinary, startJongodb } from "./Jongodb.ts"

@@ -175,3 +175,23 @@ export const writeError = (error: unknown): SettlementReverted | ChainUnavailabl
 
 /** The domain error for a failed read: the node did not answer usefully. */
 export const readError = (error: unknown): ChainUnavailable => new ChainUnavailable({ reason: messageOf(error) })
+
+/** Network errors that mean the request never reached the node. */
+const unreachedCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"])
+
+/**
+ * Whether a failed send certainly did not reach the node: the connection was refused (or the host not found), or the
+ * node answered with a JSON-RPC error (it refused the transaction). A timeout or a dropped connection may have
+ * delivered it.
+ */
+export const nothingSent = (error: unknown): boolean => {
+  let cause: unknown = error
+  for (let depth = 0; depth < 10 && typeof cause === "object" && cause !== null; depth++) {
+    const { code, name } = cause as { readonly code?: unknown; readonly name?: unknown }
+    if (name === "TimeoutError") return false
+    if (typeof code === "string" && unreachedCodes.has(code)) return true
+    if (name === "RpcRequestError") return true
+    cause = (cause as { readonly cause?: unknown }).cause
+  }
+  return false
+}

@@ -5,6 +5,7 @@ import type { SuiteAddresses } from "@svc/domain/chain"
 import { Address as EvmAddress } from "@svc/domain/Evm"
 import { Config, type Redacted } from "effect"
 import type { Address, Hex } from "viem"
+import { defaultRpcRetries, defaultRpcTimeoutMillis } from "./ChainClient.ts"
 
 /** Arbitrum One's native USDC (Circle), the default settlement token on chain 42161. */
 export const arbitrumOneUsdc: Address = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
@@ -18,6 +19,10 @@ export interface ChainSettings {
   readonly addresses: SuiteAddresses
   /** Receipt and event polling in milliseconds: 10 on anvil, 250 (the default) on Arbitrum One. */
   readonly pollingInterval?: number
+  /** How long one JSON-RPC call may take (ms; `RPC_TIMEOUT_MS`, default 3000). */
+  readonly rpcTimeoutMillis?: number
+  /** How many times a failed call is tried again (`RPC_RETRIES`, default 1). */
+  readonly rpcRetries?: number
 }
 
 // Checked as an address (0x + 40 hex), so a typo fails at start-up rather than on the first payment.
@@ -28,7 +33,8 @@ const tokenAddress = (chainId: number) =>
 
 /**
  * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` and `RELAYER_PRIVATE_KEY` (redacted),
- * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161).
+ * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161), and the bounds of
+ * each JSON-RPC call, `RPC_TIMEOUT_MS` (default 3000) and `RPC_RETRIES` (default 1).
  */
 export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHAIN_ID").pipe(
   Config.withDefault(42161),
@@ -38,11 +44,15 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
       relayerKey: Config.Redacted("RELAYER_PRIVATE_KEY"),
       forwarder: address("FORWARDER_ADDRESS"),
       escrow: address("ESCROW_ADDRESS"),
-      token: tokenAddress(chainId)
+      token: tokenAddress(chainId),
+      rpcTimeoutMillis: Config.Int("RPC_TIMEOUT_MS").pipe(Config.withDefault(defaultRpcTimeoutMillis)),
+      rpcRetries: Config.Int("RPC_RETRIES").pipe(Config.withDefault(defaultRpcRetries))
     }).pipe(
-      Config.map(({ escrow, forwarder, relayerKey, rpcUrl, token }) => ({
+      Config.map(({ escrow, forwarder, relayerKey, rpcRetries, rpcTimeoutMillis, rpcUrl, token }) => ({
         chainId,
         rpcUrl,
+        rpcTimeoutMillis,
+        rpcRetries,
         relayerKey: relayerKey as Redacted.Redacted<Hex>,
         addresses: { forwarder, escrow, token }
       }))

@@ -24,6 +24,8 @@ export class EmbeddedChain extends Context.Service<
     readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnavailable>
     /** Gives the next block this timestamp (unix seconds; anvil's `evm_setNextBlockTimestamp`), e.g. to replay a request. */
     readonly setNextBlockTimestamp: (seconds: bigint) => Effect.Effect<void, ChainUnavailable>
+    /** Forgets the relayer's next nonce: after anvil restarted from a saved state the chain may be behind it. */
+    readonly forgetNonce: Effect.Effect<void>
   }
 >()("@svc/adapters/evm/EmbeddedChain") {
   /**
@@ -37,6 +39,9 @@ export class EmbeddedChain extends Context.Service<
     readonly relayerKey?: Redacted.Redacted<Hex>
     readonly pollingInterval?: number
     readonly suite?: DeployedSuite | undefined
+    /** Bounds of each JSON-RPC call (`makeChainClient`'s defaults unless told; tests make them small). */
+    readonly rpcTimeoutMillis?: number
+    readonly rpcRetries?: number
   }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable> =>
     Layer.effectContext(
       Effect.gen(function* () {
@@ -67,7 +72,8 @@ export class EmbeddedChain extends Context.Service<
           mint: (to, amount) => mintTestUsdc(client, relayer, suite.token, to, amount),
           setEtherBalance,
           setNextBlockTimestamp: (seconds) =>
-            Effect.tryPromise({ try: () => anvil.setNextBlockTimestamp({ timestamp: seconds }), catch: readError })
+            Effect.tryPromise({ try: () => anvil.setNextBlockTimestamp({ timestamp: seconds }), catch: readError }),
+          forgetNonce: relayer.forgetNonce
         })
         return Context.make(EmbeddedChain, embedded).pipe(Context.add(ChainGateway, gateway))
       })

@@ -5,7 +5,7 @@ import { svcAccountAbi, svcAccountBytecode, svcAccountForwarderAbi, svcEscrowAbi
 import {
   type AccountCreation,
   ChainGateway,
-  type ChainUnavailable,
+  ChainUnavailable,
   type Deposit,
   type IntentRecord,
   type PaymentForwardRequest,
@@ -112,7 +112,10 @@ export const make: (
       catch: toError
     })
     return Effect.gen(function* () {
-      const gas = yield* estimate
+      // Nothing is sent before the estimate answers: an unreachable node here leaves the request free to retry.
+      const gas = yield* Effect.mapError(estimate, (error) =>
+        error instanceof ChainUnavailable ? new ChainUnavailable({ reason: error.reason, nothingSent: true }) : error
+      )
       const hash = yield* relayer.send({
         to: call.address,
         data: encodeFunctionData(call as never),
@@ -275,6 +278,8 @@ export const make: (
   const balanceOf = (holder: Address, token?: Address) =>
     read<bigint>({ address: token ?? addresses.token, abi: testUsdcAbi, functionName: "balanceOf", args: [holder] })
 
+  const blockNumber = Effect.tryPromise({ try: () => client.getBlockNumber({ cacheTime: 0 }), catch: readError })
+
   // Computed here rather than asked of the forwarder, so listing 500 members costs no calls; and remembered, since
   // hashing the account's 5 KB init code takes about 0.4 ms.
   const knownAccounts = new Map<string, Address>()
@@ -435,6 +440,7 @@ export const make: (
     intent,
     hasRole,
     balanceOf,
+    blockNumber,
     releaseEscrow,
     deposits
   })

@@ -66,6 +66,8 @@ export const integerQuery =
 export interface AnswersOptions {
   /** It reads or writes storage or the chain, so an outage answers 503 (default true). */
   readonly dependencies?: boolean
+  /** It is rate limited, so it may answer 429 (default true; `/health` and `/ready` are not). */
+  readonly rateLimited?: boolean
 }
 
 const transportCodes = {
@@ -74,7 +76,8 @@ const transportCodes = {
   body: ["VALIDATION_ERROR", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
   bearer: ["UNAUTHORIZED", "JWT_EXPIRED"],
   idempotent: ["IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED"],
-  everywhere: ["RATE_LIMITED", "INTERNAL_ERROR"],
+  everywhere: ["REQUEST_TIMEOUT", "INTERNAL_ERROR"],
+  rateLimited: ["RATE_LIMITED"],
   dependencies: ["SERVICE_UNAVAILABLE"]
 } as const satisfies Record<string, ReadonlyArray<ErrorCode>>
 
@@ -106,7 +109,7 @@ const errorResponse = (codes: ReadonlyArray<ErrorCode>) => ({
  * The error responses an operation documents: exactly the statuses it can answer, each with the `error_code`s it
  * may carry (an enum, and a list in the description). `codes` are the use case's own (its domain errors' codes);
  * those of the transport follow from the endpoint: a malformed path id (404 `INVALID_ID`), a bad query or body
- * (400, 413, 415), a missing or expired token (401), idempotency keys on POST, PUT and DELETE (409, 422), the rate
+ * (400, 413, 415), headers too slow to arrive (408), a missing or expired token (401), idempotency keys on POST, PUT and DELETE (409, 422), the rate
  * limit (429), an outage of storage or the chain (503) and our own failure (500).
  */
 export const answers =
@@ -123,6 +126,7 @@ export const answers =
         ...(idempotent ? transportCodes.idempotent : []),
         ...codes,
         ...transportCodes.everywhere,
+        ...(options.rateLimited === false ? [] : transportCodes.rateLimited),
         ...(options.dependencies === false ? [] : transportCodes.dependencies)
       ])
       const byStatus = new Map<number, Array<ErrorCode>>()

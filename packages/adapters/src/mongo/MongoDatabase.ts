@@ -5,17 +5,43 @@ import { Config, Context, Effect, Layer, Redacted } from "effect"
 import { type Db, MongoClient } from "mongodb"
 import { serializeTransactions } from "./MongoTransaction.ts"
 
+/** How long the driver waits for the database (ms). */
+export interface MongoTimeouts {
+  /** For a server to talk to: a dead database fails operations after this. */
+  readonly serverSelectionMillis?: number
+  /** For a new connection. */
+  readonly connectMillis?: number
+  /** For an answer on an open connection: a hung database fails operations after this. */
+  readonly socketMillis?: number
+}
+
+/** A dead database answers within 3 s; no operation of ours legitimately takes 20 s. */
+export const defaultMongoTimeouts = { serverSelectionMillis: 3_000, connectMillis: 3_000, socketMillis: 20_000 }
+
 /** The database svc stores its state in. */
 export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db: Db; readonly client: MongoClient }>()(
   "@svc/adapters/mongo/MongoDatabase"
 ) {
-  /** Connects to `uri` and uses database `name` (else the one named in the URI, else `svc`). */
-  static readonly layer = (options: { readonly uri: string; readonly database?: string | undefined }) =>
+  /**
+   * Connects to `uri` and uses database `name` (else the one named in the URI, else `svc`). Every operation is bounded
+   * (`timeouts`), so a dead or hung database fails a request within seconds, which the API answers 503.
+   */
+  static readonly layer = (options: {
+    readonly uri: string
+    readonly database?: string | undefined
+    readonly timeouts?: MongoTimeouts | undefined
+  }) =>
     Layer.effect(
       MongoDatabase,
       Effect.acquireRelease(
         Effect.promise(async () => {
-          const client = new MongoClient(options.uri, { maxPoolSize: 50, serverSelectionTimeoutMS: 10_000 })
+          const timeouts = { ...defaultMongoTimeouts, ...options.timeouts }
+          const client = new MongoClient(options.uri, {
+            maxPoolSize: 50,
+            serverSelectionTimeoutMS: timeouts.serverSelectionMillis,
+            connectTimeoutMS: timeouts.connectMillis,
+            socketTimeoutMS: timeouts.socketMillis
+          })
           await client.connect()
           // jongodb (embedded mode, tests) breaks on overlapping transactions; MongoDB does not need the queue.
           const { version } = await client.db("admin").command({ buildInfo: 1 })

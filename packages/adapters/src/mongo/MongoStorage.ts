@@ -2,7 +2,7 @@
  * Every storage port on one MongoDB database: what the composition root picks to scale out.
  */
 import { Layer } from "effect"
-import { MongoDatabase } from "./MongoDatabase.ts"
+import { MongoDatabase, type MongoTimeouts } from "./MongoDatabase.ts"
 import * as MongoEventOutbox from "./MongoEventOutbox.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 import * as MongoInvites from "./MongoInvites.ts"
@@ -10,6 +10,7 @@ import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
+import * as MongoStorageHealth from "./MongoStorageHealth.ts"
 import * as MongoV1IdMap from "./MongoV1IdMap.ts"
 import * as MongoWebhooks from "./MongoWebhooks.ts"
 
@@ -23,12 +24,16 @@ export const ports = Layer.mergeAll(
   MongoEventOutbox.layer,
   MongoInvites.layer,
   MongoWebhooks.layer,
-  MongoV1IdMap.layer
+  MongoV1IdMap.layer,
+  MongoStorageHealth.layer
 )
 
 /**
  * Every storage port on database `database` (else the URI's, else `svc`) at `uri`; indexes are created when the
  * layer is built, and the client is closed with its scope.
  */
-export const layer = (options: { readonly uri: string; readonly database?: string | undefined }) =>
-  ports.pipe(Layer.provide(MongoDatabase.layer(options)))
+export const layer = (options: {
+  readonly uri: string
+  readonly database?: string | undefined
+  readonly timeouts?: MongoTimeouts | undefined
+}) => ports.pipe(Layer.provide(MongoDatabase.layer(options)))

@@ -3,7 +3,7 @@
  * issued typed data, the payments ledger and the event outbox.
  */
 export * as Leases from "./Leases.ts"
-export { MongoDatabase } from "./MongoDatabase.ts"
+export { defaultMongoTimeouts, MongoDatabase, type MongoTimeouts } from "./MongoDatabase.ts"
 export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 export * as MongoInvites from "./MongoInvites.ts"

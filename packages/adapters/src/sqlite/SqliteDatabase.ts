@@ -8,12 +8,15 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { DatabaseSync } from "node:sqlite"
+import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Migration, migrations } from "./Migrations.ts"
 
-/** How long a writer waits for another connection's write lock before failing (ms). */
-export const busyTimeoutMillis = 10_000
+/**
+ * How long a writer waits for another connection's write lock before failing (ms), unless told. node:sqlite waits
+ * synchronously, holding the whole process, so it is short; the API answers the failure 503 (docs/decisions/0037).
+ */
+export const busyTimeoutMillis = 5_000
 
 /** The database file could not be opened, created or written (its directory, permissions, or not a database). */
 export class SqliteOpenFailed extends Schema.TaggedError<SqliteOpenFailed>()("SqliteOpenFailed", {
@@ -54,13 +57,17 @@ export class SqliteDatabase extends Context.Service<
     readonly filename: string
     /** The schema to migrate to (tests); default every migration of `Migrations.ts`. */
     readonly migrations?: ReadonlyArray<Migration> | undefined
+    /** Default `busyTimeoutMillis`. */
+    readonly busyTimeoutMillis?: number | undefined
   }) =>
     Layer.effect(
       SqliteDatabase,
-      Effect.acquireRelease(open(options.filename, options.migrations ?? migrations), (connection) =>
-        Effect.sync(() => {
-          if (connection.isOpen) connection.close()
-        })
+      Effect.acquireRelease(
+        open(options.filename, options.migrations ?? migrations, options.busyTimeoutMillis ?? busyTimeoutMillis),
+        (connection) =>
+          Effect.sync(() => {
+            if (connection.isOpen) connection.close()
+          })
       ).pipe(
         Effect.map((connection) =>
           SqliteDatabase.of({
@@ -93,7 +100,7 @@ export const userVersionOf = (connection: DatabaseSync): number =>
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-const open = (filename: string, known: ReadonlyArray<Migration>) =>
+const open = (filename: string, known: ReadonlyArray<Migration>, busyMillis: number) =>
   Effect.suspend((): Effect.Effect<DatabaseSync, SqliteDatabaseError> => {
     const inMemory = filename === ":memory:"
     const failed = (error: unknown) =>
@@ -104,7 +111,7 @@ const open = (filename: string, known: ReadonlyArray<Migration>) =>
     let connection: DatabaseSync
     try {
       if (!inMemory) mkdirSync(dirname(filename), { recursive: true })
-      connection = new DatabaseSync(filename, { timeout: busyTimeoutMillis, enableForeignKeyConstraints: true })
+      connection = new DatabaseSync(filename, { timeout: busyMillis, enableForeignKeyConstraints: true })
     } catch (error) {
       return Effect.fail(failed(error))
     }
@@ -128,18 +135,69 @@ const open = (filename: string, known: ReadonlyArray<Migration>) =>
         )
       }
       if (!inMemory) connection.exec("PRAGMA journal_mode = WAL")
-      connection.exec(
-        `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${busyTimeoutMillis}`
-      )
+      connection.exec(`PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${busyMillis}`)
       migrate(connection, known)
       // Prove the file writable even when nothing was pending (the header's version, rewritten as it is).
       transactionOn(connection, () => connection.exec(`PRAGMA user_version = ${userVersionOf(connection)}`))
-      return Effect.succeed(connection)
+      return Effect.succeed(failingFastWhileLocked(connection, busyMillis))
     } catch (error) {
       close()
       return Effect.fail(failed(error))
     }
   })
+
+/** How long statements fail at once, rather than wait, after one waited the whole busy timeout in vain (ms). */
+const lockedCooldownMillis = 5_000
+
+const isBusy = (error: unknown) =>
+  typeof error === "object" && error !== null && [5, 6].includes(((error as { errcode?: number }).errcode ?? 0) & 0xff)
+
+/**
+ * The connection, with one rule added: once a statement has waited the whole busy timeout for a lock another
+ * process holds, the following statements for `lockedCooldownMillis` do not wait (busy timeout 0: they run at once when
+ * the lock is free, and fail at once while it is held). node:sqlite waits synchronously, holding the whole process, so
+ * without this every fiber (requests, workers) would wait the full timeout in turn and one request could wait minutes.
+ */
+const failingFastWhileLocked = (connection: DatabaseSync, busyMillis: number): DatabaseSync => {
+  let waitingAgainAt = 0
+  const guarded = <A>(work: () => A): A => {
+    if (waitingAgainAt !== 0 && Date.now() >= waitingAgainAt) {
+      waitingAgainAt = 0
+      connection.exec(`PRAGMA busy_timeout = ${busyMillis}`)
+    }
+    try {
+      return work()
+    } catch (error) {
+      if (waitingAgainAt === 0 && isBusy(error)) {
+        waitingAgainAt = Date.now() + lockedCooldownMillis
+        connection.exec("PRAGMA busy_timeout = 0")
+      }
+      throw error
+    }
+  }
+  const bound = (target: object, property: string | symbol) => {
+    const value = Reflect.get(target, property, target)
+    return typeof value === "function" ? value.bind(target) : value
+  }
+  const statementMethods = new Set<string | symbol>(["run", "get", "all", "iterate"])
+  const statement = (prepared: StatementSync) =>
+    new Proxy(prepared, {
+      get: (target, property) =>
+        statementMethods.has(property)
+          ? (...args: Array<unknown>) =>
+              guarded(() =>
+                Reflect.apply(Reflect.get(target, property, target) as (...a: Array<unknown>) => unknown, target, args)
+              )
+          : bound(target, property)
+    })
+  return new Proxy(connection, {
+    get: (target, property) => {
+      if (property === "prepare") return (sql: string) => statement(guarded(() => target.prepare(sql)))
+      if (property === "exec") return (sql: string) => guarded(() => target.exec(sql))
+      return bound(target, property)
+    }
+  })
+}
 
 /**
  * Applies each migration newer than the file's version, in order, each in its own transaction with the version it

@@ -10,6 +10,7 @@ import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
+import * as SqliteStorageHealth from "./SqliteStorageHealth.ts"
 import * as SqliteV1IdMap from "./SqliteV1IdMap.ts"
 import * as SqliteWebhooks from "./SqliteWebhooks.ts"
 
@@ -23,12 +24,13 @@ export const ports = Layer.mergeAll(
   SqliteEventOutbox.layer,
   SqliteInvites.layer,
   SqliteWebhooks.layer,
-  SqliteV1IdMap.layer
+  SqliteV1IdMap.layer,
+  SqliteStorageHealth.layer
 )
 
 /**
  * Every storage port on the database at `filename` (`":memory:"` for a private in-memory one), opened and migrated
  * when the layer is built and closed with its scope.
  */
-export const layer = (options: { readonly filename: string }) =>
+export const layer = (options: { readonly filename: string; readonly busyTimeoutMillis?: number | undefined }) =>
   ports.pipe(Layer.provide(SqliteDatabase.layer(options)))

@@ -137,9 +137,14 @@ export class SettlementReverted extends Schema.TaggedError<SettlementReverted>()
   }
 }
 
-/** The node could not be reached or answered with something other than a revert; the caller may retry. */
+/**
+ * The node could not be reached or answered with something other than a revert; the caller may retry. `nothingSent`
+ * is true when the failure came before any transaction could have reached the node (estimation, fees, nonce, a refused
+ * connection): then a retry cannot execute twice. Absent, the outcome is unknown (docs/decisions/0037).
+ */
 export class ChainUnavailable extends Schema.TaggedError<ChainUnavailable>()("ChainUnavailable", {
-  reason: Schema.String
+  reason: Schema.String,
+  nothingSent: Schema.optional(Schema.Boolean)
 }) {
   /** The API error code. */
   get errorCode(): ErrorCode {

@@ -77,6 +77,8 @@ export class ChainGateway extends Context.Service<
     readonly hasRole: (account: Address, role: string, wallet: Address) => Effect.Effect<boolean, ChainUnavailable>
     /** The token balance of any address (the settlement token unless told). */
     readonly balanceOf: (holder: Address, token?: Address) => Effect.Effect<bigint, ChainUnavailable>
+    /** The latest block's number: whether the node answers at all (readiness). */
+    readonly blockNumber: Effect.Effect<bigint, ChainUnavailable>
     /** Releases what the escrow holds under `claimId` to `to` (the relayer must own the escrow). */
     readonly releaseEscrow: (
       claimId: Hex,

@@ -5,7 +5,7 @@
  * `awaitOutcome`). Each wallet then becomes a member with its role (invite `accepted`).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
-import type { ChainUnavailable, RequestError } from "../chain/ChainError.ts"
+import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { rolesRequestOf } from "../chain/ForwardRequest.ts"
 import type { IssuedRoles } from "../eip712/IssuedTypedDataStore.ts"
@@ -52,7 +52,7 @@ export type ManagerExecutionError =
   | ExecutionInProgress
   | InviteClosed
   | SignedRequestError
-  | Exclude<RequestError, ChainUnavailable>
+  | RequestError
 
 /** Manager invites, for a caller. */
 export class ManagerInvites extends Context.Service<
@@ -291,10 +291,10 @@ export class ManagerInvites extends Context.Service<
               .executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature: body.signature })
               .pipe(
                 Effect.catch(
-                  (error: RequestError): Effect.Effect<never, Exclude<RequestError, ChainUnavailable>> =>
-                    error._tag === "ChainUnavailable"
+                  (error: RequestError): Effect.Effect<never, RequestError> =>
+                    error._tag === "ChainUnavailable" && error.nothingSent !== true
                       ? // Unknown outcome: the claim stays, and its lease lets a later request find out.
-                        Effect.die(error)
+                        Effect.fail(error)
                       : error._tag === "SaltReplayed"
                         ? Effect.fail(error)
                         : Effect.andThen(store.release(salt, claim.claimToken), Effect.fail(error))

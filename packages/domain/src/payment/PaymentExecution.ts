@@ -6,7 +6,7 @@
  */
 import { Array as Arr, Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
 import type { Hex } from "viem"
-import type { ChainUnavailable, RequestError } from "../chain/ChainError.ts"
+import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { paymentRequestOf, paymentsRequestOf } from "../chain/ForwardRequest.ts"
 import type { Settlement } from "../chain/Settlement.ts"
@@ -91,14 +91,14 @@ const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(functi
 /**
  * What a refusal of the chain leaves: before the chain spent the salt, the claim is released so the signer may
  * retry; a `SaltReplayed` (an earlier copy of this request went through, say a relayer retry) answers what that copy
- * settled; an unknown outcome (`ChainUnavailable`) keeps the claim, whose lease lets a later request reconcile.
+ * settled. An unreachable chain is released too when nothing was sent (a retry after the outage executes at once);
+ * when a transaction may have left (`nothingSent` absent) the claim stays, and its lease lets a later request
+ * reconcile from the chain (docs/decisions/0037).
  */
 const afterRefusal =
   (issued: Claimed<IssuedPayment>) =>
-  (
-    error: RequestError
-  ): Effect.Effect<Settlement, Exclude<RequestError, ChainUnavailable>, ChainGateway | IssuedTypedDataStore> => {
-    if (error._tag === "ChainUnavailable") return Effect.die(error)
+  (error: RequestError): Effect.Effect<Settlement, RequestError, ChainGateway | IssuedTypedDataStore> => {
+    if (error._tag === "ChainUnavailable" && error.nothingSent !== true) return Effect.fail(error)
     if (error._tag === "SaltReplayed") {
       return Effect.flatMap(settlementOnChain(issued), (settlement) =>
         settlement === undefined ? Effect.fail(error) : Effect.succeed(settlement)

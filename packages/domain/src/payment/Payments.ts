@@ -4,7 +4,7 @@
  * docs/payments.md tells the flow.
  */
 import { Clock, Context, Effect, Layer, Schema } from "effect"
-import type { ChainUnavailable, RequestError } from "../chain/ChainError.ts"
+import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address } from "../Evm.ts"
 import { type IssuedRequestsLimit, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
@@ -54,13 +54,11 @@ type AccessError = TeamNotFound | InsufficientPermissions
 /** Why issuing typed data is refused. */
 export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit
 
-/** Why an execution is refused (nothing moved, or it already did and its result is not recorded yet). */
-export type ExecuteError =
-  | AccessError
-  | SignedRequestError
-  | ExecutionBodyMismatch
-  | ExecutionInProgress
-  | Exclude<RequestError, ChainUnavailable>
+/**
+ * Why an execution is refused (nothing moved, or it already did and its result is not recorded yet), or could not
+ * finish (`ChainUnavailable`: retry later).
+ */
+export type ExecuteError = AccessError | SignedRequestError | ExecutionBodyMismatch | ExecutionInProgress | RequestError
 
 /** An svc account and what it holds (GET /v2/balance `data`). */
 export interface AccountBalance {

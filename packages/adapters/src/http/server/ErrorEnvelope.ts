@@ -1,14 +1,16 @@
 /**
  * Every answer of the server in the contract's shape (SPEC §1, §7), whatever went wrong and wherever: a schema error in
  * the path (404 INVALID_ID), query or body (400), malformed JSON (400 INVALID_JSON), a wrong content type (415), a body
- * over the limit (413), an unknown route (404) and any unexpected failure (500). Each response carries `x-request-id`;
- * a 500 names it in the body too, and its details go to the log only.
+ * over the limit (413), an unknown route (404), an unavailable dependency (503 with `Retry-After`) and any unexpected
+ * failure (500). Each response carries `x-request-id`; a 500 names it in the body too, and its details go to the log
+ * only.
  */
 import { randomUUID } from "node:crypto"
 import { ErrorCatalog, type ErrorCode, errorBody } from "@svc/domain/errors"
 import { ByteSize, Cause, Context, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
+import { isUnavailable, retryAfterSeconds } from "./Unavailable.ts"
 
 /** The largest request body accepted, in bytes (1 MiB). */
 export const maxBodyBytes = 1024 * 1024
@@ -91,6 +93,12 @@ const expectedResponse = (cause: Cause.Cause<unknown>) => {
   return undefined
 }
 
+/** Whether the failure is a dependency's outage (the chain, the database): a 503, not a 500. */
+const isOutage = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.some((reason) =>
+    isUnavailable(reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined)
+  )
+
 /** The id of the request being served (`x-request-id`). */
 export class RequestId extends Context.Reference<string>("@svc/adapters/http/server/RequestId", {
   defaultValue: () => "req_unknown"
@@ -129,11 +137,23 @@ export const withErrorEnvelope = <E, R>(
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const expected = expectedResponse(cause)
         if (expected !== undefined) return Effect.succeed(expected)
+        if (isOutage(cause)) {
+          return Effect.logWarning("a dependency is unavailable", cause).pipe(
+            Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+            Effect.as(errorResponse("SERVICE_UNAVAILABLE"))
+          )
+        }
         return Effect.logError("unexpected failure", cause).pipe(
           Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
           Effect.as(errorResponse("INTERNAL_ERROR", `Something went wrong on our side (request id ${requestId})`))
         )
-      })
+      }),
+      // Every 503 (an outage, whether a use case failed with it or died of it) says when to come back.
+      Effect.map((response) =>
+        response.status === 503 && response.headers["retry-after"] === undefined
+          ? HttpServerResponse.setHeader(response, "retry-after", String(retryAfterSeconds))
+          : response
+      )
     )
   })
 

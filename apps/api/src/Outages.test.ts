@@ -1,0 +1,323 @@
+/**
+ * Dependency outages over real HTTP (issue 14, defect 6; docs/decisions/0037): a stopped anvil, a hung node (a TCP
+ * server that accepts and never answers), a killed jongodb and a SQLite file locked past the busy timeout make requests
+ * answer 503 `SERVICE_UNAVAILABLE` with `Retry-After`, never 500 and never hanging; `/ready` names the dependency that
+ * is down while `/health` stays 200; a PUT that sent nothing releases its claim, so the same signed request executes
+ * once when the chain is back, and one whose transaction may be out keeps it.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
+import { connect, createServer, type Socket } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { assert, describe, it } from "@effect/vitest"
+import { persistAnvilState, startAnvil, startJongodb } from "@svc/adapters/embedded"
+import { EmbeddedChain } from "@svc/adapters/evm"
+import { ChainGateway } from "@svc/domain/chain"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { TeamRepository } from "@svc/domain/team"
+import { Context, Effect, Exit, Layer, Redacted, Schedule, Scope } from "effect"
+import { type Hex, keccak256, toHex } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { inject } from "vitest"
+import {
+  addMember,
+  type CallResult,
+  call,
+  countRows,
+  seedTeam,
+  signIn,
+  sqliteOf,
+  startMongoTestServer,
+  startTestServerWith,
+  type TestServer
+} from "./TestServer.ts"
+
+const chainId = 42161
+
+/** A 503 in the error envelope that says when to come back. */
+const assertUnavailable = (response: CallResult) => {
+  assert.strictEqual(response.status, 503, JSON.stringify(response.body))
+  assert.strictEqual(response.body.success, false)
+  assert.strictEqual(response.body.error_code, "SERVICE_UNAVAILABLE")
+  assert.isAbove(Number(response.headers.get("retry-after")), 0)
+}
+
+/** A fresh suite on the node at `rpcUrl` (calls bounded small) and a SQLite server paying through it. */
+const serverOnChain = (rpcUrl: string) =>
+  Effect.gen(function* () {
+    const chain = yield* Layer.build(
+      EmbeddedChain.layer({ rpcUrl, chainId, rpcTimeoutMillis: 2_000, rpcRetries: 0 })
+    ).pipe(Effect.orDie)
+    const server = yield* startTestServerWith({ chain: Layer.succeedContext(chain) })
+    return { server, embedded: Context.get(chain, EmbeddedChain), gateway: Context.get(chain, ChainGateway) }
+  })
+
+/** A team with a paying admin whose account holds 1,000 USD, a payment to a member issued and signed. */
+const signedPayment = (server: TestServer, embedded: EmbeddedChain["Service"], gateway: ChainGateway["Service"]) =>
+  Effect.gen(function* () {
+    const seeded = yield* seedTeam(server, ["team_admin", "team_employee"])
+    const adminKey = generatePrivateKey()
+    const admin = privateKeyToAccount(adminKey)
+    yield* addMember(seeded.teamId, admin.address, "team_finance_admin", `${admin.address}@t.example`).pipe(
+      Effect.provide(server.context)
+    )
+    const { account } = yield* gateway.createAccount(admin.address, keccak256(toHex(seeded.teamId))).pipe(Effect.orDie)
+    yield* embedded.mint(account, 1_000n * 10n ** 6n).pipe(Effect.orDie)
+    yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
+      Effect.provide(server.context)
+    )
+    const token = yield* signIn(server, admin)
+    const employee = seeded.members[1]!
+    const body = {
+      from: seeded.teamId,
+      to: [{ to: employee.user, amount_cents: 2500, currency_symbol: "USD", invoice_description: "work" }],
+      pay_now: true
+    }
+    const issued = yield* call(server, "POST", "/v2/payments", { token, body })
+    assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+    const bundle = issued.body.data as TypedDataBundle
+    const signature: Hex = yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
+    return { token, account, put: { ...body, signer: admin.address, typed_data: bundle.typed_data, signature } }
+  })
+
+/** Calls `path` until it answers `status` (the dependency is back); a bounded number of tries, not a timing check. */
+const untilStatus = (server: TestServer, path: string, status: number) =>
+  call(server, "GET", path).pipe(
+    Effect.repeat({ until: (response) => response.status === status, schedule: Schedule.spaced("250 millis") }),
+    Effect.timeout("60 seconds")
+  )
+
+/**
+ * A TCP server in front of `target` that forwards until told to hang; then it accepts connections and never answers
+ * (and drops the ones it was forwarding), as a wedged node or load balancer does.
+ */
+const startHangingProxy = (target: string) =>
+  Effect.acquireRelease(
+    Effect.promise(
+      () =>
+        new Promise<{ readonly url: string; readonly hang: () => void; readonly close: () => void }>((resolve) => {
+          const upstream = new URL(target)
+          const open = new Set<Socket>()
+          let hanging = false
+          const server = createServer((client) => {
+            open.add(client)
+            client.on("error", () => undefined)
+            client.on("close", () => open.delete(client))
+            if (hanging) return
+            const node = connect(Number(upstream.port), upstream.hostname)
+            node.on("error", () => client.destroy())
+            client.on("close", () => node.destroy())
+            client.pipe(node).pipe(client)
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            const port = typeof address === "object" && address !== null ? address.port : 0
+            resolve({
+              url: `http://127.0.0.1:${port}`,
+              hang: () => {
+                hanging = true
+                for (const socket of open) socket.destroy()
+              },
+              close: () => {
+                for (const socket of open) socket.destroy()
+                server.close()
+              }
+            })
+          })
+        })
+    ),
+    (proxy) => Effect.sync(proxy.close)
+  )
+
+/**
+ * An HTTP JSON-RPC proxy in front of `target` that passes every call through, except that it forwards
+ * `eth_sendRawTransaction` and never answers it: the transaction reaches the node, the sender never learns so.
+ */
+const startSwallowingProxy = (target: string) =>
+  Effect.acquireRelease(
+    Effect.promise(
+      () =>
+        new Promise<{ readonly url: string; readonly close: () => void }>((resolve) => {
+          const server = createHttpServer(async (request, response) => {
+            const chunks: Array<Buffer> = []
+            for await (const chunk of request) chunks.push(chunk as Buffer)
+            const body = Buffer.concat(chunks).toString("utf8")
+            const answer = await fetch(target, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body
+            }).then((r) => r.text())
+            if (body.includes("eth_sendRawTransaction")) return
+            response.writeHead(200, { "content-type": "application/json" }).end(answer)
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            const port = typeof address === "object" && address !== null ? address.port : 0
+            resolve({
+              url: `http://127.0.0.1:${port}`,
+              close: () => {
+                server.closeAllConnections()
+                server.close()
+              }
+            })
+          })
+        })
+    ),
+    (proxy) => Effect.sync(proxy.close)
+  )
+
+describe("outages", () => {
+  it.live(
+    "chain stopped: PUT answers 503 with Retry-After and records nothing; restarted: the same request executes once",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-outage-"))),
+          (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+        )
+        const file = join(dir, "chain.json")
+        const first = yield* Scope.make()
+        const anvil = yield* startAnvil().pipe(Scope.provide(first))
+        const persisted = yield* persistAnvilState({ rpcUrl: anvil.rpcUrl, file }).pipe(Scope.provide(first))
+        const { server, embedded, gateway } = yield* serverOnChain(anvil.rpcUrl)
+        const payment = yield* signedPayment(server, embedded, gateway)
+        yield* persisted.save
+        // The chain stops (its last state saved, as embedded mode keeps it).
+        yield* Scope.close(first, Exit.void)
+
+        const down = yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put })
+        assertUnavailable(down)
+        assert.strictEqual(yield* countRows(server, "payments"), 0)
+        const notReady = yield* call(server, "GET", "/ready")
+        assertUnavailable(notReady)
+        assert.deepStrictEqual(notReady.body.data, { status: "not_ready", checks: { database: "up", chain: "down" } })
+        assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
+
+        // The chain is back where it was: the claim was released, so the same signed request executes at once.
+        yield* startAnvil({ port: anvil.port }).pipe(
+          Effect.andThen(persistAnvilState({ rpcUrl: anvil.rpcUrl, file })),
+          Effect.orDie
+        )
+        const ready = yield* call(server, "GET", "/ready")
+        assert.strictEqual(ready.status, 200, JSON.stringify(ready.body))
+        assert.deepStrictEqual(ready.body.data, { status: "ready", checks: { database: "up", chain: "up" } })
+        const paid = yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put })
+        assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
+        const replay = yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put })
+        assert.strictEqual(replay.status, 200)
+        assert.strictEqual(replay.body.data.transaction, paid.body.data.transaction)
+        assert.strictEqual(yield* countRows(server, "payments"), 1)
+        assert.strictEqual(yield* gateway.balanceOf(payment.account).pipe(Effect.orDie), (1_000n - 25n) * 10n ** 6n)
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "a hung node (accepts, never answers) makes the PUT answer 503, and the claim is free again",
+    () =>
+      Effect.gen(function* () {
+        const proxy = yield* startHangingProxy(inject("rpcUrl"))
+        const { server, embedded, gateway } = yield* serverOnChain(proxy.url)
+        const payment = yield* signedPayment(server, embedded, gateway)
+        proxy.hang()
+        assertUnavailable(yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put }))
+        assert.strictEqual(yield* countRows(server, "payments"), 0)
+        const notReady = yield* call(server, "GET", "/ready")
+        assert.strictEqual(notReady.status, 503)
+        assert.strictEqual(notReady.body.data.checks.chain, "down")
+        // Nothing was sent: a second attempt is not held by the first one's claim (no 409), it meets the outage again.
+        assertUnavailable(yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put }))
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "a send whose answer is lost (the transaction may be out) answers 503 and keeps the claim: never sent twice",
+    () =>
+      Effect.gen(function* () {
+        const proxy = yield* startSwallowingProxy(inject("rpcUrl"))
+        const direct = yield* serverOnChain(inject("rpcUrl"))
+        // The suite is deployed directly; the server under test sends through the proxy with the same relayer.
+        const { server } = yield* Effect.gen(function* () {
+          const chain = yield* Layer.build(
+            EmbeddedChain.layer({
+              rpcUrl: proxy.url,
+              chainId,
+              suite: direct.embedded.suite,
+              relayerKey: Redacted.make(generatePrivateKey()),
+              rpcTimeoutMillis: 2_000,
+              rpcRetries: 0
+            })
+          ).pipe(Effect.orDie)
+          return { server: yield* startTestServerWith({ chain: Layer.succeedContext(chain) }) }
+        })
+        const payment = yield* signedPayment(server, direct.embedded, direct.gateway)
+        assertUnavailable(yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put }))
+        // The transaction went through on chain; the claim stays, so no second one is ever sent for this salt.
+        const salt = BigInt(payment.put.typed_data.salt)
+        assert.isTrue(yield* direct.gateway.isSaltUsed(salt).pipe(Effect.orDie))
+        const claim = yield* Effect.scoped(
+          Effect.map(sqliteOf(server), (db) =>
+            db.prepare("SELECT state FROM issued_requests WHERE salt = ?").get(payment.put.typed_data.salt)
+          )
+        )
+        assert.strictEqual(claim?.state, "executing")
+        assert.strictEqual(yield* direct.gateway.balanceOf(payment.account).pipe(Effect.orDie), 975n * 10n ** 6n)
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live("SQLite locked by another process past the busy timeout: a write answers 503, then serves", () =>
+    Effect.gen(function* () {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-busy-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      const filename = join(dir, "svc.db")
+      const server = yield* startTestServerWith({ storage: { _tag: "sqlite", filename, busyTimeoutMillis: 100 } })
+      const wallet = privateKeyToAccount(generatePrivateKey()).address
+      const other = new DatabaseSync(filename)
+      other.exec("BEGIN IMMEDIATE")
+      assertUnavailable(yield* call(server, "GET", `/v2/auth/siwe?wallet=${wallet}`))
+      other.exec("COMMIT")
+      other.close()
+      assert.strictEqual((yield* call(server, "GET", `/v2/auth/siwe?wallet=${wallet}`)).status, 200)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "MongoDB killed: routes answer 503 with Retry-After, /ready names the database; restarted: served again",
+    () =>
+      Effect.gen(function* () {
+        // A jongodb of this test's own: the run's shared one is never stopped.
+        const first = yield* Scope.make()
+        const mongo = yield* startJongodb().pipe(Scope.provide(first), Effect.orDie)
+        yield* Effect.addFinalizer(() => Scope.close(first, Exit.void))
+        const server = yield* startMongoTestServer({ storage: { _tag: "mongo", uri: mongo.uri, database: "outage" } })
+        const seeded = yield* seedTeam(server, ["team_admin"])
+        const token = yield* signIn(server, seeded.members[0]!.account)
+        assert.strictEqual((yield* call(server, "GET", `/v2/teams/${seeded.teamId}`, { token })).status, 200)
+
+        yield* Scope.close(first, Exit.void)
+        assertUnavailable(yield* call(server, "GET", `/v2/teams/${seeded.teamId}`, { token }))
+        assertUnavailable(yield* call(server, "GET", `/v2/auth/siwe?wallet=${seeded.members[0]!.account.address}`))
+        const notReady = yield* call(server, "GET", "/ready")
+        assertUnavailable(notReady)
+        assert.deepStrictEqual(notReady.body.data, {
+          status: "not_ready",
+          checks: { database: "down", chain: "absent" }
+        })
+        assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
+
+        // Started again on the same port (empty: jongodb keeps nothing), the server serves without a restart.
+        yield* startJongodb({ port: mongo.port }).pipe(Effect.orDie)
+        const ready = yield* untilStatus(server, "/ready", 200)
+        assert.deepStrictEqual(ready.body.data, { status: "ready", checks: { database: "up", chain: "absent" } })
+        const siwe = yield* call(server, "GET", `/v2/auth/siwe?wallet=${seeded.members[0]!.account.address}`)
+        assert.strictEqual(siwe.status, 200, JSON.stringify(siwe.body))
+      }).pipe(Effect.scoped),
+    180_000
+  )
+})
