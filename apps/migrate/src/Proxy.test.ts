@@ -18,6 +18,7 @@ import {
   type TestServer
 } from "@svc/api/TestServer"
 import { ChainGateway } from "@svc/domain/chain"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Effect, Layer } from "effect"
 import { type HDNodeWallet, Wallet } from "ethers"
@@ -184,6 +185,45 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("v1 client 
       })
       assert.strictEqual(fraction.status, 400)
       assert.match(fraction.body.message, /not a whole number of cents/)
+    })
+  )
+
+  it.effect("GET /v1/payments answers every payment, past the v2 query's page of 1000", () =>
+    Effect.gen(function* () {
+      const { server, admin, team, teamAccount, members } = yield* Fixture
+      const token = yield* v1SignIn(admin)
+      const employee = members.find((m) => m.role === "team_employee") as SeededMember
+      // 1001 payments of a cent, in two batches that each fit a block, made and signed on v2.
+      for (const size of [500, 501]) {
+        const body = {
+          from: team,
+          to: Array.from({ length: size }, (_, n) => ({
+            to: employee.user,
+            amount_cents: 1,
+            currency_symbol: "USD",
+            invoice_description: `bulk ${size}-${n}`
+          })),
+          pay_now: true
+        }
+        const post = yield* call(server, "POST", "/v2/payments", { token, body })
+        assert.strictEqual(post.status, 200, JSON.stringify(post.body))
+        const bundle = post.body.data as TypedDataBundle
+        const { domain, types, message } = signableOf(bundle) as Json
+        const { EIP712Domain: _, ...signedTypes } = types
+        const signature = yield* Effect.promise(() => admin.signTypedData(domain, signedTypes, message))
+        const put = yield* call(server, "PUT", "/v2/payments", {
+          token,
+          body: { ...body, signer: admin.address, typed_data: bundle.typed_data, signature }
+        })
+        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+      }
+      const teamId = (yield* v1("GET", "/v1/teams", { token })).body.data.find((t: Json) => t.svcId === teamAccount).id
+      const payments = yield* v1("GET", `/v1/payments?team_id=${teamId}`, { token })
+      assert.strictEqual(payments.status, 200, JSON.stringify(payments.body).slice(0, 500))
+      const bulk = (payments.body.data as Array<Json>).filter((p) =>
+        String(p.invoice.invoice_description).startsWith("bulk ")
+      )
+      assert.strictEqual(new Set(bulk.map((p) => p.payment.nanoid)).size, 1001)
     })
   )
 

@@ -27,6 +27,7 @@ import {
 } from "@svc/adapters/http"
 import type { TeamId } from "@svc/domain/Ids"
 import { V1IdMap } from "@svc/domain/migration"
+import { maxPaymentsPage, type PaymentItem } from "@svc/domain/payment"
 import { Pagination, TeamUser } from "@svc/domain/user"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { HttpClient } from "effect/http"
@@ -323,8 +324,18 @@ const makeHandler = (stored: V1IdMap["Service"]) => {
           return ok({ id: idNumber(params.user_nanoid ?? ""), removed: removed.data.removed })
         }
         case "GET /v1/payments": {
-          const answer = yield* client.payments.query({ query: yield* paymentsQuery(resolver, query) })
-          return ok(answer.data.items)
+          // v1 answered every payment at once; v2 pages them (an unpaged query answers the newest 1000).
+          const v2Query = yield* paymentsQuery(resolver, query)
+          const items: Array<PaymentItem> = []
+          let cursor: string | undefined
+          do {
+            const page = yield* client.payments.query({
+              query: { ...v2Query, limit: maxPaymentsPage, ...(cursor === undefined ? {} : { cursor }) }
+            })
+            items.push(...page.data.items)
+            cursor = page.data.next_cursor ?? undefined
+          } while (cursor !== undefined)
+          return ok(items)
         }
         case "GET /v1/svcid/{svc_id}/balance":
         case "GET /v1/riseid/{rise_id}/balance": {

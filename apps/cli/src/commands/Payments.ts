@@ -7,7 +7,7 @@ import type { Email } from "@svc/domain/Email"
 import type { Signature, WalletAddress } from "@svc/domain/Evm"
 import { signTypedDataBundle } from "@svc/domain/eip712"
 import type { CompanyId, TeamId, UserId } from "@svc/domain/Ids"
-import { maxBatchSize } from "@svc/domain/payment"
+import { maxBatchSize, maxPaymentsPage, type PaymentItem } from "@svc/domain/payment"
 import { Console, Effect, Option, Redacted } from "effect"
 import { Argument, Command, Flag, Prompt } from "effect/cli"
 import { privateKeyToAccount } from "viem/accounts"
@@ -64,20 +64,29 @@ const list = Command.make(
       }
     }
     const { client } = yield* authenticated(flags)
-    const result = yield* answer(
-      flags.url,
-      client.payments.query({
-        query: {
-          team_nanoid: team,
-          state: input.state,
-          query_type: input.direction,
-          ...(recipient === undefined ? {} : { recipient }),
-          ...(Option.isSome(input.since) ? { start_date: input.since.value } : {}),
-          ...(Option.isSome(input.until) ? { end_date: input.until.value } : {})
-        },
-        responseMode: "decoded-and-response"
-      })
-    )
+    const query = {
+      team_nanoid: team,
+      state: input.state,
+      query_type: input.direction,
+      ...(recipient === undefined ? {} : { recipient }),
+      ...(Option.isSome(input.since) ? { start_date: input.since.value } : {}),
+      ...(Option.isSome(input.until) ? { end_date: input.until.value } : {})
+    }
+    // Every payment, a page at a time: an unpaged query answers only the newest 1000 (docs/decisions/0039).
+    const items: Array<PaymentItem> = []
+    let cursor: string | undefined
+    do {
+      const page = yield* answer(
+        flags.url,
+        client.payments.query({
+          query: { ...query, limit: maxPaymentsPage, ...(cursor === undefined ? {} : { cursor }) },
+          responseMode: "decoded-and-response"
+        })
+      )
+      items.push(...page.value.data.items)
+      cursor = page.value.data.next_cursor ?? undefined
+    } while (cursor !== undefined)
+    const result = { value: { data: { items } }, text: JSON.stringify({ data: { items } }) }
     yield* show(flags.json, result, ({ data }) =>
       table(
         data.items,
