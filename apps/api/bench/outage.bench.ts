@@ -12,7 +12,6 @@
  */
 import { execFileSync, spawn } from "node:child_process"
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs"
-import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
@@ -24,6 +23,7 @@ import { TeamRepository } from "@svc/domain/team"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { startHangingProxy } from "../src/HangingProxy.ts"
 import {
   addMember,
   type CallResult,
@@ -128,55 +128,9 @@ const chainStopped = Effect.gen(function* () {
   record("chain stopped (connection refused)", "GET /ready", ready, "200 once anvil answers")
 }).pipe(Effect.scoped)
 
-/** A TCP proxy to `target` that can be told to hang (accept, never answer) and to forward again. */
-const hangingProxy = (target: string) =>
-  Effect.acquireRelease(
-    Effect.promise(
-      () =>
-        new Promise<{ url: string; hang: () => void; forward: () => void; close: () => void }>((done) => {
-          const upstream = new URL(target)
-          const open = new Set<Socket>()
-          let hanging = false
-          const server = createServer((client) => {
-            open.add(client)
-            client.on("error", () => undefined)
-            client.on("close", () => open.delete(client))
-            if (hanging) return
-            const node = connect(Number(upstream.port), upstream.hostname)
-            node.on("error", () => client.destroy())
-            client.on("close", () => node.destroy())
-            client.pipe(node).pipe(client)
-          })
-          const dropAll = () => {
-            for (const socket of open) socket.destroy()
-          }
-          server.listen(0, "127.0.0.1", () => {
-            const address = server.address()
-            const port = typeof address === "object" && address !== null ? address.port : 0
-            done({
-              url: `http://127.0.0.1:${port}`,
-              hang: () => {
-                hanging = true
-                dropAll()
-              },
-              forward: () => {
-                hanging = false
-                dropAll()
-              },
-              close: () => {
-                dropAll()
-                server.close()
-              }
-            })
-          })
-        })
-    ),
-    (proxy) => Effect.sync(proxy.close)
-  )
-
 const chainHung = Effect.gen(function* () {
   const anvil = yield* startAnvil().pipe(Effect.orDie)
-  const proxy = yield* hangingProxy(anvil.rpcUrl)
+  const proxy = yield* startHangingProxy(anvil.rpcUrl)
   const { embedded, gateway, server } = yield* serverOnChain(proxy.url)
   const payment = yield* signedPayment(server, embedded, gateway)
   proxy.hang()

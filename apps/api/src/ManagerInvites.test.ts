@@ -5,14 +5,13 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import { TeamRepository } from "@svc/domain/team"
 import { Effect } from "effect"
 import { Wallet } from "ethers"
 import { createPublicClient, type Hex, http, keccak256, parseAbi, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
-import { addMember, ChainTestServer, call, type SeededMember, seedTeam, signIn } from "./TestServer.ts"
+import { ChainTestServer, call, fundedTeam as fundedTeamOn, seedTeam, signIn } from "./TestServer.ts"
 
 const rpcUrl = inject("rpcUrl")
 const publicClient = createPublicClient({ chain: arbitrum, transport: http(rpcUrl), pollingInterval: 10 })
@@ -22,27 +21,7 @@ const Fixture = ChainTestServer
 const FixtureLayer = ChainTestServer.layer
 
 /** A team whose admin owns its funded svc account, with one employee. */
-const fundedTeam = Effect.gen(function* () {
-  const { server, embedded, gateway } = yield* Fixture
-  const seeded = yield* seedTeam(server, ["team_employee"])
-  const adminKey = generatePrivateKey()
-  const admin = privateKeyToAccount(adminKey)
-  yield* addMember(seeded.teamId, admin.address, "team_admin", `${admin.address}@t.example`).pipe(
-    Effect.provide(server.context)
-  )
-  const { account } = yield* gateway.createAccount(admin.address, keccak256(toHex(seeded.teamId))).pipe(Effect.orDie)
-  yield* embedded.mint(account, 100_000_000n).pipe(Effect.orDie)
-  yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
-    Effect.provide(server.context)
-  )
-  return {
-    team: seeded.teamId,
-    account,
-    adminKey,
-    token: yield* signIn(server, admin),
-    employee: seeded.members[0] as SeededMember
-  }
-})
+const fundedTeam = fundedTeamOn(100_000_000n)
 
 const signEthers = (key: Hex, bundle: TypedDataBundle) =>
   Effect.promise(

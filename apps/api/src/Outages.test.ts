@@ -7,7 +7,6 @@
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
-import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
@@ -21,6 +20,7 @@ import { Context, Effect, Exit, Layer, Redacted, Schedule, Scope } from "effect"
 import { type Hex, keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
+import { startHangingProxy } from "./HangingProxy.ts"
 import {
   addMember,
   type CallResult,
@@ -87,48 +87,6 @@ const untilStatus = (server: TestServer, path: string, status: number) =>
   call(server, "GET", path).pipe(
     Effect.repeat({ until: (response) => response.status === status, schedule: Schedule.spaced("250 millis") }),
     Effect.timeout("60 seconds")
-  )
-
-/**
- * A TCP server in front of `target` that forwards until told to hang; then it accepts connections and never answers
- * (and drops the ones it was forwarding), as a wedged node or load balancer does.
- */
-const startHangingProxy = (target: string) =>
-  Effect.acquireRelease(
-    Effect.promise(
-      () =>
-        new Promise<{ readonly url: string; readonly hang: () => void; readonly close: () => void }>((resolve) => {
-          const upstream = new URL(target)
-          const open = new Set<Socket>()
-          let hanging = false
-          const server = createServer((client) => {
-            open.add(client)
-            client.on("error", () => undefined)
-            client.on("close", () => open.delete(client))
-            if (hanging) return
-            const node = connect(Number(upstream.port), upstream.hostname)
-            node.on("error", () => client.destroy())
-            client.on("close", () => node.destroy())
-            client.pipe(node).pipe(client)
-          })
-          server.listen(0, "127.0.0.1", () => {
-            const address = server.address()
-            const port = typeof address === "object" && address !== null ? address.port : 0
-            resolve({
-              url: `http://127.0.0.1:${port}`,
-              hang: () => {
-                hanging = true
-                for (const socket of open) socket.destroy()
-              },
-              close: () => {
-                for (const socket of open) socket.destroy()
-                server.close()
-              }
-            })
-          })
-        })
-    ),
-    (proxy) => Effect.sync(proxy.close)
   )
 
 /**

@@ -6,11 +6,10 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import { TeamRepository } from "@svc/domain/team"
 import { Effect } from "effect"
-import { type Hex, keccak256, toHex } from "viem"
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { addMember, ChainTestServer, call, type SeededMember, seedTeam, signIn } from "./TestServer.ts"
+import type { Hex } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { ChainTestServer, call, fundedTeam as fundedTeamOn } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any
@@ -75,28 +74,8 @@ const specFields = {
   ]
 } as const
 
-/** A team whose admin owns its funded svc account, with one employee; answers the admin's token and key. */
-const fundedTeam = Effect.gen(function* () {
-  const { server, embedded, gateway } = yield* ChainTestServer
-  const seeded = yield* seedTeam(server, ["team_employee"])
-  const adminKey = generatePrivateKey()
-  const admin = privateKeyToAccount(adminKey)
-  yield* addMember(seeded.teamId, admin.address, "team_admin", `${admin.address}@t.example`).pipe(
-    Effect.provide(server.context)
-  )
-  const { account } = yield* gateway.createAccount(admin.address, keccak256(toHex(seeded.teamId))).pipe(Effect.orDie)
-  yield* embedded.mint(account, 10_000_000_000n).pipe(Effect.orDie)
-  yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
-    Effect.provide(server.context)
-  )
-  return {
-    team: seeded.teamId,
-    admin,
-    adminKey,
-    token: yield* signIn(server, admin),
-    employee: seeded.members[0] as SeededMember
-  }
-})
+/** A team whose admin owns its funded svc account, with one employee. */
+const fundedTeam = fundedTeamOn(10_000_000_000n)
 
 /** Pays `amounts` to the employee in one batch (POST, sign, PUT); its payments share one creation time. */
 const payBatch = (t: Effect.Success<typeof fundedTeam>, amounts: ReadonlyArray<number>, payNow = true) =>

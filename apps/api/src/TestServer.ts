@@ -12,7 +12,7 @@ import { EmbeddedChain } from "@svc/adapters/evm"
 import { makeApiClient } from "@svc/adapters/http"
 import { noRateLimits } from "@svc/adapters/http/server"
 import { MongoDatabase } from "@svc/adapters/mongo"
-import { ChainGateway } from "@svc/domain/chain"
+import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
 import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { IdGenerator, type TeamId, type UserId } from "@svc/domain/Ids"
 import type { Mailer } from "@svc/domain/mail"
@@ -332,3 +332,31 @@ export class ChainTestServer extends Context.Service<
     })
   )
 }
+
+/**
+ * On a `ChainTestServer`: a team with one employee and an admin (a fresh key) who owns the team's svc account, minted
+ * `usdcUnits` (6 decimals). Answers what tests sign and pay with.
+ */
+export const fundedTeam = (usdcUnits: bigint) =>
+  Effect.gen(function* () {
+    const { server, embedded, gateway } = yield* ChainTestServer
+    const seeded = yield* seedTeam(server, ["team_employee"])
+    const adminKey = generatePrivateKey()
+    const admin = privateKeyToAccount(adminKey)
+    yield* addMember(seeded.teamId, admin.address, "team_admin", `${admin.address}@t.example`).pipe(
+      Effect.provide(server.context)
+    )
+    const { account } = yield* gateway.createAccount(admin.address, svcAccountSaltOf(seeded.teamId)).pipe(Effect.orDie)
+    yield* embedded.mint(account, usdcUnits).pipe(Effect.orDie)
+    yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
+      Effect.provide(server.context)
+    )
+    return {
+      team: seeded.teamId,
+      account,
+      admin,
+      adminKey,
+      token: yield* signIn(server, admin),
+      employee: seeded.members[0] as SeededMember
+    }
+  })
