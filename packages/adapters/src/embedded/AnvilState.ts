@@ -8,7 +8,22 @@
  * old.
  */
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { gunzipSync } from "node:zlib"
 import { Duration, Effect, Schedule, Schema, type Scope, Semaphore } from "effect"
+
+/**
+ * The block a dump holds (its `best_block_number`; the dump is gzipped JSON in hex), or undefined when it cannot be
+ * read. anvil may answer a new block number before that block's state is in a dump, so the dump itself is asked.
+ */
+const blockOfDump = (dump: string): bigint | undefined => {
+  try {
+    const json = gunzipSync(Buffer.from(dump.replace(/^0x/, ""), "hex")).toString("utf8")
+    const found = /"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)/.exec(json)?.[1]
+    return found === undefined ? undefined : BigInt(found)
+  } catch {
+    return undefined
+  }
+}
 
 /** The saved chain could not be loaded into anvil. */
 export class AnvilStateError extends Schema.TaggedError<AnvilStateError>()("AnvilStateError", {
@@ -78,24 +93,26 @@ export const persistAnvilState = (options: {
     })
     const savedAt = yield* load
     const restored = savedAt !== undefined
-    let savedBlock: unknown = restored ? yield* rpc(rpcUrl, "eth_blockNumber", []).pipe(Effect.orDie) : undefined
+    const blockNumber = Effect.map(rpc(rpcUrl, "eth_blockNumber", []), (block) => BigInt(String(block)))
+    // The block the file is known to hold: the timer saves only when the chain has moved past it.
+    let savedBlock: bigint | undefined = restored ? yield* blockNumber.pipe(Effect.orDie) : undefined
     // The timer and the final save must not write the temporary file at the same time.
     const oneAtATime = Semaphore.makeUnsafe(1)
     const saveIfMined = (force: boolean) =>
       oneAtATime.withPermits(1)(
         Effect.gen(function* () {
-          const block = yield* rpc(rpcUrl, "eth_blockNumber", [])
-          if (!force && block === savedBlock) return
-          const state = yield* rpc(rpcUrl, "anvil_dumpState", [])
+          if (!force && (yield* blockNumber) === savedBlock) return
+          const state = String(yield* rpc(rpcUrl, "anvil_dumpState", []))
           const temporary = `${file}.${process.pid}.tmp`
           yield* Effect.try({
             try: () => {
-              writeFileSync(temporary, String(state))
+              writeFileSync(temporary, state)
               renameSync(temporary, file)
             },
             catch: (error) => (error instanceof Error ? error : new Error(String(error)))
           })
-          savedBlock = block
+          // A block mined while the dump was taken may be missing from it: then the next tick saves again.
+          savedBlock = blockOfDump(state)
         })
       )
     // A failed save (anvil busy or gone) is retried at the next tick; the last whole file stays in place.
@@ -113,7 +130,7 @@ export const persistAnvilState = (options: {
         Effect.gen(function* () {
           const value = yield* start
           const loadedAt = yield* load
-          savedBlock = yield* rpc(rpcUrl, "eth_blockNumber", []).pipe(
+          savedBlock = yield* blockNumber.pipe(
             Effect.mapError((error) => new AnvilStateError({ file, message: error.message }))
           )
           return { value, savedAt: loadedAt }
