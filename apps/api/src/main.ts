@@ -1,7 +1,7 @@
 /**
  * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): everything is kept in
- * `SVC_DATA_DIR` (default `.data/` in the checkout) — the SQLite database, anvil's chain (saved every second and on
- * stop), the JWT secret, the relayer key, the deployed contracts and the demo — so a restart, even after `kill -9`,
+ * `SVC_DATA_DIR` (default `.data/` in the checkout) — the SQLite database, anvil's chain (saved about every second
+ * and on stop), the JWT secret, the relayer key, the deployed contracts and the demo — so a restart, even after `kill -9`,
  * finds the same demo, data, balances and valid tokens. Ctrl-C or SIGTERM stops the server first (it stops accepting,
  * requests in flight finish within `SHUTDOWN_GRACE_MS`, then every connection is closed), then saves the chain and
  * stops anvil.

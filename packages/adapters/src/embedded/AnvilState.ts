@@ -1,25 +1,43 @@
 /**
- * Keeps an anvil's chain in a file across restarts (DESIGN §4): loaded at start, saved at least every second while
- * blocks are being mined, and once more when the scope closes.
+ * Keeps an anvil's chain in a file across restarts (DESIGN §4): loaded at start, saved about every second while
+ * blocks are being mined (less often as the chain grows, see below), and once more when the scope closes.
  *
  * We save through anvil's `anvil_dumpState` rather than its `--state` flag: anvil writes that file in place, so a
  * `kill -9` in the middle of a write leaves a truncated file that the next start cannot load. Here each save goes to a
  * temporary file that is renamed over the old one, so the file on disk is always a whole state, at most one interval
  * old.
+ *
+ * A save costs time in proportion to the chain (anvil serialises its whole history), so the pause after each save is
+ * at least ten times what it took: saving never takes more than about a tenth of anvil's time, however long the chain.
+ * What a longer pause leaves unsaved is sent again at the next start (`ChainRecovery`), as after a `kill -9`.
  */
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
-import { gunzipSync } from "node:zlib"
-import { Duration, Effect, Schedule, Schema, type Scope, Semaphore } from "effect"
+import { gunzipSync, constants as zlibConstants } from "node:zlib"
+import { Clock, Duration, Effect, Schema, type Scope, Semaphore } from "effect"
+
+/** How much of a dump's gzip is read first: `best_block_number` follows the block header and the accounts. */
+const dumpPrefixBytes = 64 * 1024
 
 /**
  * The block a dump holds (its `best_block_number`; the dump is gzipped JSON in hex), or undefined when it cannot be
- * read. anvil may answer a new block number before that block's state is in a dump, so the dump itself is asked.
+ * read. anvil may answer a new block number before that block's state is in a dump, so the dump itself is asked. The
+ * field comes before the blocks, so a prefix of the dump usually holds it: the whole dump, which grows with the chain,
+ * is decompressed only when it does not.
  */
 const blockOfDump = (dump: string): bigint | undefined => {
+  const hex = dump.replace(/^0x/, "")
   try {
-    const json = gunzipSync(Buffer.from(dump.replace(/^0x/, ""), "hex")).toString("utf8")
-    const found = /"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)/.exec(json)?.[1]
-    return found === undefined ? undefined : BigInt(found)
+    for (const hexLength of [2 * dumpPrefixBytes, hex.length]) {
+      // Z_SYNC_FLUSH: a cut-off gzip stream decompresses as far as it goes instead of failing.
+      const json = gunzipSync(Buffer.from(hex.slice(0, hexLength), "hex"), {
+        finishFlush: zlibConstants.Z_SYNC_FLUSH
+      }).toString("utf8")
+      // The closing character proves the number was not cut off with the prefix.
+      const found = /"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)["},]/.exec(json)?.[1]
+      if (found !== undefined) return BigInt(found)
+      if (hexLength >= hex.length) return undefined
+    }
+    return undefined
   } catch {
     return undefined
   }
@@ -65,8 +83,8 @@ export interface PersistedChain {
 }
 
 /**
- * Loads `file` into the anvil at `rpcUrl` when it exists, then saves the chain to it every `every` (default 1 s) when
- * a block was mined since the last save, and when the scope closes. Acquire it after anvil started, so its final
+ * Loads `file` into the anvil at `rpcUrl` when it exists, then saves the chain to it every `every` (default 1 s), or ten
+ * times the last save's duration when that is longer, when a block was mined since the last save, and when the scope closes. Acquire it after anvil started, so its final
  * save runs before anvil stops.
  */
 export const persistAnvilState = (options: {
@@ -119,11 +137,16 @@ export const persistAnvilState = (options: {
     const save = saveIfMined(true).pipe(
       Effect.catch((error) => Effect.logWarning(`saving the chain to ${file} failed: ${error}`))
     )
-    yield* saveIfMined(false).pipe(
-      Effect.catch((error) => Effect.logWarning(`saving the chain to ${file} failed: ${error}`)),
-      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(1))),
-      Effect.forkScoped
-    )
+    const everyMillis = Duration.toMillis(options.every ?? Duration.seconds(1))
+    const tick = Effect.gen(function* () {
+      const started = yield* Clock.currentTimeMillis
+      yield* saveIfMined(false).pipe(
+        Effect.catch((error) => Effect.logWarning(`saving the chain to ${file} failed: ${error}`))
+      )
+      const took = (yield* Clock.currentTimeMillis) - started
+      yield* Effect.sleep(Duration.millis(Math.max(everyMillis, 10 * took)))
+    })
+    yield* tick.pipe(Effect.forever, Effect.forkScoped)
     yield* Effect.addFinalizer(() => saveIfMined(false).pipe(Effect.ignore))
     const reload = <A, E>(start: Effect.Effect<A, E>) =>
       oneAtATime.withPermits(1)(
