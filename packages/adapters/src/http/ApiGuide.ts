@@ -6,9 +6,9 @@
 /** The API's description: what it is, the two signatures it asks for, the error shape and the limits. */
 export const apiGuide = `Team payments in USDC, authorised by EIP-712 signatures and settled on an EVM chain.
 
-Every call but sign-in and \`/health\` needs \`Authorization: Bearer <JWT>\`. Two signatures are involved, both by
-the same wallet: an **EIP-4361 (SIWE) message** to sign in, and **EIP-712 typed data** for each payment batch or
-manager invite.
+Every call but sign-in, \`/health\` and \`/ready\` needs \`Authorization: Bearer <JWT>\`. Two signatures are
+involved, both by the same wallet: an **EIP-4361 (SIWE) message** to sign in, and **EIP-712 typed data** for each
+payment batch or manager invite.
 
 ## 1. Sign in with Ethereum
 
