@@ -40,10 +40,11 @@ describe("persistAnvilState", () => {
           const persisted = yield* persistAnvilState({ rpcUrl: anvil.rpcUrl, file, every: "1 hour" })
           assert.isUndefined(persisted.savedAt)
           const client = clientOf(anvil.rpcUrl)
-          yield* Effect.promise(() =>
+          const hash = yield* Effect.promise(() =>
             client.sendTransaction({ account: sender, to: receiver, value: 12_345n, chain: null })
           )
-          return yield* Effect.promise(() => client.getBlockNumber())
+          // anvil answers the hash before it mines the block: its block is the one the receipt names.
+          return (yield* Effect.promise(() => client.waitForTransactionReceipt({ hash }))).blockNumber
         })
       )
       assert.isAbove(Number(first), 0)
@@ -73,8 +74,11 @@ describe("persistAnvilState", () => {
           const anvil = yield* startAnvil()
           yield* persistAnvilState({ rpcUrl: anvil.rpcUrl, file, every: "50 millis" })
           const client = clientOf(anvil.rpcUrl)
-          yield* Effect.promise(() => client.sendTransaction({ account: sender, to: receiver, value: 1n, chain: null }))
-          const mined = yield* Effect.promise(() => client.getBlockNumber())
+          const hash = yield* Effect.promise(() =>
+            client.sendTransaction({ account: sender, to: receiver, value: 1n, chain: null })
+          )
+          // anvil answers the hash before it mines the block: its block is the one the receipt names.
+          const mined = (yield* Effect.promise(() => client.waitForTransactionReceipt({ hash }))).blockNumber
           // Poll the file (no fixed wait; up to 30 s on a loaded machine) until a save holds the mined block.
           let saved: bigint | undefined
           for (let i = 0; i < 1500 && saved !== mined; i++) {
