@@ -2,6 +2,8 @@
  * Payments (SPEC §4.3, §4.5, §4.6, §4.7), on the domain's request and response schemas. The payment issue owns the
  * handlers.
  */
+
+import type { ErrorCode } from "@svc/domain/errors"
 import {
   CreatePaymentsRequest,
   CreatePaymentsResponse,
@@ -16,6 +18,16 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
 import { answers, signedRequestCodes } from "./OperationDocs.ts"
+
+/** What issuing typed data (a batch, or an instant payment) may answer, but for the transport's codes. */
+const issueCodes = [
+  "TEAM_NOT_FOUND",
+  "INSUFFICIENT_PERMISSIONS",
+  "INVALID_RECIPIENT",
+  "INVALID_STATE_TRANSITION",
+  "ISSUED_REQUESTS_LIMIT",
+  "NOT_IMPLEMENTED"
+] as const satisfies ReadonlyArray<ErrorCode>
 
 /** The payment routes; all need a bearer token. */
 export class PaymentsApi extends HttpApiGroup.make("payments")
@@ -40,16 +52,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Create typed data for a batch")
-      .pipe(
-        answers([
-          "TEAM_NOT_FOUND",
-          "INSUFFICIENT_PERMISSIONS",
-          "INVALID_RECIPIENT",
-          "INVALID_STATE_TRANSITION",
-          "ISSUED_REQUESTS_LIMIT",
-          "NOT_IMPLEMENTED"
-        ])
-      )
+      .pipe(answers(issueCodes))
       .annotate(OpenApi.Description, "Typed data for a batch of payments, to sign and execute with PUT /v2/payments."),
     HttpApiEndpoint.put("execute", "/v2/payments", {
       payload: ExecutePaymentsRequest,
@@ -65,16 +68,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Create typed data for an instant payment by e-mail")
-      .pipe(
-        answers([
-          "TEAM_NOT_FOUND",
-          "INSUFFICIENT_PERMISSIONS",
-          "INVALID_RECIPIENT",
-          "INVALID_STATE_TRANSITION",
-          "ISSUED_REQUESTS_LIMIT",
-          "NOT_IMPLEMENTED"
-        ])
-      )
+      .pipe(answers(issueCodes))
       .annotate(
         OpenApi.Description,
         "Typed data for an instant payment to a recipient outside the service, by e-mail (pay type 3, into the escrow " +
