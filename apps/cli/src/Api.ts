@@ -3,16 +3,7 @@
  * the raw answer so `--json` prints exactly what the API said; every failure becomes a `CliFailure` with the API's
  * message and code.
  */
-import {
-  BadRequest,
-  Conflict,
-  Forbidden,
-  Gone,
-  NotFound,
-  NotImplemented,
-  Unauthorized,
-  Unprocessable
-} from "@svc/adapters/http"
+import { statusOfApiError } from "@svc/adapters/http"
 import { Effect, Schema } from "effect"
 import type { HttpClientResponse } from "effect/http"
 import { CliFailure, envelopeOf } from "./Failure.ts"
@@ -22,18 +13,6 @@ export interface Answer<A> {
   readonly value: A
   readonly text: string
 }
-
-/** The contract's error classes and their statuses (ApiError.ts): the client decodes each status into its class. */
-const statuses: ReadonlyArray<readonly [new (...args: never) => unknown, number]> = [
-  [BadRequest, 400],
-  [Unauthorized, 401],
-  [Forbidden, 403],
-  [NotFound, 404],
-  [Conflict, 409],
-  [Gone, 410],
-  [Unprocessable, 422],
-  [NotImplemented, 501]
-]
 
 const hintOf = (status: number | undefined) => (status === 401 ? "; sign in again with `svc login`" : "")
 
@@ -64,9 +43,8 @@ export const failureOf = (baseUrl: string, error: unknown): Effect.Effect<CliFai
   if (typeof error === "object" && error !== null) {
     const tagged = error as { _tag?: unknown; data?: unknown; error_code?: unknown; reason?: unknown }
     // A declared error status: the contract decoded the envelope already.
-    const declared = statuses.find(([type]) => error instanceof type)
-    if (declared !== undefined && typeof tagged.data === "string" && typeof tagged.error_code === "string") {
-      const status = declared[1]
+    const status = statusOfApiError(error)
+    if (status !== undefined && typeof tagged.data === "string" && typeof tagged.error_code === "string") {
       return Effect.succeed(
         new CliFailure({ message: `${tagged.data}${hintOf(status)}`, code: tagged.error_code, status })
       )

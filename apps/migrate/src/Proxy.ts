@@ -12,19 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { NodeHttpClient } from "@effect/platform-node"
-import {
-  Api,
-  type ApiClient,
-  BadRequest,
-  Conflict,
-  Forbidden,
-  Gone,
-  makeApiClient,
-  NotFound,
-  NotImplemented,
-  Unauthorized,
-  Unprocessable
-} from "@svc/adapters/http"
+import { Api, type ApiClient, makeApiClient, statusOfApiError } from "@svc/adapters/http"
 import type { TeamId } from "@svc/domain/Ids"
 import { V1IdMap } from "@svc/domain/migration"
 import { maxPaymentsPage, type PaymentItem } from "@svc/domain/payment"
@@ -82,21 +70,10 @@ interface V1Answer {
 const ok = (data: unknown): V1Answer => ({ status: 200, body: { data } })
 const v1Error = (status: number, message: string): V1Answer => ({ status, body: { message } })
 
-const v2Errors = [
-  [BadRequest, 400],
-  [Unauthorized, 401],
-  [Forbidden, 403],
-  [NotFound, 404],
-  [Conflict, 409],
-  [Gone, 410],
-  [Unprocessable, 422],
-  [NotImplemented, 501]
-] as const
-
 /** A v2 failure as the v1 error it becomes: same status, `{message}`; 501 says v1 cannot have it from this v2. */
 const fromV2Failure = (operation: string, error: Json): V1Answer => {
   if (error instanceof Untranslatable) return v1Error(error.status, error.reason)
-  const status = v2Errors.find(([type]) => error instanceof type)?.[1]
+  const status = statusOfApiError(error)
   if (status === undefined && error?._tag === "HttpClientError" && error?.reason?._tag === "TransportError")
     return v1Error(502, `${operation}: the v2 API could not be reached`)
   if (status === undefined)

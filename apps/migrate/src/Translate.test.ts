@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
 import { SqliteDatabase, SqliteV1IdMap } from "@svc/adapters/sqlite"
+import { placeholderTypedData } from "@svc/api/TestServer"
 import { V1IdMap } from "@svc/domain/migration"
 import { Effect, Layer } from "effect"
 import { type TranslationLine, translateLine, translateStream } from "./Translate.ts"
@@ -14,27 +15,7 @@ const aliceSvcid = `0x${"a1".repeat(20)}`
 const bobSvcid = `0x${"b0".repeat(20)}`
 const wallet = `0x${"cc".repeat(20)}`
 const signature = `0x${"1b".repeat(65)}`
-const issued = {
-  from: wallet,
-  to: `0x${"dd".repeat(20)}`,
-  salt: "1",
-  expires: "1",
-  data: {
-    payments: [
-      {
-        id: `0x${"11".repeat(32)}`,
-        groupID: `0x${"22".repeat(32)}`,
-        payAtTime: "0",
-        validMinutes: "0",
-        payType: "1",
-        token: `0x${"33".repeat(20)}`,
-        recipient: `0x${"44".repeat(20)}`,
-        amount: "1000000",
-        data: "0x"
-      }
-    ]
-  }
-}
+const issued = placeholderTypedData(wallet, `0x${"dd".repeat(20)}`)
 
 const idMap = SqliteV1IdMap.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: ":memory:" })), Layer.orDie)
 

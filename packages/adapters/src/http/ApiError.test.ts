@@ -12,6 +12,7 @@ import {
   NotFound,
   NotImplemented,
   ServiceUnavailable,
+  statusOfApiError,
   toApiError,
   Unauthorized,
   Unprocessable
@@ -62,6 +63,9 @@ describe("toApiError", () => {
       const expected = classes[entry.status]
       assert.isDefined(expected, `${code}: no error class answers ${entry.status}`)
       assert.instanceOf(apiError(code as ErrorCode), expected as never, code)
+      // What the CLI and the v1 proxy read back from a decoded failure.
+      assert.strictEqual(statusOfApiError(apiError(code as ErrorCode)), entry.status, code)
     }
+    assert.isUndefined(statusOfApiError(new Error("not the contract's")))
   })
 })

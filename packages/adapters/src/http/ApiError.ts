@@ -108,6 +108,15 @@ const byStatus: Record<number, new (props: typeof BadRequest.Encoded) => ApiErro
   503: ServiceUnavailable
 }
 
+/**
+ * The status an error class of the contract stands for, or undefined for anything else: how a typed client's caller
+ * (the CLI, the v1 proxy) reads a declared failure back, with every status `apiError` answers.
+ */
+export const statusOfApiError = (error: unknown): number | undefined => {
+  for (const [status, type] of Object.entries(byStatus)) if (error instanceof type) return Number(status)
+  return undefined
+}
+
 /** The error response for a catalog code, with the catalog's message unless a more precise one is given. */
 export const apiError = (code: ErrorCode, message?: string): ApiError => {
   const entry = ErrorCatalog[code]

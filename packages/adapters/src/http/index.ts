@@ -14,6 +14,7 @@ export {
   Gone,
   NotFound,
   NotImplemented,
+  statusOfApiError,
   Unauthorized,
   Unprocessable
 } from "./ApiError.ts"
