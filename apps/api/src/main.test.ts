@@ -475,7 +475,7 @@ describe("npm start", () => {
       const anvil = anvilPidOf(started)
       // Frozen first, so readiness is seen failing whatever the restart's speed; then killed.
       process.kill(anvil, "SIGSTOP")
-      // A check may still share a block-number call anvil answered just before it stopped: the next one cannot.
+      // Asked again a few times, as an orchestrator's probe is: a check under way as anvil stopped may have its answer.
       let frozen = yield* request(started.base, "GET", "/ready")
       for (let i = 0; i < 20 && frozen.status !== 503; i++) {
         yield* Effect.sleep(250)

@@ -30,6 +30,7 @@ import {
   encodeFunctionData,
   getContractAddress,
   type Hex,
+  hexToBigInt,
   isAddressEqual,
   keccak256,
   type PublicClient,
@@ -278,7 +279,12 @@ export const make: (
   const balanceOf = (holder: Address, token?: Address) =>
     read<bigint>({ address: token ?? addresses.token, abi: testUsdcAbi, functionName: "balanceOf", args: [holder] })
 
-  const blockNumber = Effect.tryPromise({ try: () => client.getBlockNumber({ cacheTime: 0 }), catch: readError })
+  // Asked of the node each time: viem's getBlockNumber shares a call already in flight, so a readiness check could
+  // report an answer the node gave just before it stopped.
+  const blockNumber = Effect.tryPromise({
+    try: () => client.request({ method: "eth_blockNumber" }).then(hexToBigInt),
+    catch: readError
+  })
 
   // Computed here rather than asked of the forwarder, so listing 500 members costs no calls; and remembered, since
   // hashing the account's 5 KB init code takes about 0.4 ms.
