@@ -8,7 +8,7 @@
  *
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
  * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `PUBLIC_BASE_URL`,
- * `RPC_URL`, `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
+ * `RPC_URL` (one endpoint, or several separated by commas: failover), `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
  * `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
  * issued payment requests not executed yet;
  * to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
@@ -23,7 +23,7 @@
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
-import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
+import { EmbeddedChain, rpcUrlConfig as rpcUrlsConfig, ViemChainGateway } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
 import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
@@ -64,7 +64,7 @@ const main = Effect.gen(function* () {
   const webhookKeyConfig = yield* Config.option(Config.Redacted("WEBHOOK_SECRET_KEY"))
   const allowPrivateConfig = yield* Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
-  const rpcUrlConfig = yield* Config.option(Config.Redacted("RPC_URL"))
+  const rpcUrlConfig = yield* Config.option(rpcUrlsConfig())
   // Redacted: the SMTP URL carries the mail server's password.
   const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
   const mailFrom = yield* Config.option(Config.String("MAIL_FROM"))

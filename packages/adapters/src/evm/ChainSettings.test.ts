@@ -35,4 +35,18 @@ describe("ChainSettingsConfig (production configuration)", () => {
       assert.instanceOf(typo, Config.ConfigError)
     })
   )
+
+  it.effect(
+    "takes several RPC endpoints separated by commas, and names a wrong one by position, never by its text",
+    () =>
+      Effect.gen(function* () {
+        const list = " https://a.example/rpc/KEY1 ,http://127.0.0.1:8545, "
+        assert.strictEqual(Redacted.value((yield* load({ ...env, RPC_URL: list })).rpcUrl), list)
+        const wrong = yield* Effect.flip(load({ ...env, RPC_URL: "https://a.example/rpc/KEY1,ftp://b.example/KEY2" }))
+        assert.instanceOf(wrong, Config.ConfigError)
+        assert.include(String(wrong), "entry 2 of 2")
+        assert.notInclude(String(wrong), "KEY")
+        assert.instanceOf(yield* Effect.flip(load({ ...env, RPC_URL: " , " })), Config.ConfigError)
+      })
+  )
 })

@@ -3,16 +3,16 @@
  */
 import type { SuiteAddresses } from "@svc/domain/chain"
 import { Address as EvmAddress } from "@svc/domain/Evm"
-import { Config, type Redacted } from "effect"
+import { Config, ConfigProvider, Effect, Redacted } from "effect"
 import type { Address, Hex } from "viem"
-import { defaultRpcRetries, defaultRpcTimeoutMillis } from "./ChainClient.ts"
+import { defaultRpcRetries, defaultRpcTimeoutMillis, rpcUrlsOf } from "./ChainClient.ts"
 
 /** Arbitrum One's native USDC (Circle), the default settlement token on chain 42161. */
 export const arbitrumOneUsdc: Address = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
 
 /** What the gateway needs to run: the chain, the relayer's key and the deployed contracts. */
 export interface ChainSettings {
-  /** Redacted: a provider's URL usually carries its API key. */
+  /** Redacted: a provider's URL usually carries its API key. One URL, or several separated by commas (failover). */
   readonly rpcUrl: Redacted.Redacted<string>
   readonly chainId: number
   readonly relayerKey: Redacted.Redacted<Hex>
@@ -28,11 +28,30 @@ export interface ChainSettings {
 // Checked as an address (0x + 40 hex), so a typo fails at start-up rather than on the first payment.
 const address = (name: string) => Config.schema(EvmAddress, name)
 
+/**
+ * `RPC_URL`: one http(s) URL, or several separated by commas, tried in turn (`makeChainClient`). Checked at start-up;
+ * the error names which entry is wrong by its position, never its text, which usually carries a provider's key.
+ */
+export const rpcUrlConfig = (name = "RPC_URL"): Config.Config<Redacted.Redacted<string>> =>
+  Config.Redacted(name).pipe(
+    Config.mapEffect((value) => {
+      const urls = rpcUrlsOf(Redacted.value(value))
+      const wrong = urls.findIndex((url) => !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      if (urls.length > 0 && wrong === -1) return Effect.succeed(value)
+      const message =
+        urls.length === 0
+          ? `${name} names no endpoint`
+          : `${name}: entry ${wrong + 1} of ${urls.length} is not an http(s) URL`
+      return Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message })))
+    })
+  )
+
 const tokenAddress = (chainId: number) =>
   chainId === 42161 ? address("TOKEN_ADDRESS").pipe(Config.withDefault(arbitrumOneUsdc)) : address("TOKEN_ADDRESS")
 
 /**
- * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` and `RELAYER_PRIVATE_KEY` (redacted),
+ * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` (one endpoint or several, comma
+ * separated) and `RELAYER_PRIVATE_KEY` (both redacted),
  * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161), and the bounds of
  * each JSON-RPC call, `RPC_TIMEOUT_MS` (default 3000) and `RPC_RETRIES` (default 1).
  */
@@ -40,7 +59,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
   Config.withDefault(42161),
   Config.flatMap((chainId) =>
     Config.all({
-      rpcUrl: Config.Redacted("RPC_URL"),
+      rpcUrl: rpcUrlConfig(),
       relayerKey: Config.Redacted("RELAYER_PRIVATE_KEY"),
       forwarder: address("FORWARDER_ADDRESS"),
       escrow: address("ESCROW_ADDRESS"),

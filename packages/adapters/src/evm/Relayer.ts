@@ -42,6 +42,7 @@ export const makeRelayer: (
   account: PrivateKeyAccount
 ) {
   const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
+  const failover = client.transport.type === "fallback"
   const lock = yield* Semaphore.make(1)
   const nextNonce = yield* Ref.make<number | undefined>(undefined)
 
@@ -62,7 +63,10 @@ export const makeRelayer: (
       const hash = yield* Effect.tryPromise({
         try: () =>
           client.request({ method: "eth_sendRawTransaction", params: [serializedTransaction] }, { retryCount: 0 }),
-        catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: nothingSent(error) })
+        // Over several endpoints (failover) only the last one's error is seen: an earlier one may have timed out
+        // after taking the transaction, so a failure there never proves that nothing was sent.
+        catch: (error) =>
+          new ChainUnavailable({ reason: readError(error).reason, nothingSent: !failover && nothingSent(error) })
       }).pipe(Effect.tapError(() => Ref.set(nextNonce, undefined)))
       yield* Ref.set(nextNonce, nonce + 1)
       return hash

@@ -1,8 +1,8 @@
 /**
  * The EVM adapter: the viem `ChainGateway`, its relayer, and deployment of the settlement contracts.
  */
-export { makeChainClient } from "./ChainClient.ts"
-export { arbitrumOneUsdc, type ChainSettings, ChainSettingsConfig } from "./ChainSettings.ts"
+export { makeChainClient, rpcUrlsOf } from "./ChainClient.ts"
+export { arbitrumOneUsdc, type ChainSettings, ChainSettingsConfig, rpcUrlConfig } from "./ChainSettings.ts"
 export { EmbeddedChain } from "./EmbeddedChain.ts"
 export { makeRelayer, type RelayedTransaction, type Relayer } from "./Relayer.ts"
 export { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
