@@ -4,6 +4,10 @@
  * answered 200 for may be missing on chain. At start-up, each execution recorded after the chain was last saved is
  * checked, and one the chain does not hold is sent again with the signature it executed with, in its original block
  * time (so its `expires` still holds); the records then name the new transaction. Records and chain agree again.
+ *
+ * The transaction journal (docs/decisions/0052) sends the lost transactions themselves again, the same bytes, as soon as
+ * the relayer starts: those are waited for first, so what is left here is what the journal never held (data from
+ * before it).
  */
 import { EmbeddedChain } from "@svc/adapters/evm"
 import {
@@ -31,6 +35,9 @@ export const resendLostExecutions = Effect.fn("ChainRecovery.resendLostExecution
   const ledger = yield* PaymentLedger
   const chain = yield* ChainGateway
   const embedded = yield* EmbeddedChain
+  if (!(yield* embedded.settle(30_000))) {
+    yield* Effect.logWarning("the relayer's transactions sent again after the restart are not all mined yet")
+  }
   const executed = yield* ledger.executedSince(savedAt === undefined ? 0 : savedAt - marginMillis)
   let resent = 0
   for (const request of executed) {

@@ -365,7 +365,9 @@ describe("npm start", () => {
     }).pipe(Effect.scoped)
   )
 
-  for (const stop of ["SIGTERM", "kill -9 of the group"] as const) {
+  // "kill -9 of the group, before the journal": the same, with the transaction journal emptied as data from before it
+  // (docs/decisions/0052) would be, so the lost payment is sent again from the records (ChainRecovery) instead.
+  for (const stop of ["SIGTERM", "kill -9 of the group", "kill -9 of the group, before the journal"] as const) {
     it.live(`after ${stop} and a restart: the same demo, payments, balance and valid JWT`, () =>
       Effect.gen(function* () {
         const directory = yield* dataDir
@@ -404,6 +406,11 @@ describe("npm start", () => {
               writeFileSync(chainFile, saved.state)
               utimesSync(chainFile, saved.at, saved.at)
             }
+            if (stop === "kill -9 of the group, before the journal") {
+              const database = new DatabaseSync(join(directory, "svc.db"))
+              database.exec("DELETE FROM chain_transactions")
+              database.close()
+            }
             return { started, token, after }
           })
         )
@@ -417,7 +424,12 @@ describe("npm start", () => {
         assert.strictEqual(restarted.started.key, before.started.key)
         // The records and the chain agree: the payment is listed, and the balance on chain reflects it.
         assert.deepStrictEqual(restarted.state, before.after)
-        if (stop !== "SIGTERM") assert.include(restarted.output, "which the restored chain had lost")
+        // The transaction the restored chain lacked was sent again: by the journal (the same bytes), or from the records.
+        if (stop === "kill -9 of the group")
+          assert.match(restarted.output, /lacks 1 transaction\(s\) of relayer .* sending them again/)
+        if (stop === "kill -9 of the group, before the journal") {
+          assert.include(restarted.output, "which the restored chain had lost")
+        }
       }).pipe(Effect.scoped)
     )
   }

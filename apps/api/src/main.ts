@@ -193,12 +193,13 @@ const main = Effect.gen(function* () {
             relayerKey: Redacted.make(state.relayerKey),
             suite: state.suite
           })
-        ).pipe(Effect.orDie)
+          // Its relayer journals into the store (DESIGN §6).
+        ).pipe(Effect.provide(storage), Effect.orDie)
       : undefined
   // Production serves payments when the chain is configured (RELAYER_PRIVATE_KEY and the addresses, ChainSettings).
   const productionChain =
     !embeddedChain && relayerConfigured
-      ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(Effect.orDie)
+      ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(Effect.provide(storage), Effect.orDie)
       : undefined
   // A restored chain may be up to a second behind the records: send again what it lost, before serving.
   const resend = (savedAt: number | undefined) =>

@@ -4,6 +4,7 @@
  * same behaviour.
  */
 import type { NonceStore } from "@svc/domain/auth"
+import type { TransactionJournal } from "@svc/domain/chain"
 import type { CompanyRepository } from "@svc/domain/company"
 import type { IssuedTypedDataStore } from "@svc/domain/eip712"
 import type { EventOutbox } from "@svc/domain/event"
@@ -35,6 +36,7 @@ export type Storage =
   | WebhookEndpointRepository
   | WebhookDeliveryStore
   | V1IdMap
+  | TransactionJournal
 
 /** An adapter under test: its name, and a layer of a fresh, empty store (built once per test). */
 export interface StorageUnderTest {

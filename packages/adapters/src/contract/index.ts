@@ -14,6 +14,7 @@ import { paymentLedgerContract } from "./PaymentLedger.contract.ts"
 import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 import { teamRepositoryContract } from "./TeamRepository.contract.ts"
+import { transactionJournalContract } from "./TransactionJournal.contract.ts"
 import { userRepositoryContract } from "./UserRepository.contract.ts"
 import { v1IdMapContract } from "./V1IdMap.contract.ts"
 import { webhookStorageContract } from "./WebhookStorage.contract.ts"
@@ -36,4 +37,5 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   mailOutboxContract(storage)
   webhookStorageContract(storage)
   v1IdMapContract(storage)
+  transactionJournalContract(storage)
 }

@@ -70,14 +70,16 @@ const bytes32 = (): Hex => toHex(randomBytes(32))
  */
 const gatewayOver = (urls: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const relayerKey = Redacted.make(generatePrivateKey())
-    const embedded = yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId, relayerKey }))
+    const embedded = yield* Layer.build(EmbeddedChain.layer({ rpcUrl, chainId }))
     const suite = Context.get(embedded, EmbeddedChain).suite
+    // A relayer of its own: a key is never shared by two relayers (the embedded one mints).
+    const relayerKey = generatePrivateKey()
+    yield* Context.get(embedded, EmbeddedChain).setEtherBalance(privateKeyToAccount(relayerKey).address, 10n ** 21n)
     const context = yield* Layer.build(
       ViemChainGateway.layer({
         rpcUrl: Redacted.make(urls.join(", ")),
         chainId,
-        relayerKey,
+        relayerKey: Redacted.make(relayerKey),
         addresses: suite,
         pollingInterval: 10,
         rpcTimeoutMillis: 1_000

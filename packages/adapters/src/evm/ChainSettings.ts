@@ -3,9 +3,10 @@
  */
 import type { SuiteAddresses } from "@svc/domain/chain"
 import { Address as EvmAddress } from "@svc/domain/Evm"
-import { Config, ConfigProvider, Effect, Redacted } from "effect"
+import { Config, ConfigProvider, Effect, Option, Redacted, Schema } from "effect"
 import type { Address, Hex } from "viem"
 import { defaultRpcRetries, defaultRpcTimeoutMillis, rpcUrlsOf } from "./ChainClient.ts"
+import type { RelayerOptions } from "./Relayer.ts"
 
 /** Arbitrum One's native USDC (Circle), the default settlement token on chain 42161. */
 export const arbitrumOneUsdc: Address = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
@@ -23,6 +24,8 @@ export interface ChainSettings {
   readonly rpcTimeoutMillis?: number
   /** How many times a failed call is tried again (`RPC_RETRIES`, default 1). */
   readonly rpcRetries?: number
+  /** How the relayer follows its transactions (`MAX_FEE_PER_GAS`, `RELAYER_REPLACE_AFTER_MS`). */
+  readonly relayer?: Omit<RelayerOptions, "journal">
 }
 
 // Checked as an address (0x + 40 hex), so a typo fails at start-up rather than on the first payment.
@@ -51,7 +54,8 @@ const tokenAddress = (chainId: number) =>
 
 /**
  * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` (one endpoint or several, comma
- * separated) and `RELAYER_PRIVATE_KEY` (both redacted),
+ * separated) and `RELAYER_PRIVATE_KEY` (both redacted), the relayer's `MAX_FEE_PER_GAS` (wei; the cap of a replacement's
+ * fee, default none) and `RELAYER_REPLACE_AFTER_MS` (a transaction pending this long is replaced, default 30000),
  * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161), and the bounds of
  * each JSON-RPC call, `RPC_TIMEOUT_MS` (default 3000) and `RPC_RETRIES` (default 1).
  */
@@ -65,16 +69,31 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
       escrow: address("ESCROW_ADDRESS"),
       token: tokenAddress(chainId),
       rpcTimeoutMillis: Config.Int("RPC_TIMEOUT_MS").pipe(Config.withDefault(defaultRpcTimeoutMillis)),
-      rpcRetries: Config.Int("RPC_RETRIES").pipe(Config.withDefault(defaultRpcRetries))
+      rpcRetries: Config.Int("RPC_RETRIES").pipe(Config.withDefault(defaultRpcRetries)),
+      maxFeePerGas: Config.option(Config.schema(Schema.BigIntFromString, "MAX_FEE_PER_GAS")),
+      replaceAfterMillis: Config.Int("RELAYER_REPLACE_AFTER_MS").pipe(Config.withDefault(30_000))
     }).pipe(
-      Config.map(({ escrow, forwarder, relayerKey, rpcRetries, rpcTimeoutMillis, rpcUrl, token }) => ({
-        chainId,
-        rpcUrl,
-        rpcTimeoutMillis,
-        rpcRetries,
-        relayerKey: relayerKey as Redacted.Redacted<Hex>,
-        addresses: { forwarder, escrow, token }
-      }))
+      Config.map(
+        ({
+          escrow,
+          forwarder,
+          maxFeePerGas,
+          relayerKey,
+          replaceAfterMillis,
+          rpcRetries,
+          rpcTimeoutMillis,
+          rpcUrl,
+          token
+        }) => ({
+          chainId,
+          rpcUrl,
+          rpcTimeoutMillis,
+          rpcRetries,
+          relayer: { replaceAfterMillis, maxFeePerGas: Option.getOrUndefined(maxFeePerGas) },
+          relayerKey: relayerKey as Redacted.Redacted<Hex>,
+          addresses: { forwarder, escrow, token }
+        })
+      )
     )
   )
 )

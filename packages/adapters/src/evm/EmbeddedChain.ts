@@ -1,13 +1,13 @@
 /**
  * The chain of embedded mode (`npm start`) and tests: a fresh suite on a local anvil, with a faucet.
  */
-import { ChainGateway, type ChainUnavailable, type SettlementReverted } from "@svc/domain/chain"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { ChainGateway, type ChainUnavailable, type SettlementReverted, TransactionJournal } from "@svc/domain/chain"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Address, createTestClient, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { makeChainClient } from "./ChainClient.ts"
 import { readError } from "./ChainRevert.ts"
-import { makeRelayer } from "./Relayer.ts"
+import { makeRelayer, type RelayerOptions } from "./Relayer.ts"
 import { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
 import { make } from "./ViemChainGateway.ts"
 
@@ -24,8 +24,13 @@ export class EmbeddedChain extends Context.Service<
     readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnavailable>
     /** Gives the next block this timestamp (unix seconds; anvil's `evm_setNextBlockTimestamp`), e.g. to replay a request. */
     readonly setNextBlockTimestamp: (seconds: bigint) => Effect.Effect<void, ChainUnavailable>
-    /** Forgets the relayer's next nonce: after anvil restarted from a saved state the chain may be behind it. */
+    /**
+     * After anvil restarted from a saved state the chain may be behind the relayer: reads its next nonce again, and
+     * puts back in flight what the journal saw mined and the chain lacks (docs/decisions/0052).
+     */
     readonly forgetNonce: Effect.Effect<void>
+    /** Waits (at most `timeoutMillis`) until none of the relayer's transactions is in flight; answers whether. */
+    readonly settle: (timeoutMillis: number) => Effect.Effect<boolean>
   }
 >()("@svc/adapters/evm/EmbeddedChain") {
   /**
@@ -42,6 +47,8 @@ export class EmbeddedChain extends Context.Service<
     /** Bounds of each JSON-RPC call (`makeChainClient`'s defaults unless told; tests make them small). */
     readonly rpcTimeoutMillis?: number
     readonly rpcRetries?: number
+    /** How the relayer follows its transactions; its journal is the context's `TransactionJournal` when there is one. */
+    readonly relayer?: Omit<RelayerOptions, "journal">
   }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable> =>
     Layer.effectContext(
       Effect.gen(function* () {
@@ -53,7 +60,8 @@ export class EmbeddedChain extends Context.Service<
           options.relayerKey ? Redacted.value(options.relayerKey) : generatePrivateKey()
         )
         yield* setEtherBalance(account.address, 10n ** 24n)
-        const relayer = yield* makeRelayer(client, account)
+        const journal = Option.getOrUndefined(yield* Effect.serviceOption(TransactionJournal))
+        const relayer = yield* makeRelayer(client, account, { ...options.relayer, journal })
         const deployed =
           options.suite === undefined
             ? undefined
@@ -73,7 +81,8 @@ export class EmbeddedChain extends Context.Service<
           setEtherBalance,
           setNextBlockTimestamp: (seconds) =>
             Effect.tryPromise({ try: () => anvil.setNextBlockTimestamp({ timestamp: seconds }), catch: readError }),
-          forgetNonce: relayer.forgetNonce
+          forgetNonce: relayer.forgetNonce,
+          settle: relayer.settle
         })
         return Context.make(EmbeddedChain, embedded).pipe(Context.add(ChainGateway, gateway))
       })

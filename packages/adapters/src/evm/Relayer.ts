@@ -1,15 +1,36 @@
 /**
- * The relayer: one funded account that sends the service's transactions and pays their gas.
+ * The relayer: one funded account that sends the service's transactions and pays their gas (DESIGN §6).
  *
- * Nonces are allocated in-process under a one-permit semaphore that covers only signing and
- * `eth_sendRawTransaction` (a few milliseconds), so any number of concurrent requests get consecutive nonces
- * without collisions, while gas estimation and receipt waiting stay concurrent. The next nonce is remembered after a
- * send is accepted and re-read from the node's pending count after any failed send, so a rejected transaction never
- * leaves a gap. Several processes must not share a relayer key (give each its own key).
+ * - **Journal before broadcast.** Every transaction is signed, written to the `TransactionJournal`, and only then sent.
+ *   Whatever happens next (a lost answer, a node that drops it, a crash), the journal holds the bytes to send again.
+ * - **Nonces.** Allocated under a one-permit semaphore that covers only allocation, signing, journaling and
+ *   `eth_sendRawTransaction`, so concurrent requests get consecutive nonces while gas estimation and receipt waiting
+ *   stay concurrent. The next nonce is remembered after a send; when it is not known (at start, after a failed send or
+ *   `forgetNonce`) it is the larger of the node's pending count and one past the journal's highest unfinished nonce,
+ *   so a transaction the node lost keeps its nonce until the monitor has sent it again. Several processes must not
+ *   share a relayer key yet (the key lease of issue 24 comes next): give each its own.
+ * - **Sent is not done.** A monitor follows every unfinished journaled transaction: one the node does not know is
+ *   broadcast again (the same bytes); one still pending after `replaceAfterMillis`, or priced below the latest base
+ *   fee, is replaced (same nonce, calldata and gas; both fees raised by at least 12.5 %, never above
+ *   `maxFeePerGas`); a nonce the chain has passed without any of its versions being mined is reported and marked
+ *   failed. Whichever version is mined is the one `receipt` answers.
  */
-import { ChainUnavailable } from "@svc/domain/chain"
-import { Effect, Ref, Semaphore } from "effect"
-import type { Address, Hash, Hex, PrivateKeyAccount, PublicClient } from "viem"
+import {
+  ChainUnavailable,
+  type JournaledTransaction,
+  TransactionJournal,
+  type TransactionStatus
+} from "@svc/domain/chain"
+import { Clock, Duration, Effect, Ref, Schedule, type Scope, Semaphore } from "effect"
+import {
+  type Address,
+  type Hash,
+  type Hex,
+  keccak256,
+  type PrivateKeyAccount,
+  type PublicClient,
+  type TransactionReceipt
+} from "viem"
 import { nothingSent, readError } from "./ChainRevert.ts"
 
 /** A transaction the relayer sends: gas already estimated. */
@@ -18,62 +39,219 @@ export interface RelayedTransaction {
   readonly to?: Address
   readonly data: Hex
   readonly gas: bigint
+  /** What it carries, kept in the journal (e.g. `payment:<salt>`). */
+  readonly carries?: ReadonlyArray<string>
+}
+
+/** How the relayer follows its transactions. */
+export interface RelayerOptions {
+  /** Where transactions are written before they are sent; a process-local journal when absent (tools, tests). */
+  readonly journal?: TransactionJournal["Service"] | undefined
+  /** How often the monitor looks at unfinished transactions (default: the client's polling interval, at least 1 s). */
+  readonly monitorMillis?: number | undefined
+  /** A transaction pending this long is replaced with raised fees (default 30 s). */
+  readonly replaceAfterMillis?: number | undefined
+  /** The highest fee per gas a replacement may offer (`MAX_FEE_PER_GAS`; default: no cap). */
+  readonly maxFeePerGas?: bigint | undefined
+  /** How long `receipt` waits for any version to be mined (default 120 s). */
+  readonly receiptTimeoutMillis?: number | undefined
 }
 
 /** A failure whose sending side is unknown happened before any send (fees, nonce, signing). */
 const unsentUnlessKnown = (error: ChainUnavailable) =>
   error.nothingSent === undefined ? new ChainUnavailable({ reason: error.reason, nothingSent: true }) : error
 
-/** Sends transactions from one account with correct, gap-free nonces. */
+/** Sends transactions from one account with correct, gap-free nonces, and sees each through to a block. */
 export interface Relayer {
   readonly address: Address
-  /** Fails with `ChainUnavailable` whose `nothingSent` says whether the transaction can have reached the node. */
+  /**
+   * Journals and sends; answers the hash of the version sent. Fails with `ChainUnavailable` whose `nothingSent` says
+   * whether the transaction can have reached the node (when it can, the journal has it and the monitor goes on).
+   */
   readonly send: (transaction: RelayedTransaction) => Effect.Effect<Hash, ChainUnavailable>
-  /** Reads the next nonce from the node again: after the node restarted from a saved state, ours may be ahead. */
+  /** The receipt of whichever version of `hash`'s nonce is mined, waiting for one. */
+  readonly receipt: (hash: Hash) => Effect.Effect<TransactionReceipt, ChainUnavailable>
+  /**
+   * After the node restarted from a saved state, ours may be ahead: reads the next nonce again, and puts back in flight
+   * what the journal saw mined and the chain no longer holds.
+   */
   readonly forgetNonce: Effect.Effect<void>
+  /** One pass of the monitor now (it also runs on its own every `monitorMillis`). */
+  readonly monitor: Effect.Effect<void, ChainUnavailable>
+  /**
+   * Runs the monitor until none of the relayer's transactions is in flight, for at most `timeoutMillis`; answers
+   * whether it got there (after a restart from a saved state, what was sent again is then on chain).
+   */
+  readonly settle: (timeoutMillis: number) => Effect.Effect<boolean>
 }
 
-/** A relayer for `account` on the chain `client` talks to. */
+/** The smallest fee a node takes as a replacement of `fee`: 12.5 % more, rounded up, and at least one more. */
+export const bumped = (fee: bigint): bigint => fee + (fee * 125n + 999n) / 1000n + 1n
+
+/** The largest of some amounts (`Math.max` takes no bigint). */
+const largest = (amounts: ReadonlyArray<bigint>): bigint => {
+  let result = 0n
+  for (const amount of amounts) if (amount > result) result = amount
+  return result
+}
+
+/** A journal kept in this process only: for tools and tests that have no store (what it holds ends with them). */
+export const processJournal = (): TransactionJournal["Service"] => {
+  const rows = new Map<Hex, JournaledTransaction>()
+  const unfinished = (status: TransactionStatus) => status === "signed" || status === "sent" || status === "included"
+  const of = (chainId: number, relayer: Address) =>
+    [...rows.values()]
+      .filter((row) => row.chainId === chainId && row.relayer === relayer.toLowerCase())
+      .sort((a, b) => a.nonce - b.nonce || a.createdAt - b.createdAt)
+  return TransactionJournal.of({
+    record: (transaction) =>
+      Effect.sync(() => {
+        if (!rows.has(transaction.hash)) {
+          rows.set(transaction.hash, { ...transaction, relayer: transaction.relayer.toLowerCase() as Address })
+        }
+      }),
+    update: (hash, change) =>
+      Effect.sync(() => {
+        const row = rows.get(hash)
+        if (row === undefined) return
+        const { blockNumber: _, blockHash: __, ...rest } = row
+        const keepBlock = change.block === undefined && change.status !== "sent" && change.status !== "signed"
+        rows.set(hash, {
+          ...rest,
+          status: change.status,
+          updatedAt: change.at,
+          ...(change.block !== undefined
+            ? { blockNumber: change.block.number, blockHash: change.block.hash }
+            : keepBlock
+              ? { blockNumber: row.blockNumber, blockHash: row.blockHash }
+              : {})
+        })
+      }),
+    nextNonce: (chainId, relayer) =>
+      Effect.sync(() => {
+        const open = of(chainId, relayer).filter((row) => unfinished(row.status))
+        return open.length === 0 ? undefined : Math.max(...open.map((row) => row.nonce)) + 1
+      }),
+    unfinished: (chainId, relayer) => Effect.sync(() => of(chainId, relayer).filter((row) => unfinished(row.status))),
+    versions: (chainId, relayer, nonce) => Effect.sync(() => of(chainId, relayer).filter((row) => row.nonce === nonce)),
+    reopenFrom: (chainId, relayer, fromNonce, at) =>
+      Effect.sync(() => {
+        const mined = of(chainId, relayer).filter(
+          (row) => row.nonce >= fromNonce && (row.status === "included" || row.status === "confirmed")
+        )
+        for (const { blockNumber: _, blockHash: __, ...row } of mined) {
+          rows.set(row.hash, { ...row, status: "sent", updatedAt: at })
+        }
+        return mined.length
+      }),
+    byHash: (hash) => Effect.sync(() => rows.get(hash))
+  })
+}
+
+/** Errors a node gives for bytes it already has or has already mined: sending them again did no harm. */
+const alreadyThere = (error: unknown) =>
+  /already known|already imported|known transaction|nonce too low|AlreadyKnown|NonceTooLow/i.test(String(error))
+
+/** A relayer for `account` on the chain `client` talks to; its monitor runs for the scope's lifetime. */
 export const makeRelayer: (
   client: PublicClient,
-  account: PrivateKeyAccount
-) => Effect.Effect<Relayer, ChainUnavailable> = Effect.fnUntraced(function* (
+  account: PrivateKeyAccount,
+  options?: RelayerOptions
+) => Effect.Effect<Relayer, ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
   client: PublicClient,
-  account: PrivateKeyAccount
+  account: PrivateKeyAccount,
+  options: RelayerOptions = {}
 ) {
   const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
+  // Over several endpoints (failover) only the last one's error is seen: an earlier one may have timed out after
+  // taking the transaction, so a failure there never proves that nothing was sent.
   const failover = client.transport.type === "fallback"
+  const journal = options.journal ?? processJournal()
+  const relayer = account.address.toLowerCase() as Address
   const lock = yield* Semaphore.make(1)
   const nextNonce = yield* Ref.make<number | undefined>(undefined)
+  const replaceAfterMillis = options.replaceAfterMillis ?? 30_000
+  const monitorMillis = options.monitorMillis ?? Math.max(client.pollingInterval, 1_000)
+  const receiptTimeoutMillis = options.receiptTimeoutMillis ?? 120_000
+
+  const read = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, catch: readError })
 
   const pendingNonce = Effect.tryPromise({
     try: () => client.getTransactionCount({ address: account.address, blockTag: "pending" }),
     catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
   })
 
-  const sendOnce = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
-    Effect.gen(function* () {
-      const nonce = (yield* Ref.get(nextNonce)) ?? (yield* pendingNonce)
-      const serializedTransaction = yield* Effect.tryPromise({
-        try: () => account.signTransaction({ ...transaction, ...fees, chainId, nonce, type: "eip1559" }),
-        catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
-      })
+  const broadcast = (raw: Hex) =>
+    Effect.tryPromise({
       // Sent once, without the transport's retries: after a timeout the node may hold it, and a retry that meets a
       // refused connection must not make that look like nothing was sent.
-      const hash = yield* Effect.tryPromise({
+      try: () => client.request({ method: "eth_sendRawTransaction", params: [raw] }, { retryCount: 0 }),
+      catch: (error) =>
+        new ChainUnavailable({ reason: readError(error).reason, nothingSent: !failover && nothingSent(error) })
+    })
+
+  /** Signs and journals one version: a new nonce's first, or a replacement. */
+  const signAndRecord = (
+    transaction: Omit<JournaledTransaction, "hash" | "raw" | "status" | "createdAt" | "updatedAt" | "chainId">
+  ) =>
+    Effect.gen(function* () {
+      const raw = yield* Effect.tryPromise({
         try: () =>
-          client.request({ method: "eth_sendRawTransaction", params: [serializedTransaction] }, { retryCount: 0 }),
-        // Over several endpoints (failover) only the last one's error is seen: an earlier one may have timed out
-        // after taking the transaction, so a failure there never proves that nothing was sent.
-        catch: (error) =>
-          new ChainUnavailable({ reason: readError(error).reason, nothingSent: !failover && nothingSent(error) })
-      }).pipe(Effect.tapError(() => Ref.set(nextNonce, undefined)))
+          account.signTransaction({
+            ...(transaction.to === null ? {} : { to: transaction.to }),
+            data: transaction.data,
+            gas: transaction.gas,
+            maxFeePerGas: transaction.maxFeePerGas,
+            maxPriorityFeePerGas: transaction.maxPriorityFeePerGas,
+            nonce: transaction.nonce,
+            chainId,
+            type: "eip1559"
+          }),
+        catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
+      })
+      const now = yield* Clock.currentTimeMillis
+      const row: JournaledTransaction = {
+        ...transaction,
+        hash: keccak256(raw),
+        raw,
+        chainId,
+        status: "signed",
+        createdAt: now,
+        updatedAt: now
+      }
+      yield* journal.record(row)
+      return row
+    })
+
+  const setStatus = (hash: Hash, status: TransactionStatus, block?: { number: bigint; hash: Hex }) =>
+    Effect.flatMap(Clock.currentTimeMillis, (at) => journal.update(hash, { status, at, block }))
+
+  const sendOnce = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
+    Effect.gen(function* () {
+      const known = yield* Ref.get(nextNonce)
+      const nonce = known ?? Math.max(yield* pendingNonce, (yield* journal.nextNonce(chainId, relayer)) ?? 0)
+      const row = yield* signAndRecord({
+        relayer,
+        nonce,
+        to: transaction.to ?? null,
+        data: transaction.data,
+        gas: transaction.gas,
+        ...fees,
+        carries: transaction.carries ?? []
+      })
+      yield* broadcast(row.raw).pipe(
+        // Refused outright: the nonce is free again. Maybe taken: the monitor sends the same bytes again.
+        Effect.tapError((error) =>
+          Effect.andThen(Ref.set(nextNonce, undefined), setStatus(row.hash, error.nothingSent ? "failed" : "sent"))
+        )
+      )
+      yield* setStatus(row.hash, "sent")
       yield* Ref.set(nextNonce, nonce + 1)
-      return hash
+      return row.hash as Hash
     }).pipe(lock.withPermits(1))
 
   const send = Effect.fn("Relayer.send")(function* (transaction: RelayedTransaction) {
-    const estimated = yield* Effect.tryPromise({ try: () => client.estimateFeesPerGas(), catch: readError })
+    const estimated = yield* read(() => client.estimateFeesPerGas())
     const fees = { maxFeePerGas: estimated.maxFeePerGas, maxPriorityFeePerGas: estimated.maxPriorityFeePerGas }
     // One retry after re-reading the nonce: another sender of the same key, or a dropped transaction, shifts it.
     // Nothing was sent only when no attempt can have reached the node.
@@ -84,10 +262,212 @@ export const makeRelayer: (
           if (error.nothingSent !== true) maybeSent = true
         })
       ),
-      Effect.retry({ times: 1 }),
+      Effect.retry({ times: 1, while: (error) => error.nothingSent === true }),
       Effect.mapError((error) => new ChainUnavailable({ reason: error.reason, nothingSent: !maybeSent }))
     )
   }, Effect.mapError(unsentUnlessKnown))
 
-  return { address: account.address, send, forgetNonce: Ref.set(nextNonce, undefined) } satisfies Relayer
+  /** The receipt of `hash`, or undefined while the node has none. */
+  const receiptOf = (hash: Hash) =>
+    Effect.tryPromise({
+      try: () => client.getTransactionReceipt({ hash }),
+      catch: (error) => error
+    }).pipe(
+      Effect.catch((error) =>
+        error instanceof Error && error.name === "TransactionReceiptNotFoundError"
+          ? Effect.succeed(undefined)
+          : Effect.fail(readError(error))
+      )
+    )
+
+  /** The mined version of a nonce, if any: recorded as included, the others as replaced. */
+  const minedVersion = (versions: ReadonlyArray<JournaledTransaction>) =>
+    Effect.gen(function* () {
+      for (const version of [...versions].reverse()) {
+        if (version.status === "failed") continue
+        const receipt = yield* receiptOf(version.hash)
+        if (receipt === undefined) continue
+        if (version.status !== "confirmed" || version.blockHash !== receipt.blockHash) {
+          yield* setStatus(version.hash, "confirmed", { number: receipt.blockNumber, hash: receipt.blockHash })
+        }
+        for (const other of versions) {
+          if (other.hash !== version.hash && other.status !== "replaced" && other.status !== "failed") {
+            yield* setStatus(other.hash, "replaced")
+          }
+        }
+        return receipt
+      }
+      return undefined
+    })
+
+  /** Raises the fees of a nonce's newest version and sends the replacement; answers whether it did. */
+  const replace = (newest: JournaledTransaction, baseFee: bigint) =>
+    Effect.gen(function* () {
+      const estimated = yield* read(() => client.estimateFeesPerGas())
+      const tip = largest([bumped(newest.maxPriorityFeePerGas), estimated.maxPriorityFeePerGas])
+      const wanted = largest([bumped(newest.maxFeePerGas), estimated.maxFeePerGas, 2n * baseFee + tip])
+      const cap = options.maxFeePerGas
+      if (cap !== undefined && bumped(newest.maxFeePerGas) > cap) {
+        yield* Effect.logWarning(
+          `transaction ${newest.hash} (nonce ${newest.nonce}) is stuck, and a replacement would pass MAX_FEE_PER_GAS`
+        )
+        return false
+      }
+      const maxFeePerGas = cap !== undefined && wanted > cap ? cap : wanted
+      const replacement = yield* signAndRecord({
+        relayer,
+        nonce: newest.nonce,
+        to: newest.to,
+        data: newest.data,
+        gas: newest.gas,
+        maxFeePerGas,
+        // A tip above the fee cap is never paid: the cap bounds it.
+        maxPriorityFeePerGas: tip <= maxFeePerGas ? tip : maxFeePerGas,
+        carries: newest.carries
+      })
+      const sent = yield* Effect.exit(broadcast(replacement.raw))
+      if (sent._tag === "Failure") {
+        yield* setStatus(replacement.hash, "failed")
+        yield* Effect.logWarning(`replacing transaction ${newest.hash} (nonce ${newest.nonce}) failed`, sent.cause)
+        return false
+      }
+      yield* setStatus(replacement.hash, "sent")
+      yield* Effect.logInfo(
+        `replaced transaction ${newest.hash} (nonce ${newest.nonce}) with ${replacement.hash}, fees ${newest.maxFeePerGas} -> ${maxFeePerGas}`
+      )
+      return true
+    })
+
+  const monitor = Effect.gen(function* () {
+    const open = yield* journal.unfinished(chainId, relayer)
+    if (open.length === 0) return
+    const minedCount = yield* read(() => client.getTransactionCount({ address: account.address, blockTag: "latest" }))
+    const latest = yield* read(() => client.getBlock({ blockTag: "latest" }))
+    const baseFee = latest.baseFeePerGas ?? 0n
+    const now = yield* Clock.currentTimeMillis
+    const nonces = [...new Set(open.map((row) => row.nonce))]
+    for (const nonce of nonces) {
+      const versions = yield* journal.versions(chainId, relayer, nonce)
+      if ((yield* minedVersion(versions)) !== undefined) continue
+      const live = versions.filter((version) => version.status !== "failed" && version.status !== "replaced")
+      // A block that held one of them was reorganised away: it is in flight again.
+      for (const version of live) {
+        if (version.status === "included" || version.status === "confirmed") yield* setStatus(version.hash, "sent")
+      }
+      if (nonce < minedCount) {
+        // The chain has passed this nonce, and none of our versions is in it: something else took it.
+        for (const version of live) yield* setStatus(version.hash, "failed")
+        yield* Ref.set(nextNonce, undefined)
+        yield* Effect.logError(
+          `nonce ${nonce} of relayer ${account.address} was taken by a transaction the journal did not see`
+        )
+        continue
+      }
+      const newest = live.at(-1)
+      if (newest === undefined) continue
+      const pending = yield* Effect.tryPromise({
+        try: () => client.getTransaction({ hash: newest.hash }),
+        catch: (error) => error
+      }).pipe(
+        Effect.as(true),
+        Effect.catch((error) =>
+          error instanceof Error && error.name === "TransactionNotFoundError"
+            ? Effect.succeed(false)
+            : Effect.fail(readError(error))
+        )
+      )
+      if (!pending) {
+        // The node lost it (dropped, evicted, or a send whose answer was lost): the same bytes again. A node that
+        // refuses them (priced below the base fee now) gets a replacement instead.
+        const resent = yield* broadcast(newest.raw).pipe(
+          Effect.as(true),
+          Effect.catch((error) =>
+            alreadyThere(error.reason)
+              ? Effect.succeed(true)
+              : Effect.as(Effect.logWarning(`sending ${newest.hash} again was refused: ${error.reason}`), false)
+          )
+        )
+        if (resent) {
+          if (newest.status === "signed") yield* setStatus(newest.hash, "sent")
+          yield* Effect.logInfo(`sent transaction ${newest.hash} (nonce ${nonce}) again: the node had lost it`)
+          continue
+        }
+      }
+      if (!pending || newest.maxFeePerGas < baseFee || now - newest.createdAt >= replaceAfterMillis) {
+        yield* replace(newest, baseFee)
+      }
+    }
+  }).pipe(Effect.withSpan("Relayer.monitor"))
+
+  /**
+   * Takes the chain's word for what it holds: the relayer's versions the journal saw mined at or past the chain's
+   * count of its transactions are put back in flight (the monitor sends them again, in nonce order), and the next
+   * nonce is read again. At start, and after the node restarted from a saved state (`forgetNonce`).
+   */
+  const resync = Effect.gen(function* () {
+    const mined = yield* read(() => client.getTransactionCount({ address: account.address, blockTag: "latest" }))
+    const reopened = yield* journal.reopenFrom(chainId, relayer, mined, yield* Clock.currentTimeMillis)
+    if (reopened > 0) {
+      yield* Effect.logWarning(
+        `the chain lacks ${reopened} transaction(s) of relayer ${account.address} that were mined (from nonce ${mined}): sending them again`
+      )
+    }
+    yield* Ref.set(nextNonce, undefined)
+  }).pipe(lock.withPermits(1))
+  yield* resync
+
+  yield* monitor.pipe(
+    Effect.catch((error) => Effect.logWarning(`the relayer's monitor could not read the chain: ${error.reason}`)),
+    Effect.repeat(Schedule.spaced(Duration.millis(monitorMillis))),
+    Effect.forkScoped
+  )
+
+  const receipt = Effect.fn("Relayer.receipt")(function* (hash: Hash) {
+    const row = yield* journal.byHash(hash)
+    const deadline = (yield* Clock.currentTimeMillis) + receiptTimeoutMillis
+    while (true) {
+      const versions = row === undefined ? [] : yield* journal.versions(chainId, relayer, row.nonce)
+      const found =
+        row === undefined ? yield* receiptOf(hash) : yield* minedVersion(versions.length === 0 ? [row] : versions)
+      if (found !== undefined) return found
+      if (versions.length > 0 && versions.every((version) => version.status === "failed")) {
+        return yield* Effect.fail(
+          new ChainUnavailable({ reason: `transaction ${hash} can no longer be mined`, nothingSent: false })
+        )
+      }
+      if ((yield* Clock.currentTimeMillis) >= deadline) {
+        return yield* Effect.fail(
+          new ChainUnavailable({ reason: `transaction ${hash} was not mined in time`, nothingSent: false })
+        )
+      }
+      yield* Effect.sleep(Duration.millis(client.pollingInterval))
+    }
+  })
+
+  const settle = (timeoutMillis: number) =>
+    Effect.gen(function* () {
+      const deadline = (yield* Clock.currentTimeMillis) + timeoutMillis
+      while ((yield* journal.unfinished(chainId, relayer)).length > 0) {
+        if ((yield* Clock.currentTimeMillis) >= deadline) return false
+        yield* monitor.pipe(Effect.ignore)
+        yield* Effect.sleep(Duration.millis(client.pollingInterval))
+      }
+      return true
+    })
+
+  return {
+    address: account.address,
+    settle,
+    send,
+    receipt,
+    forgetNonce: resync.pipe(
+      Effect.catch((error) =>
+        Effect.andThen(
+          Ref.set(nextNonce, undefined),
+          Effect.logWarning(`the relayer could not read the chain: ${error.reason}`)
+        )
+      )
+    ),
+    monitor
+  } satisfies Relayer
 })

@@ -13,7 +13,7 @@ import {
 import type { ChainUnavailable, SettlementReverted, SuiteAddresses } from "@svc/domain/chain"
 import { Effect } from "effect"
 import { type Address, encodeDeployData, encodeFunctionData, type Hex, type PublicClient } from "viem"
-import { readError, writeError } from "./ChainRevert.ts"
+import { writeError } from "./ChainRevert.ts"
 import type { Relayer } from "./Relayer.ts"
 
 const transact = Effect.fnUntraced(function* (
@@ -26,10 +26,7 @@ const transact = Effect.fnUntraced(function* (
     catch: writeError
   })
   const hash = yield* relayer.send({ ...transaction, gas: gas + gas / 5n })
-  const receipt = yield* Effect.tryPromise({
-    try: () => client.waitForTransactionReceipt({ hash, checkReplacement: false, timeout: 120_000 }),
-    catch: readError
-  })
+  const receipt = yield* relayer.receipt(hash)
   if (receipt.status !== "success") return yield* Effect.fail(writeError(new Error(`transaction ${hash} reverted`)))
   return receipt
 })

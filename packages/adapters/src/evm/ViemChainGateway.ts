@@ -19,9 +19,10 @@ import {
   type Settlement,
   SettlementReverted,
   type Signed,
-  type SuiteAddresses
+  type SuiteAddresses,
+  TransactionJournal
 } from "@svc/domain/chain"
-import { Cause, type Config, Effect, Layer, Queue, Redacted, Stream } from "effect"
+import { Cause, type Config, Effect, Layer, Option, Queue, Redacted, Stream } from "effect"
 import {
   type Abi,
   type Address,
@@ -106,8 +107,11 @@ export const make: (
   const read = <A>(call: ContractCall) =>
     Effect.tryPromise({ try: () => client.readContract(call as never) as Promise<A>, catch: readError })
 
-  /** Estimates (which names any refusal without spending gas), sends through the relayer, waits for inclusion. */
-  const submit = <E>(call: ContractCall, toError: (error: unknown) => E) => {
+  /**
+   * Estimates (which names any refusal without spending gas), sends through the relayer, waits for inclusion of
+   * whichever version of the transaction the relayer's monitor gets mined. `carries` labels it in the journal.
+   */
+  const submit = <E>(call: ContractCall, toError: (error: unknown) => E, carries: ReadonlyArray<string> = []) => {
     const estimate = Effect.tryPromise({
       try: () => client.estimateContractGas({ ...call, account: relayer.address } as never),
       catch: toError
@@ -120,12 +124,10 @@ export const make: (
       const hash = yield* relayer.send({
         to: call.address,
         data: encodeFunctionData(call as never),
-        gas: gas + gas / 5n
+        gas: gas + gas / 5n,
+        carries: [call.functionName, ...carries]
       })
-      const receipt = yield* Effect.tryPromise({
-        try: () => client.waitForTransactionReceipt({ hash, checkReplacement: false, timeout: 120_000 }),
-        catch: readError
-      })
+      const receipt = yield* relayer.receipt(hash)
       if (receipt.status !== "success") {
         // Something changed between estimation and inclusion (a concurrent request spent the salt, or the
         // balance): estimating again at the new state names it.
@@ -148,13 +150,15 @@ export const make: (
 
   const settle = (
     functionName: string,
-    request: { from: Address; to: Address },
+    request: { from: Address; to: Address; salt: bigint },
     args: ReadonlyArray<unknown>,
     digest: () => Hex
   ) => {
     const context: RevertContext = { account: request.to, signer: request.from, digest }
-    return submit({ address: addresses.forwarder, abi: forwarderAbi, functionName, args }, (error) =>
-      requestError(error, context)
+    return submit(
+      { address: addresses.forwarder, abi: forwarderAbi, functionName, args },
+      (error) => requestError(error, context),
+      [`salt:${request.salt}`, `account:${request.to}`]
     ).pipe(Effect.map((receipt) => settlementOf(receipt, request.to)))
   }
 
@@ -202,7 +206,8 @@ export const make: (
         functionName: "executeRoles",
         args: [{ ...envelope(request), data: request.data }, signature]
       },
-      (error) => requestError(error, context)
+      (error) => requestError(error, context),
+      [`salt:${request.salt}`, `account:${request.to}`]
     )
     const grants = parseEventLogs({
       abi: svcAccountAbi,
@@ -321,7 +326,8 @@ export const make: (
     if (yield* exists(account)) return { account, owner } satisfies AccountCreation
     return yield* submit(
       { address: addresses.forwarder, abi: forwarderAbi, functionName: "createAccount", args: [owner, salt] },
-      writeError
+      writeError,
+      [`account:${account}`]
     ).pipe(
       Effect.map((receipt): AccountCreation => ({ account, owner, transactionHash: receipt.transactionHash })),
       // A concurrent creation of the same account wins the CREATE2 race: then the account is there.
@@ -360,7 +366,8 @@ export const make: (
     if (!held.some((has) => has)) return { revoked: [] } satisfies Revocation
     const receipt = yield* submit(
       { address: addresses.forwarder, abi: forwarderAbi, functionName: "revoke", args: [account, wallets] },
-      writeError
+      writeError,
+      [`account:${account}`, ...wallets.map((wallet) => `wallet:${wallet}`)]
     )
     const revoked = parseEventLogs({
       abi: svcAccountAbi,
@@ -452,13 +459,20 @@ export const make: (
   })
 })
 
-/** The gateway for explicit settings. */
+/**
+ * The gateway for explicit settings. Its relayer journals into the store's `TransactionJournal` when the context has
+ * one (the server's does), else into one of this process only.
+ */
 export const layer = (settings: ChainSettings): Layer.Layer<ChainGateway, ChainUnavailable> =>
   Layer.effect(
     ChainGateway,
     Effect.gen(function* () {
       const client = makeChainClient({ ...settings, rpcUrl: Redacted.value(settings.rpcUrl) })
-      const relayer = yield* makeRelayer(client, privateKeyToAccount(Redacted.value(settings.relayerKey)))
+      const journal = Option.getOrUndefined(yield* Effect.serviceOption(TransactionJournal))
+      const relayer = yield* makeRelayer(client, privateKeyToAccount(Redacted.value(settings.relayerKey)), {
+        ...settings.relayer,
+        journal
+      })
       return yield* make(client, relayer, settings.addresses)
     })
   )

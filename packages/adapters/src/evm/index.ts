@@ -4,6 +4,13 @@
 export { makeChainClient, rpcUrlsOf } from "./ChainClient.ts"
 export { arbitrumOneUsdc, type ChainSettings, ChainSettingsConfig, rpcUrlConfig } from "./ChainSettings.ts"
 export { EmbeddedChain } from "./EmbeddedChain.ts"
-export { makeRelayer, type RelayedTransaction, type Relayer } from "./Relayer.ts"
+export {
+  bumped,
+  makeRelayer,
+  processJournal,
+  type RelayedTransaction,
+  type Relayer,
+  type RelayerOptions
+} from "./Relayer.ts"
 export { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
 export * as ViemChainGateway from "./ViemChainGateway.ts"

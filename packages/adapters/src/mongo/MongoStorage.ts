@@ -11,6 +11,7 @@ import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
 import * as MongoStorageHealth from "./MongoStorageHealth.ts"
+import * as MongoTransactionJournal from "./MongoTransactionJournal.ts"
 import * as MongoV1IdMap from "./MongoV1IdMap.ts"
 import * as MongoWebhooks from "./MongoWebhooks.ts"
 
@@ -25,7 +26,8 @@ export const ports = Layer.mergeAll(
   MongoInvites.layer,
   MongoWebhooks.layer,
   MongoV1IdMap.layer,
-  MongoStorageHealth.layer
+  MongoStorageHealth.layer,
+  MongoTransactionJournal.layer
 )
 
 /**

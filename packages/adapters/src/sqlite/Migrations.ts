@@ -235,5 +235,26 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX issued_requests_unexecuted ON issued_requests (team_nanoid, state, expires_at);
       CREATE INDEX issued_requests_by_expiry ON issued_requests (state, expires_at);
     `
+  },
+  {
+    // The transaction journal (issue 24, DESIGN §6): every signed transaction before it is broadcast. The columns
+    // the monitor and the nonce allocation select on; the rest (calldata, fees, signed bytes) in `record`.
+    version: 6,
+    sql: `
+      CREATE TABLE chain_transactions (
+        hash TEXT PRIMARY KEY,
+        chain_id INTEGER NOT NULL,
+        relayer TEXT NOT NULL,
+        nonce INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        block_number TEXT,
+        block_hash TEXT,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX chain_transactions_by_nonce ON chain_transactions (chain_id, relayer, nonce, created_at);
+      CREATE INDEX chain_transactions_by_status ON chain_transactions (chain_id, relayer, status, nonce);
+    `
   }
 ]

@@ -11,6 +11,7 @@ import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
 import * as SqliteStorageHealth from "./SqliteStorageHealth.ts"
+import * as SqliteTransactionJournal from "./SqliteTransactionJournal.ts"
 import * as SqliteV1IdMap from "./SqliteV1IdMap.ts"
 import * as SqliteWebhooks from "./SqliteWebhooks.ts"
 
@@ -25,7 +26,8 @@ export const ports = Layer.mergeAll(
   SqliteInvites.layer,
   SqliteWebhooks.layer,
   SqliteV1IdMap.layer,
-  SqliteStorageHealth.layer
+  SqliteStorageHealth.layer,
+  SqliteTransactionJournal.layer
 )
 
 /**

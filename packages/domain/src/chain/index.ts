@@ -1,8 +1,10 @@
 /**
- * On-chain settlement: the `ChainGateway` port, the signed requests it executes, its results and its errors.
+ * On-chain settlement: the `ChainGateway` port, the signed requests it executes, its results and its errors, and the
+ * journal of the transactions that carry them.
  */
 export * from "./ChainError.ts"
 export { ChainGateway } from "./ChainGateway.ts"
 export * from "./ForwardRequest.ts"
 export type * from "./Settlement.ts"
 export { svcAccountSaltOf } from "./SvcAccountSalt.ts"
+export * from "./TransactionJournal.ts"

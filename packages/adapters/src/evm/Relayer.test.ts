@@ -1,0 +1,142 @@
+/**
+ * The relayer against a chain that misbehaves (DESIGN §6, issue 24), each test on an anvil of its own that mines a
+ * block a second, with the journal in a real SQLite file: a transaction the node drops is sent again and the next one
+ * still goes through; one priced out by a base-fee spike is replaced with raised fees, and the replacement is the
+ * execution.
+ */
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { ChainGateway, TransactionJournal } from "@svc/domain/chain"
+import { Context, Duration, Effect, Fiber, Layer } from "effect"
+import { type Address, type Hex, toHex } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { startAnvil } from "../embedded/Anvil.ts"
+import { SqliteDatabase } from "../sqlite/SqliteDatabase.ts"
+import * as SqliteTransactionJournal from "../sqlite/SqliteTransactionJournal.ts"
+import { EmbeddedChain } from "./EmbeddedChain.ts"
+import { bumped } from "./Relayer.ts"
+
+const chainId = 42161
+
+const rpc = (url: string, method: string, params: ReadonlyArray<unknown> = []) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+    })
+    const body = (await response.json()) as { result?: unknown; error?: { message: string } }
+    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
+    return body.result
+  })
+
+/** A fresh anvil mining a block a second, a journal in a new SQLite file, and the embedded chain on both. */
+const misbehavingChain = Effect.gen(function* () {
+  const anvil = yield* startAnvil()
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-relayer-"))),
+    (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+  )
+  const journalContext = yield* Layer.build(
+    SqliteTransactionJournal.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: join(dir, "svc.db") })))
+  ).pipe(Effect.orDie)
+  const chainContext = yield* Layer.build(
+    EmbeddedChain.layer({
+      rpcUrl: anvil.rpcUrl,
+      chainId,
+      pollingInterval: 50,
+      relayer: { monitorMillis: 200, replaceAfterMillis: 60_000 }
+    })
+  ).pipe(Effect.provide(journalContext), Effect.orDie)
+  yield* rpc(anvil.rpcUrl, "evm_setAutomine", [false])
+  yield* rpc(anvil.rpcUrl, "evm_setIntervalMining", [1])
+  return {
+    rpcUrl: anvil.rpcUrl,
+    journal: Context.get(journalContext, TransactionJournal),
+    gateway: Context.get(chainContext, ChainGateway),
+    relayer: Context.get(chainContext, EmbeddedChain).relayer
+  }
+})
+
+const bytes32 = (): Hex => toHex(randomBytes(32))
+const newOwner = (): Address => privateKeyToAccount(generatePrivateKey()).address
+
+/** Waits until the relayer has a transaction out that no block holds yet; answers it. */
+const inFlight = (journal: TransactionJournal["Service"], relayer: Address) =>
+  Effect.gen(function* () {
+    while (true) {
+      const open = yield* journal.unfinished(chainId, relayer)
+      const sent = open.find((transaction) => transaction.status === "sent")
+      if (sent !== undefined) return sent
+      yield* Effect.sleep(Duration.millis(20))
+    }
+  })
+
+describe("Relayer on a chain that misbehaves", () => {
+  it.live(
+    "a transaction the node dropped is sent again, and the next one is answered within a few blocks",
+    () =>
+      Effect.gen(function* () {
+        const { rpcUrl, journal, gateway, relayer } = yield* misbehavingChain
+        // Interval mining: a payment-like transaction goes through in about a block.
+        const first = newOwner()
+        assert.strictEqual((yield* gateway.createAccount(first, bytes32())).owner, first)
+
+        // Mining paused, a transaction sent, the node's mempool emptied, mining resumed.
+        yield* rpc(rpcUrl, "evm_setIntervalMining", [0])
+        const owner = newOwner()
+        const creation = yield* Effect.forkChild(gateway.createAccount(owner, bytes32()))
+        const dropped = yield* inFlight(journal, relayer)
+        yield* rpc(rpcUrl, "anvil_dropAllTransactions")
+        assert.isNull(yield* rpc(rpcUrl, "eth_getTransactionByHash", [dropped.hash]))
+        yield* rpc(rpcUrl, "evm_setIntervalMining", [1])
+
+        const created = yield* Fiber.join(creation)
+        assert.strictEqual(created.transactionHash, dropped.hash)
+        assert.strictEqual(yield* gateway.ownerOf(created.account), owner)
+        // The nonce after it was not stuck behind it.
+        const next = newOwner()
+        assert.strictEqual(yield* gateway.ownerOf((yield* gateway.createAccount(next, bytes32())).account), next)
+        const versions = yield* journal.versions(chainId, relayer, dropped.nonce)
+        assert.deepStrictEqual(
+          versions.map((version) => [version.hash, version.status]),
+          [[dropped.hash, "confirmed"]]
+        )
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "a transaction priced out by a base-fee spike is replaced with raised fees, and the replacement executes",
+    () =>
+      Effect.gen(function* () {
+        const { rpcUrl, journal, gateway, relayer } = yield* misbehavingChain
+        yield* rpc(rpcUrl, "evm_setIntervalMining", [0])
+        const owner = newOwner()
+        const creation = yield* Effect.forkChild(gateway.createAccount(owner, bytes32()))
+        const stuck = yield* inFlight(journal, relayer)
+        // The next block's base fee far above what the transaction offers (it then falls 12.5 % a block).
+        const spike = stuck.maxFeePerGas * 100n
+        yield* rpc(rpcUrl, "anvil_setNextBlockBaseFeePerGas", [toHex(spike)])
+        yield* rpc(rpcUrl, "evm_setIntervalMining", [1])
+
+        const created = yield* Fiber.join(creation)
+        assert.strictEqual(yield* gateway.ownerOf(created.account), owner)
+        const versions = yield* journal.versions(chainId, relayer, stuck.nonce)
+        assert.isAtLeast(versions.length, 2)
+        const [original, ...replacements] = versions
+        assert.deepStrictEqual([original?.hash, original?.status], [stuck.hash, "replaced"])
+        const executed = replacements.find((version) => version.status === "confirmed")
+        assert.isDefined(executed)
+        assert.strictEqual(created.transactionHash, executed?.hash)
+        // Same nonce and calldata; both fees raised by at least 12.5 %, and past the spike.
+        assert.strictEqual(executed?.data, stuck.data)
+        assert.isAtLeast(Number(executed?.maxPriorityFeePerGas), Number(bumped(stuck.maxPriorityFeePerGas)))
+        assert.isAbove(Number(executed?.maxFeePerGas), Number((spike * 7n) / 8n))
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})

@@ -1,0 +1,148 @@
+/**
+ * The transaction journal in MongoDB (`chain_transactions`, `_id` = the hash, one document per signed version).
+ * Amounts are decimal strings (BSON has no unsigned 256-bit integer).
+ */
+import {
+  type JournaledTransaction,
+  TransactionJournal,
+  type TransactionStatus,
+  unfinishedStatuses
+} from "@svc/domain/chain"
+import { Effect, Layer } from "effect"
+import type { Address, Hex } from "viem"
+import { MongoDatabase } from "./MongoDatabase.ts"
+
+interface TransactionDocument {
+  _id: Hex
+  chainId: number
+  relayer: string
+  nonce: number
+  status: TransactionStatus
+  createdAt: number
+  updatedAt: number
+  blockNumber?: string
+  blockHash?: Hex
+  to: Address | null
+  data: Hex
+  gas: string
+  maxFeePerGas: string
+  maxPriorityFeePerGas: string
+  raw: Hex
+  carries: Array<string>
+}
+
+const fromDocument = (doc: TransactionDocument): JournaledTransaction => ({
+  hash: doc._id,
+  chainId: doc.chainId,
+  relayer: doc.relayer as Address,
+  nonce: doc.nonce,
+  status: doc.status,
+  createdAt: doc.createdAt,
+  updatedAt: doc.updatedAt,
+  ...(doc.blockNumber === undefined ? {} : { blockNumber: BigInt(doc.blockNumber) }),
+  ...(doc.blockHash === undefined ? {} : { blockHash: doc.blockHash }),
+  to: doc.to,
+  data: doc.data,
+  gas: BigInt(doc.gas),
+  maxFeePerGas: BigInt(doc.maxFeePerGas),
+  maxPriorityFeePerGas: BigInt(doc.maxPriorityFeePerGas),
+  raw: doc.raw,
+  carries: doc.carries
+})
+
+/** The MongoDB journal. */
+export const layer = Layer.effect(
+  TransactionJournal,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const col = db.collection<TransactionDocument>("chain_transactions")
+    yield* Effect.promise(() =>
+      Promise.all([
+        col.createIndex({ chainId: 1, relayer: 1, nonce: 1, createdAt: 1 }),
+        col.createIndex({ chainId: 1, relayer: 1, status: 1, nonce: 1 })
+      ])
+    )
+    const sorted = (filter: Record<string, unknown>) =>
+      Effect.promise(() => col.find(filter).sort({ nonce: 1, createdAt: 1 }).toArray()).pipe(
+        Effect.map((docs) => docs.map(fromDocument))
+      )
+
+    return TransactionJournal.of({
+      record: (transaction) =>
+        Effect.promise(() =>
+          col.updateOne(
+            { _id: transaction.hash },
+            {
+              $setOnInsert: {
+                chainId: transaction.chainId,
+                relayer: transaction.relayer.toLowerCase(),
+                nonce: transaction.nonce,
+                status: transaction.status,
+                createdAt: transaction.createdAt,
+                updatedAt: transaction.updatedAt,
+                ...(transaction.blockNumber === undefined ? {} : { blockNumber: transaction.blockNumber.toString() }),
+                ...(transaction.blockHash === undefined ? {} : { blockHash: transaction.blockHash }),
+                to: transaction.to,
+                data: transaction.data,
+                gas: transaction.gas.toString(),
+                maxFeePerGas: transaction.maxFeePerGas.toString(),
+                maxPriorityFeePerGas: transaction.maxPriorityFeePerGas.toString(),
+                raw: transaction.raw,
+                carries: [...transaction.carries]
+              }
+            },
+            { upsert: true }
+          )
+        ).pipe(Effect.asVoid),
+      update: (hash, change) =>
+        Effect.promise(() =>
+          col.updateOne(
+            { _id: hash },
+            change.block === undefined
+              ? {
+                  $set: { status: change.status, updatedAt: change.at },
+                  // Back to `sent` (a reorg took its block away): the block it was seen in no longer holds it.
+                  ...(change.status === "sent" || change.status === "signed"
+                    ? { $unset: { blockNumber: "", blockHash: "" } }
+                    : {})
+                }
+              : {
+                  $set: {
+                    status: change.status,
+                    updatedAt: change.at,
+                    blockNumber: change.block.number.toString(),
+                    blockHash: change.block.hash
+                  }
+                }
+          )
+        ).pipe(Effect.asVoid),
+      nextNonce: (chainId, relayer) =>
+        Effect.promise(() =>
+          col
+            .find({ chainId, relayer: relayer.toLowerCase(), status: { $in: [...unfinishedStatuses] } })
+            .sort({ nonce: -1 })
+            .limit(1)
+            .toArray()
+        ).pipe(Effect.map(([highest]) => (highest === undefined ? undefined : highest.nonce + 1))),
+      unfinished: (chainId, relayer) =>
+        sorted({ chainId, relayer: relayer.toLowerCase(), status: { $in: [...unfinishedStatuses] } }),
+      versions: (chainId, relayer, nonce) => sorted({ chainId, relayer: relayer.toLowerCase(), nonce }),
+      reopenFrom: (chainId, relayer, fromNonce, at) =>
+        Effect.promise(() =>
+          col.updateMany(
+            {
+              chainId,
+              relayer: relayer.toLowerCase(),
+              nonce: { $gte: fromNonce },
+              status: { $in: ["included", "confirmed"] }
+            },
+            { $set: { status: "sent", updatedAt: at }, $unset: { blockNumber: "", blockHash: "" } }
+          )
+        ).pipe(Effect.map((result) => result.modifiedCount)),
+      byHash: (hash) =>
+        Effect.promise(() => col.findOne({ _id: hash })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))
+        )
+    })
+  })
+)

@@ -1,0 +1,142 @@
+/**
+ * The transaction journal in SQLite (`chain_transactions`, one row per signed version). What is selected on has a
+ * column; calldata, fees and the signed bytes are kept as JSON in `record` (amounts as decimal strings).
+ */
+import {
+  type JournaledTransaction,
+  TransactionJournal,
+  type TransactionStatus,
+  unfinishedStatuses
+} from "@svc/domain/chain"
+import { Effect, Layer } from "effect"
+import type { Address, Hex } from "viem"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+interface StoredRecord {
+  readonly to: Address | null
+  readonly data: Hex
+  readonly gas: string
+  readonly maxFeePerGas: string
+  readonly maxPriorityFeePerGas: string
+  readonly raw: Hex
+  readonly carries: ReadonlyArray<string>
+}
+
+const fromRow = (row: Record<string, unknown>): JournaledTransaction => {
+  const record = JSON.parse(row.record as string) as StoredRecord
+  return {
+    hash: row.hash as Hex,
+    chainId: row.chain_id as number,
+    relayer: row.relayer as Address,
+    nonce: row.nonce as number,
+    status: row.status as TransactionStatus,
+    createdAt: row.created_at as number,
+    updatedAt: row.updated_at as number,
+    ...(row.block_number === null ? {} : { blockNumber: BigInt(row.block_number as string) }),
+    ...(row.block_hash === null ? {} : { blockHash: row.block_hash as Hex }),
+    to: record.to,
+    data: record.data,
+    gas: BigInt(record.gas),
+    maxFeePerGas: BigInt(record.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(record.maxPriorityFeePerGas),
+    raw: record.raw,
+    carries: record.carries
+  }
+}
+
+/** The SQLite journal. */
+export const layer = Layer.effect(
+  TransactionJournal,
+  Effect.gen(function* () {
+    const { connection } = yield* SqliteDatabase
+    const insert = connection.prepare(
+      `INSERT INTO chain_transactions
+         (hash, chain_id, relayer, nonce, status, created_at, updated_at, block_number, block_hash, record)
+       VALUES (:hash, :chainId, :relayer, :nonce, :status, :createdAt, :updatedAt, :blockNumber, :blockHash, :record)
+       ON CONFLICT (hash) DO NOTHING`
+    )
+    const update = connection.prepare(
+      `UPDATE chain_transactions SET status = :status, updated_at = :at,
+         block_number = COALESCE(:blockNumber, block_number), block_hash = COALESCE(:blockHash, block_hash)
+       WHERE hash = :hash`
+    )
+    const clearBlock = connection.prepare(
+      "UPDATE chain_transactions SET block_number = NULL, block_hash = NULL WHERE hash = ?"
+    )
+    const highestNonce = connection.prepare(
+      `SELECT MAX(nonce) AS nonce FROM chain_transactions
+       WHERE chain_id = ? AND relayer = ? AND status IN (SELECT value FROM json_each(?))`
+    )
+    const unfinished = connection.prepare(
+      `SELECT * FROM chain_transactions
+       WHERE chain_id = ? AND relayer = ? AND status IN (SELECT value FROM json_each(?))
+       ORDER BY nonce, created_at`
+    )
+    const versions = connection.prepare(
+      "SELECT * FROM chain_transactions WHERE chain_id = ? AND relayer = ? AND nonce = ? ORDER BY created_at, rowid"
+    )
+    const byHash = connection.prepare("SELECT * FROM chain_transactions WHERE hash = ?")
+    const reopen = connection.prepare(
+      `UPDATE chain_transactions SET status = 'sent', updated_at = ?, block_number = NULL, block_hash = NULL
+       WHERE chain_id = ? AND relayer = ? AND nonce >= ? AND status IN ('included', 'confirmed')`
+    )
+    const unfinishedJson = JSON.stringify(unfinishedStatuses)
+
+    return TransactionJournal.of({
+      record: (transaction) =>
+        Effect.sync(() => {
+          const record: StoredRecord = {
+            to: transaction.to,
+            data: transaction.data,
+            gas: transaction.gas.toString(),
+            maxFeePerGas: transaction.maxFeePerGas.toString(),
+            maxPriorityFeePerGas: transaction.maxPriorityFeePerGas.toString(),
+            raw: transaction.raw,
+            carries: transaction.carries
+          }
+          insert.run({
+            hash: transaction.hash,
+            chainId: transaction.chainId,
+            relayer: transaction.relayer.toLowerCase(),
+            nonce: transaction.nonce,
+            status: transaction.status,
+            createdAt: transaction.createdAt,
+            updatedAt: transaction.updatedAt,
+            blockNumber: transaction.blockNumber?.toString() ?? null,
+            blockHash: transaction.blockHash ?? null,
+            record: JSON.stringify(record)
+          })
+        }),
+      update: (hash, change) =>
+        Effect.sync(() => {
+          // Back to `sent` (a reorg took its block away): the block it was seen in no longer holds it.
+          if (change.block === undefined && (change.status === "sent" || change.status === "signed")) {
+            clearBlock.run(hash)
+          }
+          update.run({
+            hash,
+            status: change.status,
+            at: change.at,
+            blockNumber: change.block?.number.toString() ?? null,
+            blockHash: change.block?.hash ?? null
+          })
+        }),
+      nextNonce: (chainId, relayer) =>
+        Effect.sync(() => {
+          const nonce = highestNonce.get(chainId, relayer.toLowerCase(), unfinishedJson)?.nonce
+          return typeof nonce === "number" ? nonce + 1 : undefined
+        }),
+      unfinished: (chainId, relayer) =>
+        Effect.sync(() => unfinished.all(chainId, relayer.toLowerCase(), unfinishedJson).map(fromRow)),
+      versions: (chainId, relayer, nonce) =>
+        Effect.sync(() => versions.all(chainId, relayer.toLowerCase(), nonce).map(fromRow)),
+      reopenFrom: (chainId, relayer, fromNonce, at) =>
+        Effect.sync(() => Number(reopen.run(at, chainId, relayer.toLowerCase(), fromNonce).changes)),
+      byHash: (hash) =>
+        Effect.sync(() => {
+          const row = byHash.get(hash)
+          return row === undefined ? undefined : fromRow(row)
+        })
+    })
+  })
+)
