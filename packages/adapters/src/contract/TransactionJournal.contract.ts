@@ -81,10 +81,21 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
           yield* journal.record(transaction(nonce, version))
         }
         const block = { number: 2n ** 40n, hash: hashOf(777) }
+        const earlier = { number: 2n ** 40n - 5n, hash: hashOf(776) }
         yield* journal.update(hashOf(0), { status: "replaced", at: 2_000 })
         yield* journal.update(hashOf(1), { status: "included", at: 2_001, block })
         yield* journal.update(hashOf(100), { status: "sent", at: 2_002 })
-        yield* journal.update(hashOf(200), { status: "confirmed", at: 2_003, block })
+        yield* journal.update(hashOf(200), { status: "confirmed", at: 2_003, block: earlier })
+        // What the monitor checks is still on chain: mined versions from a block on, by block.
+        assert.deepStrictEqual(
+          (yield* journal.minedSince(42161, relayer, earlier.number)).map((t) => t.hash),
+          [hashOf(200), hashOf(1)]
+        )
+        assert.deepStrictEqual(
+          (yield* journal.minedSince(42161, relayer, block.number)).map((t) => t.hash),
+          [hashOf(1)]
+        )
+        assert.deepStrictEqual(yield* journal.minedSince(42161, relayer, block.number + 1n), [])
         assert.deepStrictEqual(
           (yield* journal.unfinished(42161, relayer)).map((t) => [t.nonce, t.hash, t.status]),
           [

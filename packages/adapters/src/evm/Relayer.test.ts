@@ -139,4 +139,30 @@ describe("Relayer on a chain that misbehaves", () => {
       }).pipe(Effect.scoped),
     60_000
   )
+
+  it.live(
+    "a transaction a reorganisation took away is sent again, and the chain holds it once more",
+    () =>
+      Effect.gen(function* () {
+        const { rpcUrl, journal, gateway } = yield* misbehavingChain
+        const snapshot = yield* rpc(rpcUrl, "evm_snapshot")
+        const owner = newOwner()
+        const created = yield* gateway.createAccount(owner, bytes32())
+        const mined = yield* journal.byHash(created.transactionHash as Hex)
+        assert.strictEqual(mined?.status, "confirmed")
+        // The block that held it is reorganised away, and the chain moves on without it.
+        yield* rpc(rpcUrl, "evm_revert", [snapshot])
+        yield* rpc(rpcUrl, "anvil_dropAllTransactions")
+        assert.isUndefined(yield* gateway.ownerOf(created.account))
+
+        while ((yield* gateway.ownerOf(created.account)) === undefined) yield* Effect.sleep(Duration.millis(100))
+        const again = yield* journal.byHash(created.transactionHash as Hex)
+        assert.strictEqual(again?.status, "confirmed")
+        assert.notStrictEqual(again?.blockHash, mined?.blockHash)
+        // The next transaction is not held up behind it.
+        const next = newOwner()
+        assert.strictEqual(yield* gateway.ownerOf((yield* gateway.createAccount(next, bytes32())).account), next)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

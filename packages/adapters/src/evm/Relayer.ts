@@ -13,7 +13,9 @@
  *   broadcast again (the same bytes); one still pending after `replaceAfterMillis`, or priced below the latest base
  *   fee, is replaced (same nonce, calldata and gas; both fees raised by at least 12.5 %, never above
  *   `maxFeePerGas`); a nonce the chain has passed without any of its versions being mined is reported and marked
- *   failed. Whichever version is mined is the one `receipt` answers.
+ *   failed. Whichever version is mined is the one `receipt` answers. A transaction mined in the last
+ *   `reorgWindowBlocks` blocks that the chain no longer holds (a reorganisation) is in flight again and sent again:
+ *   its signed request's salt is still unspent there, so it executes once more on the canonical chain.
  */
 import {
   ChainUnavailable,
@@ -55,6 +57,8 @@ export interface RelayerOptions {
   readonly maxFeePerGas?: bigint | undefined
   /** How long `receipt` waits for any version to be mined (default 120 s). */
   readonly receiptTimeoutMillis?: number | undefined
+  /** How many blocks back mined transactions are checked to be still on chain (default 64). */
+  readonly reorgWindowBlocks?: number | undefined
 }
 
 /** A failure whose sending side is unknown happened before any send (fees, nonce, signing). */
@@ -94,6 +98,10 @@ const largest = (amounts: ReadonlyArray<bigint>): bigint => {
   for (const amount of amounts) if (amount > result) result = amount
   return result
 }
+
+/** The smallest of some amounts. */
+const smallest = (amounts: ReadonlyArray<bigint>): bigint =>
+  amounts.reduce((min, amount) => (amount < min ? amount : min))
 
 /** A journal kept in this process only: for tools and tests that have no store (what it holds ends with them). */
 export const processJournal = (): TransactionJournal["Service"] => {
@@ -144,6 +152,17 @@ export const processJournal = (): TransactionJournal["Service"] => {
         }
         return mined.length
       }),
+    minedSince: (chainId, relayer, fromBlock) =>
+      Effect.sync(() =>
+        of(chainId, relayer)
+          .filter(
+            (row) =>
+              (row.status === "included" || row.status === "confirmed") &&
+              row.blockNumber !== undefined &&
+              row.blockNumber >= fromBlock
+          )
+          .sort((a, b) => Number((a.blockNumber ?? 0n) - (b.blockNumber ?? 0n)) || a.nonce - b.nonce)
+      ),
     byHash: (hash) => Effect.sync(() => rows.get(hash))
   })
 }
@@ -173,6 +192,7 @@ export const makeRelayer: (
   const replaceAfterMillis = options.replaceAfterMillis ?? 30_000
   const monitorMillis = options.monitorMillis ?? Math.max(client.pollingInterval, 1_000)
   const receiptTimeoutMillis = options.receiptTimeoutMillis ?? 120_000
+  const reorgWindowBlocks = BigInt(options.reorgWindowBlocks ?? 64)
 
   const read = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, catch: readError })
 
@@ -322,7 +342,7 @@ export const makeRelayer: (
         gas: newest.gas,
         maxFeePerGas,
         // A tip above the fee cap is never paid: the cap bounds it.
-        maxPriorityFeePerGas: tip <= maxFeePerGas ? tip : maxFeePerGas,
+        maxPriorityFeePerGas: smallest([tip, maxFeePerGas]),
         carries: newest.carries
       })
       const sent = yield* Effect.exit(broadcast(replacement.raw))
@@ -338,11 +358,33 @@ export const makeRelayer: (
       return true
     })
 
+  /**
+   * Versions mined in the last `reorgWindowBlocks` blocks that the chain no longer holds where they were seen (a
+   * reorganisation, or a node restored from an older state) are in flight again: the pass then sends them again.
+   */
+  const followReorgs = (head: bigint) =>
+    Effect.gen(function* () {
+      const from = head > reorgWindowBlocks ? head - reorgWindowBlocks : 0n
+      for (const version of yield* journal.minedSince(chainId, relayer, from)) {
+        const receipt = yield* receiptOf(version.hash)
+        if (receipt?.blockHash === version.blockHash) continue
+        if (receipt !== undefined) {
+          yield* setStatus(version.hash, version.status, { number: receipt.blockNumber, hash: receipt.blockHash })
+          continue
+        }
+        yield* setStatus(version.hash, "sent")
+        yield* Effect.logWarning(
+          `transaction ${version.hash} (nonce ${version.nonce}) was mined in block ${version.blockNumber}, which the chain no longer holds: in flight again`
+        )
+      }
+    })
+
   const monitor = Effect.gen(function* () {
+    const latest = yield* read(() => client.getBlock({ blockTag: "latest" }))
+    yield* followReorgs(latest.number)
     const open = yield* journal.unfinished(chainId, relayer)
     if (open.length === 0) return
     const minedCount = yield* read(() => client.getTransactionCount({ address: account.address, blockTag: "latest" }))
-    const latest = yield* read(() => client.getBlock({ blockTag: "latest" }))
     const baseFee = latest.baseFeePerGas ?? 0n
     const now = yield* Clock.currentTimeMillis
     const nonces = [...new Set(open.map((row) => row.nonce))]

@@ -1,6 +1,6 @@
 /**
  * The transaction journal in MongoDB (`chain_transactions`, `_id` = the hash, one document per signed version).
- * Amounts are decimal strings (BSON has no unsigned 256-bit integer).
+ * Amounts are decimal strings (BSON has no unsigned 256-bit integer); block numbers are numbers (exact up to 2^53).
  */
 import {
   type JournaledTransaction,
@@ -20,7 +20,7 @@ interface TransactionDocument {
   status: TransactionStatus
   createdAt: number
   updatedAt: number
-  blockNumber?: string
+  blockNumber?: number
   blockHash?: Hex
   to: Address | null
   data: Hex
@@ -59,7 +59,8 @@ export const layer = Layer.effect(
     yield* Effect.promise(() =>
       Promise.all([
         col.createIndex({ chainId: 1, relayer: 1, nonce: 1, createdAt: 1 }),
-        col.createIndex({ chainId: 1, relayer: 1, status: 1, nonce: 1 })
+        col.createIndex({ chainId: 1, relayer: 1, status: 1, nonce: 1 }),
+        col.createIndex({ chainId: 1, relayer: 1, blockNumber: 1 })
       ])
     )
     const sorted = (filter: Record<string, unknown>) =>
@@ -80,7 +81,7 @@ export const layer = Layer.effect(
                 status: transaction.status,
                 createdAt: transaction.createdAt,
                 updatedAt: transaction.updatedAt,
-                ...(transaction.blockNumber === undefined ? {} : { blockNumber: transaction.blockNumber.toString() }),
+                ...(transaction.blockNumber === undefined ? {} : { blockNumber: Number(transaction.blockNumber) }),
                 ...(transaction.blockHash === undefined ? {} : { blockHash: transaction.blockHash }),
                 to: transaction.to,
                 data: transaction.data,
@@ -110,7 +111,7 @@ export const layer = Layer.effect(
                   $set: {
                     status: change.status,
                     updatedAt: change.at,
-                    blockNumber: change.block.number.toString(),
+                    blockNumber: Number(change.block.number),
                     blockHash: change.block.hash
                   }
                 }
@@ -139,6 +140,18 @@ export const layer = Layer.effect(
             { $set: { status: "sent", updatedAt: at }, $unset: { blockNumber: "", blockHash: "" } }
           )
         ).pipe(Effect.map((result) => result.modifiedCount)),
+      minedSince: (chainId, relayer, fromBlock) =>
+        Effect.promise(() =>
+          col
+            .find({
+              chainId,
+              relayer: relayer.toLowerCase(),
+              blockNumber: { $gte: Number(fromBlock) },
+              status: { $in: ["included", "confirmed"] }
+            })
+            .sort({ blockNumber: 1, nonce: 1 })
+            .toArray()
+        ).pipe(Effect.map((docs) => docs.map(fromDocument))),
       byHash: (hash) =>
         Effect.promise(() => col.findOne({ _id: hash })).pipe(
           Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))

@@ -249,12 +249,13 @@ export const migrations: ReadonlyArray<Migration> = [
         status TEXT NOT NULL,
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL,
-        block_number TEXT,
+        block_number INTEGER,
         block_hash TEXT,
         record TEXT NOT NULL
       ) STRICT;
       CREATE INDEX chain_transactions_by_nonce ON chain_transactions (chain_id, relayer, nonce, created_at);
       CREATE INDEX chain_transactions_by_status ON chain_transactions (chain_id, relayer, status, nonce);
+      CREATE INDEX chain_transactions_by_block ON chain_transactions (chain_id, relayer, block_number);
     `
   }
 ]

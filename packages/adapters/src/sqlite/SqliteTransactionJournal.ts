@@ -1,6 +1,7 @@
 /**
  * The transaction journal in SQLite (`chain_transactions`, one row per signed version). What is selected on has a
- * column; calldata, fees and the signed bytes are kept as JSON in `record` (amounts as decimal strings).
+ * column (block numbers as integers: exact up to 2^53); calldata, fees and the signed bytes are kept as JSON in
+ * `record` (amounts as decimal strings).
  */
 import {
   type JournaledTransaction,
@@ -32,7 +33,7 @@ const fromRow = (row: Record<string, unknown>): JournaledTransaction => {
     status: row.status as TransactionStatus,
     createdAt: row.created_at as number,
     updatedAt: row.updated_at as number,
-    ...(row.block_number === null ? {} : { blockNumber: BigInt(row.block_number as string) }),
+    ...(row.block_number === null ? {} : { blockNumber: BigInt(row.block_number as number) }),
     ...(row.block_hash === null ? {} : { blockHash: row.block_hash as Hex }),
     to: record.to,
     data: record.data,
@@ -76,6 +77,11 @@ export const layer = Layer.effect(
       "SELECT * FROM chain_transactions WHERE chain_id = ? AND relayer = ? AND nonce = ? ORDER BY created_at, rowid"
     )
     const byHash = connection.prepare("SELECT * FROM chain_transactions WHERE hash = ?")
+    const minedSince = connection.prepare(
+      `SELECT * FROM chain_transactions
+       WHERE chain_id = ? AND relayer = ? AND block_number >= ? AND status IN ('included', 'confirmed')
+       ORDER BY block_number, nonce`
+    )
     const reopen = connection.prepare(
       `UPDATE chain_transactions SET status = 'sent', updated_at = ?, block_number = NULL, block_hash = NULL
        WHERE chain_id = ? AND relayer = ? AND nonce >= ? AND status IN ('included', 'confirmed')`
@@ -102,7 +108,7 @@ export const layer = Layer.effect(
             status: transaction.status,
             createdAt: transaction.createdAt,
             updatedAt: transaction.updatedAt,
-            blockNumber: transaction.blockNumber?.toString() ?? null,
+            blockNumber: transaction.blockNumber === undefined ? null : Number(transaction.blockNumber),
             blockHash: transaction.blockHash ?? null,
             record: JSON.stringify(record)
           })
@@ -117,7 +123,7 @@ export const layer = Layer.effect(
             hash,
             status: change.status,
             at: change.at,
-            blockNumber: change.block?.number.toString() ?? null,
+            blockNumber: change.block === undefined ? null : Number(change.block.number),
             blockHash: change.block?.hash ?? null
           })
         }),
@@ -132,6 +138,8 @@ export const layer = Layer.effect(
         Effect.sync(() => versions.all(chainId, relayer.toLowerCase(), nonce).map(fromRow)),
       reopenFrom: (chainId, relayer, fromNonce, at) =>
         Effect.sync(() => Number(reopen.run(at, chainId, relayer.toLowerCase(), fromNonce).changes)),
+      minedSince: (chainId, relayer, fromBlock) =>
+        Effect.sync(() => minedSince.all(chainId, relayer.toLowerCase(), Number(fromBlock)).map(fromRow)),
       byHash: (hash) =>
         Effect.sync(() => {
           const row = byHash.get(hash)

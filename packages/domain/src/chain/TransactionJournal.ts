@@ -94,6 +94,15 @@ export class TransactionJournal extends Context.Service<
      * bytes again, in nonce order. Answers how many it reopened.
      */
     readonly reopenFrom: (chainId: number, relayer: Address, fromNonce: number, at: number) => Effect.Effect<number>
+    /**
+     * The relayer's versions seen mined (`included`, `confirmed`) in block `fromBlock` or later, by block: what the
+     * monitor checks is still on the canonical chain.
+     */
+    readonly minedSince: (
+      chainId: number,
+      relayer: Address,
+      fromBlock: bigint
+    ) => Effect.Effect<ReadonlyArray<JournaledTransaction>>
     /** One version by its hash. */
     readonly byHash: (hash: Hex) => Effect.Effect<JournaledTransaction | undefined>
   }
