@@ -100,8 +100,11 @@ const largest = (amounts: ReadonlyArray<bigint>): bigint => {
 }
 
 /** The smallest of some amounts. */
-const smallest = (amounts: ReadonlyArray<bigint>): bigint =>
-  amounts.reduce((min, amount) => (amount < min ? amount : min))
+const smallest = (amounts: ReadonlyArray<bigint>): bigint => {
+  let result = amounts[0] ?? 0n
+  for (const amount of amounts) if (amount < result) result = amount
+  return result
+}
 
 /** A journal kept in this process only: for tools and tests that have no store (what it holds ends with them). */
 export const processJournal = (): TransactionJournal["Service"] => {
