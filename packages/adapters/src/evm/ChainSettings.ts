@@ -32,6 +32,13 @@ export interface ChainSettings {
 const address = (name: string) => Config.schema(EvmAddress, name)
 
 /**
+ * `CHAIN_CONFIRMATIONS` unless set: 1, the block that holds the transaction. On Arbitrum One the sequencer orders
+ * transactions for good as it takes them, and a block reorganises only if the sequencer itself misbehaves; the
+ * relayer's monitor still checks the last 64 blocks and sends again anything they lost (docs/decisions/0052).
+ */
+export const defaultConfirmations = 1
+
+/**
  * `RPC_URL`: one http(s) URL, or several separated by commas, tried in turn (`makeChainClient`). Checked at start-up;
  * the error names which entry is wrong by its position, never its text, which usually carries a provider's key.
  */
@@ -55,7 +62,8 @@ const tokenAddress = (chainId: number) =>
 /**
  * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` (one endpoint or several, comma
  * separated) and `RELAYER_PRIVATE_KEY` (both redacted), the relayer's `MAX_FEE_PER_GAS` (wei; the cap of a replacement's
- * fee, default none) and `RELAYER_REPLACE_AFTER_MS` (a transaction pending this long is replaced, default 30000),
+ * fee, default none), `RELAYER_REPLACE_AFTER_MS` (a transaction pending this long is replaced, default 30000) and
+ * `CHAIN_CONFIRMATIONS` (how deep a transaction's block must be before it counts, default 1),
  * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161), and the bounds of
  * each JSON-RPC call, `RPC_TIMEOUT_MS` (default 3000) and `RPC_RETRIES` (default 1).
  */
@@ -71,10 +79,12 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
       rpcTimeoutMillis: Config.Int("RPC_TIMEOUT_MS").pipe(Config.withDefault(defaultRpcTimeoutMillis)),
       rpcRetries: Config.Int("RPC_RETRIES").pipe(Config.withDefault(defaultRpcRetries)),
       maxFeePerGas: Config.option(Config.schema(Schema.BigIntFromString, "MAX_FEE_PER_GAS")),
-      replaceAfterMillis: Config.Int("RELAYER_REPLACE_AFTER_MS").pipe(Config.withDefault(30_000))
+      replaceAfterMillis: Config.Int("RELAYER_REPLACE_AFTER_MS").pipe(Config.withDefault(30_000)),
+      confirmations: Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations))
     }).pipe(
       Config.map(
         ({
+          confirmations,
           escrow,
           forwarder,
           maxFeePerGas,
@@ -89,7 +99,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
           rpcUrl,
           rpcTimeoutMillis,
           rpcRetries,
-          relayer: { replaceAfterMillis, maxFeePerGas: Option.getOrUndefined(maxFeePerGas) },
+          relayer: { replaceAfterMillis, confirmations, maxFeePerGas: Option.getOrUndefined(maxFeePerGas) },
           relayerKey: relayerKey as Redacted.Redacted<Hex>,
           addresses: { forwarder, escrow, token }
         })

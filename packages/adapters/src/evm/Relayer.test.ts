@@ -34,32 +34,37 @@ const rpc = (url: string, method: string, params: ReadonlyArray<unknown> = []) =
   })
 
 /** A fresh anvil mining a block a second, a journal in a new SQLite file, and the embedded chain on both. */
-const misbehavingChain = Effect.gen(function* () {
-  const anvil = yield* startAnvil()
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-relayer-"))),
-    (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
-  )
-  const journalContext = yield* Layer.build(
-    SqliteTransactionJournal.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: join(dir, "svc.db") })))
-  ).pipe(Effect.orDie)
-  const chainContext = yield* Layer.build(
-    EmbeddedChain.layer({
+const misbehavingChain = chainWith({})
+
+function chainWith(relayerOptions: { readonly confirmations?: number }) {
+  return Effect.gen(function* () {
+    const anvil = yield* startAnvil()
+    // Blocks a second from the start: with more than one confirmation, the suite's deployment needs blocks after it.
+    yield* rpc(anvil.rpcUrl, "evm_setAutomine", [false])
+    yield* rpc(anvil.rpcUrl, "evm_setIntervalMining", [1])
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-relayer-"))),
+      (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+    )
+    const journalContext = yield* Layer.build(
+      SqliteTransactionJournal.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: join(dir, "svc.db") })))
+    ).pipe(Effect.orDie)
+    const chainContext = yield* Layer.build(
+      EmbeddedChain.layer({
+        rpcUrl: anvil.rpcUrl,
+        chainId,
+        pollingInterval: 50,
+        relayer: { monitorMillis: 200, replaceAfterMillis: 60_000, ...relayerOptions }
+      })
+    ).pipe(Effect.provide(journalContext), Effect.orDie)
+    return {
       rpcUrl: anvil.rpcUrl,
-      chainId,
-      pollingInterval: 50,
-      relayer: { monitorMillis: 200, replaceAfterMillis: 60_000 }
-    })
-  ).pipe(Effect.provide(journalContext), Effect.orDie)
-  yield* rpc(anvil.rpcUrl, "evm_setAutomine", [false])
-  yield* rpc(anvil.rpcUrl, "evm_setIntervalMining", [1])
-  return {
-    rpcUrl: anvil.rpcUrl,
-    journal: Context.get(journalContext, TransactionJournal),
-    gateway: Context.get(chainContext, ChainGateway),
-    relayer: Context.get(chainContext, EmbeddedChain).relayer
-  }
-})
+      journal: Context.get(journalContext, TransactionJournal),
+      gateway: Context.get(chainContext, ChainGateway),
+      relayer: Context.get(chainContext, EmbeddedChain).relayer
+    }
+  })
+}
 
 const bytes32 = (): Hex => toHex(randomBytes(32))
 const newOwner = (): Address => privateKeyToAccount(generatePrivateKey()).address
@@ -155,13 +160,36 @@ describe("Relayer on a chain that misbehaves", () => {
         yield* rpc(rpcUrl, "anvil_dropAllTransactions")
         assert.isUndefined(yield* gateway.ownerOf(created.account))
 
+        // Back on chain, and the journal follows it there.
         while ((yield* gateway.ownerOf(created.account)) === undefined) yield* Effect.sleep(Duration.millis(100))
+        while ((yield* journal.byHash(created.transactionHash as Hex))?.status !== "confirmed") {
+          yield* Effect.sleep(Duration.millis(50))
+        }
         const again = yield* journal.byHash(created.transactionHash as Hex)
-        assert.strictEqual(again?.status, "confirmed")
         assert.notStrictEqual(again?.blockHash, mined?.blockHash)
         // The next transaction is not held up behind it.
         const next = newOwner()
         assert.strictEqual(yield* gateway.ownerOf((yield* gateway.createAccount(next, bytes32())).account), next)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "with CHAIN_CONFIRMATIONS 3 a transaction is answered once its block is three deep, and is in flight until then",
+    () =>
+      Effect.gen(function* () {
+        const { rpcUrl, journal, gateway, relayer } = yield* chainWith({ confirmations: 3 })
+        const owner = newOwner()
+        const creation = yield* Effect.forkChild(gateway.createAccount(owner, bytes32()))
+        const sent = yield* inFlight(journal, relayer)
+        // Mined, not yet deep enough: included, and not answered.
+        while ((yield* journal.byHash(sent.hash))?.status !== "included") yield* Effect.sleep(Duration.millis(20))
+        const included = yield* journal.byHash(sent.hash)
+        const created = yield* Fiber.join(creation)
+        const head = BigInt(String(yield* rpc(rpcUrl, "eth_blockNumber")))
+        assert.isAtLeast(Number(head - (included?.blockNumber ?? head) + 1n), 3)
+        assert.strictEqual(created.transactionHash, sent.hash)
+        assert.strictEqual((yield* journal.byHash(sent.hash))?.status, "confirmed")
       }).pipe(Effect.scoped),
     60_000
   )

@@ -28,6 +28,7 @@ import {
   type Address,
   type Hash,
   type Hex,
+  hexToBigInt,
   keccak256,
   type PrivateKeyAccount,
   type PublicClient,
@@ -57,6 +58,11 @@ export interface RelayerOptions {
   readonly maxFeePerGas?: bigint | undefined
   /** How long `receipt` waits for any version to be mined (default 120 s). */
   readonly receiptTimeoutMillis?: number | undefined
+  /**
+   * How deep a transaction's block must be before `receipt` answers (`CHAIN_CONFIRMATIONS`; 1, the default, is the
+   * head itself). Until then it is `included`, and the monitor follows it.
+   */
+  readonly confirmations?: number | undefined
   /** How many blocks back mined transactions are checked to be still on chain (default 64). */
   readonly reorgWindowBlocks?: number | undefined
 }
@@ -196,6 +202,7 @@ export const makeRelayer: (
   const monitorMillis = options.monitorMillis ?? Math.max(client.pollingInterval, 1_000)
   const receiptTimeoutMillis = options.receiptTimeoutMillis ?? 120_000
   const reorgWindowBlocks = BigInt(options.reorgWindowBlocks ?? 64)
+  const confirmations = BigInt(Math.max(1, options.confirmations ?? 1))
 
   const read = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, catch: readError })
 
@@ -303,22 +310,30 @@ export const makeRelayer: (
       )
     )
 
-  /** The mined version of a nonce, if any: recorded as included, the others as replaced. */
-  const minedVersion = (versions: ReadonlyArray<JournaledTransaction>) =>
+  /** How deep `blockNumber` is under the head `head` (the block itself counts: 1 when it is the head). */
+  const depthOf = (blockNumber: bigint, head: bigint) => head - blockNumber + 1n
+
+  /**
+   * The mined version of a nonce, if any, with its depth: recorded as `confirmed` once `confirmations` deep, else
+   * `included`; the other versions as `replaced`.
+   */
+  const minedVersion = (versions: ReadonlyArray<JournaledTransaction>, head: bigint) =>
     Effect.gen(function* () {
       for (const version of [...versions].reverse()) {
         if (version.status === "failed") continue
         const receipt = yield* receiptOf(version.hash)
         if (receipt === undefined) continue
-        if (version.status !== "confirmed" || version.blockHash !== receipt.blockHash) {
-          yield* setStatus(version.hash, "confirmed", { number: receipt.blockNumber, hash: receipt.blockHash })
+        const depth = depthOf(receipt.blockNumber, head)
+        const status = depth >= confirmations ? "confirmed" : "included"
+        if (version.status !== status || version.blockHash !== receipt.blockHash) {
+          yield* setStatus(version.hash, status, { number: receipt.blockNumber, hash: receipt.blockHash })
         }
         for (const other of versions) {
           if (other.hash !== version.hash && other.status !== "replaced" && other.status !== "failed") {
             yield* setStatus(other.hash, "replaced")
           }
         }
-        return receipt
+        return { receipt, depth }
       }
       return undefined
     })
@@ -393,7 +408,7 @@ export const makeRelayer: (
     const nonces = [...new Set(open.map((row) => row.nonce))]
     for (const nonce of nonces) {
       const versions = yield* journal.versions(chainId, relayer, nonce)
-      if ((yield* minedVersion(versions)) !== undefined) continue
+      if ((yield* minedVersion(versions, latest.number)) !== undefined) continue
       const live = versions.filter((version) => version.status !== "failed" && version.status !== "replaced")
       // A block that held one of them was reorganised away: it is in flight again.
       for (const version of live) {
@@ -472,9 +487,15 @@ export const makeRelayer: (
     const deadline = (yield* Clock.currentTimeMillis) + receiptTimeoutMillis
     while (true) {
       const versions = row === undefined ? [] : yield* journal.versions(chainId, relayer, row.nonce)
+      const head = yield* read(() => client.request({ method: "eth_blockNumber" }).then(hexToBigInt))
       const found =
-        row === undefined ? yield* receiptOf(hash) : yield* minedVersion(versions.length === 0 ? [row] : versions)
-      if (found !== undefined) return found
+        row === undefined
+          ? yield* Effect.map(receiptOf(hash), (receipt) =>
+              receipt === undefined ? undefined : { receipt, depth: depthOf(receipt.blockNumber, head) }
+            )
+          : yield* minedVersion(versions.length === 0 ? [row] : versions, head)
+      // Answered once `confirmations` deep: until then the transaction is in flight (and may yet be reorganised away).
+      if (found !== undefined && found.depth >= confirmations) return found.receipt
       if (versions.length > 0 && versions.every((version) => version.status === "failed")) {
         return yield* Effect.fail(
           new ChainUnavailable({ reason: `transaction ${hash} can no longer be mined`, nothingSent: false })
