@@ -23,12 +23,14 @@ const cache = join(root, ".cache", "toolchain")
 const [task, ...rest] = process.argv.slice(2)
 // `start` runs the server straight on Node 24, not through pnpm: pnpm does not pass SIGTERM on to its script, and
 // the server must get it to stop gracefully (and stop jongodb and anvil).
-// `svc` runs the command line the same way, so its prompts, exit code and Ctrl-C reach it directly; `migrate` too.
+// `svc` runs the command line the same way, so its prompts, exit code and Ctrl-C reach it directly; `migrate` and
+// `deploy` too.
 const tasks = {
   start: ["node", "apps/api/src/main.ts"],
   test: ["pnpm", "run", "check"],
   svc: ["node", "apps/cli/src/bin.ts"],
-  migrate: ["node", "apps/migrate/src/bin.ts"]
+  migrate: ["node", "apps/migrate/src/bin.ts"],
+  deploy: ["node", "apps/api/src/deploy.ts"]
 }
 if (!(task in tasks)) {
   console.error(`usage: bootstrap.mjs <${Object.keys(tasks).join("|")}> [args...]`)
@@ -124,7 +126,7 @@ const run = (command, stdio = "inherit") =>
 
 // The command line's and the migration tool's stdout is their output (tables, JSON lines): the install reports on
 // stderr instead.
-const installStdio = task === "svc" || task === "migrate" ? ["ignore", process.stderr, "inherit"] : "inherit"
+const installStdio = ["svc", "migrate", "deploy"].includes(task) ? ["ignore", process.stderr, "inherit"] : "inherit"
 const installed = await run(
   [...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"],
   installStdio

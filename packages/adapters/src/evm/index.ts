@@ -3,6 +3,7 @@
  */
 export { makeChainClient, rpcUrlsOf } from "./ChainClient.ts"
 export { arbitrumOneUsdc, type ChainSettings, ChainSettingsConfig, rpcUrlConfig } from "./ChainSettings.ts"
+export { create2Deployer, type Deployment, type DeployOptions, deploymentSalt, deployOrFind } from "./Deploy.ts"
 export { EmbeddedChain } from "./EmbeddedChain.ts"
 export {
   bumped,
