@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { ChainGateway, paymentsRequestOf, TransactionJournal } from "@svc/domain/chain"
 import { type PaymentEntry, paymentsTypedData, signableOf } from "@svc/domain/eip712"
 import { Context, Duration, Effect, Fiber, Layer } from "effect"
-import { type Hex, toHex } from "viem"
+import { createTestClient, type Hex, http, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { startAnvil } from "../src/embedded/index.ts"
 import { EmbeddedChain } from "../src/evm/index.ts"
@@ -28,17 +28,9 @@ const chainId = 42161
 
 const bytes32 = (): Hex => toHex(randomBytes(32))
 
+/** Anvil's own JSON-RPC methods (mining, mempool, snapshots, fees), through viem's test client. */
 const rpc = (url: string, method: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
-    })
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } }
-    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
-    return body.result
-  })
+  Effect.promise(() => createTestClient({ mode: "anvil", transport: http(url) }).request({ method, params } as never))
 
 const seconds = (from: number) => (performance.now() - from) / 1000
 

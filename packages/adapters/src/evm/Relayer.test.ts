@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { ChainGateway, TransactionJournal } from "@svc/domain/chain"
 import { Context, Duration, Effect, Fiber, Layer } from "effect"
-import { type Address, type Hex, toHex } from "viem"
+import { type Address, createTestClient, type Hex, http, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { startAnvil } from "../embedded/Anvil.ts"
 import { SqliteDatabase } from "../sqlite/SqliteDatabase.ts"
@@ -21,17 +21,9 @@ import { bumped } from "./Relayer.ts"
 
 const chainId = 42161
 
+/** Anvil's own JSON-RPC methods (mining, mempool, snapshots, fees), through viem's test client. */
 const rpc = (url: string, method: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
-    })
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } }
-    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
-    return body.result
-  })
+  Effect.promise(() => createTestClient({ mode: "anvil", transport: http(url) }).request({ method, params } as never))
 
 /** A fresh anvil mining a block a second, a journal in a new SQLite file, and the embedded chain on both. */
 const misbehavingChain = chainWith({})
