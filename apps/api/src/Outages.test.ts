@@ -137,8 +137,8 @@ describe("outages", () => {
         )
         const file = join(dir, "chain.json")
         const first = yield* Scope.make()
-        const anvil = yield* startAnvil().pipe(Scope.provide(first))
-        const persisted = yield* persistAnvilState({ rpcUrl: anvil.rpcUrl, file }).pipe(Scope.provide(first))
+        const anvil = yield* startAnvil({ stateFile: file }).pipe(Scope.provide(first))
+        const persisted = yield* persistAnvilState({ anvil }).pipe(Scope.provide(first))
         const { server, embedded, gateway } = yield* serverOnChain(anvil.rpcUrl)
         const payment = yield* signedPayment(server, embedded, gateway)
         yield* persisted.save
@@ -154,8 +154,8 @@ describe("outages", () => {
         assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
 
         // The chain is back where it was: the claim was released, so the same signed request executes at once.
-        yield* startAnvil({ port: anvil.port }).pipe(
-          Effect.andThen(persistAnvilState({ rpcUrl: anvil.rpcUrl, file })),
+        yield* startAnvil({ port: anvil.port, stateFile: file }).pipe(
+          Effect.flatMap((restarted) => persistAnvilState({ anvil: restarted })),
           Effect.orDie
         )
         const ready = yield* call(server, "GET", "/ready")

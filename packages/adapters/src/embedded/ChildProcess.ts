@@ -42,7 +42,8 @@ const guard = [
   "trap 'kill -TERM $service 2>/dev/null' TERM INT",
   "(read -r _ <&3; kill -TERM $service 2>/dev/null) & watcher=$!",
   "wait $service; code=$?",
-  "kill $watcher 2>/dev/null",
+  // Waited for, so the watcher is not left a zombie when this guard's parent is an init that does not reap.
+  "kill $watcher 2>/dev/null; wait $watcher 2>/dev/null",
   "exit $code"
 ].join("\n")
 
