@@ -617,6 +617,9 @@ describe("npm start", () => {
             return { ready, state: yield* stateOf(started, before.token), output: started.output() }
           })
         )
+        // Past the ~2 MiB that anvil's RPC accepts in one request: what the old load refused.
+        const saved = statSync(join(directory, "anvil-state.json")).size
+        assert.isAbove(saved, 2 * 1024 * 1024, `saved chain: ${saved} bytes`)
         assert.strictEqual(restarted.ready.status, 200, restarted.output)
         assert.deepStrictEqual(restarted.state, before.after)
         // Nothing had to be sent again: the chain saved on stop held every payment.
