@@ -34,10 +34,15 @@ import type { Anvil } from "./Anvil.ts"
 
 /**
  * The block a saved state holds (its `best_block_number`), or undefined when it cannot be read. anvil may answer a
- * new block number before that block's state is in a dump, so the dump itself is asked.
+ * new block number before that block's state is in a dump, so the dump itself is asked. Found in the bytes, so a state
+ * of many megabytes is not copied into a string each save.
  */
-const blockOfState = (json: string): bigint | undefined => {
-  const found = /"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)"?/.exec(json)?.[1]
+const blockOfState = (json: Buffer): bigint | undefined => {
+  const at = json.indexOf('"best_block_number"')
+  if (at < 0) return undefined
+  const found = /^"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)"?/.exec(
+    json.subarray(at, at + 100).toString("utf8")
+  )?.[1]
   return found === undefined ? undefined : BigInt(found)
 }
 
@@ -163,7 +168,7 @@ export const persistAnvilState = (options: {
             try: () => {
               const json = gunzipSync(Buffer.from(dump.replace(/^0x/, ""), "hex"))
               writeWhole(file, json)
-              return json.toString("utf8")
+              return json
             },
             catch: (error) => (error instanceof Error ? error : new Error(String(error)))
           })
