@@ -106,16 +106,16 @@ const signedPayment = (server: TestServer, embedded: EmbeddedChain["Service"], g
 const chainStopped = Effect.gen(function* () {
   const file = join(yield* temporaryDirectory, "chain.json")
   const first = yield* Scope.make()
-  const anvil = yield* startAnvil().pipe(Scope.provide(first), Effect.orDie)
-  const persisted = yield* persistAnvilState({ rpcUrl: anvil.rpcUrl, file }).pipe(Scope.provide(first), Effect.orDie)
+  const anvil = yield* startAnvil({ stateFile: file }).pipe(Scope.provide(first), Effect.orDie)
+  const persisted = yield* persistAnvilState({ anvil }).pipe(Scope.provide(first), Effect.orDie)
   const { embedded, gateway, server } = yield* serverOnChain(anvil.rpcUrl)
   const payment = yield* signedPayment(server, embedded, gateway)
   yield* persisted.save
   yield* Scope.close(first, Exit.void)
   const put = yield* timed(payment.put)
   const ready = yield* timed(call(server, "GET", "/ready"))
-  yield* startAnvil({ port: anvil.port }).pipe(
-    Effect.andThen(persistAnvilState({ rpcUrl: anvil.rpcUrl, file })),
+  yield* startAnvil({ port: anvil.port, stateFile: file }).pipe(
+    Effect.flatMap((restarted) => persistAnvilState({ anvil: restarted })),
     Effect.orDie
   )
   const again = yield* timed(payment.put)

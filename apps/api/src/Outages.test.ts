@@ -137,8 +137,8 @@ describe("outages", () => {
         )
         const file = join(dir, "chain.json")
         const first = yield* Scope.make()
-        const anvil = yield* startAnvil().pipe(Scope.provide(first))
-        const persisted = yield* persistAnvilState({ rpcUrl: anvil.rpcUrl, file }).pipe(Scope.provide(first))
+        const anvil = yield* startAnvil({ stateFile: file }).pipe(Scope.provide(first))
+        const persisted = yield* persistAnvilState({ anvil }).pipe(Scope.provide(first))
         const { server, embedded, gateway } = yield* serverOnChain(anvil.rpcUrl)
         const payment = yield* signedPayment(server, embedded, gateway)
         yield* persisted.save
@@ -153,9 +153,17 @@ describe("outages", () => {
         assert.deepStrictEqual(notReady.body.data, { status: "not_ready", checks: { database: "up", chain: "down" } })
         assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
 
+        // A node that answers on the same port but lost the chain (started empty) is not ready: no contract code.
+        const empty = yield* Scope.make()
+        yield* startAnvil({ port: anvil.port }).pipe(Scope.provide(empty), Effect.orDie)
+        const emptyChain = yield* call(server, "GET", "/ready")
+        assert.strictEqual(emptyChain.status, 503, JSON.stringify(emptyChain.body))
+        assert.strictEqual(emptyChain.body.data.checks.chain, "down")
+        yield* Scope.close(empty, Exit.void)
+
         // The chain is back where it was: the claim was released, so the same signed request executes at once.
-        yield* startAnvil({ port: anvil.port }).pipe(
-          Effect.andThen(persistAnvilState({ rpcUrl: anvil.rpcUrl, file })),
+        yield* startAnvil({ port: anvil.port, stateFile: file }).pipe(
+          Effect.flatMap((restarted) => persistAnvilState({ anvil: restarted })),
           Effect.orDie
         )
         const ready = yield* call(server, "GET", "/ready")
@@ -239,9 +247,16 @@ describe("outages", () => {
       const other = new DatabaseSync(filename)
       other.exec("BEGIN IMMEDIATE")
       assertUnavailable(yield* call(server, "GET", `/v2/auth/siwe?wallet=${wallet}`))
+      // Readiness writes (and rolls back), so it sees what writes meet; a read alone answered while they failed.
+      const notReady = yield* call(server, "GET", "/ready")
+      assert.strictEqual(notReady.status, 503)
+      assert.strictEqual(notReady.body.data.checks.database, "down")
       other.exec("COMMIT")
       other.close()
       assert.strictEqual((yield* call(server, "GET", `/v2/auth/siwe?wallet=${wallet}`)).status, 200)
+      const ready = yield* call(server, "GET", "/ready")
+      assert.strictEqual(ready.status, 200, JSON.stringify(ready.body))
+      assert.strictEqual(ready.body.data.checks.database, "up")
     }).pipe(Effect.scoped)
   )
 

@@ -6,6 +6,7 @@
  * a database from a newer schema, stops the start with a clear message and changes nothing.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import {
   existsSync,
   mkdtempSync,
@@ -59,10 +60,10 @@ const productionSettings = [
   "HEADERS_TIMEOUT_MS",
   "SHUTDOWN_GRACE_MS"
 ]
-const embeddedEnv = (dataDir: string, port = 0) => {
+const embeddedEnv = (dataDir: string, port = 0, extra: Record<string, string> = {}) => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir }
   for (const name of productionSettings) delete env[name]
-  return env
+  return { ...env, ...extra }
 }
 
 /** Kills the process and everything it started (anvil included), as `kill -9` of its group would. */
@@ -79,11 +80,11 @@ const killGroup = (child: ChildProcess) => {
  * data in `dataDir`, resolved once it serves and printed its demo (under the test timeout); the group is killed when
  * the scope closes, whatever happened in the test.
  */
-const startIn = (dataDir: string, port = 0) =>
+const startIn = (dataDir: string, port = 0, extraEnv: Record<string, string> = {}) =>
   Effect.acquireRelease(
     Effect.callback<Started, Error>((resume) => {
       const child = spawn(process.execPath, [main], {
-        env: embeddedEnv(dataDir, port),
+        env: embeddedEnv(dataDir, port, extraEnv),
         stdio: ["ignore", "pipe", "pipe"],
         detached: true
       })
@@ -249,15 +250,96 @@ const pay = (started: Started, token: string, cents: number) =>
 /** What the API says of the team: its payments and its balance on chain. */
 const stateOf = (started: Started, token: string) =>
   Effect.gen(function* () {
-    const payments = yield* request(started.base, "GET", `/v2/payments?team_nanoid=${started.team}`, token)
+    // Every page: a page holds at most 1,000.
+    const items: Array<{ payment: { nanoid: string; amount_cents: number } }> = []
+    let cursor: string | null = ""
+    while (cursor !== null) {
+      const page = `/v2/payments?team_nanoid=${started.team}&limit=1000${cursor === "" ? "" : `&cursor=${cursor}`}`
+      const payments = yield* request(started.base, "GET", page, token)
+      items.push(...payments.data.items)
+      cursor = payments.data.next_cursor as string | null
+    }
     const balance = yield* request(started.base, "GET", `/v2/balance?nanoid=${started.team}`, token)
     return {
-      payments: (payments.data.items as ReadonlyArray<{ payment: { nanoid: string; amount_cents: number } }>).map(
-        (item) => `${item.payment.nanoid}:${item.payment.amount_cents}`
-      ),
+      payments: items.map((item) => `${item.payment.nanoid}:${item.payment.amount_cents}`),
       balance: balance.data.balances[0].balance_cents as number
     }
   })
+
+/** Pays `cents` to `member` (a user nanoid) in one request of its own; answers the PUT's status. */
+const payTo = (started: Started, token: string, member: string, cents: number) =>
+  Effect.gen(function* () {
+    const admin = privateKeyToAccount(started.key)
+    const body = {
+      from: started.team,
+      to: [{ to: member, amount_cents: cents, currency_symbol: "USD", invoice_description: "growth" }],
+      pay_now: true
+    }
+    const issued = yield* request(started.base, "POST", "/v2/payments", token, body)
+    const bundle = issued.data as TypedDataBundle
+    const signature = yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
+    const executed = yield* request(started.base, "PUT", "/v2/payments", token, {
+      ...body,
+      signer: admin.address,
+      typed_data: bundle.typed_data,
+      signature
+    })
+    return executed.status as number
+  })
+
+/** The team's first payable member. */
+const payableMember = (started: Started, token: string) =>
+  Effect.map(
+    request(started.base, "GET", `/v2/teams/${started.team}/users`, token),
+    (users) => users.data.users.find((u: { payable: boolean }) => u.payable).nanoid as string
+  )
+
+/** Sends a JSON-RPC call to the embedded anvil. */
+const anvilRpc = (started: Started, method: string, params: ReadonlyArray<unknown>) =>
+  Effect.promise(async () => {
+    const response = await fetch(started.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+    })
+    return ((await response.json()) as { result?: unknown }).result
+  })
+
+/** Stops the process with SIGTERM (it saves the chain) and waits for its exit. */
+const stopCleanly = (started: Started) =>
+  Effect.gen(function* () {
+    started.child.kill("SIGTERM")
+    yield* exited(started.child)
+    assert.strictEqual(started.child.exitCode, 0, started.output())
+  })
+
+/** Asks `/ready` every 250 ms (up to 60 s) until it answers 200. */
+const readyWithin = (started: Started) =>
+  Effect.gen(function* () {
+    let ready = yield* request(started.base, "GET", "/ready")
+    for (let i = 0; i < 240 && ready.status !== 200; i++) {
+      yield* Effect.sleep(250)
+      ready = yield* request(started.base, "GET", "/ready")
+    }
+    return ready
+  })
+
+/** The anvil pid of `started`, or undefined while there is none (it is being restarted). */
+const currentAnvilPid = (started: Started) => {
+  try {
+    return anvilPidOf(started)
+  } catch {
+    return undefined
+  }
+}
+
+/** Processes of `started`'s group that exited and were never reaped (zombies). */
+const zombiesOf = (started: Started) =>
+  execFileSync("ps", ["-eo", "pid=,pgid=,stat=,comm="], { encoding: "utf8" })
+    .split("\n")
+    .map((row) => row.trim().split(/\s+/))
+    .filter(([, group, stat]) => Number(group) === started.child.pid && (stat ?? "").startsWith("Z"))
+    .map((row) => row.join(" "))
 
 describe("npm start", () => {
   it.live("production refuses to start without SMTP_URL: invite mails are never only logged there", () =>
@@ -509,5 +591,131 @@ describe("npm start", () => {
       assert.strictEqual(yield* pay(started, token, 777), 200)
       assert.strictEqual((yield* stateOf(started, token)).balance, opening.balance - 777)
     }).pipe(Effect.scoped)
+  )
+  // Issue 18: the chain passed 2 MiB after about a thousand payments, and anvil refused to load it over RPC.
+  it.live(
+    "more than 1,000 payments, each its own transaction, survive a stop and a start: every payment, the same balance",
+    () =>
+      Effect.gen(function* () {
+        const directory = yield* dataDir
+        const payments = 1_050
+        // Many requests a minute from one user: the rate limits are not what is tested here.
+        const unlimited = { RATE_LIMIT_PER_USER: "0", RATE_LIMIT_PER_IP: "0" }
+        const before = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const started = yield* startIn(directory, 0, unlimited)
+            const token = yield* signIn(started.base, privateKeyToAccount(started.key))
+            const member = yield* payableMember(started, token)
+            const opening = yield* stateOf(started, token)
+            const statuses = yield* Effect.forEach(
+              Array.from({ length: payments }, (_, i) => i),
+              () => payTo(started, token, member, 1),
+              { concurrency: 4 }
+            )
+            assert.deepStrictEqual(
+              statuses.filter((status) => status !== 200),
+              []
+            )
+            const after = yield* stateOf(started, token)
+            assert.strictEqual(after.payments.length, opening.payments.length + payments)
+            assert.strictEqual(after.balance, opening.balance - payments)
+            yield* stopCleanly(started)
+            return { token, after }
+          })
+        )
+        const restarted = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const started = yield* startIn(directory, 0, unlimited)
+            const ready = yield* request(started.base, "GET", "/ready")
+            return { ready, state: yield* stateOf(started, before.token), output: started.output() }
+          })
+        )
+        // Past the ~2 MiB that anvil's RPC accepts in one request: what the old load refused.
+        const saved = statSync(join(directory, "anvil-state.json")).size
+        assert.isAbove(saved, 2 * 1024 * 1024, `saved chain: ${saved} bytes`)
+        assert.strictEqual(restarted.ready.status, 200, restarted.output)
+        assert.deepStrictEqual(restarted.state, before.after)
+        // Nothing had to be sent again: the chain saved on stop held every payment.
+        assert.notInclude(restarted.output, "which the restored chain had lost")
+      }).pipe(Effect.scoped),
+    300_000
+  )
+
+  it.live(
+    "a saved chain of more than 20 MB loads at the next start: ready, with the same payments, balance and code",
+    () =>
+      Effect.gen(function* () {
+        const directory = yield* dataDir
+        const chainFile = join(directory, "anvil-state.json")
+        // 450 contracts of 24 KB each: about 22 MB of saved chain.
+        const contracts = Array.from({ length: 450 }, (_, i) => `0x${(0x20000 + i).toString(16).padStart(40, "0")}`)
+        // Random, so neither form of the file compresses it: anvil's RPC refused the old, gzipped form past ~2 MiB too.
+        const codes = contracts.map(() => `0x${randomBytes(24_000).toString("hex")}`)
+        const codeOf = (i: number) => codes[i]
+        const before = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const started = yield* startIn(directory)
+            const token = yield* signIn(started.base, privateKeyToAccount(started.key))
+            yield* Effect.forEach(contracts, (address, i) => anvilRpc(started, "anvil_setCode", [address, codeOf(i)]), {
+              concurrency: 8
+            })
+            // A payment mines a block, so the chain is saved with the code.
+            assert.strictEqual(yield* pay(started, token, 321), 200)
+            const state = yield* stateOf(started, token)
+            yield* stopCleanly(started)
+            return { token, state }
+          })
+        )
+        assert.isAbove(statSync(chainFile).size, 20 * 1024 * 1024)
+        const restarted = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const started = yield* startIn(directory)
+            return {
+              ready: yield* request(started.base, "GET", "/ready"),
+              state: yield* stateOf(started, before.token),
+              first: yield* anvilRpc(started, "eth_getCode", [contracts[0], "latest"]),
+              last: yield* anvilRpc(started, "eth_getCode", [contracts[contracts.length - 1], "latest"]),
+              output: started.output()
+            }
+          })
+        )
+        assert.strictEqual(restarted.ready.status, 200, restarted.output)
+        assert.deepStrictEqual(restarted.state, before.state)
+        assert.strictEqual(restarted.first, codeOf(0))
+        assert.strictEqual(restarted.last, codeOf(contracts.length - 1))
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "an anvil that dies right after each restart is restarted ever more slowly, /ready says so, and no process is left",
+    () =>
+      Effect.gen(function* () {
+        const started = yield* start
+        const token = yield* signIn(started.base, privateKeyToAccount(started.key))
+        const opening = yield* stateOf(started, token)
+        // Four deaths in a row, each right after the restart that followed the one before was complete.
+        for (let death = 1; death <= 4; death++) {
+          if (death > 1) assert.strictEqual((yield* readyWithin(started)).status, 200, started.output())
+          process.kill(anvilPidOf(started), "SIGKILL")
+        }
+        // Each start after a quick death waits twice as long (none, 1 s, 2 s, then 4 s): /ready names the chain
+        // and says what the supervisor is doing, with no new anvil meanwhile.
+        let waiting = yield* request(started.base, "GET", "/ready")
+        for (let i = 0; i < 40 && !String(waiting.data?.chain_status ?? "").includes("attempt 4"); i++) {
+          yield* Effect.sleep(50)
+          waiting = yield* request(started.base, "GET", "/ready")
+        }
+        assert.strictEqual(waiting.status, 503, JSON.stringify(waiting))
+        assert.strictEqual(waiting.data.checks.chain, "down")
+        assert.match(waiting.data.chain_status, /attempt 4, in 4 s/)
+        assert.isUndefined(currentAnvilPid(started))
+        // Then it is back, with the chain it had, and nothing of the dead ones is left unreaped.
+        const ready = yield* readyWithin(started)
+        assert.strictEqual(ready.status, 200, started.output())
+        assert.deepStrictEqual(yield* stateOf(started, token), opening)
+        assert.deepStrictEqual(zombiesOf(started), [])
+      }).pipe(Effect.scoped),
+    180_000
   )
 })

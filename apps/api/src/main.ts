@@ -26,7 +26,7 @@ import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnv
 import { EmbeddedChain, rpcUrlConfig as rpcUrlsConfig, ViemChainGateway } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
-import { ChainGateway, svcAccountSaltOf } from "@svc/domain/chain"
+import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
 import { IntentRunner } from "@svc/domain/payment"
 import { TeamBalances } from "@svc/domain/team"
@@ -141,13 +141,14 @@ const main = Effect.gen(function* () {
   const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(state.jwtSecret))
   const webhookSecretKey = Option.getOrElse(webhookKeyConfig, () => Redacted.make(state.webhookSecretKey))
 
-  const anvil = embeddedChain && Option.isNone(rpcUrlConfig) ? yield* startRestartableAnvil() : undefined
+  // anvil loads the saved chain itself as it starts (`--load-state`), whatever its size.
+  const anvil =
+    embeddedChain && Option.isNone(rpcUrlConfig)
+      ? yield* startRestartableAnvil({ stateFile: chainStateFileOf(dataDirectory) })
+      : undefined
   const rpcUrl = Option.isSome(rpcUrlConfig) ? Redacted.value(rpcUrlConfig.value) : anvil?.rpcUrl
   // Acquired after anvil, so its last save runs before anvil stops.
-  const persisted =
-    embeddedChain && rpcUrl !== undefined
-      ? yield* persistAnvilState({ rpcUrl, file: chainStateFileOf(dataDirectory) })
-      : undefined
+  const persisted = anvil === undefined ? undefined : yield* persistAnvilState({ anvil })
   // Only embedded addresses are logged: production URIs may carry credentials.
   if (embedded) {
     const restored = persisted?.savedAt !== undefined ? " (chain restored)" : ""
@@ -211,15 +212,23 @@ const main = Effect.gen(function* () {
         )
   yield* resend(persisted?.savedAt)
   // A dead anvil is started again from its saved chain, which may be behind the records: resend, as at start-up.
-  if (anvil !== undefined && persisted !== undefined && chain !== undefined) {
-    yield* superviseAnvil({
-      anvil,
-      persisted,
-      onRestart: (savedAt) => Effect.andThen(Context.get(chain, EmbeddedChain).forgetNonce, resend(savedAt))
-    })
-  }
+  // It waits longer after each quick death, and `/ready` says what it is doing meanwhile.
+  const supervision =
+    anvil !== undefined && persisted !== undefined && chain !== undefined
+      ? yield* superviseAnvil({
+          anvil,
+          persisted,
+          onRestart: (savedAt) => Effect.andThen(Context.get(chain, EmbeddedChain).forgetNonce, resend(savedAt))
+        })
+      : undefined
   const gateway = chain ?? productionChain
-  const chainLayer = gateway === undefined ? undefined : Layer.succeed(ChainGateway, Context.get(gateway, ChainGateway))
+  const chainLayer =
+    gateway === undefined
+      ? undefined
+      : Layer.merge(
+          Layer.succeed(ChainGateway, Context.get(gateway, ChainGateway)),
+          supervision === undefined ? Layer.empty : Layer.succeed(ChainSupervision, supervision)
+        )
   const server = yield* Layer.build(
     Server.layer({
       ...options,

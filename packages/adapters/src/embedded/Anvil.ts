@@ -4,6 +4,7 @@
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Effect, type Scope } from "effect"
+import { AnvilStateError, loadableState } from "./AnvilState.ts"
 import { type EmbeddedStartError, freePort, pollUntil, retryStart, spawnScoped } from "./ChildProcess.ts"
 
 const platformPackages: Record<string, string> = {
@@ -44,6 +45,10 @@ export interface Anvil {
   readonly rpcUrl: string
   readonly port: number
   readonly chainId: number
+  /** The file its chain is kept in (`startAnvil({ stateFile })`), if any. */
+  readonly stateFile?: string | undefined
+  /** When the state it loaded from `stateFile` at start was saved (epoch ms); `undefined` when it started empty. */
+  readonly savedAt?: number | undefined
   /** Completes when the process exits (`superviseAnvil` restarts it when that was not a stop). */
   readonly exited: Effect.Effect<void>
 }
@@ -60,7 +65,8 @@ const chainIdOf = async (rpcUrl: string) => {
 
 /**
  * Starts anvil on a free loopback port (or `port`, e.g. to start it again where it was; chain id 42161 unless told);
- * stops it when the scope closes.
+ * stops it when the scope closes. With `stateFile`, anvil starts from the chain saved there when there is one
+ * (`--load-state`: anvil reads the file itself, so a chain of any size loads); `persistAnvilState` keeps it saved.
  */
 export const startAnvil = (
   options: {
@@ -69,27 +75,45 @@ export const startAnvil = (
     readonly stateFile?: string
     readonly port?: number
   } = {}
-): Effect.Effect<Anvil, EmbeddedStartError, Scope.Scope> =>
+): Effect.Effect<Anvil, EmbeddedStartError | AnvilStateError, Scope.Scope> =>
   Effect.gen(function* () {
-    const port = options.port ?? (yield* freePort)
+    const { stateFile } = options
+    const savedAt = stateFile === undefined ? undefined : yield* loadableState(stateFile)
     const chainId = options.chainId ?? embeddedChainId
+    const { port, exited } = yield* Effect.gen(function* () {
+      const port = options.port ?? (yield* freePort)
+      const { exited } = yield* spawnScoped({
+        service: "anvil",
+        binary: options.binary ?? anvilBinary(),
+        args: [
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(port),
+          "--chain-id",
+          String(chainId),
+          "--silent",
+          "--prune-history",
+          String(anvilStateHistory),
+          ...(savedAt !== undefined && stateFile !== undefined ? ["--load-state", stateFile] : [])
+        ],
+        ready: () => pollUntil(() => chainIdOf(`http://127.0.0.1:${port}`)),
+        // A large chain takes anvil a while to read.
+        readyTimeoutMs: 120_000
+      })
+      return { port, exited }
+    }).pipe(
+      retryStart,
+      // anvil exits at once when it cannot read the file: say so, naming it, rather than "anvil stopped".
+      Effect.mapError((error) =>
+        savedAt !== undefined && stateFile !== undefined && error.reason === "exited"
+          ? new AnvilStateError({
+              file: stateFile,
+              message: `anvil could not load the saved chain: ${error.message.slice(-400)}`
+            })
+          : error
+      )
+    )
     const rpcUrl = `http://127.0.0.1:${port}`
-    const { exited } = yield* spawnScoped({
-      service: "anvil",
-      binary: options.binary ?? anvilBinary(),
-      args: [
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--chain-id",
-        String(chainId),
-        "--silent",
-        "--prune-history",
-        String(anvilStateHistory),
-        ...(options.stateFile ? ["--state", options.stateFile] : [])
-      ],
-      ready: () => pollUntil(() => chainIdOf(rpcUrl))
-    })
-    return { rpcUrl, port, chainId, exited }
-  }).pipe(retryStart)
+    return { rpcUrl, port, chainId, stateFile, savedAt, exited }
+  })

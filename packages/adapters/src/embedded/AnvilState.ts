@@ -1,45 +1,73 @@
 /**
- * Keeps an anvil's chain in a file across restarts (DESIGN §4): loaded at start, saved about every second while
- * blocks are being mined (less often as the chain grows, see below), and once more when the scope closes.
+ * Keeps an anvil's chain in a file across restarts (DESIGN §4): loaded by anvil itself at start (`--load-state`,
+ * `loadableState` below), saved about every second while blocks are being mined (less often as the chain grows, see
+ * below), and once more when the scope closes.
  *
- * We save through anvil's `anvil_dumpState` rather than its `--state` flag: anvil writes that file in place, so a
- * `kill -9` in the middle of a write leaves a truncated file that the next start cannot load. Here each save goes to a
- * temporary file that is renamed over the old one, so the file on disk is always a whole state, at most one interval
- * old.
+ * The file is anvil's state as plain JSON, which is what `--load-state` reads. Loading it over JSON-RPC
+ * (`anvil_loadState`) is refused past anvil's request-size cap of about 2 MiB, which a chain reached after about a
+ * thousand payments (issue 18): so the file is never sent over RPC, and chains of any size load.
+ *
+ * We save through anvil's `anvil_dumpState` (gzipped JSON, in hex) rather than its `--state` flag: anvil writes that
+ * file in place, so a `kill -9` in the middle of a write leaves a truncated file that the next start cannot load. Here
+ * each save is decompressed into a temporary file, flushed to disk and renamed over the old one, so the file on disk
+ * is always a whole state, at most one interval old.
  *
  * A save costs time in proportion to the chain (anvil serialises its whole history), so the pause after each save is
  * at least ten times what it took: saving never takes more than about a tenth of anvil's time, however long the chain.
  * What a longer pause leaves unsaved is sent again at the next start (`ChainRecovery`), as after a `kill -9`.
  */
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
-import { gunzipSync, constants as zlibConstants } from "node:zlib"
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeSync
+} from "node:fs"
+import { gunzipSync } from "node:zlib"
 import { Clock, Duration, Effect, Schema, type Scope, Semaphore } from "effect"
-
-/** How much of a dump's gzip is read first: `best_block_number` follows the block header and the accounts. */
-const dumpPrefixBytes = 64 * 1024
+import type { Anvil } from "./Anvil.ts"
 
 /**
- * The block a dump holds (its `best_block_number`; the dump is gzipped JSON in hex), or undefined when it cannot be
- * read. anvil may answer a new block number before that block's state is in a dump, so the dump itself is asked. The
- * field comes before the blocks, so a prefix of the dump usually holds it: the whole dump, which grows with the chain,
- * is decompressed only when it does not.
+ * The block a saved state holds (its `best_block_number`), or undefined when it cannot be read. anvil may answer a
+ * new block number before that block's state is in a dump, so the dump itself is asked. Found in the bytes, so a state
+ * of many megabytes is not copied into a string each save.
  */
-const blockOfDump = (dump: string): bigint | undefined => {
-  const hex = dump.replace(/^0x/, "")
+const blockOfState = (json: Buffer): bigint | undefined => {
+  const at = json.indexOf('"best_block_number"')
+  if (at < 0) return undefined
+  const found = /^"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)"?/.exec(
+    json.subarray(at, at + 100).toString("utf8")
+  )?.[1]
+  return found === undefined ? undefined : BigInt(found)
+}
+
+/** Writes `contents` to `file` whole: a temporary file, flushed to disk, renamed over it (keeping `mtime` if given). */
+const writeWhole = (file: string, contents: Buffer, mtime?: Date) => {
+  const temporary = `${file}.${process.pid}.tmp`
+  const fd = openSync(temporary, "w", 0o600)
   try {
-    for (const hexLength of [2 * dumpPrefixBytes, hex.length]) {
-      // Z_SYNC_FLUSH: a cut-off gzip stream decompresses as far as it goes instead of failing.
-      const json = gunzipSync(Buffer.from(hex.slice(0, hexLength), "hex"), {
-        finishFlush: zlibConstants.Z_SYNC_FLUSH
-      }).toString("utf8")
-      // The closing character proves the number was not cut off with the prefix.
-      const found = /"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)["},]/.exec(json)?.[1]
-      if (found !== undefined) return BigInt(found)
-      if (hexLength >= hex.length) return undefined
-    }
-    return undefined
-  } catch {
-    return undefined
+    writeSync(fd, contents)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  if (mtime !== undefined) utimesSync(temporary, mtime, mtime)
+  renameSync(temporary, file)
+}
+
+/** The first bytes of a file, as text. */
+const headOf = (file: string, bytes: number) => {
+  const fd = openSync(file, "r")
+  try {
+    const buffer = Buffer.alloc(bytes)
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString("utf8")
+  } finally {
+    closeSync(fd)
   }
 }
 
@@ -48,6 +76,32 @@ export class AnvilStateError extends Schema.TaggedError<AnvilStateError>()("Anvi
   file: Schema.String,
   message: Schema.String
 }) {}
+
+/**
+ * Makes `file` loadable by `anvil --load-state` and answers when it was saved (its `mtime`), or `undefined` when there
+ * is none (a first start). A file saved before issue 18 holds the RPC form (gzipped JSON in hex), which anvil's flag
+ * refuses: it is converted once, in place and whole, keeping its `mtime` (what `ChainRecovery` resends from). A file
+ * that is neither form is refused here, with its name, rather than by anvil.
+ */
+export const loadableState = (file: string): Effect.Effect<number | undefined, AnvilStateError> =>
+  Effect.try({
+    try: () => {
+      if (!existsSync(file)) return undefined
+      const { mtime } = statSync(file)
+      const head = headOf(file, 64).trimStart()
+      if (/^(0x)?[0-9a-fA-F]{16}/.test(head)) {
+        const hex = readFileSync(file, "utf8").trim().replace(/^0x/, "")
+        writeWhole(file, gunzipSync(Buffer.from(hex, "hex")), mtime)
+      }
+      if (!headOf(file, 64).trimStart().startsWith("{")) throw new Error("it is not a saved chain")
+      return mtime.getTime()
+    },
+    catch: (error) =>
+      new AnvilStateError({
+        file,
+        message: `anvil could not load the saved chain: ${error instanceof Error ? error.message : String(error)}`
+      })
+  })
 
 const rpc = (rpcUrl: string, method: string, params: ReadonlyArray<unknown>) =>
   Effect.tryPromise({
@@ -68,69 +122,58 @@ const rpc = (rpcUrl: string, method: string, params: ReadonlyArray<unknown>) =>
 
 /** What a persisted chain reports. */
 export interface PersistedChain {
-  /** When the loaded state was saved (epoch ms), or `undefined` when there was none to load (a first start). */
+  /** When the state anvil loaded at start was saved (epoch ms), or `undefined` when there was none (a first start). */
   readonly savedAt: number | undefined
   /** Saves the chain now (also done every interval and when the scope closes). */
   readonly save: Effect.Effect<void>
   /**
-   * Runs `start` (a new anvil at the same URL, after the old one died) and loads the saved chain into it, with saving
-   * held off meanwhile so the fresh, empty chain never overwrites the file; answers `start`'s value and when the
-   * loaded state was saved.
+   * Runs `start` (a new anvil at the same URL, after the old one died, which loads the saved chain itself), with
+   * saving held off meanwhile so the fresh chain never overwrites the file; answers the new anvil and when the state it
+   * loaded was saved.
    */
-  readonly reload: <A, E>(
-    start: Effect.Effect<A, E>
-  ) => Effect.Effect<{ readonly value: A; readonly savedAt: number | undefined }, E | AnvilStateError>
+  readonly reload: <E>(
+    start: Effect.Effect<Anvil, E>
+  ) => Effect.Effect<{ readonly value: Anvil; readonly savedAt: number | undefined }, E | AnvilStateError>
 }
 
 /**
- * Loads `file` into the anvil at `rpcUrl` when it exists, then saves the chain to it every `every` (default 1 s), or ten
- * times the last save's duration when that is longer, when a block was mined since the last save, and when the scope closes. Acquire it after anvil started, so its final
- * save runs before anvil stops.
+ * Saves the chain of `anvil`, which was started from its state file (`startAnvil({ stateFile })`), back to that file
+ * every `every` (default 1 s), or ten times the last save's duration when that is longer, when a block was mined since
+ * the last save, and when the scope closes. Acquire it after anvil started, so its final save runs before anvil stops.
  */
 export const persistAnvilState = (options: {
-  readonly rpcUrl: string
-  readonly file: string
+  readonly anvil: Anvil
   readonly every?: Duration.Input
 }): Effect.Effect<PersistedChain, AnvilStateError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { rpcUrl, file } = options
-    /** Loads the file into anvil when there is one; answers when it was saved. */
-    const load = Effect.gen(function* () {
-      const savedAt = existsSync(file) ? statSync(file).mtimeMs : undefined
-      if (savedAt === undefined) return undefined
-      const state = yield* Effect.try({
-        try: () => readFileSync(file, "utf8").trim(),
-        catch: (error) => new AnvilStateError({ file, message: `cannot read the saved chain: ${String(error)}` })
-      })
-      yield* rpc(rpcUrl, "anvil_loadState", [state]).pipe(
-        Effect.mapError(
-          (error) => new AnvilStateError({ file, message: `anvil could not load the saved chain: ${error.message}` })
-        )
-      )
-      return savedAt
-    })
-    const savedAt = yield* load
-    const restored = savedAt !== undefined
+    const { rpcUrl, stateFile: file } = options.anvil
+    if (file === undefined) {
+      // Saving a chain that was not loaded from the file would overwrite the file with it.
+      return yield* Effect.die(new Error("persistAnvilState: the anvil was started without a stateFile"))
+    }
     const blockNumber = Effect.map(rpc(rpcUrl, "eth_blockNumber", []), (block) => BigInt(String(block)))
+    const blockOrError = blockNumber.pipe(
+      Effect.mapError((error) => new AnvilStateError({ file, message: error.message }))
+    )
     // The block the file is known to hold: the timer saves only when the chain has moved past it.
-    let savedBlock: bigint | undefined = restored ? yield* blockNumber.pipe(Effect.orDie) : undefined
+    let savedBlock: bigint | undefined = options.anvil.savedAt !== undefined ? yield* blockOrError : undefined
     // The timer and the final save must not write the temporary file at the same time.
     const oneAtATime = Semaphore.makeUnsafe(1)
     const saveIfMined = (force: boolean) =>
       oneAtATime.withPermits(1)(
         Effect.gen(function* () {
           if (!force && (yield* blockNumber) === savedBlock) return
-          const state = String(yield* rpc(rpcUrl, "anvil_dumpState", []))
-          const temporary = `${file}.${process.pid}.tmp`
-          yield* Effect.try({
+          const dump = String(yield* rpc(rpcUrl, "anvil_dumpState", []))
+          const json = yield* Effect.try({
             try: () => {
-              writeFileSync(temporary, state)
-              renameSync(temporary, file)
+              const json = gunzipSync(Buffer.from(dump.replace(/^0x/, ""), "hex"))
+              writeWhole(file, json)
+              return json
             },
             catch: (error) => (error instanceof Error ? error : new Error(String(error)))
           })
           // A block mined while the dump was taken may be missing from it: then the next tick saves again.
-          savedBlock = blockOfDump(state)
+          savedBlock = blockOfState(json)
         })
       )
     // A failed save (anvil busy or gone) is retried at the next tick; the last whole file stays in place.
@@ -148,16 +191,13 @@ export const persistAnvilState = (options: {
     })
     yield* tick.pipe(Effect.forever, Effect.forkScoped)
     yield* Effect.addFinalizer(() => saveIfMined(false).pipe(Effect.ignore))
-    const reload = <A, E>(start: Effect.Effect<A, E>) =>
+    const reload = <E>(start: Effect.Effect<Anvil, E>) =>
       oneAtATime.withPermits(1)(
         Effect.gen(function* () {
           const value = yield* start
-          const loadedAt = yield* load
-          savedBlock = yield* blockNumber.pipe(
-            Effect.mapError((error) => new AnvilStateError({ file, message: error.message }))
-          )
-          return { value, savedAt: loadedAt }
+          savedBlock = yield* blockOrError
+          return { value, savedAt: value.savedAt }
         })
       )
-    return { savedAt, save, reload }
+    return { savedAt: options.anvil.savedAt, save, reload }
   })

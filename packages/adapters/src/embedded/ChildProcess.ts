@@ -42,7 +42,9 @@ const guard = [
   "trap 'kill -TERM $service 2>/dev/null' TERM INT",
   "(read -r _ <&3; kill -TERM $service 2>/dev/null) & watcher=$!",
   "wait $service; code=$?",
-  "kill $watcher 2>/dev/null",
+  // Waited for, so the watcher is not left a zombie under an init that does not reap; KILL, since a TERM ignored by our
+  // parent is ignored by the watcher too, and the wait would then never end.
+  "kill -KILL $watcher 2>/dev/null; wait $watcher 2>/dev/null",
   "exit $code"
 ].join("\n")
 

@@ -2,7 +2,14 @@
  * Embedded infrastructure for `npm start` and the test suite: jongodb and anvil as scoped Effect resources.
  */
 export { type Anvil, anvilBinary, embeddedChainId, startAnvil } from "./Anvil.ts"
-export { AnvilStateError, type PersistedChain, persistAnvilState } from "./AnvilState.ts"
-export { type RestartableAnvil, startRestartableAnvil, superviseAnvil } from "./AnvilSupervisor.ts"
+export { AnvilStateError, loadableState, type PersistedChain, persistAnvilState } from "./AnvilState.ts"
+export {
+  type AnvilSupervision,
+  type RestartableAnvil,
+  type RestartBackoff,
+  restartDelayMillis,
+  startRestartableAnvil,
+  superviseAnvil
+} from "./AnvilSupervisor.ts"
 export { EmbeddedStartError, freePort } from "./ChildProcess.ts"
 export { type Jongodb, jongodbBinary, startJongodb } from "./Jongodb.ts"

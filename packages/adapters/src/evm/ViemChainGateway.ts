@@ -32,6 +32,7 @@ import {
   getContractAddress,
   type Hex,
   hexToBigInt,
+  hexToNumber,
   isAddressEqual,
   keccak256,
   type PublicClient,
@@ -291,6 +292,30 @@ export const make: (
     catch: readError
   })
 
+  // Each asked of the node every time, like the block number: a node that came back empty must read as not ready.
+  const readiness = Effect.gen(function* () {
+    const contracts: ReadonlyArray<readonly [string, Address]> = [
+      ["forwarder", addresses.forwarder],
+      ["escrow", addresses.escrow],
+      ["token", addresses.token]
+    ]
+    const [servedChain, ...codes] = yield* Effect.tryPromise({
+      try: () =>
+        Promise.all([
+          client.request({ method: "eth_chainId" }).then(hexToNumber),
+          ...contracts.map(([, address]) => client.request({ method: "eth_getCode", params: [address, "latest"] }))
+        ]),
+      catch: readError
+    })
+    if (servedChain !== chainId) {
+      return yield* new ChainUnavailable({ reason: `the node serves chain ${servedChain}, not ${chainId}` })
+    }
+    const missing = contracts.filter((_, i) => codes[i] === undefined || codes[i] === "0x").map(([name]) => name)
+    if (missing.length > 0) {
+      return yield* new ChainUnavailable({ reason: `no contract code on the node for: ${missing.join(", ")}` })
+    }
+  })
+
   // Computed here rather than asked of the forwarder, so listing 500 members costs no calls; and remembered, since
   // hashing the account's 5 KB init code takes about 0.4 ms.
   const knownAccounts = new Map<string, Address>()
@@ -454,6 +479,7 @@ export const make: (
     hasRole,
     balanceOf,
     blockNumber,
+    readiness,
     releaseEscrow,
     deposits
   })

@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { answers } from "./OperationDocs.ts"
 
-/** What each dependency answered: the database, and the chain (`absent` when this deployment has none). */
+/** What each dependency answered: the database (a write, rolled back), and the chain (`absent` when this deployment has none). */
 export const ReadinessChecks = Schema.Struct({
   database: Schema.Literals(["up", "down"]),
   chain: Schema.Literals(["up", "down", "absent"])
@@ -18,13 +18,21 @@ export type ReadinessChecks = typeof ReadinessChecks.Type
 export class NotReady extends Schema.Error<NotReady>("NotReady")(
   {
     success: Schema.Literal(false),
-    data: Schema.Struct({ status: Schema.Literal("not_ready"), checks: ReadinessChecks }),
+    data: Schema.Struct({
+      status: Schema.Literal("not_ready"),
+      checks: ReadinessChecks,
+      /** What the supervisor of this process's own node is doing (embedded mode), when the chain is down for that. */
+      chain_status: Schema.optionalKey(Schema.String)
+    }),
     error_code: Schema.Literal("SERVICE_UNAVAILABLE")
   },
   { httpApiStatus: 503, description: "A dependency is down (SERVICE_UNAVAILABLE); `data.checks` names it" }
 ) {}
 
-/** `GET /health`: 200 while the server serves. `GET /ready`: 200 when the database and the chain answer, else 503. */
+/**
+ * `GET /health`: 200 while the server serves. `GET /ready`: 200 when a write on the database works (rolled back) and the
+ * chain serves (the expected chain id, the contracts' code), else 503.
+ */
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
   .add(
     HttpApiEndpoint.get("health", "/health", {

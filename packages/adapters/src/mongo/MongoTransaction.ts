@@ -33,3 +33,31 @@ export const inTransaction = <A>(
   const queue = queues.get(client)
   return queue === undefined ? transaction : queue.withPermits(1)(transaction)
 }
+
+/**
+ * Runs `work` in a transaction on `client` and aborts it, whatever `work` did: a write that changes nothing (readiness).
+ * Fails with what the server answered.
+ */
+export const inAbortedTransaction = (
+  client: MongoClient,
+  work: (session: ClientSession) => Promise<unknown>
+): Effect.Effect<void, unknown> => {
+  const transaction = Effect.acquireUseRelease(
+    Effect.sync(() => client.startSession()),
+    (session) =>
+      Effect.tryPromise({
+        try: async () => {
+          session.startTransaction()
+          try {
+            await work(session)
+          } finally {
+            await session.abortTransaction()
+          }
+        },
+        catch: (error) => error
+      }),
+    (session) => Effect.promise(() => session.endSession())
+  )
+  const queue = queues.get(client)
+  return queue === undefined ? transaction : queue.withPermits(1)(transaction)
+}

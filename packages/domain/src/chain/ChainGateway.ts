@@ -77,8 +77,13 @@ export class ChainGateway extends Context.Service<
     readonly hasRole: (account: Address, role: string, wallet: Address) => Effect.Effect<boolean, ChainUnavailable>
     /** The token balance of any address (the settlement token unless told). */
     readonly balanceOf: (holder: Address, token?: Address) => Effect.Effect<bigint, ChainUnavailable>
-    /** The latest block's number: whether the node answers at all (readiness). */
+    /** The latest block's number. */
     readonly blockNumber: Effect.Effect<bigint, ChainUnavailable>
+    /**
+     * Whether the node serves this chain (readiness): it answers with the expected chain id, and the suite's contracts
+     * have code. A node that answers but lost its chain (an anvil restarted empty) fails, naming what is missing.
+     */
+    readonly readiness: Effect.Effect<void, ChainUnavailable>
     /** Releases what the escrow holds under `claimId` to `to` (the relayer must own the escrow). */
     readonly releaseEscrow: (
       claimId: Hex,

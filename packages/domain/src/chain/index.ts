@@ -4,6 +4,7 @@
  */
 export * from "./ChainError.ts"
 export { ChainGateway } from "./ChainGateway.ts"
+export { ChainSupervision } from "./ChainSupervision.ts"
 export * from "./ForwardRequest.ts"
 export type * from "./Settlement.ts"
 export { svcAccountSaltOf } from "./SvcAccountSalt.ts"
