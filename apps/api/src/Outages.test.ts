@@ -150,7 +150,10 @@ describe("outages", () => {
         assert.strictEqual(yield* countRows(server, "payments"), 0)
         const notReady = yield* call(server, "GET", "/ready")
         assertUnavailable(notReady)
-        assert.deepStrictEqual(notReady.body.data, { status: "not_ready", checks: { database: "up", chain: "down" } })
+        assert.deepStrictEqual(notReady.body.data, {
+          status: "not_ready",
+          checks: { database: "up", chain: "down", relayer: "down" }
+        })
         assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
 
         // A node that answers on the same port but lost the chain (started empty) is not ready: no contract code.
@@ -168,7 +171,12 @@ describe("outages", () => {
         )
         const ready = yield* call(server, "GET", "/ready")
         assert.strictEqual(ready.status, 200, JSON.stringify(ready.body))
-        assert.deepStrictEqual(ready.body.data, { status: "ready", checks: { database: "up", chain: "up" } })
+        const { relayer, ...readiness } = ready.body.data
+        assert.deepStrictEqual(readiness, { status: "ready", checks: { database: "up", chain: "up", relayer: "up" } })
+        // The relayer's figures: its address, its gas, nothing in flight.
+        assert.strictEqual(relayer.address, embedded.relayer)
+        assert.isAbove(Number(relayer.balance_wei), 0)
+        assert.deepStrictEqual([relayer.pending, relayer.oldest_pending_seconds], [0, null])
         const paid = yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put })
         assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
         const replay = yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put })
@@ -280,17 +288,38 @@ describe("outages", () => {
         assertUnavailable(notReady)
         assert.deepStrictEqual(notReady.body.data, {
           status: "not_ready",
-          checks: { database: "down", chain: "absent" }
+          checks: { database: "down", chain: "absent", relayer: "absent" }
         })
         assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
 
         // Started again on the same port (empty: jongodb keeps nothing), the server serves without a restart.
         yield* startJongodb({ port: mongo.port }).pipe(Effect.orDie)
         const ready = yield* untilStatus(server, "/ready", 200)
-        assert.deepStrictEqual(ready.body.data, { status: "ready", checks: { database: "up", chain: "absent" } })
+        assert.deepStrictEqual(ready.body.data, {
+          status: "ready",
+          checks: { database: "up", chain: "absent", relayer: "absent" }
+        })
         const siwe = yield* call(server, "GET", `/v2/auth/siwe?wallet=${seeded.members[0]!.account.address}`)
         assert.strictEqual(siwe.status, 200, JSON.stringify(siwe.body))
       }).pipe(Effect.scoped),
     180_000
+  )
+
+  it.live("a relayer whose gas is below RELAYER_MIN_BALANCE_WEI reads as low: /ready answers 503 naming it", () =>
+    Effect.gen(function* () {
+      const rpcUrl = inject("rpcUrl")
+      const chain = yield* Layer.build(
+        // More than the faucet gives it (10^24 wei): the relayer is low from the start.
+        EmbeddedChain.layer({ rpcUrl, chainId, relayer: { minBalance: 10n ** 30n } })
+      ).pipe(Effect.orDie)
+      const server = yield* startTestServerWith({ chain: Layer.succeedContext(chain) })
+      const ready = yield* call(server, "GET", "/ready")
+      assertUnavailable(ready)
+      assert.deepStrictEqual(ready.body.data.checks, { database: "up", chain: "up", relayer: "low" })
+      assert.strictEqual(ready.body.data.relayer.address, Context.get(chain, EmbeddedChain).relayer)
+      // What the faucet gave it, less the suite's deployment.
+      const balance = BigInt(ready.body.data.relayer.balance_wei)
+      assert.isTrue(balance > 10n ** 23n && balance < 10n ** 24n, String(balance))
+    }).pipe(Effect.scoped)
   )
 })

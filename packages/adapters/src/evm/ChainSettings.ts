@@ -39,6 +39,12 @@ const address = (name: string) => Config.schema(EvmAddress, name)
 export const defaultConfirmations = 1
 
 /**
+ * `RELAYER_MIN_BALANCE_WEI` unless set: 0.001 ether. A payment through the forwarder costs about 100,000 gas; at
+ * Arbitrum One's usual 0.01 gwei that is 10^12 wei, so this is about a thousand payments' worth of gas.
+ */
+export const defaultMinBalanceWei = 10n ** 15n
+
+/**
  * `RPC_URL`: one http(s) URL, or several separated by commas, tried in turn (`makeChainClient`). Checked at start-up;
  * the error names which entry is wrong by its position, never its text, which usually carries a provider's key.
  */
@@ -80,10 +86,14 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
       rpcRetries: Config.Int("RPC_RETRIES").pipe(Config.withDefault(defaultRpcRetries)),
       maxFeePerGas: Config.option(Config.schema(Schema.BigIntFromString, "MAX_FEE_PER_GAS")),
       replaceAfterMillis: Config.Int("RELAYER_REPLACE_AFTER_MS").pipe(Config.withDefault(30_000)),
-      confirmations: Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations))
+      confirmations: Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations)),
+      minBalance: Config.schema(Schema.BigIntFromString, "RELAYER_MIN_BALANCE_WEI").pipe(
+        Config.withDefault(defaultMinBalanceWei)
+      )
     }).pipe(
       Config.map(
         ({
+          minBalance,
           confirmations,
           escrow,
           forwarder,
@@ -99,7 +109,12 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
           rpcUrl,
           rpcTimeoutMillis,
           rpcRetries,
-          relayer: { replaceAfterMillis, confirmations, maxFeePerGas: Option.getOrUndefined(maxFeePerGas) },
+          relayer: {
+            replaceAfterMillis,
+            confirmations,
+            minBalance,
+            maxFeePerGas: Option.getOrUndefined(maxFeePerGas)
+          },
           relayerKey: relayerKey as Redacted.Redacted<Hex>,
           addresses: { forwarder, escrow, token }
         })

@@ -20,6 +20,7 @@
 import {
   ChainUnavailable,
   type JournaledTransaction,
+  type RelayerHealth,
   TransactionJournal,
   type TransactionStatus
 } from "@svc/domain/chain"
@@ -63,6 +64,8 @@ export interface RelayerOptions {
    * head itself). Until then it is `included`, and the monitor follows it.
    */
   readonly confirmations?: number | undefined
+  /** Below this balance (wei) the relayer reads as low (`RELAYER_MIN_BALANCE_WEI`; default 0: never). */
+  readonly minBalance?: bigint | undefined
   /** How many blocks back mined transactions are checked to be still on chain (default 64). */
   readonly reorgWindowBlocks?: number | undefined
 }
@@ -86,6 +89,8 @@ export interface Relayer {
    * what the journal saw mined and the chain no longer holds.
    */
   readonly forgetNonce: Effect.Effect<void>
+  /** Its gas balance and what it has in flight. */
+  readonly health: Effect.Effect<RelayerHealth, ChainUnavailable>
   /** One pass of the monitor now (it also runs on its own every `monitorMillis`). */
   readonly monitor: Effect.Effect<void, ChainUnavailable>
   /**
@@ -510,6 +515,20 @@ export const makeRelayer: (
     }
   })
 
+  const health = Effect.gen(function* () {
+    const balance = yield* read(() => client.getBalance({ address: account.address }))
+    const open = yield* journal.unfinished(chainId, relayer)
+    const now = yield* Clock.currentTimeMillis
+    const oldest = open.reduce((min, row) => Math.min(min, row.createdAt), Number.POSITIVE_INFINITY)
+    return {
+      address: account.address,
+      balance,
+      low: balance < (options.minBalance ?? 0n),
+      pending: new Set(open.map((row) => row.nonce)).size,
+      oldestPendingMillis: open.length === 0 ? undefined : now - oldest
+    } satisfies RelayerHealth
+  })
+
   const settle = (timeoutMillis: number) =>
     Effect.gen(function* () {
       const deadline = (yield* Clock.currentTimeMillis) + timeoutMillis
@@ -523,6 +542,7 @@ export const makeRelayer: (
 
   return {
     address: account.address,
+    health,
     settle,
     send,
     receipt,

@@ -480,6 +480,7 @@ export const make: (
     balanceOf,
     blockNumber,
     readiness,
+    relayerHealth: relayer.health,
     releaseEscrow,
     deposits
   })

@@ -9,10 +9,23 @@ import { answers } from "./OperationDocs.ts"
 /** What each dependency answered: the database (a write, rolled back), and the chain (`absent` when this deployment has none). */
 export const ReadinessChecks = Schema.Struct({
   database: Schema.Literals(["up", "down"]),
-  chain: Schema.Literals(["up", "down", "absent"])
+  chain: Schema.Literals(["up", "down", "absent"]),
+  /** The relayer's gas: `low` below `RELAYER_MIN_BALANCE_WEI` (the process cannot pay for much longer). */
+  relayer: Schema.Literals(["up", "low", "down", "absent"])
 })
 /** The checks of `GET /ready`. */
 export type ReadinessChecks = typeof ReadinessChecks.Type
+
+/** The relayer's figures, when this deployment has a chain. */
+export const RelayerReport = Schema.Struct({
+  address: Schema.String,
+  /** Its gas balance, in wei (a decimal string). */
+  balance_wei: Schema.String,
+  /** Journaled transactions not final yet (one per nonce). */
+  pending: Schema.Number,
+  /** How long the oldest of them has been out, in seconds; `null` when none is. */
+  oldest_pending_seconds: Schema.NullOr(Schema.Number)
+})
 
 /** 503 from `GET /ready`: which dependency is down, in the same shape as the 200. */
 export class NotReady extends Schema.Error<NotReady>("NotReady")(
@@ -21,6 +34,7 @@ export class NotReady extends Schema.Error<NotReady>("NotReady")(
     data: Schema.Struct({
       status: Schema.Literal("not_ready"),
       checks: ReadinessChecks,
+      relayer: Schema.optionalKey(RelayerReport),
       /** What the supervisor of this process's own node is doing (embedded mode), when the chain is down for that. */
       chain_status: Schema.optionalKey(Schema.String)
     }),
@@ -30,8 +44,9 @@ export class NotReady extends Schema.Error<NotReady>("NotReady")(
 ) {}
 
 /**
- * `GET /health`: 200 while the server serves. `GET /ready`: 200 when a write on the database works (rolled back) and the
- * chain serves (the expected chain id, the contracts' code), else 503.
+ * `GET /health`: 200 while the server serves. `GET /ready`: 200 when a write on the database works (rolled back), the
+ * chain serves (the expected chain id, the contracts' code) and the relayer's gas is not below its minimum, else 503;
+ * both report the relayer's figures.
  */
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
   .add(
@@ -45,7 +60,11 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
     HttpApiEndpoint.get("ready", "/ready", {
       success: Schema.Struct({
         success: Schema.Literal(true),
-        data: Schema.Struct({ status: Schema.Literal("ready"), checks: ReadinessChecks })
+        data: Schema.Struct({
+          status: Schema.Literal("ready"),
+          checks: ReadinessChecks,
+          relayer: Schema.optionalKey(RelayerReport)
+        })
       }),
       error: NotReady
     }).annotate(OpenApi.Summary, "Readiness")

@@ -10,6 +10,7 @@ import type {
   Deposit,
   EscrowRelease,
   IntentRecord,
+  RelayerHealth,
   Revocation,
   RolesSettlement,
   Settlement,
@@ -84,6 +85,8 @@ export class ChainGateway extends Context.Service<
      * have code. A node that answers but lost its chain (an anvil restarted empty) fails, naming what is missing.
      */
     readonly readiness: Effect.Effect<void, ChainUnavailable>
+    /** The relayer's gas balance and what it has in flight (readiness and operators). */
+    readonly relayerHealth: Effect.Effect<RelayerHealth, ChainUnavailable>
     /** Releases what the escrow holds under `claimId` to `to` (the relayer must own the escrow). */
     readonly releaseEscrow: (
       claimId: Hex,

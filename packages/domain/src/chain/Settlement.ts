@@ -90,3 +90,16 @@ export interface EscrowRelease extends Receipt {
   readonly to: Address
   readonly amount: bigint
 }
+
+/** How the relayer stands: its gas, what it has in flight, and whether its gas is below the configured minimum. */
+export interface RelayerHealth {
+  readonly address: Address
+  /** Its native balance, in wei. */
+  readonly balance: bigint
+  /** Below `RELAYER_MIN_BALANCE_WEI`: the process cannot be trusted to pay for much longer. */
+  readonly low: boolean
+  /** Journaled transactions not final yet. */
+  readonly pending: number
+  /** How long the oldest of them has been out (ms), when there is one. */
+  readonly oldestPendingMillis?: number | undefined
+}

@@ -1,7 +1,7 @@
 /**
  * `GET /health` and `GET /ready`.
  */
-import { ChainGateway, ChainSupervision } from "@svc/domain/chain"
+import { ChainGateway, ChainSupervision, type RelayerHealth } from "@svc/domain/chain"
 import { StorageHealth } from "@svc/domain/StorageHealth"
 import { Duration, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -18,6 +18,18 @@ const upOrDown = <E>(check: Effect.Effect<unknown, E>) =>
     Effect.catchCause(() => Effect.succeed("down" as const))
   )
 
+/** The relayer's check: absent without a chain, down when its figures could not be read, low below its minimum. */
+const relayerCheck = (hasChain: boolean, health: RelayerHealth | undefined): ReadinessChecks["relayer"] =>
+  !hasChain ? "absent" : health === undefined ? "down" : health.low ? "low" : "up"
+
+const reportOf = (health: RelayerHealth) => ({
+  address: health.address,
+  balance_wei: health.balance.toString(),
+  pending: health.pending,
+  oldest_pending_seconds:
+    health.oldestPendingMillis === undefined ? null : Math.round(health.oldestPendingMillis / 100) / 10
+})
+
 /**
  * Liveness: 200 while the server serves. Readiness: each dependency exercised at once (the database with a write that is
  * rolled back, the chain with its id and the contracts' code), 503 naming any that is down; while this process's own
@@ -32,25 +44,44 @@ export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
         const chain = yield* Effect.serviceOption(ChainGateway)
         const supervision = yield* Effect.serviceOption(ChainSupervision)
         const chainStatus = Option.isSome(supervision) ? yield* supervision.value.status : undefined
-        const checks: ReadinessChecks = yield* Effect.all(
-          {
-            database: upOrDown(storage.ping),
-            chain: Option.isNone(chain)
-              ? Effect.succeed("absent" as const)
-              : chainStatus !== undefined
-                ? Effect.succeed("down" as const)
-                : upOrDown(chain.value.readiness)
-          },
+        const [checks, health] = yield* Effect.all(
+          [
+            Effect.all(
+              {
+                database: upOrDown(storage.ping),
+                chain: Option.isNone(chain)
+                  ? Effect.succeed("absent" as const)
+                  : chainStatus !== undefined
+                    ? Effect.succeed("down" as const)
+                    : upOrDown(chain.value.readiness)
+              },
+              { concurrency: "unbounded" }
+            ),
+            Option.isNone(chain) || chainStatus !== undefined
+              ? Effect.succeed(undefined)
+              : chain.value.relayerHealth.pipe(
+                  Effect.timeout(Duration.seconds(2)),
+                  Effect.catchCause(() => Effect.succeed(undefined))
+                )
+          ],
           { concurrency: "unbounded" }
         )
-        if (checks.database === "down" || checks.chain === "down") {
+        const relayer = relayerCheck(Option.isSome(chain), health)
+        const all: ReadinessChecks = { ...checks, relayer }
+        const report = health === undefined ? {} : { relayer: reportOf(health) }
+        if (checks.database === "down" || checks.chain === "down" || relayer === "low" || relayer === "down") {
           return yield* new NotReady({
             success: false,
-            data: { status: "not_ready", checks, ...(chainStatus === undefined ? {} : { chain_status: chainStatus }) },
+            data: {
+              status: "not_ready",
+              checks: all,
+              ...report,
+              ...(chainStatus === undefined ? {} : { chain_status: chainStatus })
+            },
             error_code: "SERVICE_UNAVAILABLE"
           })
         }
-        return { success: true as const, data: { status: "ready" as const, checks } }
+        return { success: true as const, data: { status: "ready" as const, checks: all, ...report } }
       })
     )
 )
