@@ -4,11 +4,12 @@
  * issued before a restart stay valid), the webhook secret key (so stored endpoints keep signing), the relayer key and the deployed contracts, and the demo (its ids and the
  * admin's test key). The file is written whole (temporary file, then rename) and readable by its owner only.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import type { DeployedSuite } from "@svc/adapters/evm"
 import type { CompanyId, TeamId } from "@svc/domain/Ids"
-import { Effect, Schema } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 import type { Hex } from "viem"
 
 /** The data directory cannot be used: the message says which path and why. */
@@ -62,6 +63,60 @@ export const prepareDataDirectory = (directory: string) =>
         message: `The data directory ${directory} (SVC_DATA_DIR) cannot be used: ${(error as Error).message}`
       })
   })
+
+/** Who holds the data directory: the pid its holder wrote, if any. */
+const holderOf = (directory: string): string | undefined => {
+  try {
+    return /^\d+/.exec(readFileSync(join(directory, "svc.pid"), "utf8"))?.[0]
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Holds the data directory for this process, for the scope's lifetime: one process per directory (two would run two
+ * anvils over one saved chain, and their balances would part). The hold is an exclusive SQLite lock on `svc.lock`,
+ * which the operating system releases when the process ends however it ends, `kill -9` included, so a crash never
+ * leaves a stale lock behind. `svc.pid` names the holder for the message a second start prints; that start changes
+ * nothing (docs/decisions/0053).
+ */
+export const lockDataDirectory = (directory: string): Effect.Effect<void, DataDirectoryError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const file = join(directory, "svc.lock")
+        const lock = new DatabaseSync(file, { timeout: 0 })
+        try {
+          // Exclusive locking mode keeps the lock taken by the first write until the connection closes.
+          lock.exec("PRAGMA locking_mode = EXCLUSIVE")
+          lock.exec("CREATE TABLE IF NOT EXISTS holder (pid INTEGER)")
+          lock.exec(`DELETE FROM holder; INSERT INTO holder VALUES (${process.pid})`)
+        } catch {
+          lock.close()
+          const holder = holderOf(directory)
+          throw new DataDirectoryError({
+            message: `The data directory ${directory} (SVC_DATA_DIR) is in use by another svc process${
+              holder === undefined ? "" : ` (pid ${holder})`
+            }: stop it first, or give this one a directory of its own`
+          })
+        }
+        chmodSync(file, 0o600)
+        writeFileSync(join(directory, "svc.pid"), `${process.pid}\n`, { mode: 0o600 })
+        return lock
+      },
+      catch: (error) =>
+        error instanceof DataDirectoryError
+          ? error
+          : new DataDirectoryError({
+              message: `The data directory ${directory} (SVC_DATA_DIR) cannot be locked: ${(error as Error).message}`
+            })
+    }),
+    (lock) =>
+      Effect.sync(() => {
+        if (holderOf(directory) === String(process.pid)) unlinkSync(join(directory, "svc.pid"))
+        lock.close()
+      })
+  ).pipe(Effect.asVoid)
 
 /** The state kept by an earlier start, if any. */
 export const readEmbeddedState = (directory: string) =>

@@ -516,6 +516,35 @@ describe("npm start", () => {
     )
   }
 
+  it.live(
+    "a second start on the same data directory stops with one line naming the first's pid, changing nothing",
+    () =>
+      Effect.gen(function* () {
+        const directory = yield* dataDir
+        const first = yield* startIn(directory)
+        const second = spawn(process.execPath, [main], {
+          env: embeddedEnv(directory),
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let output = ""
+        const collect = (chunk: Buffer) => {
+          output += chunk.toString()
+        }
+        second.stdout?.on("data", collect)
+        second.stderr?.on("data", collect)
+        yield* exited(second)
+        assert.strictEqual(second.exitCode, 1, output)
+        assert.strictEqual(
+          output.trim(),
+          `svc cannot start: The data directory ${directory} (SVC_DATA_DIR) is in use by another svc process (pid ${first.child.pid}): stop it first, or give this one a directory of its own`
+        )
+        // It opened nothing: the first still holds the directory and serves, with its own demo.
+        assert.strictEqual(readFileSync(join(directory, "svc.pid"), "utf8").trim(), String(first.child.pid))
+        const ready = yield* Effect.promise(() => fetch(`${first.base}/ready`))
+        assert.strictEqual(ready.status, 200)
+      }).pipe(Effect.scoped)
+  )
+
   it.live("a data directory that cannot be written stops the start with a message naming it", () =>
     Effect.gen(function* () {
       const file = join(yield* dataDir, "a-file")

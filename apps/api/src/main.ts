@@ -42,6 +42,7 @@ import {
   databaseFileOf,
   dataDirectoryOf,
   type EmbeddedState,
+  lockDataDirectory,
   prepareDataDirectory,
   readEmbeddedState,
   writeEmbeddedState
@@ -123,7 +124,11 @@ const main = Effect.gen(function* () {
 
   // Embedded: the data directory must be usable before anything is written to it, and the database is opened (and
   // refused if it is from a newer schema) before anything else starts.
-  if (embedded) yield* prepareDataDirectory(dataDirectory)
+  if (embedded) {
+    yield* prepareDataDirectory(dataDirectory)
+    // One process per data directory: a second start stops here, naming the first, before it changes anything.
+    yield* lockDataDirectory(dataDirectory)
+  }
   const storage = yield* Layer.build(
     Server.storage(
       Option.isSome(mongoUriConfig)
