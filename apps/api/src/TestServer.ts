@@ -72,6 +72,8 @@ export interface TestServerOptions {
     | undefined
   /** Limits on issued payment requests and their sweep; default the server's. */
   readonly issuedRequests?: Server.ServerOptions["issuedRequests"]
+  /** How signatures are checked; default the domain's (externally owned accounts), as without a chain. */
+  readonly signatureVerifier?: Server.ServerOptions["signatureVerifier"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -96,6 +98,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       mailer: options.mailer,
       ...options.webhooks,
       issuedRequests: options.issuedRequests,
+      signatureVerifier: options.signatureVerifier,
       ...options.webhooks,
       rateLimits: noRateLimits,
       ...options.limits
