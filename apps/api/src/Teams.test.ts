@@ -198,6 +198,16 @@ describe("team routes", () => {
         "INVALID_STATE_TRANSITION"
       )
 
+      // No token was ever issued for it: one sent anyway is a wrong token, even by the named wallet (docs/invites.md).
+      assertError(
+        yield* call(server, "POST", "/v2/invites/accept", {
+          token: namedToken,
+          body: { invite_nanoid: invite, token: "0".repeat(64) }
+        }),
+        404,
+        "INVITE_NOT_FOUND"
+      )
+
       // Accepting makes the named wallet a team_admin, once.
       const accepted = yield* call(server, "POST", "/v2/invites/accept", {
         token: namedToken,

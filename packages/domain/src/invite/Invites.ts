@@ -183,13 +183,14 @@ export class Invites extends Context.Service<
 
       /**
        * The invite the token opens, still answerable; a wrong token is "not found" (the state stays hidden). An admin
-       * invite opens for its wallet signed in, and for nobody else (decision 0041).
+       * invite opens for its wallet signed in, and for nobody else (decision 0041); it was never given a token, so one
+       * sent with it is a wrong token too.
        */
       const opened = Effect.fn("Invites.opened")(function* (caller: Caller, body: AnswerInviteRequest) {
         const invite = yield* invites.findById(body.invite_nanoid)
         const tokenHash =
           invite.kind === "admin"
-            ? invite.account === caller.wallet
+            ? invite.account === caller.wallet && body.token === undefined
               ? invite.token_hash
               : undefined
             : body.token === undefined
