@@ -6,7 +6,12 @@
 import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, paymentsRequestOf } from "@svc/domain/chain"
-import { type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import {
+  IssuedTypedDataStore,
+  type PaymentsTypedDataMessage,
+  signableOf,
+  type TypedDataBundle
+} from "@svc/domain/eip712"
 import { Permissions } from "@svc/domain/membership"
 import { IntentRunner } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
@@ -1002,6 +1007,31 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         assert.strictEqual((yield* put(`0x${"ab".repeat(64)}`)).status, 400)
         assert.strictEqual((yield* call(server, "PUT", "/v2/payments", { token: t.token, body: batch(1) })).status, 400)
       })
+    )
+
+    it.effect(
+      "a replay of a request whose executor died mid-execution answers 409 ALREADY_EXECUTED, within the request timeout",
+      () =>
+        Effect.gen(function* () {
+          const { server } = yield* Fixture
+          const t = yield* fundedTeam(1_000_00)
+          const body = { from: t.team, to: [entry(t.employee.user, 100)], pay_now: true }
+          const bundle = yield* issue(t.token, body)
+          const signature = yield* signViem(t.adminKey, bundle)
+          // What a process killed between its claim and its result leaves: the salt claimed, its lease running.
+          yield* IssuedTypedDataStore.use((store) => store.claim(bundle.typed_data.salt, Date.now())).pipe(
+            Effect.provide(server.context),
+            Effect.orDie
+          )
+          const replay = yield* call(server, "PUT", "/v2/payments", {
+            token: t.token,
+            body: putBody(body, bundle, t.admin.address, signature)
+          })
+          // Not the server's 503 for a request past REQUEST_TIMEOUT_MS: the wait for the claim ends first.
+          assert.strictEqual(replay.status, 409, JSON.stringify(replay.body))
+          assert.strictEqual(replay.body.error_code, "ALREADY_EXECUTED")
+        }),
+      60_000
     )
   }
 )

@@ -408,6 +408,20 @@ describe("team routes", () => {
       const pastEnd = (yield* get("?offset=1000000")).body.data.pagination
       assert.strictEqual(pastEnd.next_offset, 105)
       assert.strictEqual(pastEnd.next_page, 3)
+      // Both page and offset, as the OpenAPI description says: offset wins, and the answer's page is the one it falls
+      // in; past the end, next_offset points back at the end, below the offset asked.
+      const both = yield* get("?page=2&offset=5&count=50")
+      assert.deepStrictEqual(both.body.data.users, (yield* get("?offset=5&count=50")).body.data.users)
+      assert.deepStrictEqual(both.body.data.pagination, {
+        page: 1,
+        count: 50,
+        offset: 5,
+        next_page: 2,
+        next_offset: 55,
+        has_more: true
+      })
+      const bothPastEnd = (yield* get("?page=2&offset=500&count=50")).body.data.pagination
+      assert.deepStrictEqual([bothPastEnd.offset, bothPastEnd.next_offset, bothPastEnd.has_more], [500, 105, false])
       // Naive clients following next_offset stop, whichever way they decide to, and see every user once.
       for (const stopOn of ["empty page", "no progress"] as const) {
         const seen: Array<string> = []

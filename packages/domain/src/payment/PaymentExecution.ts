@@ -32,8 +32,12 @@ import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
 /** Roles whose wallet may sign payments for a team (the forwarder's rule). */
 const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
 
-/** How long a request that finds another replica executing the same salt waits for its result. */
-const replayWaitMillis = 30_000
+/**
+ * How long a request that finds another replica executing the same salt waits for its result: well inside the server's
+ * request timeout (`REQUEST_TIMEOUT_MS`, 30 s by default), so the wait ends in its own answer (409 `ALREADY_EXECUTED`,
+ * "still executing") rather than in the server's 503 for a request that ran too long.
+ */
+const replayWaitMillis = 20_000
 
 /** The user whose wallet is `signer`, when it may pay for `team`. */
 const payingSigner = Effect.fn("PaymentExecution.payingSigner")(function* (team: Team, signer: WalletAddress) {
