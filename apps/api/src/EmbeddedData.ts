@@ -4,7 +4,16 @@
  * issued before a restart stay valid), the webhook secret key (so stored endpoints keep signing), the relayer key and the deployed contracts, and the demo (its ids and the
  * admin's test key). The file is written whole (temporary file, then rename) and readable by its owner only.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync
+} from "node:fs"
 import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import type { DeployedSuite } from "@svc/adapters/evm"
@@ -47,11 +56,20 @@ export const chainStateFileOf = (directory: string) => join(directory, "anvil-st
 
 const stateFileOf = (directory: string) => join(directory, "embedded.json")
 
-/** Creates the directory if needed and checks that it can be written, changing nothing else. */
+/**
+ * Creates the directory if needed and checks that it can be written. Everything in it is for this user only: from
+ * here on the process creates files 0600 and directories 0700 (its umask, which anvil inherits), and an existing
+ * directory and the files in it are tightened to that (issue 18, item 2).
+ */
 export const prepareDataDirectory = (directory: string) =>
   Effect.try({
     try: () => {
+      process.umask(0o077)
       mkdirSync(directory, { recursive: true, mode: 0o700 })
+      chmodSync(directory, 0o700)
+      for (const entry of readdirSync(directory, { withFileTypes: true })) {
+        if (entry.isFile()) chmodSync(join(directory, entry.name), 0o600)
+      }
       // access() says yes to root on a read-only mount: a real write settles it.
       const probe = join(directory, `.write-test-${process.pid}`)
       writeFileSync(probe, "")

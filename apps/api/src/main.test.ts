@@ -8,6 +8,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import {
+  chmodSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -542,6 +543,79 @@ describe("npm start", () => {
         assert.strictEqual(readFileSync(join(directory, "svc.pid"), "utf8").trim(), String(first.child.pid))
         const ready = yield* Effect.promise(() => fetch(`${first.base}/ready`))
         assert.strictEqual(ready.status, 200)
+      }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "secrets at rest: no webhook secret, key or token in the database or the data directory, all of it 0600/0700",
+    () =>
+      Effect.gen(function* () {
+        const directory = yield* dataDir
+        // An existing directory readable by everyone, as a user's mkdir leaves it: the start tightens it.
+        chmodSync(directory, 0o755)
+        const started = yield* startIn(directory)
+        const token = yield* signIn(started.base, privateKeyToAccount(started.key))
+        const keyed = (method: string, path: string, key: string, body: unknown) =>
+          Effect.promise(async () => {
+            const response = await fetch(`${started.base}${path}`, {
+              method,
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": key },
+              body: JSON.stringify(body)
+            })
+            return {
+              status: response.status,
+              replayed: response.headers.get("idempotent-replayed"),
+              body: (await response.json()) as { readonly data: Record<string, string | undefined> }
+            }
+          })
+        // A webhook created and rotated with Idempotency-Keys, each sent twice: the replay answers without the secret.
+        const hook = {
+          team_nanoid: started.team,
+          url: "http://127.0.0.1:9/hooks",
+          events: ["payment.sent"],
+          name: "scan"
+        }
+        const created = yield* keyed("POST", "/v2/webhooks", "create-1", hook)
+        assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+        const secrets = [created.body.data.secret as string]
+        const createdAgain = yield* keyed("POST", "/v2/webhooks", "create-1", hook)
+        assert.deepStrictEqual([createdAgain.status, createdAgain.replayed], [200, "true"])
+        assert.isUndefined(createdAgain.body.data.secret)
+        assert.strictEqual(createdAgain.body.data.webhook_nanoid, created.body.data.webhook_nanoid)
+        const rotatePath = `/v2/webhooks/${created.body.data.webhook_nanoid}/rotate_secret`
+        const rotated = yield* keyed("POST", rotatePath, "rotate-1", {})
+        assert.strictEqual(rotated.status, 200, JSON.stringify(rotated.body))
+        secrets.push(rotated.body.data.secret as string)
+        assert.isUndefined((yield* keyed("POST", rotatePath, "rotate-1", {})).body.data.secret)
+        // A payment, so the ledger, the outbox and the chain hold something too; then a clean stop.
+        assert.strictEqual(yield* pay(started, token, 500), 200)
+        started.child.kill("SIGTERM")
+        yield* exited(started.child)
+
+        const embedded = JSON.parse(readFileSync(join(directory, "embedded.json"), "utf8"))
+        const known = [
+          ...secrets,
+          token,
+          started.key,
+          embedded.relayerKey,
+          embedded.jwtSecret,
+          embedded.webhookSecretKey
+        ]
+        for (const secret of known) assert.isString(secret)
+        // embedded.json is embedded mode's key store (0600); nothing else holds a secret, in any form.
+        const patterns = [/whsec_/, /eyJ[A-Za-z0-9_-]{10,}\.eyJ/]
+        for (const name of readdirSync(directory)) {
+          const file = join(directory, name)
+          assert.strictEqual(statSync(file).mode & 0o777, 0o600, `${name} is not 0600`)
+          if (name === "embedded.json") continue
+          const content = readFileSync(file).toString("latin1")
+          for (const secret of known) {
+            const bare = (secret as string).replace(/^0x/, "")
+            assert.isFalse(content.includes(bare), `${name} holds a secret`)
+          }
+          for (const pattern of patterns) assert.notMatch(content, pattern, `${name} holds ${pattern}`)
+        }
+        assert.strictEqual(statSync(directory).mode & 0o777, 0o700)
       }).pipe(Effect.scoped)
   )
 

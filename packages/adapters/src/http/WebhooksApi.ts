@@ -33,12 +33,16 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("create", "/v2/webhooks", {
       payload: CreateWebhookRequest,
-      success: Envelope(CreatedWebhook),
+      // `secret` is absent only on an idempotent replay: kept answers hold no secret.
+      success: Envelope(Schema.Struct({ ...CreatedWebhook.fields, secret: Schema.optionalKey(Schema.String) })),
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "INVALID_WEBHOOK_URL"]))
-      .annotate(OpenApi.Description, "Registers an endpoint; `data.secret` is shown only here and on rotation."),
+      .annotate(
+        OpenApi.Description,
+        "Registers an endpoint; `data.secret` is shown only here and on rotation. A replay of the same request with its `Idempotency-Key` (`idempotent-replayed: true`) answers without it: the service keeps no copy."
+      ),
     HttpApiEndpoint.get("list", "/v2/webhooks", {
       query: ListWebhooksQuery,
       success: Envelope(Schema.Struct({ items: Schema.Array(WebhookEndpoint) })),
@@ -71,12 +75,17 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .pipe(answers(["WEBHOOK_NOT_FOUND"])),
     HttpApiEndpoint.post("rotateSecret", "/v2/webhooks/:webhook_nanoid/rotate_secret", {
       params: webhookPath,
-      success: Envelope(Schema.Struct({ secret: Schema.String, previous_expires_at: Schema.String })),
+      success: Envelope(
+        Schema.Struct({ secret: Schema.optionalKey(Schema.String), previous_expires_at: Schema.String })
+      ),
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Rotate the signing secret")
       .pipe(answers(["WEBHOOK_NOT_FOUND"]))
-      .annotate(OpenApi.Description, "A new secret; the previous one keeps signing beside it for 24 h."),
+      .annotate(
+        OpenApi.Description,
+        "A new secret; the previous one keeps signing beside it for 24 h. An idempotent replay answers without `secret`."
+      ),
     HttpApiEndpoint.get("deliveries", "/v2/webhooks/:webhook_nanoid/deliveries", {
       params: webhookPath,
       query: DeliveriesQuery,

@@ -6,7 +6,8 @@
  * Answers of 500 and above are not kept, so a retry runs again. The body is read under the same size limit as the
  * handlers (`withBodyLimit`), and a body that cannot be read (too large, cut off) claims nothing: the request runs as
  * without a key and the handler answers the error (413 for a body over the limit). The token is parsed as the
- * security layer parses it and verified once: authentication inside reuses the verdict (`VerifiedToken`).
+ * security layer parses it and verified once: authentication inside reuses the verdict (`VerifiedToken`). A kept
+ * answer holds no secret (`keptBody`).
  */
 import { createHash } from "node:crypto"
 import { IdempotencyStore } from "@svc/domain/idempotency"
@@ -15,6 +16,26 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AccessTokens } from "../AccessTokens.ts"
 import { errorResponse, withBodyLimit } from "./ErrorEnvelope.ts"
 import { bearerCredential, VerifiedToken } from "./VerifiedToken.ts"
+
+/**
+ * The answer as it is kept, so the store never holds a secret (issue 18, item 2): a webhook's signing secret
+ * (`data.secret`, on creation and rotation) is left out, and a replay answers without it (docs/webhooks.md: rotate
+ * again for a new one); an answer holding a token (`data.jwt`, a sign-in) is not kept at all (`undefined`), so the
+ * same key runs again.
+ */
+export const keptBody = (body: string): string | undefined => {
+  try {
+    const parsed = JSON.parse(body) as { data?: unknown }
+    const data = parsed.data
+    if (typeof data !== "object" || data === null || Array.isArray(data)) return body
+    if ("jwt" in data) return undefined
+    if (!("secret" in data)) return body
+    delete (data as Record<string, unknown>).secret
+    return JSON.stringify(parsed)
+  } catch {
+    return body
+  }
+}
 
 /** The request header carrying the key. */
 export const idempotencyKeyHeader = "idempotency-key"
@@ -68,11 +89,9 @@ export const withIdempotency = Effect.gen(function* () {
             if (exit._tag === "Failure") return store.release(id, holder)
             const response = exit.value
             if (response.status >= 500 || response.body._tag !== "Uint8Array") return store.release(id, holder)
-            const stored = {
-              status: response.status,
-              body: new TextDecoder().decode(response.body.body),
-              contentType: response.body.contentType
-            }
+            const kept = keptBody(new TextDecoder().decode(response.body.body))
+            if (kept === undefined) return store.release(id, holder)
+            const stored = { status: response.status, body: kept, contentType: response.body.contentType }
             return Effect.flatMap(Clock.currentTimeMillis, (done) => store.complete(id, holder, stored, done))
           })
         )
