@@ -160,6 +160,7 @@ describe("bad-input sweep", () => {
           },
           required: ["from", "to", "pay_now", "signer", "typed_data", "signature"]
         },
+        "DELETE /v2/payments/intents/{payment_nanoid}": { params: { payment_nanoid: "pa-000000000001" } },
         "POST /v2/payments/external_entity/instant": {
           body: { from: teamId, amount_cents: 100, payment_data: {}, external_recipient_email: "a@b.example" },
           required: ["from", "amount_cents", "payment_data", "external_recipient_email"]

@@ -12,7 +12,7 @@ import {
   signableOf,
   type TypedDataBundle
 } from "@svc/domain/eip712"
-import { Permissions } from "@svc/domain/membership"
+import { MembershipRepository, Permissions } from "@svc/domain/membership"
 import { IntentRunner } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
@@ -72,7 +72,10 @@ const FixtureLayer = Layer.effect(
 const publicClient = createPublicClient({ chain: arbitrum, transport: http(rpcUrl), pollingInterval: 10 })
 
 /** A team with an admin, two payable members and a viewer; its svc account deployed and funded with `cents`. */
-const fundedTeam = (cents: number, options: { readonly adminKey?: Hex } = {}) =>
+const fundedTeam = (
+  cents: number,
+  options: { readonly adminKey?: Hex; readonly adminRole?: "team_finance_admin" | "team_admin" } = {}
+) =>
   Effect.gen(function* () {
     const { server, embedded, gateway } = yield* Fixture
     const seeded = yield* seedTeam(server, ["team_admin", "team_employee", "team_contractor", "team_viewer"])
@@ -81,7 +84,7 @@ const fundedTeam = (cents: number, options: { readonly adminKey?: Hex } = {}) =>
     const adminUser = yield* addMember(
       seeded.teamId,
       admin.address,
-      "team_finance_admin",
+      options.adminRole ?? "team_finance_admin",
       `${admin.address}@t.example`
     ).pipe(Effect.provide(server.context))
     const { account } = yield* gateway.createAccount(admin.address, keccak256(toHex(seeded.teamId))).pipe(Effect.orDie)
@@ -1032,6 +1035,155 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           assert.strictEqual(replay.body.error_code, "ALREADY_EXECUTED")
         }),
       60_000
+    )
+
+    it.effect(
+      "a pending intent: canceled by its signer (DELETE), then neither cancelable again nor executed when due",
+      () =>
+        Effect.gen(function* () {
+          const { server } = yield* Fixture
+          const t = yield* fundedTeam(100_00)
+          const payAt = Math.floor(Date.now() / 1000) + 2
+          const body = { from: t.team, to: [entry(t.employee.user, 300)], pay_now: false }
+          const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
+          const put = yield* call(server, "PUT", "/v2/payments", {
+            token: t.token,
+            body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+          })
+          assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+          const intents = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=intent`, {
+            token: t.token
+          })
+          const payment = intents.body.data.items[0].payment.nanoid as string
+          const cancel = (token: string, id = payment) =>
+            call(server, "DELETE", `/v2/payments/intents/${id}`, { token })
+
+          // Someone outside the team may not; the signer may.
+          const stranger = yield* signIn(server, privateKeyToAccount(generatePrivateKey()))
+          assert.include([403, 404], (yield* cancel(stranger)).status)
+          const canceled = yield* cancel(t.token)
+          assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))
+          assert.deepStrictEqual(canceled.body.data, { payment_nanoid: payment, state: "canceled" })
+          const again = yield* cancel(t.token)
+          assert.strictEqual(again.status, 409)
+          assert.strictEqual(again.body.error_code, "INVALID_STATE_TRANSITION")
+          assert.strictEqual((yield* cancel(t.token, "pa-000000000000")).status, 404)
+
+          // Due, the runners leave it alone: nothing moves.
+          yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+          const ran = yield* IntentRunner.runDueIntents("runner-cancel").pipe(Effect.provide(server.context))
+          assert.deepStrictEqual(
+            ran.filter((r) => r.payment.team_nanoid === t.team),
+            []
+          )
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00))
+          const events = yield* Effect.promise(() =>
+            server.db
+              .collection("event_outbox")
+              .countDocuments({ "event.team_nanoid": t.team, "event.event_type": "payment.canceled" })
+          )
+          assert.strictEqual(events, 1)
+        }),
+      60_000
+    )
+
+    it.effect(
+      "a removed finance admin's pending intents are canceled with the removal, and never paid when due",
+      () =>
+        Effect.gen(function* () {
+          const { server } = yield* Fixture
+          // The account's owner is a team admin here: it grants a finance admin on chain (a manager invite).
+          const t = yield* fundedTeam(100_00, { adminRole: "team_admin" })
+          const finance = privateKeyToAccount(generatePrivateKey())
+          const teamAdmin = t.token
+          const invited = yield* call(server, "POST", "/v2/invites/manager", {
+            token: teamAdmin,
+            body: {
+              nanoid: t.team,
+              invites: [{ email: "fin2@example.com", role: "team_finance_admin", wallet: finance.address }]
+            }
+          })
+          assert.strictEqual(invited.status, 200, JSON.stringify(invited.body))
+          const roles = invited.body.data as TypedDataBundle & { invites: Array<string> }
+          const granted = yield* call(server, "PUT", "/v2/invites/manager", {
+            token: teamAdmin,
+            body: {
+              invites: roles.invites,
+              signer: t.admin.address,
+              typed_data: roles.typed_data,
+              signature: yield* signViem(t.adminKey, roles)
+            }
+          })
+          assert.strictEqual(granted.status, 200, JSON.stringify(granted.body))
+          const financeToken = yield* signIn(server, finance)
+          const payAt = Math.floor(Date.now() / 1000) + 3
+          const body = { from: t.team, to: [entry(t.employee.user, 900)], pay_now: false }
+          const issued = yield* call(server, "POST", "/v2/payments", {
+            token: financeToken,
+            body: { ...body, pay_at_time: payAt }
+          })
+          assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+          const bundle = issued.body.data as TypedDataBundle
+          const put = yield* call(server, "PUT", "/v2/payments", {
+            token: financeToken,
+            body: putBody(
+              body,
+              bundle,
+              finance.address,
+              yield* Effect.promise(() => finance.signTypedData(signableOf(bundle) as never))
+            )
+          })
+          assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+
+          // The owner removes them: their intent is canceled at once, with its event.
+          const users = yield* call(server, "GET", `/v2/teams/${t.team}/users`, { token: teamAdmin })
+          const financeUser = (users.body.data.users as Array<{ nanoid: string; email: string }>).find(
+            (u) => u.email === "fin2@example.com"
+          )?.nanoid
+          const removed = yield* call(server, "DELETE", `/v2/teams/${t.team}/member/${financeUser}`, {
+            token: teamAdmin
+          })
+          assert.strictEqual(removed.status, 200, JSON.stringify(removed.body))
+          const all = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=all`, { token: t.token })
+          assert.deepStrictEqual(
+            (all.body.data.items as Array<{ payment: { state: string } }>).map((item) => item.payment.state),
+            ["canceled"]
+          )
+
+          // Due, nothing is paid.
+          yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+          const ran = yield* IntentRunner.runDueIntents("runner-removal").pipe(Effect.provide(server.context))
+          assert.deepStrictEqual(
+            ran.filter((r) => r.payment.team_nanoid === t.team),
+            []
+          )
+          assert.strictEqual(yield* balanceOf(t.account), units(100_00))
+        }),
+      90_000
+    )
+
+    it.effect("an intent a runner takes after its signer lost the right to pay is canceled, not paid", () =>
+      Effect.gen(function* () {
+        const { server } = yield* Fixture
+        const t = yield* fundedTeam(100_00)
+        const payAt = Math.floor(Date.now() / 1000) + 2
+        const body = { from: t.team, to: [entry(t.employee.user, 200)], pay_now: false }
+        const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
+        const put = yield* call(server, "PUT", "/v2/payments", {
+          token: t.token,
+          body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+        })
+        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+        // The signer's membership ends behind the removal's back (as a removal racing a runner would leave it).
+        yield* MembershipRepository.use((m) => m.remove(t.team, t.adminUser)).pipe(Effect.provide(server.context))
+        yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+        const ran = yield* IntentRunner.runDueIntents("runner-check").pipe(Effect.provide(server.context))
+        assert.deepStrictEqual(
+          ran.filter((r) => r.payment.team_nanoid === t.team).map((r) => r.run),
+          ["canceled"]
+        )
+        assert.strictEqual(yield* balanceOf(t.account), units(100_00))
+      })
     )
   }
 )

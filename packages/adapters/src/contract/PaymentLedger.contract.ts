@@ -266,7 +266,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         const unix = (second: number) => Date.parse(at(second)) / 1000
         const a = payment(1, { created_at: at(10), state: "complete" })
         const b = payment(2, { created_at: at(20), recipient_nanoid: userId(3) })
-        const c = payment(3, { created_at: at(20), team_nanoid: teamId(2) })
+        const c = payment(3, { created_at: at(20), team_nanoid: teamId(2), payer_nanoid: userId(4) })
         const d = payment(4, { created_at: at(30), team_nanoid: teamId(2), recipient_nanoid: userId(3) })
         const { recipient_nanoid: _none, ...toEmail } = payment(5, {
           created_at: at(40),
@@ -294,6 +294,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.deepStrictEqual(ids(yield* ledger.list({ states: all, createdFrom: unix(31) })), [5])
         assert.deepStrictEqual(ids(yield* ledger.list({ states: all, createdTo: unix(19) })), [1])
         assert.deepStrictEqual((yield* ledger.list({ states: all, payer: teamId(1) }))[0], toEmail)
+        // By signer (`payer_nanoid`), and one by its nanoid.
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, signer: userId(4) })), [3])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, signer: userId(1) })), [5, 4, 2, 1])
+        assert.deepStrictEqual(ids(yield* ledger.list({ states: all, signer: userId(99) })), [])
+        assert.deepStrictEqual(yield* ledger.find(b.nanoid), b)
+        assert.isUndefined(yield* ledger.find(payment(77).nanoid))
       }).pipe(Effect.provide(storage.layer()))
     )
 

@@ -4,7 +4,9 @@
  */
 
 import type { ErrorCode } from "@svc/domain/errors"
+import { PaymentId } from "@svc/domain/Ids"
 import {
+  CanceledIntent,
   CreatePaymentsRequest,
   CreatePaymentsResponse,
   ExecutePaymentsRequest,
@@ -17,6 +19,7 @@ import {
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
+import { Envelope } from "./Envelope.ts"
 import { answers, signedRequestCodes } from "./OperationDocs.ts"
 
 /** What issuing typed data (a batch, or an instant payment) may answer, but for the transport's codes. */
@@ -74,6 +77,22 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
         "Typed data for an instant payment to a recipient outside the service, by e-mail (pay type 3, into the escrow " +
           "under the e-mail's claim id). Sign it and execute it with PUT /v2/payments, sending " +
           "`to: [{to: <e-mail>, amount_cents, currency_symbol, invoice_description}]` and `pay_now: true` (docs/payments.md)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.delete("cancelIntent", "/v2/payments/intents/:payment_nanoid", {
+      params: { payment_nanoid: PaymentId },
+      success: Envelope(CanceledIntent),
+      error: EndpointErrors
+    })
+      .annotate(OpenApi.Summary, "Cancel a pending intent")
+      .pipe(answers(["PAYMENT_NOT_FOUND", "TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "INVALID_STATE_TRANSITION"]))
+      .annotate(
+        OpenApi.Description,
+        "Cancels an intent (a payment registered for later) that has not started executing: its signer may, and so " +
+          "may the team's admins and finance admins. The payment becomes `canceled` with a `payment.canceled` event, " +
+          "and the intent runner never executes it. One already executing, executed or canceled answers 409 " +
+          "`INVALID_STATE_TRANSITION` (docs/payments.md)."
       )
   )
   .middleware(Authentication)

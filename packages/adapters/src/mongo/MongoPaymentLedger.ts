@@ -131,6 +131,7 @@ export const layer = Layer.effect(
             )
           })
         ),
+      find: (id) => Effect.promise(() => payments.findOne({ _id: id })).pipe(Effect.map((doc) => paymentOf(doc))),
       list: (query: LedgerQuery) => {
         const filter: Record<string, unknown> = {}
         const alternatives: Array<Record<string, unknown>> = []
@@ -151,6 +152,7 @@ export const layer = Layer.effect(
         if (query.payer !== undefined) filter.team_nanoid = query.payer
         if (query.notPayer !== undefined) filter.team_nanoid = { $ne: query.notPayer }
         if (query.recipients !== undefined) filter.recipient_nanoid = { $in: [...query.recipients] }
+        if (query.signer !== undefined) filter.payer_nanoid = query.signer
         const created: Record<string, string> = {}
         if (query.createdFrom !== undefined) created.$gte = isoOf(query.createdFrom * 1000)
         if (query.createdTo !== undefined) created.$lte = isoOf(query.createdTo * 1000 + 999)

@@ -33,6 +33,7 @@ const listConditions = (query: LedgerQuery) =>
     query.payer === undefined ? undefined : "team_nanoid = :payer",
     query.notPayer === undefined ? undefined : "team_nanoid <> :notPayer",
     query.recipients === undefined ? undefined : "recipient_nanoid IN (SELECT value FROM json_each(:recipients))",
+    query.signer === undefined ? undefined : "json_extract(record, '$.payer_nanoid') = :signer",
     query.createdFrom === undefined ? undefined : "created_at >= :createdFrom",
     query.createdTo === undefined ? undefined : "created_at <= :createdTo",
     query.after === undefined
@@ -71,6 +72,7 @@ export const layer = Layer.effect(
        WHERE nanoid = :nanoid AND state = :from RETURNING record`
     )
     const paymentExists = connection.prepare("SELECT 1 FROM payments WHERE nanoid = ?")
+    const paymentById = connection.prepare("SELECT record FROM payments WHERE nanoid = ?")
     const listed = new Map<string, StatementSync>()
     const executedSince = connection.prepare(
       `SELECT salt, record, state, executed_at, signature, result FROM issued_requests
@@ -146,6 +148,11 @@ export const layer = Layer.effect(
             ? Effect.fail(new PaymentNotFound({ nanoid: id }))
             : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
         }),
+      find: (id) =>
+        Effect.sync(() => {
+          const row = paymentById.get(id)
+          return row === undefined ? undefined : paymentOf(row)
+        }),
       list: (query) =>
         Effect.sync(() => {
           const sql = `SELECT record FROM payments WHERE ${listConditions(query).join(" AND ")}
@@ -159,6 +166,7 @@ export const layer = Layer.effect(
           if (query.payer !== undefined) parameters.payer = query.payer
           if (query.notPayer !== undefined) parameters.notPayer = query.notPayer
           if (query.recipients !== undefined) parameters.recipients = JSON.stringify(query.recipients)
+          if (query.signer !== undefined) parameters.signer = query.signer
           if (query.createdFrom !== undefined) parameters.createdFrom = isoOf(query.createdFrom * 1000)
           if (query.createdTo !== undefined) parameters.createdTo = isoOf(query.createdTo * 1000 + 999)
           if (query.intentsDueAfter !== undefined) parameters.intentsDueAfter = query.intentsDueAfter

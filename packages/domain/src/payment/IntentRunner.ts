@@ -7,10 +7,13 @@ import { Clock, DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import type { IntentError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { ChainFacts } from "../event/EventPayload.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { cancelPayment } from "./IntentCancellation.ts"
 import type { Payment } from "./Payment.ts"
 import { chainFactsOf, paymentEventOf } from "./PaymentEvents.ts"
+import { payingRoles } from "./PaymentExecution.ts"
 import { PaymentLedger, type PaymentPatch } from "./PaymentLedger.ts"
 import { PaymentMachine, type PaymentTrigger, paymentTriggerEvents } from "./PaymentMachine.ts"
 
@@ -18,7 +21,7 @@ import { PaymentMachine, type PaymentTrigger, paymentTriggerEvents } from "./Pay
 export const intentLeaseMillis = 60_000
 
 /** What became of one leased intent. */
-export type IntentRun = "complete" | "failed" | "not_due" | "retry_later" | "lost"
+export type IntentRun = "complete" | "failed" | "not_due" | "retry_later" | "lost" | "canceled"
 
 /** The event a trigger publishes, if any. */
 const eventOfTrigger: Partial<
@@ -62,6 +65,12 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
   const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
   const account = team._tag === "Some" ? teamAccountOf(team.value) : undefined
   if (account === undefined) return (yield* move(payment, ["expire"])) ? "failed" : "lost"
+  // Its signer's authority is checked as it runs, not only as it was registered: a removed member's intent is
+  // canceled, never paid (removal cancels those not yet taken; this catches one a runner held meanwhile).
+  const membership = yield* MembershipRepository.use((m) => m.find(payment.team_nanoid, payment.payer_nanoid))
+  if (membership._tag === "None" || !payingRoles.includes(membership.value.role)) {
+    return (yield* cancelPayment(payment, "scheduled")) ? "canceled" : "lost"
+  }
   const outcome = yield* chain.executeIntent(account, payment.onchain_id).pipe(
     Effect.map((settlement) => ({ _tag: "Settled" as const, settlement })),
     Effect.catch((error: IntentError) => Effect.succeed({ _tag: "Refused" as const, error }))

@@ -74,3 +74,15 @@ export class InvalidPaymentsCursor extends Schema.TaggedError<InvalidPaymentsCur
     return "VALIDATION_ERROR"
   }
 }
+
+/** Only an intent not yet taken for execution can be canceled: this payment is past that (or never was one). */
+export class IntentNotCancelable extends Schema.TaggedError<IntentNotCancelable>()("IntentNotCancelable", {
+  nanoid: Schema.String,
+  state: Schema.String,
+  message: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "INVALID_STATE_TRANSITION"
+  }
+}

@@ -30,7 +30,7 @@ import { initialPaymentState, PaymentMachine } from "./PaymentMachine.ts"
 import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
 
 /** Roles whose wallet may sign payments for a team (the forwarder's rule). */
-const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
+export const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
 
 /**
  * How long a request that finds another replica executing the same salt waits for its result: well inside the server's

@@ -71,6 +71,8 @@ export interface LedgerQuery {
   readonly notPayer?: TeamId
   /** Paid to one of these users. */
   readonly recipients?: ReadonlyArray<UserId>
+  /** Signed by this user (`payer_nanoid`). */
+  readonly signer?: UserId
   readonly createdFrom?: number
   readonly createdTo?: number
   /** Also intents (state `intent`) whose `pay_at_time` is after this time (unix seconds): registered, not yet due. */
@@ -122,6 +124,8 @@ export class PaymentLedger extends Context.Service<
       events: ReadonlyArray<DomainEvent>
     ) => Effect.Effect<Payment, PaymentNotFound | StaleState>
     readonly list: (query: LedgerQuery) => Effect.Effect<ReadonlyArray<Payment>>
+    /** One payment by its nanoid; `undefined` when there is none. */
+    readonly find: (id: PaymentId) => Effect.Effect<Payment | undefined>
     /** The requests executed (claimed) at or after `sinceMillis` (epoch ms), oldest first. */
     readonly executedSince: (sinceMillis: number) => Effect.Effect<ReadonlyArray<ExecutedRequest>>
     /**

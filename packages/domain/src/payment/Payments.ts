@@ -10,7 +10,7 @@ import type { Address } from "../Evm.ts"
 import { type IssuedRequestsLimit, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
-import { IdGenerator, TeamId, UserId } from "../Ids.ts"
+import { IdGenerator, type PaymentId, TeamId, UserId } from "../Ids.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -18,17 +18,20 @@ import { Randomness } from "../Randomness.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
+import { TeamRepository } from "../team/TeamRepository.ts"
 import type { Caller } from "../user/Caller.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
 import { UserNotFound } from "../user/UserNotFound.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import type { BalanceQuery, CurrencyBalance } from "./Balance.ts"
+import { cancelPayment } from "./IntentCancellation.ts"
 import { IssuedRequestPolicy } from "./IssuedRequestPolicy.ts"
 import { amountCentsOf } from "./Payment.ts"
 import {
   BalanceNotFound,
   type ExecutionBodyMismatch,
   type ExecutionInProgress,
+  IntentNotCancelable,
   type InvalidPaymentsCursor,
   type InvalidRecipient,
   type TeamAccountMissing
@@ -37,7 +40,7 @@ import { executePayments } from "./PaymentExecution.ts"
 import { issueBatch, issueInstant } from "./PaymentIssuance.ts"
 import type { PaymentItem } from "./PaymentItem.ts"
 import { paymentItemsOf } from "./PaymentItems.ts"
-import { type ExecutionResult, type LedgerQuery, PaymentLedger } from "./PaymentLedger.ts"
+import { type ExecutionResult, type LedgerQuery, PaymentLedger, PaymentNotFound } from "./PaymentLedger.ts"
 import { paymentStateFilter } from "./PaymentMachine.ts"
 import {
   type CreatePaymentsRequest,
@@ -73,6 +76,10 @@ export interface PaymentsPage {
   readonly next_cursor: string | null
 }
 
+/** What cancelling an intent answers (`DELETE /v2/payments/intents/{payment_nanoid}`). */
+export const CanceledIntent = Schema.Struct({ payment_nanoid: Schema.String, state: Schema.Literal("canceled") })
+export type CanceledIntent = typeof CanceledIntent.Type
+
 /** Payments of teams, for a caller. */
 export class Payments extends Context.Service<
   Payments,
@@ -97,6 +104,14 @@ export class Payments extends Context.Service<
       caller: Caller,
       query: PaymentsQuery
     ) => Effect.Effect<PaymentsPage, AccessError | InvalidPaymentsCursor>
+    /**
+     * Cancels a registered intent that has not started executing (docs/decisions/0057): its signer may, and so may
+     * whoever may execute the team's payments. Answers the payment as canceled.
+     */
+    readonly cancelIntent: (
+      caller: Caller,
+      payment: PaymentId
+    ) => Effect.Effect<CanceledIntent, AccessError | PaymentNotFound | IntentNotCancelable>
     /** The svc account of a team (`balance.read`) or of the caller, and its balances in cents. */
     readonly balance: (
       caller: Caller,
@@ -121,6 +136,7 @@ export class Payments extends Context.Service<
         | IdGenerator
         | Randomness
         | SignatureVerifier
+        | TeamRepository
       >()
       // The limits are read here, where the composition root set them: a request's fiber would see the defaults.
       const limits = yield* IssuedRequestPolicy
@@ -134,7 +150,8 @@ export class Payments extends Context.Service<
             UserRepository,
             IdGenerator,
             Randomness,
-            SignatureVerifier
+            SignatureVerifier,
+            TeamRepository
           )(ports),
           IssuedRequestPolicy,
           limits
@@ -213,6 +230,24 @@ export class Payments extends Context.Service<
             items: yield* withPorts(paymentItemsOf(page)),
             next_cursor: payments.length > limit && last !== undefined ? cursorAfter(last, query) : null
           }
+        }),
+
+        cancelIntent: Effect.fn("Payments.cancelIntent")(function* (caller, id) {
+          const payment = yield* ledger.find(id)
+          if (payment === undefined) return yield* new PaymentNotFound({ nanoid: id })
+          // Its signer may take back what they registered; anyone else needs the right to execute the team's payments.
+          if (payment.payer_nanoid !== caller.nanoid) {
+            yield* access.authorize(caller, payment.team_nanoid, "payments.execute")
+          }
+          const refused = new IntentNotCancelable({
+            nanoid: id,
+            state: payment.state,
+            message: `Only an intent not yet executing can be canceled; this payment is ${payment.state}`
+          })
+          if (payment.state !== "intent") return yield* refused
+          // Conditional on `intent`: the runner takes an intent only by moving it out of that state first.
+          if (!(yield* withPorts(cancelPayment(payment, "intent")))) return yield* refused
+          return { payment_nanoid: id, state: "canceled" as const }
         }),
 
         balance: Effect.fn("Payments.balance")(function* (caller, query) {

@@ -3,6 +3,7 @@
  * intent runner (`IntentRunner`).
  */
 export * from "./Balance.ts"
+export * from "./IntentCancellation.ts"
 export * as IntentRunner from "./IntentRunner.ts"
 export type * from "./IssuedPayments.ts"
 export * as IssuedRequestExpiry from "./IssuedRequestExpiry.ts"

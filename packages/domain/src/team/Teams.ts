@@ -26,6 +26,7 @@ import {
 } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import { cancelIntentsSignedBy } from "../payment/IntentCancellation.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import { Randomness } from "../Randomness.ts"
 import type { Caller } from "../user/Caller.ts"
@@ -448,6 +449,14 @@ export class Teams extends Context.Service<
           yield* memberships.remove(team, user, [
             yield* memberEvent("team.member_removed", membership, grant.team.company_nanoid)
           ])
+          // Their authority ends with them: the intents they registered and that have not started are canceled.
+          yield* cancelIntentsSignedBy(team, user).pipe(
+            Effect.provideService(PaymentLedger, ledger),
+            Effect.provideService(TeamRepository, teams),
+            Effect.provideService(UserRepository, users),
+            Effect.provideService(IdGenerator, ids),
+            Effect.provideService(Randomness, randomness)
+          )
           return { team_nanoid: team, user_nanoid: user, removed: true as const }
         }),
 

@@ -40,7 +40,8 @@ export const PaymentHandlers = HttpApiBuilder.group(
         ),
       create: ({ payload }) => respond((me) => payments.issueBatch(me, payload)),
       execute: ({ payload }) => respond((me) => payments.execute(me, payload)),
-      instant: ({ payload }) => respond((me) => payments.issueInstant(me, payload))
+      instant: ({ payload }) => respond((me) => payments.issueInstant(me, payload)),
+      cancelIntent: ({ params }) => respond((me) => payments.cancelIntent(me, params.payment_nanoid))
     })
   })
 ).pipe(Layer.provide(Payments.layer))

@@ -35,7 +35,10 @@ export const PendingPaymentHandlers = HttpApiBuilder.group(
       query: ({ query }) => after(query.team_nanoid, "payments.read"),
       create: ({ payload }) => after(payload.from, "payments.create"),
       execute: ({ payload }) => after(payload.from, "payments.execute"),
-      instant: ({ payload }) => after(payload.from, "payments.create")
+      instant: ({ payload }) => after(payload.from, "payments.create"),
+      // Without a chain no intent was ever registered: the payment is not found.
+      cancelIntent: ({ params }) =>
+        Effect.fail(apiError("PAYMENT_NOT_FOUND", `Payment ${params.payment_nanoid} not found`))
     })
   })
 ).pipe(Layer.provide(TeamAccess.layer))

@@ -1,0 +1,46 @@
+/**
+ * Cancelling intents (issue 18, item 7; docs/decisions/0057): a registered intent that has not started executing
+ * moves to `canceled` with a `payment.canceled` event, in one conditional step (`intent` -> `canceled`), so it can
+ * never race the intent runner, which takes an intent only by moving it out of `intent` first. An intent the runner
+ * already holds is checked there instead: the runner cancels, rather than executes, one whose signer may no longer
+ * pay for the team.
+ */
+import { DateTime, Effect } from "effect"
+import type { TeamId, UserId } from "../Ids.ts"
+import { TeamRepository } from "../team/TeamRepository.ts"
+import type { Payment } from "./Payment.ts"
+import { paymentEventOf } from "./PaymentEvents.ts"
+import { PaymentLedger } from "./PaymentLedger.ts"
+
+/** Cancels `payment` from `from` (`intent`, or `scheduled` by the runner that holds it); false when it moved meanwhile. */
+export const cancelPayment = Effect.fn("IntentCancellation.cancelPayment")(function* (
+  payment: Payment,
+  from: "intent" | "scheduled"
+) {
+  const team = yield* TeamRepository.use((teams) => teams.findById(payment.team_nanoid))
+  const now = DateTime.formatIso(yield* DateTime.now)
+  const scope = {
+    team_nanoid: payment.team_nanoid,
+    ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {})
+  }
+  const canceled: Payment = { ...payment, state: "canceled", updated_at: now }
+  const event = yield* paymentEventOf(scope, "payment.canceled", canceled)
+  return yield* PaymentLedger.use((ledger) =>
+    ledger.settle(payment.nanoid, from, "canceled", { updated_at: now }, [event])
+  ).pipe(
+    Effect.as(true),
+    Effect.catchTag("StaleState", () => Effect.succeed(false)),
+    Effect.orDie
+  )
+})
+
+/** Cancels every intent `signer` registered for `team` that has not started executing; answers how many. */
+export const cancelIntentsSignedBy = Effect.fn("IntentCancellation.cancelIntentsSignedBy")(function* (
+  team: TeamId,
+  signer: UserId
+) {
+  const pending = yield* PaymentLedger.use((ledger) => ledger.list({ states: ["intent"], payer: team, signer }))
+  let canceled = 0
+  for (const payment of pending) if (yield* cancelPayment(payment, "intent")) canceled++
+  return canceled
+})
