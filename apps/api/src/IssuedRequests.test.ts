@@ -101,6 +101,14 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("issued pay
       })
       assert.strictEqual(instant.status, 409, JSON.stringify(instant.body))
       assert.strictEqual(instant.body.error_code, "ISSUED_REQUESTS_LIMIT")
+      // Refused before it is built: a request naming a recipient outside the team, which building would refuse with
+      // 400, meets the budget first (issue 18, item 4).
+      const notBuilt = yield* call(server, "POST", "/v2/payments", {
+        token: a.token,
+        body: batch(a.team, "us-000000000000")
+      })
+      assert.strictEqual(notBuilt.status, 409, JSON.stringify(notBuilt.body))
+      assert.strictEqual(notBuilt.body.error_code, "ISSUED_REQUESTS_LIMIT")
       // The other tenant issues as before.
       const other = yield* call(server, "POST", "/v2/payments", { token: b.token, body: batch(b.team, b.employee) })
       assert.strictEqual(other.status, 200, JSON.stringify(other.body))

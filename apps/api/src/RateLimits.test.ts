@@ -91,6 +91,36 @@ describe("rate limits", () => {
       }).pipe(Effect.scoped)
   )
 
+  it.live(
+    "request bytes per user: large bodies past the budget answer 429 before they are read; others are served",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* limited({ bytesPerUser: 20_000 })
+        const { companyId, members } = yield* seedTeam(server, ["team_admin", "team_admin"])
+        const [first, second] = members as [SeededMember, SeededMember]
+        const firstToken = yield* signIn(server, first.account)
+        const secondToken = yield* signIn(server, second.account)
+        // 8 KB bodies (an over-long description the contract refuses anyway): two fit in 20 KB, the third does not.
+        const large = (token: string) =>
+          call(server, "POST", "/v2/teams", {
+            token,
+            body: {
+              entity_nanoid: companyId,
+              admin_wallet: privateKeyToAccount(generatePrivateKey()).address,
+              name: "Bytes",
+              description: "x".repeat(8_000)
+            }
+          })
+        for (let i = 0; i < 2; i++) assert.strictEqual((yield* large(firstToken)).status, 400)
+        const teams = yield* countRows(server, "teams")
+        assertLimited(yield* large(firstToken))
+        assert.strictEqual(yield* countRows(server, "teams"), teams)
+        // Small requests carry no body to count; the other user's budget is their own.
+        assert.strictEqual((yield* call(server, "GET", "/v2/user/teams", { token: firstToken })).status, 200)
+        assert.strictEqual((yield* large(secondToken)).status, 400)
+      }).pipe(Effect.scoped)
+  )
+
   it.live("sign-in has its own stricter limit: a refused challenge stores no nonce; other routes are not touched", () =>
     Effect.gen(function* () {
       const server = yield* limited({ signIn: 2, perIp: 100 })

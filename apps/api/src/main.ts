@@ -15,6 +15,7 @@
  * `TOKEN_ADDRESS`.
  *
  * Limits (both modes, docs/operations.md): `RATE_LIMIT_PER_IP` (default 1200 a minute), `RATE_LIMIT_PER_USER` (600),
+ * `RATE_LIMIT_BYTES_PER_USER` (32 MiB of request bodies a minute),
  * `RATE_LIMIT_SIGN_IN` (30 a minute per IP; 0 disables any of them), `TRUST_PROXY` (default false: the client IP is
  * the socket's, not `X-Forwarded-For`), `REQUEST_TIMEOUT_MS` (default 30000: a request still running is answered
  * 503), `HEADERS_TIMEOUT_MS` (10000), `SHUTDOWN_GRACE_MS` (5000: on stop, requests in flight get this long before
@@ -73,6 +74,9 @@ const main = Effect.gen(function* () {
   const rateLimits: RateLimitSettings = {
     perIp: yield* Config.Int("RATE_LIMIT_PER_IP").pipe(Config.withDefault(defaultRateLimits.perIp)),
     perUser: yield* Config.Int("RATE_LIMIT_PER_USER").pipe(Config.withDefault(defaultRateLimits.perUser)),
+    bytesPerUser: yield* Config.Int("RATE_LIMIT_BYTES_PER_USER").pipe(
+      Config.withDefault(defaultRateLimits.bytesPerUser ?? 0)
+    ),
     signIn: yield* Config.Int("RATE_LIMIT_SIGN_IN").pipe(Config.withDefault(defaultRateLimits.signIn)),
     trustProxy: yield* Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false))
   }
@@ -103,7 +107,7 @@ const main = Effect.gen(function* () {
     return yield* refuse("SMTP_URL is required when MONGODB_URI is set: invite mails are sent through it")
   }
   if (inviteTtlDays < 1) return yield* refuse("INVITE_TTL_DAYS must be at least 1")
-  if (Math.min(rateLimits.perIp, rateLimits.perUser, rateLimits.signIn) < 0) {
+  if (Math.min(rateLimits.perIp, rateLimits.perUser, rateLimits.signIn, rateLimits.bytesPerUser ?? 0) < 0) {
     return yield* refuse("RATE_LIMIT_PER_IP, RATE_LIMIT_PER_USER and RATE_LIMIT_SIGN_IN must be 0 (no limit) or more")
   }
   if (Math.min(requestTimeoutMillis, headersTimeoutMillis) < 1 || shutdownGraceMillis < 0) {

@@ -101,6 +101,7 @@ export const layer = Layer.effect(
         }).pipe(
           Effect.flatMap((kept) => (kept ? Effect.void : Effect.fail(new IssuedRequestsLimit({ team: record.team }))))
         ),
+      held: (team, now) => Effect.promise(() => held(team, Math.floor(now / 1000))),
       removeExpired: (cutoff, limit) =>
         Effect.promise(async () => {
           const expired = await col

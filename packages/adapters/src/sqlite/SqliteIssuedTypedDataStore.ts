@@ -73,6 +73,11 @@ export const layer = Layer.effect(
           })
           return kept ? Effect.void : Effect.fail(new IssuedRequestsLimit({ team: record.team }))
         }),
+      held: (team, now) =>
+        Effect.sync(() => {
+          const row = held.get(team, Math.floor(now / 1000))
+          return { count: Number(row?.count ?? 0), bytes: Number(row?.bytes ?? 0) }
+        }),
       removeExpired: (cutoff, limit) => Effect.sync(() => Number(removeExpired.run(cutoff, limit).changes)),
       find: (salt) => Effect.suspend(() => found(salt)),
       claim: (salt, now) =>

@@ -122,6 +122,11 @@ export class IssuedTypedDataStore extends Context.Service<
      */
     readonly issueWithin: (record: IssuedTypedData, budget: IssuedBudget) => Effect.Effect<void, IssuedRequestsLimit>
     /**
+     * What `team` holds against its budget at `now` (epoch ms): its issued requests neither executed nor expired, and
+     * their stored bytes. A cheap read, so a request that cannot fit is refused before it is built (issue 18, item 4).
+     */
+    readonly held: (team: string, now: number) => Effect.Effect<{ readonly count: number; readonly bytes: number }>
+    /**
      * Deletes up to `limit` records never executed (not claimed) whose typed data expired at or before `cutoff`
      * (unix seconds); answers how many. Deleting twice is harmless, so sweepers need no lease.
      */

@@ -5,7 +5,12 @@
 import { Array as Arr, Clock, Effect, Schema } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address } from "../Evm.ts"
-import { type IssuedBatch, type IssuedInstant, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import {
+  type IssuedBatch,
+  type IssuedInstant,
+  IssuedRequestsLimit,
+  IssuedTypedDataStore
+} from "../eip712/IssuedTypedDataStore.ts"
 import { makePaymentsTypedData, makePaymentTypedData } from "../eip712/TypedDataBuilder.ts"
 import { IdGenerator, UserId } from "../Ids.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -61,6 +66,21 @@ const recordIssued = Effect.fn("PaymentIssuance.recordIssued")(function* (
   })
 })
 
+/**
+ * Refuses, before anything is built, a request the team's budget cannot take: the team already holds its count, or
+ * its bytes with the request's own at the least (the stored record holds the request's body, and more). A flood of
+ * large requests over budget then costs a read each, not a build (issue 18, item 4; docs/decisions/0058).
+ */
+const refuseOverBudget = Effect.fn("PaymentIssuance.refuseOverBudget")(function* (team: Team, body: unknown) {
+  const policy = yield* IssuedRequestPolicy
+  const now = yield* Clock.currentTimeMillis
+  const held = yield* IssuedTypedDataStore.use((store) => store.held(team.nanoid, now))
+  const atLeast = new TextEncoder().encode(JSON.stringify(body)).length
+  if (held.count + 1 > policy.maxCount || held.bytes + atLeast > policy.maxBytes) {
+    return yield* new IssuedRequestsLimit({ team: team.nanoid })
+  }
+})
+
 /** The typed data's envelope: from the caller's wallet, on the team's account, for the policy's lifetime. */
 const envelopeOf = (caller: Caller, account: Address) =>
   IssuedRequestPolicy.useSync((policy) => ({
@@ -75,6 +95,7 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   caller: Caller,
   body: CreatePaymentsRequest
 ) {
+  yield* refuseOverBudget(team, body)
   const chain = yield* ChainGateway
   const ids = yield* IdGenerator
   const account = yield* accountOf(team)
@@ -142,6 +163,7 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
   caller: Caller,
   body: InstantPaymentRequest
 ) {
+  yield* refuseOverBudget(team, body)
   const chain = yield* ChainGateway
   const ids = yield* IdGenerator
   const account = yield* accountOf(team)

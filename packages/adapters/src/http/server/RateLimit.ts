@@ -1,6 +1,7 @@
 /**
  * Rate limits (issue 14, docs/decisions/0035): token buckets per client IP on every route (but `/health` and
- * `/ready`, which load balancers poll), per user on requests with a valid bearer token, and a stricter one per client
+ * `/ready`, which load balancers poll), per user on requests with a valid bearer token (requests, and request bytes:
+ * issue 18, docs/decisions/0058), and a stricter one per client
  * IP for sign-in (`GET /v2/auth/siwe`, `POST /v2/auth/verify`). A request over a limit is answered 429 RATE_LIMITED
  * with `Retry-After` (seconds) before anything else runs, so it changes nothing.
  *
@@ -20,6 +21,11 @@ export interface RateLimitSettings {
   readonly perIp: number
   /** Per user, on requests carrying a valid token (`RATE_LIMIT_PER_USER`). */
   readonly perUser: number
+  /**
+   * Request bytes per user a minute (`RATE_LIMIT_BYTES_PER_USER`; a request counts its declared `Content-Length`), so
+   * a user inside the request limit cannot make the server parse without end (0 disables; default off here).
+   */
+  readonly bytesPerUser?: number | undefined
   /** Per client IP, on the sign-in routes, on top of `perIp` (`RATE_LIMIT_SIGN_IN`). */
   readonly signIn: number
   /** Whether the client IP is read from `X-Forwarded-For` (set by a proxy we trust) rather than the socket. */
@@ -29,7 +35,14 @@ export interface RateLimitSettings {
 }
 
 /** Generous enough for real use: a busy client or a few users behind one address stay well under them. */
-export const defaultRateLimits: RateLimitSettings = { perIp: 1200, perUser: 600, signIn: 30, trustProxy: false }
+export const defaultRateLimits: RateLimitSettings = {
+  perIp: 1200,
+  perUser: 600,
+  // 32 MiB a minute: 32 of the largest bodies the server takes, far above any real client's need.
+  bytesPerUser: 32 * 1024 * 1024,
+  signIn: 30,
+  trustProxy: false
+}
 
 /** No limits at all (tests that drive many requests from one address). */
 export const noRateLimits: RateLimitSettings = { perIp: 0, perUser: 0, signIn: 0, trustProxy: false }
@@ -50,18 +63,19 @@ export const makeBuckets = (perMinute: number, maxKeys: number) => {
   const tokensAt = (bucket: { readonly tokens: number; readonly at: number }, now: number) =>
     Math.min(perMinute, bucket.tokens + ((now - bucket.at) * perMinute) / minute)
   return {
-    take: (key: string, now: number): Take => {
+    /** Takes `cost` tokens (default 1: a request; a byte count for the bytes budget). */
+    take: (key: string, now: number, cost = 1): Take => {
       const bucket = buckets.get(key) ?? { tokens: perMinute, at: now }
       const tokens = tokensAt(bucket, now)
       buckets.delete(key)
-      if (tokens < 1) {
+      if (tokens < cost) {
         buckets.set(key, bucket)
         return {
           _tag: "Refused",
-          retryAfterSeconds: Math.max(1, Math.ceil(((1 - tokens) * minute) / perMinute / 1000))
+          retryAfterSeconds: Math.max(1, Math.ceil(((cost - tokens) * minute) / perMinute / 1000))
         }
       }
-      buckets.set(key, { tokens: tokens - 1, at: now })
+      buckets.set(key, { tokens: tokens - cost, at: now })
       // Idle keys are forgotten (a full bucket is the same as none), the least recently seen first, and always when
       // over the bound.
       for (const [oldest, entry] of buckets) {
@@ -82,6 +96,7 @@ export class RateLimits extends Context.Service<
     readonly settings: RateLimitSettings
     readonly perIp: ReturnType<typeof makeBuckets> | undefined
     readonly perUser: ReturnType<typeof makeBuckets> | undefined
+    readonly bytesPerUser: ReturnType<typeof makeBuckets> | undefined
     readonly signIn: ReturnType<typeof makeBuckets> | undefined
   }
 >()("@svc/adapters/http/server/RateLimits") {
@@ -94,6 +109,7 @@ export class RateLimits extends Context.Service<
         settings,
         perIp: buckets(settings.perIp),
         perUser: buckets(settings.perUser),
+        bytesPerUser: buckets(settings.bytesPerUser ?? 0),
         signIn: buckets(settings.signIn)
       })
     })
@@ -132,14 +148,21 @@ export const withRateLimits = Effect.gen(function* () {
       if (signIn?._tag === "Refused") return refused(signIn.retryAfterSeconds)
       const byIp = limits.perIp?.take(ip, now)
       if (byIp?._tag === "Refused") return refused(byIp.retryAfterSeconds)
-      if (limits.perUser === undefined) return yield* app
+      if (limits.perUser === undefined && limits.bytesPerUser === undefined) return yield* app
       const token = Redacted.value(yield* bearerCredential)
       if (token === "") return yield* app
       const verdict = yield* Effect.exit(tokens.verify(token))
       // Authentication inside reuses this verdict; an invalid token is refused there, limited by address only.
       const served = Effect.provideService(app, VerifiedToken, { token, verdict })
       if (verdict._tag === "Failure") return yield* served
-      const byUser = limits.perUser.take(verdict.value.sub, now)
-      return byUser._tag === "Refused" ? refused(byUser.retryAfterSeconds) : yield* served
+      const byUser = limits.perUser?.take(verdict.value.sub, now)
+      if (byUser?._tag === "Refused") return refused(byUser.retryAfterSeconds)
+      // The bytes it declares, before they are read: a flood of large bodies is refused before any is parsed.
+      const declared = Number(request.headers["content-length"] ?? 0)
+      const bytes =
+        declared > 0
+          ? limits.bytesPerUser?.take(verdict.value.sub, now, Number.isFinite(declared) ? declared : 0)
+          : undefined
+      return bytes?._tag === "Refused" ? refused(bytes.retryAfterSeconds) : yield* served
     })
 })
