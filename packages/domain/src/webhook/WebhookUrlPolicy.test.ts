@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { addressClassOf, urlRefusal } from "./WebhookUrlPolicy.ts"
+import { addressClassOf, normalizedWebhookUrl, urlRefusal } from "./WebhookUrlPolicy.ts"
 
 describe("webhook URL rules", () => {
   it("classifies IPv4 and IPv6 addresses", () => {
@@ -29,7 +29,34 @@ describe("webhook URL rules", () => {
       ["2606:4700::1111", "public"],
       ["1.2.3", "invalid"],
       ["300.1.1.1", "invalid"],
-      ["1::2::3", "invalid"]
+      ["1::2::3", "invalid"],
+      // IANA's special-purpose registries: what is not globally reachable is private, embedded IPv4 decides.
+      ["192.0.0.8", "private"],
+      ["192.0.2.1", "private"],
+      ["198.18.0.1", "private"],
+      ["198.19.255.254", "private"],
+      ["198.20.0.1", "public"],
+      ["198.51.100.7", "private"],
+      ["203.0.113.9", "private"],
+      ["192.88.99.1", "private"],
+      ["::127.0.0.1", "loopback"],
+      ["::10.1.2.3", "private"],
+      ["::93.184.215.14", "public"],
+      ["64:ff9b::127.0.0.1", "loopback"],
+      ["64:ff9b::a00:1", "private"],
+      ["64:ff9b::93.184.215.14", "public"],
+      ["64:ff9b:1::1", "private"],
+      ["2002:7f00:1::", "loopback"],
+      ["2002:a9fe:a9fe::1", "link-local"],
+      ["2002:5db8:d70e::1", "public"],
+      ["2001::1", "private"],
+      ["2001:2::1", "private"],
+      ["2001:db8::1", "private"],
+      ["3fff::1", "private"],
+      ["fec0::1", "private"],
+      ["feff::1", "private"],
+      ["100::1", "private"],
+      ["2001:4860:4860::8888", "public"]
     ]
     for (const [address, kind] of cases) assert.strictEqual(addressClassOf(address), kind, address)
   })
@@ -54,6 +81,29 @@ describe("webhook URL rules", () => {
       "http://0/"
     ]) {
       assert.isDefined(urlRefusal(url, embedded), url)
+    }
+  })
+
+  it("stores URLs parsed and normalised; refuses whitespace, control characters and credentials", () => {
+    const production = { requireHttps: true, allowPrivate: false }
+    assert.deepStrictEqual(normalizedWebhookUrl("HTTPS://Hooks.Example:443", production), {
+      url: "https://hooks.example/"
+    })
+    assert.deepStrictEqual(normalizedWebhookUrl("https://hooks.example/a/../b?x=1", production), {
+      url: "https://hooks.example/b?x=1"
+    })
+    for (const bad of [
+      " https://hooks.example/",
+      "https://hooks.example/\n",
+      "https://hooks.\texample/",
+      "https://hooks.example/\u0000",
+      "https://user:pw@hooks.example/",
+      "https://user@hooks.example/",
+      "https://[::127.0.0.1]/",
+      "https://[64:ff9b::a00:1]/",
+      "https://198.18.0.1/"
+    ]) {
+      assert.property(normalizedWebhookUrl(bad, production), "refusal", JSON.stringify(bad))
     }
   })
 })

@@ -43,12 +43,27 @@ const ipv4Of = (address: string): ReadonlyArray<number> | undefined => {
   return bytes.every((b) => b <= 255) ? bytes : undefined
 }
 
-const classOfIpv4 = ([a = 0, b = 0]: ReadonlyArray<number>): AddressClass => {
-  if (a === 0) return "unspecified"
+/**
+ * The class of an IPv4 address, after IANA's IPv4 Special-Purpose Address Registry: whatever is not globally
+ * reachable there is `private` (allowed only with `allowPrivate`), but for what is never a delivery target.
+ */
+const classOfIpv4 = ([a = 0, b = 0, c = 0]: ReadonlyArray<number>): AddressClass => {
+  if (a === 0) return "unspecified" // 0.0.0.0/8 "this network"
   if (a === 127) return "loopback"
   if (a === 169 && b === 254) return "link-local"
-  if (a >= 224) return "multicast" // 224/4 multicast, 240/4 reserved and broadcast
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127))
+  if (a >= 224) return "multicast" // 224/4 multicast, 240/4 reserved, 255.255.255.255 broadcast
+  if (
+    a === 10 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127) || // shared address space (CGNAT)
+    (a === 192 && b === 0 && c === 0) || // IETF protocol assignments
+    (a === 192 && b === 0 && c === 2) || // documentation (TEST-NET-1)
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    (a === 198 && b === 51 && c === 100) || // documentation (TEST-NET-2)
+    (a === 203 && b === 0 && c === 113) || // documentation (TEST-NET-3)
+    (a === 192 && b === 88 && c === 99) // deprecated 6to4 relay anycast
+  )
     return "private"
   return "public"
 }
@@ -88,12 +103,25 @@ export const addressClassOf = (address: string): AddressClass => {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = v6
   if (v6.every((g) => g === 0)) return "unspecified"
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 1) return "loopback"
-  // IPv4-mapped (::ffff:a.b.c.d): the IPv4 address decides.
-  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff)
-    return classOfIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff])
+  const embedded = (high: number, low: number) => classOfIpv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+  // Forms that carry an IPv4 address: the IPv4 address decides (IPv4-mapped ::ffff:a.b.c.d, the deprecated
+  // IPv4-compatible ::a.b.c.d, the NAT64 well-known prefix 64:ff9b::/96, and 6to4 2002:AABB:CCDD::/16).
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && (g5 === 0xffff || g5 === 0)) return embedded(g6, g7)
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return embedded(g6, g7)
+  if (g0 === 0x2002) return embedded(g1, g2)
   if ((g0 & 0xffc0) === 0xfe80) return "link-local"
   if ((g0 & 0xff00) === 0xff00) return "multicast"
-  if ((g0 & 0xfe00) === 0xfc00) return "private" // unique local fc00::/7
+  // IANA's IPv6 Special-Purpose Address Registry, what is not globally reachable: unique local fc00::/7, site-local
+  // fec0::/10 (deprecated), local-use NAT64 64:ff9b:1::/48, discard-only 100::/64, IETF protocol assignments
+  // 2001::/23 (Teredo 2001::/32, benchmarking 2001:2::/48, ORCHID 2001:10::/28 and 2001:20::/28 among them), and
+  // documentation 2001:db8::/32 and 3fff::/20.
+  if ((g0 & 0xfe00) === 0xfc00) return "private"
+  if ((g0 & 0xffc0) === 0xfec0) return "private"
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return "private"
+  if (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) return "private"
+  if (g0 === 0x2001 && g1 < 0x200) return "private"
+  if (g0 === 0x2001 && g1 === 0xdb8) return "private"
+  if (g0 === 0x3fff && g1 < 0x1000) return "private"
   return "public"
 }
 
@@ -111,6 +139,29 @@ export const addressRefusal = (address: string, rules: WebhookUrlRules): string 
     default:
       return `The webhook URL must never point to a ${kind} address`
   }
+}
+
+/**
+ * The URL as it is stored: parsed and normalised (WHATWG `href`: lower-case scheme and host, punycode, default port
+ * dropped, an empty path as `/`), or why it is refused. Whitespace or control characters anywhere, which the parser
+ * would silently strip or encode, and a user name or password, are refused rather than normalised away.
+ */
+export const normalizedWebhookUrl = (
+  url: string,
+  rules: WebhookUrlRules
+): { readonly url: string } | { readonly refusal: string } => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (/[\u0000-\u0020\u007f-\u00a0\u2028\u2029\ufeff]/.test(url)) {
+    return { refusal: "The webhook URL must not contain spaces or control characters" }
+  }
+  const parsed = URL.parse(url)
+  if (parsed !== null && (parsed.username !== "" || parsed.password !== "")) {
+    return { refusal: "The webhook URL must not carry a user name or password" }
+  }
+  const refusal = urlRefusal(url, rules)
+  return refusal !== undefined || parsed === null
+    ? { refusal: refusal ?? "The webhook URL is not a URL" }
+    : { url: parsed.href }
 }
 
 /** Why `url` may not be an endpoint under `rules` (its scheme, or its host when that is an address), or `undefined`. */

@@ -41,7 +41,7 @@ import type {
 } from "./WebhookRequests.ts"
 import { deliveryPageRange } from "./WebhookRequests.ts"
 import { WebhookSecretBox } from "./WebhookSender.ts"
-import { InvalidWebhookUrl, urlRefusal, WebhookUrlPolicy } from "./WebhookUrlPolicy.ts"
+import { InvalidWebhookUrl, normalizedWebhookUrl, WebhookUrlPolicy } from "./WebhookUrlPolicy.ts"
 
 /** The endpoint is disabled: it receives nothing, test deliveries included, until enabled again. */
 export class WebhookDisabled extends Schema.TaggedError<WebhookDisabled>()("WebhookDisabled", {
@@ -162,9 +162,12 @@ export class Webhooks extends Context.Service<
       const randomness = yield* Randomness
       const services = Layer.mergeAll(Layer.succeed(Randomness, randomness), Layer.succeed(IdGenerator, ids))
 
+      /** The URL to store: parsed and normalised, or refused (`normalizedWebhookUrl`). */
       const checkUrl = (url: string) => {
-        const refusal = urlRefusal(url, rules)
-        return refusal === undefined ? Effect.void : Effect.fail(new InvalidWebhookUrl({ message: refusal }))
+        const checked = normalizedWebhookUrl(url, rules)
+        return "url" in checked
+          ? Effect.succeed(checked.url)
+          : Effect.fail(new InvalidWebhookUrl({ message: checked.refusal }))
       }
 
       /** The endpoint, when the caller may manage its team's webhooks; `WebhookNotFound` otherwise. */
@@ -181,14 +184,14 @@ export class Webhooks extends Context.Service<
       return Webhooks.of({
         create: Effect.fn("Webhooks.create")(function* (caller, body) {
           const { team } = yield* access.authorize(caller, body.team_nanoid, "webhooks.manage")
-          yield* checkUrl(body.url)
+          const url = yield* checkUrl(body.url)
           const secret = yield* makeWebhookSecret.pipe(Effect.provide(services))
           const at = isoOf(yield* now)
           const record: WebhookEndpointRecord = {
             nanoid: yield* ids.make("webhook"),
             company_nanoid: team.company_nanoid,
             team_nanoid: team.nanoid,
-            url: body.url,
+            url,
             events: body.events,
             state: "active",
             name: body.name,
@@ -213,9 +216,10 @@ export class Webhooks extends Context.Service<
 
         update: Effect.fn("Webhooks.update")(function* (caller, id, body) {
           const endpoint = yield* endpointFor(caller, id)
-          if (body.url !== undefined) yield* checkUrl(body.url)
+          const url = body.url === undefined ? undefined : yield* checkUrl(body.url)
           const at = yield* now
-          const { is_active, ...fields } = body
+          const { is_active, ...given } = body
+          const fields = url === undefined ? given : { ...given, url }
           let updated = yield* endpoints.update(id, { ...fields, updated_at: isoOf(at) })
           const to = is_active === undefined ? updated.state : is_active ? "active" : "disabled"
           if (to !== updated.state) {
