@@ -50,6 +50,35 @@ describe("API server", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live(
+    "a body declared in another charset than UTF-8 answers 400 and changes nothing; utf-8 in any case is served",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startTestServer
+        const { teamId, members } = yield* seedTeam(server, ["team_admin"])
+        const token = yield* signIn(server, (members[0] as SeededMember).account)
+        const put = (contentType: string, body: Uint8Array) =>
+          Effect.promise(async () => {
+            const response = await fetch(`${server.baseUrl}/v2/teams/${teamId}`, {
+              method: "PUT",
+              headers: { authorization: `Bearer ${token}`, "content-type": contentType },
+              body
+            })
+            return { status: response.status, body: (await response.json()) as { error_code?: string; data: unknown } }
+          })
+        // Bytes that parse as UTF-8 JSON but are declared as something else: what the client meant cannot be known.
+        const utf8 = new TextEncoder().encode(JSON.stringify({ name: "Renamed" }))
+        for (const charset of ["utf-16", "UTF-16LE", '"iso-8859-1"']) {
+          const refused = yield* put(`application/json; charset=${charset}`, utf8)
+          assert.strictEqual(refused.status, 400, charset)
+          assert.strictEqual(refused.body.error_code, "VALIDATION_ERROR")
+        }
+        const team = yield* call(server, "GET", `/v2/teams/${teamId}`, { token })
+        assert.notStrictEqual(team.body.data.name, "Renamed")
+        assert.strictEqual((yield* put("application/json; charset=UTF-8", utf8)).status, 200)
+      }).pipe(Effect.scoped)
+  )
+
   it.live("serves paths only as written: other letter case, doubled slashes and ;params name no route", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer

@@ -27,7 +27,8 @@ import {
   withIdempotency,
   withRateLimits,
   withRequestId,
-  withRequestTimeout
+  withRequestTimeout,
+  withUtf8Bodies
 } from "@svc/adapters/http/server"
 import { LogMailer } from "@svc/adapters/mail"
 import { MongoStorage } from "@svc/adapters/mongo"
@@ -152,7 +153,7 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
             // A limited request is refused before anything runs; the timeout is outside idempotency, which releases
             // its claim when interrupted.
             withRequestId(
-              rateLimits(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app)))))
+              rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
             ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>
       ),
       { global: true }
