@@ -128,11 +128,7 @@ const main = Effect.gen(function* () {
 
   // Embedded: the data directory must be usable before anything is written to it, and the database is opened (and
   // refused if it is from a newer schema) before anything else starts.
-  if (embedded) {
-    yield* prepareDataDirectory(dataDirectory)
-    // One process per data directory: a second start stops here, naming the first, before it changes anything.
-    yield* lockDataDirectory(dataDirectory)
-  }
+  if (embedded) yield* prepareDataDirectory(dataDirectory)
   const storage = yield* Layer.build(
     Server.storage(
       Option.isSome(mongoUriConfig)
@@ -140,6 +136,9 @@ const main = Effect.gen(function* () {
         : { _tag: "sqlite", filename: databaseFileOf(dataDirectory) }
     )
   )
+  // One process per data directory: a second start stops here, naming the first, before it starts anvil or writes
+  // anything (opening the database, which SQLite shares safely, changes nothing; a refused one leaves no lock file).
+  if (embedded) yield* lockDataDirectory(dataDirectory)
   const kept: EmbeddedState | undefined = embedded ? yield* readEmbeddedState(dataDirectory) : undefined
   const state: EmbeddedState & { readonly webhookSecretKey: string } = {
     ...kept,
