@@ -1,15 +1,30 @@
 /**
- * Free text as people type it, bounded: names, descriptions and URLs that other people's screens show. Control
- * characters (NUL and the rest of C0/C1, but for line breaks and tabs where `multiline`) and the Unicode bidirectional
- * controls, which can make a name read as another (the "Trojan Source" trick), are refused at decoding.
+ * Free text as people type it, bounded: names, descriptions and URLs that other people's screens show. One policy for
+ * every free-text field (issue 18, item 8; docs/decisions/0059), refusing at decoding, on a written list of classes:
+ * - C0 and C1 control characters and DEL (but for line feed, carriage return and tab where `multiline`);
+ * - the Unicode bidirectional controls (ALM, LRM, RLM, the embeddings, overrides and isolates), which can make a name
+ *   read as another (the "Trojan Source" trick);
+ * - invisible format characters: zero-width space, non-joiner and joiner, word joiner and the invisible operators,
+ *   the Mongolian vowel separator and the byte-order mark (U+FEFF);
+ * - the line and paragraph separators U+2028 and U+2029;
+ * - tag characters (U+E0000 to U+E007F), which hide text inside other text;
+ * - the noncharacters U+FFFE and U+FFFF, and lone surrogates (text that is not well-formed UTF-16).
+ * A name (`min` of 1 or more) must also hold more than whitespace. Letters of every script, emoji (with their joiners
+ * and variation selectors) and ordinary punctuation pass.
  */
 import { Schema } from "effect"
 
-// C0 and C1 controls, DEL, and the bidi marks, embeddings, overrides and isolates.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const singleLineForbidden = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const multiLineForbidden = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+// The classes above, as one character class each for single-line and multi-line text. The zero-width joiner U+200D
+// joins emoji (a family, a flag), so it is allowed; the other zero-width characters are not.
+const forbiddenClasses =
+  "\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u180e\\u200b\\u200c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff\\ufffe\\uffff"
+const singleLineForbidden = new RegExp(`[${forbiddenClasses}\\u0009-\\u000d]`, "u")
+const multiLineForbidden = new RegExp(`[${forbiddenClasses}\\u000b\\u000c]`, "u")
+const tagCharacters = /[\u{e0000}-\u{e007f}]/u
+
+/** Whether `text` holds a character the policy refuses (`multiline`: line breaks and tabs pass). */
+export const refusedCharacter = (text: string, multiline = false): boolean =>
+  !text.isWellFormed() || (multiline ? multiLineForbidden : singleLineForbidden).test(text) || tagCharacters.test(text)
 
 /** Text of `min` to `max` characters without control or bidi characters (line breaks and tabs when `multiline`). */
 export const PlainText = (options: {
@@ -18,7 +33,7 @@ export const PlainText = (options: {
   readonly what: string
   readonly multiline?: boolean
 }) => {
-  const forbidden = options.multiline === true ? multiLineForbidden : singleLineForbidden
+  const multiline = options.multiline === true
   const min = options.min ?? 0
   const size = min > 0 ? `${min} to ${options.max} characters` : `at most ${options.max} characters`
   return Schema.String.pipe(
@@ -27,9 +42,13 @@ export const PlainText = (options: {
         expected: `${options.what} of ${size}`,
         message: `Expected ${options.what} of ${size}`
       }),
-      Schema.makeFilter((text: string) => !forbidden.test(text), {
-        expected: `${options.what} without control or bidirectional characters`,
-        message: `Expected ${options.what} without control or bidirectional characters`
+      Schema.makeFilter((text: string) => !refusedCharacter(text, multiline), {
+        expected: `${options.what} without control, invisible or bidirectional characters`,
+        message: `Expected ${options.what} without control, invisible or bidirectional characters`
+      }),
+      Schema.makeFilter((text: string) => min === 0 || text.trim() !== "", {
+        expected: `${options.what} that is more than whitespace`,
+        message: `Expected ${options.what} that is more than whitespace`
       })
     )
   )
@@ -48,7 +67,9 @@ export const ImageUrl = Schema.String.pipe(
 
 const isHttpsUrl = (url: string) => {
   try {
-    return new URL(url).protocol === "https:" && !singleLineForbidden.test(url)
+    const parsed = new URL(url)
+    // A user name or password in an image URL is a credential to leak, or a way to dress up a host.
+    return parsed.protocol === "https:" && parsed.username === "" && parsed.password === "" && !refusedCharacter(url)
   } catch {
     return false
   }

@@ -6,6 +6,7 @@ import { EventTypeSchema, eventTypes } from "../event/EventCatalog.ts"
 import { PayloadVersion } from "../event/EventEnvelope.ts"
 import { withDefault } from "../FieldDefault.ts"
 import { DeliveryId, TeamId, WebhookId } from "../Ids.ts"
+import { PlainText } from "../Text.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { WebhookEndpoint, WebhookUrl } from "./WebhookEndpoint.ts"
 
@@ -15,8 +16,8 @@ const Events = Schema.Array(EventTypeSchema).check(
   Schema.isMaxLength(eventTypes.length),
   Schema.isUnique()
 )
-const Name = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(100)))
-const Description = Schema.String.pipe(Schema.check(Schema.isMaxLength(500)))
+const Name = PlainText({ min: 1, max: 100, what: "an endpoint name" })
+const Description = PlainText({ max: 500, what: "a description", multiline: true })
 
 /** Path of the routes on one endpoint: `webhook_nanoid`, 15 characters, `^wh-` (SPEC §4.1, §4.8). */
 export const WebhookParams = Schema.Struct({ webhook_nanoid: WebhookId })
