@@ -115,6 +115,26 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("issued pay
     })
   )
 
+  it.effect("the same entry twice in a batch is refused 400, naming it; two invoices to one member pass", () =>
+    Effect.gen(function* () {
+      const { budgeted: server } = yield* Fixture
+      const d = yield* team(server)
+      const entry = { to: d.employee, amount_cents: 700, currency_symbol: "USD", invoice_description: "March" }
+      const twice = yield* call(server, "POST", "/v2/payments", {
+        token: d.token,
+        body: { from: d.team, to: [entry, entry], pay_now: true }
+      })
+      assert.strictEqual(twice.status, 400, JSON.stringify(twice.body))
+      assert.strictEqual(twice.body.error_code, "INVALID_RECIPIENT")
+      assert.include(twice.body.data, "twice")
+      const twoInvoices = yield* call(server, "POST", "/v2/payments", {
+        token: d.token,
+        body: { from: d.team, to: [entry, { ...entry, invoice_description: "April" }], pay_now: true }
+      })
+      assert.strictEqual(twoInvoices.status, 200, JSON.stringify(twoInvoices.body))
+    })
+  )
+
   it.effect("a request that would take a team past its stored bytes is refused; a smaller one is issued", () =>
     Effect.gen(function* () {
       const { budgeted: server } = yield* Fixture

@@ -979,7 +979,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         const post = (path: string, body: unknown) => call(server, "POST", path, { token: t.token, body })
         const batch = (n: number) => ({
           from: t.team,
-          to: Array.from({ length: n }, () => entry(t.employee.user, 1)),
+          to: Array.from({ length: n }, (_, i) => entry(t.employee.user, 1, `work ${i}`)),
           pay_now: true
         })
         assert.strictEqual((yield* post("/v2/payments", batch(0))).status, 400)

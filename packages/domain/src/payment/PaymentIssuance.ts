@@ -106,6 +106,18 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
     }
     wanted.push({ user: entry.to, amountCents: entry.amount_cents, description: entry.invoice_description })
   }
+  // The same entry twice (recipient, amount and description alike) is a mistake, a CSV row pasted twice, not two
+  // invoices: refused, naming it. Two entries to one recipient that differ are two invoices and pass.
+  const entryKeys = new Set<string>()
+  for (const w of wanted) {
+    const key = JSON.stringify([w.user, w.amountCents, w.description])
+    if (entryKeys.has(key)) {
+      return yield* new InvalidRecipient({
+        message: `The batch pays ${w.user} ${w.amountCents} cents for "${w.description.slice(0, 50)}" twice; send each entry once`
+      })
+    }
+    entryKeys.add(key)
+  }
   const recipients = new Set(wanted.map((w) => w.user))
   const members = yield* MembershipRepository.use((m) => m.listTeam(team.nanoid, { offset: 0, limit: undefined }))
   const memberIds = new Set(members.members.map((m) => m.user_nanoid))
