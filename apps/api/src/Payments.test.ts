@@ -140,6 +140,31 @@ const putBody = (body: Record<string, unknown>, bundle: TypedDataBundle, signer:
   signature
 })
 
+/** Registers an intent of `cents` to the team's employee, due `inSeconds` from now, signed by the team's payer. */
+const registerIntent = (
+  t: {
+    readonly team: string
+    readonly token: string
+    readonly admin: { readonly address: Address }
+    readonly adminKey: Hex
+    readonly employee: { readonly user: string }
+  },
+  cents: number,
+  inSeconds: number
+) =>
+  Effect.gen(function* () {
+    const { server } = yield* Fixture
+    const payAt = Math.floor(Date.now() / 1000) + inSeconds
+    const body = { from: t.team, to: [entry(t.employee.user, cents)], pay_now: false }
+    const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
+    const put = yield* call(server, "PUT", "/v2/payments", {
+      token: t.token,
+      body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
+    })
+    assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+    return payAt
+  })
+
 /** The same signature with the high `s` (n - s) and the other `v`: valid for ecrecover, refused by EIP-2. */
 const malleableTwin = (signature: Hex): Hex => {
   const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -597,14 +622,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
       Effect.gen(function* () {
         const { server } = yield* Fixture
         const t = yield* fundedTeam(100_00)
-        const payAt = Math.floor(Date.now() / 1000) + 4
-        const body = { from: t.team, to: [entry(t.employee.user, 700)], pay_now: false }
-        const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
-        const put = yield* call(server, "PUT", "/v2/payments", {
-          token: t.token,
-          body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
-        })
-        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+        const payAt = yield* registerIntent(t, 700, 4)
         const intents = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=intent`, {
           token: t.token
         })
@@ -1043,14 +1061,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         Effect.gen(function* () {
           const { server } = yield* Fixture
           const t = yield* fundedTeam(100_00)
-          const payAt = Math.floor(Date.now() / 1000) + 2
-          const body = { from: t.team, to: [entry(t.employee.user, 300)], pay_now: false }
-          const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
-          const put = yield* call(server, "PUT", "/v2/payments", {
-            token: t.token,
-            body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
-          })
-          assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+          const payAt = yield* registerIntent(t, 300, 2)
           const intents = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}&state=intent`, {
             token: t.token
           })
@@ -1166,14 +1177,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
       Effect.gen(function* () {
         const { server } = yield* Fixture
         const t = yield* fundedTeam(100_00)
-        const payAt = Math.floor(Date.now() / 1000) + 2
-        const body = { from: t.team, to: [entry(t.employee.user, 200)], pay_now: false }
-        const bundle = yield* issue(t.token, { ...body, pay_at_time: payAt })
-        const put = yield* call(server, "PUT", "/v2/payments", {
-          token: t.token,
-          body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
-        })
-        assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+        const payAt = yield* registerIntent(t, 200, 2)
         // The signer's membership ends behind the removal's back (as a removal racing a runner would leave it).
         yield* MembershipRepository.use((m) => m.remove(t.team, t.adminUser)).pipe(Effect.provide(server.context))
         yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
