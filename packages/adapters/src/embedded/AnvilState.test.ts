@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createTestClient, http, publicActions, walletActions } from "viem"
+import { afterAll } from "vitest"
 import { startAnvil } from "./Anvil.ts"
 import { persistAnvilState } from "./AnvilState.ts"
 
@@ -27,7 +28,16 @@ const savedBlockOf = (file: string): bigint | undefined => {
   }
 }
 
-const tempFile = () => join(mkdtempSync(join(tmpdir(), "anvil-state-")), "chain.json")
+/** The directories `tempFile` made, removed when the file's tests are done (a test removes only its file). */
+const tempDirectories: Array<string> = []
+const tempFile = () => {
+  const directory = mkdtempSync(join(tmpdir(), "anvil-state-"))
+  tempDirectories.push(directory)
+  return join(directory, "chain.json")
+}
+afterAll(() => {
+  for (const directory of tempDirectories) rmSync(directory, { recursive: true, force: true })
+})
 
 describe("persistAnvilState", () => {
   it.live("a chain saved when its scope closes is loaded by the next anvil: blocks and balances", () =>
