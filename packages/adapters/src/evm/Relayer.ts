@@ -315,14 +315,18 @@ export const makeRelayer: (
       )
     )
 
-  /** How deep `blockNumber` is under the head `head` (the block itself counts: 1 when it is the head). */
-  const depthOf = (blockNumber: bigint, head: bigint) => head - blockNumber + 1n
+  /**
+   * How deep `blockNumber` is under the head `head` (the block itself counts: 1 when it is the head). Without a head
+   * (one confirmation needed, so none was asked for), a mined block is deep enough.
+   */
+  const depthOf = (blockNumber: bigint, head: bigint | undefined) =>
+    head === undefined ? confirmations : head - blockNumber + 1n
 
   /**
    * The mined version of a nonce, if any, with its depth: recorded as `confirmed` once `confirmations` deep, else
    * `included`; the other versions as `replaced`.
    */
-  const minedVersion = (versions: ReadonlyArray<JournaledTransaction>, head: bigint) =>
+  const minedVersion = (versions: ReadonlyArray<JournaledTransaction>, head: bigint | undefined) =>
     Effect.gen(function* () {
       for (const version of [...versions].reverse()) {
         if (version.status === "failed") continue
@@ -492,7 +496,11 @@ export const makeRelayer: (
     const deadline = (yield* Clock.currentTimeMillis) + receiptTimeoutMillis
     while (true) {
       const versions = row === undefined ? [] : yield* journal.versions(chainId, relayer, row.nonce)
-      const head = yield* read(() => client.request({ method: "eth_blockNumber" }).then(hexToBigInt))
+      // The head only matters past one confirmation: the usual wait costs no call for it.
+      const head =
+        confirmations > 1n
+          ? yield* read(() => client.request({ method: "eth_blockNumber" }).then(hexToBigInt))
+          : undefined
       const found =
         row === undefined
           ? yield* Effect.map(receiptOf(hash), (receipt) =>
