@@ -288,17 +288,10 @@ export const makeRelayer: (
   const send = Effect.fn("Relayer.send")(function* (transaction: RelayedTransaction) {
     const estimated = yield* read(() => client.estimateFeesPerGas())
     const fees = { maxFeePerGas: estimated.maxFeePerGas, maxPriorityFeePerGas: estimated.maxPriorityFeePerGas }
-    // One retry after re-reading the nonce: another sender of the same key, or a dropped transaction, shifts it.
-    // Nothing was sent only when no attempt can have reached the node.
-    let maybeSent = false
+    // A send the node refused outright is tried once more, on a nonce read again (another sender of the key may have
+    // taken it). One that may have reached the node is not: the journal has it, and the monitor sees it through.
     return yield* sendOnce(transaction, fees).pipe(
-      Effect.tapError((error) =>
-        Effect.sync(() => {
-          if (error.nothingSent !== true) maybeSent = true
-        })
-      ),
-      Effect.retry({ times: 1, while: (error) => error.nothingSent === true }),
-      Effect.mapError((error) => new ChainUnavailable({ reason: error.reason, nothingSent: !maybeSent }))
+      Effect.retry({ times: 1, while: (error) => error.nothingSent === true })
     )
   }, Effect.mapError(unsentUnlessKnown))
 
