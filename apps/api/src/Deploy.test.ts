@@ -66,15 +66,25 @@ describe("npm run deploy", () => {
           const code = yield* Effect.promise(() => client.getCode({ address: env[name] as Address }))
           assert.isAbove(code?.length ?? 0, 2, name)
         }
-        // The deploying account is the forwarder's revoker.
-        const revoker = yield* Effect.promise(() =>
-          client.readContract({
-            address: env.FORWARDER_ADDRESS as Address,
-            abi: parseAbi(["function revoker() view returns (address)"]),
-            functionName: "revoker"
-          })
-        )
-        assert.strictEqual(revoker, deployer.address)
+        // This contracts version, administered by the deploying account, which is also their operator by default.
+        const read = (contract: Address, signature: string, functionName: string, args: ReadonlyArray<unknown> = []) =>
+          Effect.promise(() =>
+            client.readContract({ address: contract, abi: parseAbi([signature]), functionName, args } as never)
+          )
+        for (const contract of [env.FORWARDER_ADDRESS, env.ESCROW_ADDRESS] as ReadonlyArray<Address>) {
+          assert.strictEqual(
+            yield* read(contract, "function CONTRACTS_VERSION() view returns (uint256)", "CONTRACTS_VERSION"),
+            2n
+          )
+          assert.strictEqual(
+            yield* read(contract, "function admin() view returns (address)", "admin"),
+            deployer.address
+          )
+          assert.isTrue(
+            yield* read(contract, "function isOperator(address) view returns (bool)", "isOperator", [deployer.address])
+          )
+        }
+        assert.match(first.stderr, new RegExp(`operators: ${deployer.address} \\(added 1\\)`))
 
         const nonce = yield* Effect.promise(() => client.getTransactionCount({ address: deployer.address }))
         const second = yield* run(["--rpc-url", rpcUrl, "--key-file", deployer.file, "--test-token"])
@@ -85,13 +95,36 @@ describe("npm run deploy", () => {
           yield* Effect.promise(() => client.getTransactionCount({ address: deployer.address })),
           nonce
         )
+        assert.match(second.stderr, /operators: .* \(already\)/)
+
+        // Another relayer key: the same contracts, and it becomes an operator of both.
+        const other = privateKeyToAccount(generatePrivateKey()).address
+        const third = yield* run([
+          "--rpc-url",
+          rpcUrl,
+          "--key-file",
+          deployer.file,
+          "--test-token",
+          "--operator",
+          deployer.address,
+          "--operator",
+          other
+        ])
+        assert.strictEqual(third.code, 0, third.stderr)
+        assert.deepStrictEqual(linesOf(third.stdout), env)
+        assert.match(third.stderr, /\(added 1\)/)
+        for (const contract of [env.FORWARDER_ADDRESS, env.ESCROW_ADDRESS] as ReadonlyArray<Address>) {
+          assert.isTrue(
+            yield* read(contract, "function isOperator(address) view returns (bool)", "isOperator", [other])
+          )
+        }
 
         // The API's production gateway on the printed addresses, with the deploying key as its relayer.
         const gateway = yield* Layer.build(
           ViemChainGateway.layer({
             rpcUrl: Redacted.make(rpcUrl),
             chainId: 42161,
-            relayerKey: Redacted.make(deployer.key as Hex),
+            relayerKeys: [Redacted.make(deployer.key as Hex)],
             addresses: {
               forwarder: env.FORWARDER_ADDRESS as Address,
               escrow: env.ESCROW_ADDRESS as Address,

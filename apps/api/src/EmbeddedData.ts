@@ -37,7 +37,10 @@ export interface DemoPlan {
 /** The contents of `embedded.json`. */
 export interface EmbeddedState {
   readonly jwtSecret: string
-  readonly relayerKey: Hex
+  /** The relayer's keys (two since issue 24: decision 0060). */
+  readonly relayerKeys?: ReadonlyArray<Hex> | undefined
+  /** The one relayer key of files written before: kept as the first of `relayerKeys`. */
+  readonly relayerKey?: Hex | undefined
   /** Seals webhook signing secrets (decision 0024); absent in files written before webhooks. */
   readonly webhookSecretKey?: string | undefined
   readonly suite?: DeployedSuite | undefined

@@ -171,12 +171,17 @@ describe("outages", () => {
         )
         const ready = yield* call(server, "GET", "/ready")
         assert.strictEqual(ready.status, 200, JSON.stringify(ready.body))
-        const { relayer, ...readiness } = ready.body.data
+        const { relayers, ...readiness } = ready.body.data
         assert.deepStrictEqual(readiness, { status: "ready", checks: { database: "up", chain: "up", relayer: "up" } })
-        // The relayer's figures: its address, its gas, nothing in flight.
-        assert.strictEqual(relayer.address, embedded.relayer)
-        assert.isAbove(Number(relayer.balance_wei), 0)
-        assert.deepStrictEqual([relayer.pending, relayer.oldest_pending_seconds], [0, null])
+        // Each relayer key's figures: its address, its gas, nothing in flight.
+        assert.deepStrictEqual(
+          relayers.map((key: { address: string }) => key.address),
+          embedded.relayers
+        )
+        for (const relayer of relayers) {
+          assert.isAbove(Number(relayer.balance_wei), 0)
+          assert.deepStrictEqual([relayer.low, relayer.pending, relayer.oldest_pending_seconds], [false, 0, null])
+        }
         const paid = yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put })
         assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
         const replay = yield* call(server, "PUT", "/v2/payments", { token: payment.token, body: payment.put })
@@ -220,7 +225,7 @@ describe("outages", () => {
               rpcUrl: proxy.url,
               chainId,
               suite: direct.embedded.suite,
-              relayerKey: Redacted.make(generatePrivateKey()),
+              relayerKeys: [Redacted.make(generatePrivateKey())],
               rpcTimeoutMillis: 2_000,
               rpcRetries: 0
             })
@@ -316,9 +321,11 @@ describe("outages", () => {
       const ready = yield* call(server, "GET", "/ready")
       assertUnavailable(ready)
       assert.deepStrictEqual(ready.body.data.checks, { database: "up", chain: "up", relayer: "low" })
-      assert.strictEqual(ready.body.data.relayer.address, Context.get(chain, EmbeddedChain).relayer)
-      // What the faucet gave it, less the suite's deployment.
-      const balance = BigInt(ready.body.data.relayer.balance_wei)
+      const [first, second] = ready.body.data.relayers
+      assert.deepStrictEqual([first.address, second.address], Context.get(chain, EmbeddedChain).relayers)
+      assert.deepStrictEqual([first.low, second.low], [true, true])
+      // What the faucet gave the first key, less the suite's deployment.
+      const balance = BigInt(first.balance_wei)
       assert.isTrue(balance > 10n ** 23n && balance < 10n ** 24n, String(balance))
     }).pipe(Effect.scoped)
   )

@@ -451,7 +451,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           chain: ViemChainGateway.layer({
             rpcUrl: Redacted.make(rpcUrl),
             chainId,
-            relayerKey: Redacted.make(relayerKey),
+            relayerKeys: [Redacted.make(relayerKey)],
             addresses: embedded.suite,
             pollingInterval: 10
           }).pipe(Layer.orDie)
@@ -949,7 +949,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           chain: ViemChainGateway.layer({
             rpcUrl: Redacted.make(rpcUrl),
             chainId,
-            relayerKey: Redacted.make(relayerKey),
+            relayerKeys: [Redacted.make(relayerKey)],
             addresses: embedded.suite,
             pollingInterval: 10
           }).pipe(Layer.orDie)

@@ -226,7 +226,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("member rem
   )
 })
 
-/** A server whose relayer is not the forwarder's revoker: the chain refuses every revocation it sends. */
+/** A server whose relayer keys are not operators of the forwarder: the chain refuses every revocation they send. */
 class Refusing extends Context.Service<
   Refusing,
   { readonly server: TestServer; readonly gateway: ChainGateway["Service"] }
@@ -256,7 +256,7 @@ layer(RefusingLayer, { timeout: 180_000, excludeTestServices: true })("member re
       assert.strictEqual(refused.body.error_code, "INTERNAL_ERROR", JSON.stringify(refused.body))
       assert.strictEqual(
         refused.body.data,
-        "The chain refused to revoke the member's authority (NotRevoker); nothing changed"
+        "The chain refused to revoke the member's authority (NotOperator); nothing changed"
       )
       assert.isTrue(yield* hasRole(t.account, "team_admin", first.wallet.address))
       const users = yield* call(server, "GET", `/v2/teams/${t.team}/users`, { token: second.token })

@@ -2,11 +2,12 @@
  * `npm run deploy -- --rpc-url URL --key-file FILE`: places svc's settlement contracts on a chain, or finds them
  * there, and prints the environment lines the API needs (docs/operations.md, "Deploying to a real chain").
  *
- * The key file holds the deploying account's private key (0x + 64 hex digits; keep it 0600). By default that account
- * owns the escrow and is the forwarder's revoker, so give the key of the relayer the API will run with
- * (`RELAYER_PRIVATE_KEY`). Addresses are deterministic (CREATE2): a second run with the same owners finds the same
- * contracts, checks they are this version, and sends nothing. Progress goes to stderr; stdout holds only the lines
- * to set, so `npm run -s deploy -- … >> .env` works.
+ * The key file holds the deploying account's private key (0x + 64 hex digits; keep it 0600). That account administers
+ * the escrow and the forwarder, and makes each `--operator` (the addresses of the relayer keys the API runs with,
+ * `RELAYER_PRIVATE_KEYS`; default the deploying account itself) their operator: the keys that release e-mail claims
+ * and end a removed member's authority (decision 0060). Addresses are deterministic (CREATE2): a second run with the
+ * same key finds the same contracts, checks they are this version, and sends only the operators it must add. Progress
+ * goes to stderr; stdout holds only the lines to set, so `npm run -s deploy -- … >> .env` works.
  */
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
@@ -15,13 +16,13 @@ import { Effect } from "effect"
 import type { Address, Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 
-const usage = `usage: npm run deploy -- --rpc-url URL --key-file FILE [--escrow-owner ADDRESS] [--revoker ADDRESS]
+const usage = `usage: npm run deploy -- --rpc-url URL --key-file FILE [--operator ADDRESS ...]
                       [--token ADDRESS | --test-token]
 
   --rpc-url URL        the chain's JSON-RPC endpoint (default: RPC_URL)
   --key-file FILE      a file holding the deploying account's private key (0x + 64 hex digits)
-  --escrow-owner ADDR  who releases e-mail escrow claims (default: the deploying account)
-  --revoker ADDR       who may end a removed member's authority (default: the deploying account)
+  --operator ADDR      a relayer key's address, made an operator (repeat it for each key; default: the deploying
+                       account): it releases e-mail claims and ends removed members' authority
   --token ADDR         the settlement token (default: Arbitrum One's USDC on chain 42161)
   --test-token         deploy a test USDC owned by the deploying account instead (test chains only)`
 
@@ -36,8 +37,7 @@ const { values } = (() => {
       options: {
         "rpc-url": { type: "string" },
         "key-file": { type: "string" },
-        "escrow-owner": { type: "string" },
-        revoker: { type: "string" },
+        operator: { type: "string", multiple: true },
         token: { type: "string" },
         "test-token": { type: "boolean" },
         help: { type: "boolean", short: "h" }
@@ -84,9 +84,9 @@ const program = Effect.gen(function* () {
   const client = makeChainClient({ rpcUrl, chainId })
   const relayer = yield* makeRelayer(client, account)
   console.error(`deploying from ${account.address} on chain ${chainId}`)
+  const operators = (values.operator ?? [account.address]).map((value) => isAddress(value, "--operator") as Address)
   const deployment = yield* deployOrFind(client, relayer, {
-    escrowOwner: isAddress(values["escrow-owner"], "--escrow-owner") ?? account.address,
-    revoker: isAddress(values.revoker, "--revoker") ?? account.address,
+    operators,
     testTokenOwner: values["test-token"] ? account.address : undefined
   })
   const said = (name: string, placed: { address: Address; deployed: boolean }) =>
@@ -94,6 +94,9 @@ const program = Effect.gen(function* () {
   said("escrow", deployment.escrow)
   said("forwarder", deployment.forwarder)
   if (deployment.token !== undefined) said("test token", deployment.token)
+  console.error(
+    `operators: ${operators.join(", ")}${deployment.operatorsAdded.length === 0 ? " (already)" : ` (added ${deployment.operatorsAdded.length})`}`
+  )
   if (!deployment.deterministic)
     console.error("the chain has no CREATE2 deployer: these addresses are not deterministic")
   console.log(

@@ -11,8 +11,8 @@
  * `RPC_URL` (one endpoint, or several separated by commas: failover), `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
  * `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
  * issued payment requests not executed yet;
- * to serve payments, `RELAYER_PRIVATE_KEY` (one per process) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and
- * `TOKEN_ADDRESS`.
+ * to serve payments, `RELAYER_PRIVATE_KEYS` (keys separated by commas, shared by every process; or one
+ * `RELAYER_PRIVATE_KEY`) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and `TOKEN_ADDRESS`.
  *
  * Limits (both modes, docs/operations.md): `RATE_LIMIT_PER_IP` (default 1200 a minute), `RATE_LIMIT_PER_USER` (600),
  * `RATE_LIMIT_BYTES_PER_USER` (32 MiB of request bodies a minute),
@@ -24,7 +24,12 @@
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
-import { EmbeddedChain, rpcUrlConfig as rpcUrlsConfig, ViemChainGateway } from "@svc/adapters/evm"
+import {
+  type ContractsVersionMismatch,
+  EmbeddedChain,
+  rpcUrlConfig as rpcUrlsConfig,
+  ViemChainGateway
+} from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
 import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/chain"
@@ -54,6 +59,9 @@ import * as Server from "./Server.ts"
 class StartRefused extends Schema.TaggedError<StartRefused>()("StartRefused", { message: Schema.String }) {}
 
 const refuse = (message: string) => Effect.fail(new StartRefused({ message }))
+
+/** Contracts of another version (decision 0060): refused, with what to do. */
+const refuseVersion = (error: ContractsVersionMismatch) => refuse(error.message)
 
 const main = Effect.gen(function* () {
   // All configuration is read and checked before anything starts.
@@ -91,7 +99,9 @@ const main = Effect.gen(function* () {
   )
   const issuedMaxBytes = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_BYTES"))
   const issuedMaxCount = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_COUNT"))
-  const relayerConfigured = Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY")))
+  const relayerConfigured =
+    Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY"))) ||
+    Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEYS")))
   const dataDirectory = dataDirectoryOf(Option.getOrUndefined(yield* Config.option(Config.String("SVC_DATA_DIR"))))
   const embedded = Option.isNone(mongoUriConfig)
   // The embedded chain is our own anvil: never deploy test contracts to a node named by RPC_URL.
@@ -143,7 +153,7 @@ const main = Effect.gen(function* () {
   const state: EmbeddedState & { readonly webhookSecretKey: string } = {
     ...kept,
     jwtSecret: kept?.jwtSecret ?? randomBytes(48).toString("base64url"),
-    relayerKey: kept?.relayerKey ?? generatePrivateKey(),
+    relayerKeys: kept?.relayerKeys ?? [kept?.relayerKey ?? generatePrivateKey(), generatePrivateKey()],
     webhookSecretKey: kept?.webhookSecretKey ?? randomBytes(32).toString("base64url")
   }
   const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(state.jwtSecret))
@@ -199,16 +209,20 @@ const main = Effect.gen(function* () {
           EmbeddedChain.layer({
             rpcUrl,
             chainId: embeddedChainId,
-            relayerKey: Redacted.make(state.relayerKey),
+            relayerKeys: (state.relayerKeys ?? []).map((key) => Redacted.make(key)),
             suite: state.suite
           })
           // Its relayer journals into the store (DESIGN §6).
-        ).pipe(Effect.provide(storage), Effect.orDie)
+        ).pipe(Effect.provide(storage), Effect.catchTag("ContractsVersionMismatch", refuseVersion), Effect.orDie)
       : undefined
   // Production serves payments when the chain is configured (RELAYER_PRIVATE_KEY and the addresses, ChainSettings).
   const productionChain =
     !embeddedChain && relayerConfigured
-      ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(Effect.provide(storage), Effect.orDie)
+      ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(
+          Effect.provide(storage),
+          Effect.catchTag("ContractsVersionMismatch", refuseVersion),
+          Effect.orDie
+        )
       : undefined
   // A restored chain may be up to a second behind the records: send again what it lost, before serving.
   const resend = (savedAt: number | undefined) =>

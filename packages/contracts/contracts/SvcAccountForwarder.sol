@@ -2,7 +2,7 @@
 pragma solidity 0.8.30;
 
 import {SvcAccount} from "./SvcAccount.sol";
-import {SvcErrors, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
+import {SvcOperated, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
 
 /// @notice A batch of payments as signed (EIP-712 `CreatePaymentsForwardRequest`, `data` is `SvcPaymentsRequest`).
 struct PaymentsForwardRequest {
@@ -39,8 +39,9 @@ interface IERC1271 {
 /// @title SvcAccountForwarder
 /// @notice Verifies the EIP-712 requests the svc domain builds and calls the svc account they act on. A request
 /// executes when its signer is authorised for the account, its salt has never been used on this forwarder and it has
-/// not expired. Anyone may relay; the relayer pays the gas and gains no power.
-contract SvcAccountForwarder is SvcErrors {
+/// not expired. Anyone may relay; the relayer pays the gas and gains no power from it. The service's operators (its
+/// relayer keys) may also end a removed member's authority (`revoke`).
+contract SvcAccountForwarder is SvcOperated {
     bytes32 internal constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
     bytes32 internal constant NAME_HASH = keccak256("SvcAccountForwarder");
@@ -76,8 +77,6 @@ contract SvcAccountForwarder is SvcErrors {
 
     /// @notice Where payments to an e-mail recipient without an account go.
     address public immutable escrow;
-    /// @notice The service's relayer: it may revoke authority on any account (`revoke`), and do nothing else here.
-    address public immutable revoker;
     mapping(uint256 salt => bool) public saltUsed;
     mapping(address account => bool) public isAccount;
 
@@ -86,9 +85,8 @@ contract SvcAccountForwarder is SvcErrors {
         bytes32 indexed digest, address indexed account, address indexed signer, uint256 salt, uint8 kind
     );
 
-    constructor(address escrow_, address revoker_) {
+    constructor(address escrow_, address admin_) SvcOperated(admin_) {
         escrow = escrow_;
-        revoker = revoker_;
     }
 
     /// @notice Deploys an account owned by `owner` at an address fixed by (owner, salt); anyone may pay the gas.
@@ -190,9 +188,8 @@ contract SvcAccountForwarder is SvcErrors {
     }
 
     /// @notice Ends the on-chain authority of removed members on `account` (their roles, and ownership when one is
-    /// the owner); the revoker only. It cannot grant, replace the owner or pay: removal is all it can do.
-    function revoke(address account, address[] calldata members) external {
-        if (msg.sender != revoker) revert NotRevoker(msg.sender);
+    /// the owner); an operator only. It cannot grant, replace the owner or pay: removal is all it can do.
+    function revoke(address account, address[] calldata members) external onlyOperator {
         if (!isAccount[account]) revert UnknownAccount(account);
         SvcAccount(account).revoke(members);
     }

@@ -49,7 +49,41 @@ interface SvcErrors {
     error IntentAlreadyExecuted(bytes32 id);
     error UnknownRole(string role);
     error NotForwarder(address caller);
-    error NotOwner(address caller);
-    error NotRevoker(address caller);
+    error NotAdmin(address caller);
+    error NotOperator(address caller);
     error NothingToRelease(bytes32 claimId, address token);
+}
+
+// The version of the suite's contracts, which each reports as `CONTRACTS_VERSION`: 2 made the service's powers a
+// role of every relayer key (`SvcOperated`). A server refuses a suite of another version.
+uint256 constant SVC_CONTRACTS_VERSION = 2;
+
+/// @title SvcOperated
+/// @notice The service's operators: the relayer keys of its pool, any number of them, named by the admin (the account
+/// that deployed the suite). An operator may do what only the service may (end a removed member's authority, release
+/// an e-mail claim), and nothing else; the admin only names operators.
+abstract contract SvcOperated is SvcErrors {
+    uint256 public constant CONTRACTS_VERSION = SVC_CONTRACTS_VERSION;
+    address public immutable admin;
+    mapping(address operator => bool) public isOperator;
+
+    event OperatorSet(address indexed operator, bool enabled);
+
+    constructor(address admin_) {
+        admin = admin_;
+    }
+
+    /// @notice Makes `operators` operators (`enabled`) or no longer; the admin only.
+    function setOperators(address[] calldata operators, bool enabled) external {
+        if (msg.sender != admin) revert NotAdmin(msg.sender);
+        for (uint256 i = 0; i < operators.length; ++i) {
+            isOperator[operators[i]] = enabled;
+            emit OperatorSet(operators[i], enabled);
+        }
+    }
+
+    modifier onlyOperator() {
+        if (!isOperator[msg.sender]) revert NotOperator(msg.sender);
+        _;
+    }
 }

@@ -1,6 +1,7 @@
 /**
  * The contract of `TransactionJournal`: every version kept and found by its hash and nonce, nonces allocated past the
- * highest unfinished one, statuses moved (a reorg's return to `sent` forgets the block), recording a hash twice harmless.
+ * highest one not failed, statuses moved (a reorg's return to `sent` forgets the block), recording a hash twice
+ * harmless, and a key's leases held by one holder at a time.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type JournaledTransaction, TransactionJournal } from "@svc/domain/chain"
@@ -33,7 +34,7 @@ const transaction = (nonce: number, version: number, overrides: Partial<Journale
 /** Registers the suite for `storage`. */
 export const transactionJournalContract = (storage: StorageUnderTest) =>
   describe(`TransactionJournal (${storage.name})`, () => {
-    it.live("keeps every version whole, by hash and by nonce, and allocates past the highest unfinished nonce", () =>
+    it.live("keeps every version whole, by hash and by nonce, and allocates past the highest nonce not failed", () =>
       Effect.gen(function* () {
         const journal = yield* TransactionJournal
         const relayer = wallet(1)
@@ -53,11 +54,15 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
         yield* journal.record(replacement)
         yield* journal.record(transaction(5, 0))
         assert.strictEqual(yield* journal.nextNonce(42161, relayer), 6)
-        // Finished versions hold no nonce: the node counts those that were mined.
+        // A mined nonce stays taken (another process's node may not count it yet); a failed one is free again.
         yield* journal.update(transaction(5, 0).hash, { status: "confirmed", at: 2_000 })
+        assert.strictEqual(yield* journal.nextNonce(42161, relayer), 6)
+        yield* journal.update(transaction(5, 0).hash, { status: "failed", at: 2_000 })
         assert.strictEqual(yield* journal.nextNonce(42161, relayer), 1)
         yield* journal.update(first.hash, { status: "failed", at: 2_000 })
         yield* journal.update(replacement.hash, { status: "replaced", at: 2_000 })
+        assert.strictEqual(yield* journal.nextNonce(42161, relayer), 1)
+        yield* journal.update(replacement.hash, { status: "failed", at: 2_000 })
         assert.isUndefined(yield* journal.nextNonce(42161, relayer))
         assert.deepStrictEqual(
           (yield* journal.versions(42161, relayer, 0)).map((version) => version.hash),
@@ -128,6 +133,29 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
         assert.strictEqual((yield* journal.byHash(hashOf(201)))?.status, "replaced")
         assert.strictEqual(yield* journal.reopenFrom(42161, relayer, 2, 3_001), 0)
         assert.strictEqual(yield* journal.nextNonce(42161, relayer), 3)
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("lets one holder at a time hold a key's lease, until it lapses or is given back", () =>
+      Effect.gen(function* () {
+        const journal = yield* TransactionJournal
+        const relayer = wallet(1)
+        assert.isTrue(yield* journal.lease(42161, relayer, "send", "a", 1_000, 6_000))
+        // Held: another holder waits; the holder itself renews; other leases, keys and chains are their own.
+        assert.isFalse(yield* journal.lease(42161, relayer, "send", "b", 2_000, 7_000))
+        assert.isTrue(yield* journal.lease(42161, relayer.toUpperCase() as typeof relayer, "send", "a", 2_000, 8_000))
+        assert.isFalse(yield* journal.lease(42161, relayer, "send", "b", 7_999, 9_000))
+        assert.isTrue(yield* journal.lease(42161, relayer, "monitor", "b", 2_000, 7_000))
+        assert.isTrue(yield* journal.lease(42161, wallet(3), "send", "b", 2_000, 7_000))
+        assert.isTrue(yield* journal.lease(1, relayer, "send", "b", 2_000, 7_000))
+        // Lapsed: anyone takes it, and the old holder no longer holds it.
+        assert.isTrue(yield* journal.lease(42161, relayer, "send", "b", 8_000, 9_000))
+        assert.isFalse(yield* journal.lease(42161, relayer, "send", "a", 8_500, 9_500))
+        // Given back by someone else than its holder: nothing changes; by its holder: free at once.
+        yield* journal.release(42161, relayer, "send", "a")
+        assert.isFalse(yield* journal.lease(42161, relayer, "send", "c", 8_600, 9_600))
+        yield* journal.release(42161, relayer, "send", "b")
+        assert.isTrue(yield* journal.lease(42161, relayer, "send", "c", 8_600, 9_600))
       }).pipe(Effect.provide(storage.layer()))
     )
   })

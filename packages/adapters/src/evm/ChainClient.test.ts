@@ -79,7 +79,7 @@ const gatewayOver = (urls: ReadonlyArray<string>) =>
       ViemChainGateway.layer({
         rpcUrl: Redacted.make(urls.join(", ")),
         chainId,
-        relayerKey: Redacted.make(relayerKey),
+        relayerKeys: [Redacted.make(relayerKey)],
         addresses: suite,
         pollingInterval: 10,
         rpcTimeoutMillis: 1_000

@@ -18,8 +18,8 @@ describe("ChainSettingsConfig (production configuration)", () => {
       assert.strictEqual(settings.chainId, 42161)
       assert.strictEqual(settings.addresses.token, arbitrumOneUsdc)
       assert.strictEqual(settings.addresses.forwarder, env.FORWARDER_ADDRESS)
-      assert.strictEqual(Redacted.value(settings.relayerKey), relayerKey)
-      assert.notInclude(String(settings.relayerKey), relayerKey.slice(2))
+      assert.deepStrictEqual(settings.relayerKeys.map(Redacted.value), [relayerKey])
+      assert.notInclude(String(settings.relayerKeys), relayerKey.slice(2))
       // Amounts (the relayer's minimum balance) are bigints: written as text here.
       const json = JSON.stringify(settings, (_, value) => (typeof value === "bigint" ? value.toString() : value))
       assert.notInclude(json, relayerKey.slice(2))
@@ -51,5 +51,22 @@ describe("ChainSettingsConfig (production configuration)", () => {
         assert.notInclude(String(wrong), "KEY")
         assert.instanceOf(yield* Effect.flip(load({ ...env, RPC_URL: " , " })), Config.ConfigError)
       })
+  )
+
+  it.effect("takes several relayer keys, shared by every process, and names a wrong one by position only", () =>
+    Effect.gen(function* () {
+      const second = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"
+      const { RELAYER_PRIVATE_KEY: _, ...withoutKey } = env
+      const settings = yield* load({ ...withoutKey, RELAYER_PRIVATE_KEYS: ` ${relayerKey}, ${second} ` })
+      assert.deepStrictEqual(settings.relayerKeys.map(Redacted.value), [relayerKey, second])
+      // The list wins over the single key when both are set.
+      assert.strictEqual((yield* load({ ...env, RELAYER_PRIVATE_KEYS: second })).relayerKeys.length, 1)
+      const wrong = yield* Effect.flip(load({ ...withoutKey, RELAYER_PRIVATE_KEYS: `${relayerKey},${second}ff` }))
+      assert.include(String(wrong), "relayer key 2 of 2")
+      assert.notInclude(String(wrong), second.slice(2))
+      const twice = yield* Effect.flip(load({ ...withoutKey, RELAYER_PRIVATE_KEYS: `${relayerKey},${relayerKey}` }))
+      assert.include(String(twice), "twice")
+      assert.instanceOf(yield* Effect.flip(load({ ...withoutKey, RELAYER_PRIVATE_KEYS: " , " })), Config.ConfigError)
+    })
   )
 })

@@ -16,7 +16,8 @@ export interface ChainSettings {
   /** Redacted: a provider's URL usually carries its API key. One URL, or several separated by commas (failover). */
   readonly rpcUrl: Redacted.Redacted<string>
   readonly chainId: number
-  readonly relayerKey: Redacted.Redacted<Hex>
+  /** The relayer's keys (`RELAYER_PRIVATE_KEYS`, or the one `RELAYER_PRIVATE_KEY`), shared with other processes. */
+  readonly relayerKeys: ReadonlyArray<Redacted.Redacted<Hex>>
   readonly addresses: SuiteAddresses
   /** Receipt and event polling in milliseconds: 10 on anvil, 250 (the default) on Arbitrum One. */
   readonly pollingInterval?: number
@@ -62,12 +63,41 @@ export const rpcUrlConfig = (name = "RPC_URL"): Config.Config<Redacted.Redacted<
     })
   )
 
+/**
+ * The relayer's keys: `RELAYER_PRIVATE_KEYS` (several, separated by commas; any number of processes may share them,
+ * decision 0060), else `RELAYER_PRIVATE_KEY` (one). Each is checked as a private key (0x and 64 hex digits); an error
+ * names a wrong one by its position, never its text.
+ */
+export const relayerKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Hex>>> = Config.Redacted(
+  "RELAYER_PRIVATE_KEYS"
+).pipe(
+  Config.orElse(() => Config.Redacted("RELAYER_PRIVATE_KEY")),
+  Config.mapEffect((value) => {
+    const keys = Redacted.value(value)
+      .split(",")
+      .map((key) => key.trim())
+      .filter((key) => key !== "")
+    const wrong = keys.findIndex((key) => !/^0x[0-9a-fA-F]{64}$/.test(key))
+    const duplicated = new Set(keys.map((key) => key.toLowerCase())).size !== keys.length
+    if (keys.length > 0 && wrong === -1 && !duplicated) {
+      return Effect.succeed(keys.map((key) => Redacted.make(key as Hex)))
+    }
+    const message =
+      keys.length === 0
+        ? "RELAYER_PRIVATE_KEYS names no key"
+        : wrong !== -1
+          ? `relayer key ${wrong + 1} of ${keys.length} is not a private key (0x and 64 hex digits)`
+          : "RELAYER_PRIVATE_KEYS names a key twice"
+    return Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message })))
+  })
+)
+
 const tokenAddress = (chainId: number) =>
   chainId === 42161 ? address("TOKEN_ADDRESS").pipe(Config.withDefault(arbitrumOneUsdc)) : address("TOKEN_ADDRESS")
 
 /**
  * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` (one endpoint or several, comma
- * separated) and `RELAYER_PRIVATE_KEY` (both redacted), the relayer's `MAX_FEE_PER_GAS` (wei; the cap of a replacement's
+ * separated) and `RELAYER_PRIVATE_KEYS` or `RELAYER_PRIVATE_KEY` (all redacted), the relayer's `MAX_FEE_PER_GAS` (wei; the cap of a replacement's
  * fee, default none), `RELAYER_REPLACE_AFTER_MS` (a transaction pending this long is replaced, default 30000) and
  * `CHAIN_CONFIRMATIONS` (how deep a transaction's block must be before it counts, default 1),
  * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161), and the bounds of
@@ -78,7 +108,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
   Config.flatMap((chainId) =>
     Config.all({
       rpcUrl: rpcUrlConfig(),
-      relayerKey: Config.Redacted("RELAYER_PRIVATE_KEY"),
+      relayerKeys: relayerKeysConfig,
       forwarder: address("FORWARDER_ADDRESS"),
       escrow: address("ESCROW_ADDRESS"),
       token: tokenAddress(chainId),
@@ -98,7 +128,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
           escrow,
           forwarder,
           maxFeePerGas,
-          relayerKey,
+          relayerKeys,
           replaceAfterMillis,
           rpcRetries,
           rpcTimeoutMillis,
@@ -115,7 +145,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
             minBalance,
             maxFeePerGas: Option.getOrUndefined(maxFeePerGas)
           },
-          relayerKey: relayerKey as Redacted.Redacted<Hex>,
+          relayerKeys,
           addresses: { forwarder, escrow, token }
         })
       )

@@ -2,10 +2,17 @@
  * Placing the settlement contracts on a real chain (`npm run deploy`, docs/operations.md): the escrow and the
  * forwarder (and, for a test chain, a test USDC) at deterministic addresses through the CREATE2 deployer that most
  * EVM chains hold (0x4e59…956C, Arbitrum One included). A CREATE2 address commits to the exact init code, that is to
- * this version's bytecode and its constructor arguments, so code found at the computed address is this version: a
- * second run finds the contracts and sends nothing. A chain without the deployer gets plain deployments instead.
+ * this version's bytecode and its admin (the deploying account), so code found at the computed address is this
+ * version: a second run finds the contracts and sends nothing but the operators it must add. A chain without the
+ * deployer gets plain deployments instead. The deploying account then makes the relayer keys operators of both
+ * (decision 0060).
  */
-import { svcAccountForwarderBytecode, svcEscrowBytecode, testUsdcBytecode } from "@svc/contracts"
+import {
+  svcAccountForwarderAbi,
+  svcAccountForwarderBytecode,
+  svcEscrowBytecode,
+  testUsdcBytecode
+} from "@svc/contracts"
 import type { ChainUnavailable, SettlementReverted } from "@svc/domain/chain"
 import { Effect } from "effect"
 import {
@@ -19,18 +26,20 @@ import {
   toHex
 } from "viem"
 import { readError, writeError } from "./ChainRevert.ts"
+import { ContractsVersionMismatch, contractsVersion, versionAt } from "./ContractsVersion.ts"
 import type { Relayer } from "./Relayer.ts"
+import { setOperators } from "./Suite.ts"
 
 /** The deterministic deployment proxy (Arachnid's), at the same address on every chain that has it. */
 export const create2Deployer: Address = "0x4e59b44847b379578588920cA78FbF26c0B4956C"
 
 /** The CREATE2 salt of this service's contracts: one per contracts version, so a new version lands elsewhere. */
-export const deploymentSalt: Hex = keccak256(toHex("svc/contracts/1"))
+export const deploymentSalt: Hex = keccak256(toHex(`svc/contracts/${contractsVersion}`))
 
-/** What to deploy: who owns the escrow, who may revoke, and whether to add a test token. */
+/** What to deploy: the relayer keys that act for the service, and whether to add a test token. */
 export interface DeployOptions {
-  readonly escrowOwner: Address
-  readonly revoker: Address
+  /** Made operators of the escrow and the forwarder (release e-mail claims, end a removed member's authority). */
+  readonly operators: ReadonlyArray<Address>
   /** Deploys a test USDC owned by this address (test chains only). */
   readonly testTokenOwner?: Address | undefined
 }
@@ -48,6 +57,8 @@ export interface Deployment {
   readonly token?: Placed | undefined
   /** True when the chain had the CREATE2 deployer (addresses are deterministic). */
   readonly deterministic: boolean
+  /** The operators this run added (those already there are not sent again). */
+  readonly operatorsAdded: ReadonlyArray<Address>
 }
 
 const address = (type: "address", value: Address) => encodeAbiParameters([{ type }], [value])
@@ -57,7 +68,7 @@ export const deployOrFind = (
   client: PublicClient,
   relayer: Relayer,
   options: DeployOptions
-): Effect.Effect<Deployment, ChainUnavailable | SettlementReverted> =>
+): Effect.Effect<Deployment, ChainUnavailable | SettlementReverted | ContractsVersionMismatch> =>
   Effect.gen(function* () {
     const codeAt = (at: Address) =>
       Effect.tryPromise({ try: () => client.getCode({ address: at }), catch: readError }).pipe(
@@ -99,16 +110,43 @@ export const deployOrFind = (
         if (!(yield* codeAt(at))) return yield* Effect.fail(writeError(new Error(`no code at ${at} after deploying`)))
         return { address: at, deployed: true } satisfies Placed
       })
-    const escrow = yield* place(concat([svcEscrowBytecode, address("address", options.escrowOwner)]))
+    // The deploying account administers both: the addresses commit to it.
+    const admin = relayer.address
+    const escrow = yield* place(concat([svcEscrowBytecode, address("address", admin)]))
     const forwarder = yield* place(
       concat([
         svcAccountForwarderBytecode,
-        encodeAbiParameters([{ type: "address" }, { type: "address" }], [escrow.address, options.revoker])
+        encodeAbiParameters([{ type: "address" }, { type: "address" }], [escrow.address, admin])
       ])
     )
+    const version = yield* versionAt(client, forwarder.address)
+    if (version !== contractsVersion) {
+      return yield* new ContractsVersionMismatch({
+        message: `the forwarder at ${forwarder.address} is contracts version ${version}, not ${contractsVersion}`
+      })
+    }
+    const isOperator = (contract: Address, operator: Address) =>
+      Effect.tryPromise({
+        try: () =>
+          client.readContract({
+            address: contract,
+            abi: svcAccountForwarderAbi,
+            functionName: "isOperator",
+            args: [operator]
+          }),
+        catch: readError
+      })
+    const missing: Array<Address> = []
+    for (const operator of options.operators) {
+      const both = [yield* isOperator(escrow.address, operator), yield* isOperator(forwarder.address, operator)]
+      if (!both.every(Boolean)) missing.push(operator)
+    }
+    if (missing.length > 0) {
+      yield* setOperators(client, relayer, { escrow: escrow.address, forwarder: forwarder.address }, admin, missing)
+    }
     const token =
       options.testTokenOwner === undefined
         ? undefined
         : yield* place(concat([testUsdcBytecode, address("address", options.testTokenOwner)]))
-    return { escrow, forwarder, token, deterministic }
+    return { escrow, forwarder, token, deterministic, operatorsAdded: missing }
   })

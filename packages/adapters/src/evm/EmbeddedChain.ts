@@ -7,6 +7,7 @@ import { type Address, createTestClient, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { makeChainClient } from "./ChainClient.ts"
 import { readError } from "./ChainRevert.ts"
+import { type ContractsVersionMismatch, checkSuite } from "./ContractsVersion.ts"
 import { makeRelayer, type RelayerOptions } from "./Relayer.ts"
 import { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
 import { make } from "./ViemChainGateway.ts"
@@ -16,8 +17,10 @@ export class EmbeddedChain extends Context.Service<
   EmbeddedChain,
   {
     readonly suite: DeployedSuite
-    /** The relayer (also deployer, token owner and escrow owner). */
+    /** The relayer's first key: the suite's deployer and admin, and the token's owner. */
     readonly relayer: Address
+    /** Every key of the relayer (each an operator of the suite). */
+    readonly relayers: ReadonlyArray<Address>
     /** Mints test USDC (6 decimals) to `to`. */
     readonly mint: (to: Address, amount: bigint) => Effect.Effect<Hex, SettlementReverted | ChainUnavailable>
     /** Sets the ether balance of `to` (anvil's `anvil_setBalance`), e.g. for a wallet that sends its own transactions. */
@@ -34,14 +37,14 @@ export class EmbeddedChain extends Context.Service<
   }
 >()("@svc/adapters/evm/EmbeddedChain") {
   /**
-   * Deploys the suite on the anvil at `rpcUrl` from a relayer (a fresh key unless given, funded through
+   * Deploys the suite on the anvil at `rpcUrl` from a relayer (two fresh keys unless given, each funded through
    * `anvil_setBalance`), and provides both the `ChainGateway` and the `EmbeddedChain` extras. Given the `suite` of an
    * earlier run whose contracts the chain still holds (a restored chain), it uses that suite instead of deploying.
    */
   static readonly layer = (options: {
     readonly rpcUrl: string
     readonly chainId: number
-    readonly relayerKey?: Redacted.Redacted<Hex>
+    readonly relayerKeys?: ReadonlyArray<Redacted.Redacted<Hex>>
     readonly pollingInterval?: number
     readonly suite?: DeployedSuite | undefined
     /** Bounds of each JSON-RPC call (`makeChainClient`'s defaults unless told; tests make them small). */
@@ -49,19 +52,19 @@ export class EmbeddedChain extends Context.Service<
     readonly rpcRetries?: number
     /** How the relayer follows its transactions; its journal is the context's `TransactionJournal` when there is one. */
     readonly relayer?: Omit<RelayerOptions, "journal">
-  }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable> =>
+  }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable | ContractsVersionMismatch> =>
     Layer.effectContext(
       Effect.gen(function* () {
         const client = makeChainClient({ ...options, pollingInterval: options.pollingInterval ?? 10 })
         const anvil = createTestClient({ mode: "anvil", transport: http(options.rpcUrl) })
         const setEtherBalance = (to: Address, wei: bigint) =>
           Effect.tryPromise({ try: () => anvil.setBalance({ address: to, value: wei }), catch: readError })
-        const account = privateKeyToAccount(
-          options.relayerKey ? Redacted.value(options.relayerKey) : generatePrivateKey()
+        const accounts = (options.relayerKeys?.map(Redacted.value) ?? [generatePrivateKey(), generatePrivateKey()]).map(
+          (key) => privateKeyToAccount(key)
         )
-        yield* setEtherBalance(account.address, 10n ** 24n)
+        yield* Effect.forEach(accounts, (account) => setEtherBalance(account.address, 10n ** 24n), { discard: true })
         const journal = Option.getOrUndefined(yield* Effect.serviceOption(TransactionJournal))
-        const relayer = yield* makeRelayer(client, account, { ...options.relayer, journal })
+        const relayer = yield* makeRelayer(client, accounts, { ...options.relayer, journal })
         const deployed =
           options.suite === undefined
             ? undefined
@@ -73,10 +76,17 @@ export class EmbeddedChain extends Context.Service<
           options.suite !== undefined && deployed !== undefined && deployed !== "0x"
             ? options.suite
             : yield* deploySuite(client, relayer)
+        yield* checkSuite(
+          client,
+          suite,
+          relayer.addresses,
+          "the saved chain was made by an older svc; move SVC_DATA_DIR away to start with a fresh one"
+        )
         const gateway = yield* make(client, relayer, suite)
         const embedded = EmbeddedChain.of({
           suite,
-          relayer: account.address,
+          relayer: relayer.address,
+          relayers: relayer.addresses,
           mint: (to, amount) => mintTestUsdc(client, relayer, suite.token, to, amount),
           setEtherBalance,
           setNextBlockTimestamp: (seconds) =>

@@ -16,8 +16,9 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { startAnvil } from "../embedded/Anvil.ts"
 import { SqliteDatabase } from "../sqlite/SqliteDatabase.ts"
 import * as SqliteTransactionJournal from "../sqlite/SqliteTransactionJournal.ts"
+import { makeChainClient } from "./ChainClient.ts"
 import { EmbeddedChain } from "./EmbeddedChain.ts"
-import { bumped } from "./Relayer.ts"
+import { bumped, makeRelayer } from "./Relayer.ts"
 
 const chainId = 42161
 
@@ -53,7 +54,7 @@ function chainWith(relayerOptions: { readonly confirmations?: number }) {
       rpcUrl: anvil.rpcUrl,
       journal: Context.get(journalContext, TransactionJournal),
       gateway: Context.get(chainContext, ChainGateway),
-      relayer: Context.get(chainContext, EmbeddedChain).relayer
+      relayers: Context.get(chainContext, EmbeddedChain).relayers
     }
   })
 }
@@ -61,11 +62,11 @@ function chainWith(relayerOptions: { readonly confirmations?: number }) {
 const bytes32 = (): Hex => toHex(randomBytes(32))
 const newOwner = (): Address => privateKeyToAccount(generatePrivateKey()).address
 
-/** Waits until the relayer has a transaction out that no block holds yet; answers it. */
-const inFlight = (journal: TransactionJournal["Service"], relayer: Address) =>
+/** Waits until one of the relayer's keys has a transaction out that no block holds yet; answers it. */
+const inFlight = (journal: TransactionJournal["Service"], relayers: ReadonlyArray<Address>) =>
   Effect.gen(function* () {
     while (true) {
-      const open = yield* journal.unfinished(chainId, relayer)
+      const open = (yield* Effect.forEach(relayers, (relayer) => journal.unfinished(chainId, relayer))).flat()
       const sent = open.find((transaction) => transaction.status === "sent")
       if (sent !== undefined) return sent
       yield* Effect.sleep(Duration.millis(20))
@@ -77,7 +78,7 @@ describe("Relayer on a chain that misbehaves", () => {
     "a transaction the node dropped is sent again, and the next one is answered within a few blocks",
     () =>
       Effect.gen(function* () {
-        const { rpcUrl, journal, gateway, relayer } = yield* misbehavingChain
+        const { rpcUrl, journal, gateway, relayers } = yield* misbehavingChain
         // Interval mining: a payment-like transaction goes through in about a block.
         const first = newOwner()
         assert.strictEqual((yield* gateway.createAccount(first, bytes32())).owner, first)
@@ -86,7 +87,7 @@ describe("Relayer on a chain that misbehaves", () => {
         yield* rpc(rpcUrl, "evm_setIntervalMining", [0])
         const owner = newOwner()
         const creation = yield* Effect.forkChild(gateway.createAccount(owner, bytes32()))
-        const dropped = yield* inFlight(journal, relayer)
+        const dropped = yield* inFlight(journal, relayers)
         yield* rpc(rpcUrl, "anvil_dropAllTransactions")
         assert.isNull(yield* rpc(rpcUrl, "eth_getTransactionByHash", [dropped.hash]))
         yield* rpc(rpcUrl, "evm_setIntervalMining", [1])
@@ -97,7 +98,7 @@ describe("Relayer on a chain that misbehaves", () => {
         // The nonce after it was not stuck behind it.
         const next = newOwner()
         assert.strictEqual(yield* gateway.ownerOf((yield* gateway.createAccount(next, bytes32())).account), next)
-        const versions = yield* journal.versions(chainId, relayer, dropped.nonce)
+        const versions = yield* journal.versions(chainId, dropped.relayer, dropped.nonce)
         assert.deepStrictEqual(
           versions.map((version) => [version.hash, version.status]),
           [[dropped.hash, "confirmed"]]
@@ -110,11 +111,11 @@ describe("Relayer on a chain that misbehaves", () => {
     "a transaction priced out by a base-fee spike is replaced with raised fees, and the replacement executes",
     () =>
       Effect.gen(function* () {
-        const { rpcUrl, journal, gateway, relayer } = yield* misbehavingChain
+        const { rpcUrl, journal, gateway, relayers } = yield* misbehavingChain
         yield* rpc(rpcUrl, "evm_setIntervalMining", [0])
         const owner = newOwner()
         const creation = yield* Effect.forkChild(gateway.createAccount(owner, bytes32()))
-        const stuck = yield* inFlight(journal, relayer)
+        const stuck = yield* inFlight(journal, relayers)
         // The next block's base fee far above what the transaction offers (it then falls 12.5 % a block).
         const spike = stuck.maxFeePerGas * 100n
         yield* rpc(rpcUrl, "anvil_setNextBlockBaseFeePerGas", [toHex(spike)])
@@ -122,7 +123,7 @@ describe("Relayer on a chain that misbehaves", () => {
 
         const created = yield* Fiber.join(creation)
         assert.strictEqual(yield* gateway.ownerOf(created.account), owner)
-        const versions = yield* journal.versions(chainId, relayer, stuck.nonce)
+        const versions = yield* journal.versions(chainId, stuck.relayer, stuck.nonce)
         assert.isAtLeast(versions.length, 2)
         const [original, ...replacements] = versions
         assert.deepStrictEqual([original?.hash, original?.status], [stuck.hash, "replaced"])
@@ -170,10 +171,10 @@ describe("Relayer on a chain that misbehaves", () => {
     "with CHAIN_CONFIRMATIONS 3 a transaction is answered once its block is three deep, and is in flight until then",
     () =>
       Effect.gen(function* () {
-        const { rpcUrl, journal, gateway, relayer } = yield* chainWith({ confirmations: 3 })
+        const { rpcUrl, journal, gateway, relayers } = yield* chainWith({ confirmations: 3 })
         const owner = newOwner()
         const creation = yield* Effect.forkChild(gateway.createAccount(owner, bytes32()))
-        const sent = yield* inFlight(journal, relayer)
+        const sent = yield* inFlight(journal, relayers)
         // Mined, not yet deep enough: included, and not answered.
         while ((yield* journal.byHash(sent.hash))?.status !== "included") yield* Effect.sleep(Duration.millis(20))
         const included = yield* journal.byHash(sent.hash)
@@ -182,6 +183,60 @@ describe("Relayer on a chain that misbehaves", () => {
         assert.isAtLeast(Number(head - (included?.blockNumber ?? head) + 1n), 3)
         assert.strictEqual(created.transactionHash, sent.hash)
         assert.strictEqual((yield* journal.byHash(sent.hash))?.status, "confirmed")
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "two senders with the same key and journal, as two processes have, never sign the same nonce",
+    () =>
+      Effect.gen(function* () {
+        const anvil = yield* startAnvil()
+        const client = makeChainClient({ rpcUrl: anvil.rpcUrl, chainId, pollingInterval: 20 })
+        const key = privateKeyToAccount(generatePrivateKey())
+        yield* rpc(anvil.rpcUrl, "anvil_setBalance", [key.address, toHex(10n ** 21n)])
+        yield* rpc(anvil.rpcUrl, "evm_setAutomine", [false])
+        yield* rpc(anvil.rpcUrl, "evm_setIntervalMining", [1])
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-relayer-"))),
+          (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+        )
+        // Each its own connection to one database file, as separate processes would open it.
+        const journalOf = Effect.map(
+          Layer.build(
+            SqliteTransactionJournal.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: join(dir, "svc.db") })))
+          ).pipe(Effect.orDie),
+          (context) => Context.get(context, TransactionJournal)
+        )
+        const journal = yield* journalOf
+        const sender = Effect.flatMap(journalOf, (own) =>
+          makeRelayer(client, key, { journal: own, monitorMillis: 200 })
+        )
+        const [a, b] = [yield* sender, yield* sender]
+        const transfer = { to: newOwner(), data: "0x" as Hex, gas: 21_000n }
+        const hashes = yield* Effect.forEach(
+          Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b)),
+          (relayer) => relayer.send(transfer),
+          { concurrency: "unbounded" }
+        )
+        const receipts = yield* Effect.forEach(hashes, (hash) => a.receipt(hash), { concurrency: "unbounded" })
+        assert.isTrue(receipts.every((receipt) => receipt.status === "success"))
+        const nonces = yield* Effect.forEach(hashes, (hash) =>
+          Effect.promise(() => client.getTransaction({ hash }).then((transaction) => transaction.nonce))
+        )
+        assert.deepStrictEqual(
+          [...nonces].sort((x, y) => x - y),
+          Array.from({ length: 30 }, (_, i) => i)
+        )
+        // Not one nonce was signed twice (a collision the node refused would have left a failed version).
+        const versions = yield* Effect.forEach(
+          Array.from({ length: 31 }, (_, i) => i),
+          (nonce) => journal.versions(chainId, key.address, nonce)
+        )
+        assert.deepStrictEqual(
+          versions.map((of) => of.map((version) => version.status)),
+          [...Array.from({ length: 30 }, () => ["confirmed"]), []]
+        )
       }).pipe(Effect.scoped),
     60_000
   )

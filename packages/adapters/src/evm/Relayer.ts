@@ -1,14 +1,19 @@
 /**
- * The relayer: one funded account that sends the service's transactions and pays their gas (DESIGN §6).
+ * The relayer: a pool of funded keys that send the service's transactions and pay their gas (DESIGN §6).
  *
+ * - **Keys shared by processes** (docs/decisions/0060). Any number of processes share the pool's keys. A key's nonce
+ *   sequence is held by one sender at a time through the journal's `send` lease, taken for one send (allocate, sign,
+ *   journal, broadcast: milliseconds) and given back; a send tries the keys in turn and waits briefly when every one
+ *   is taken. No process owns a key, so no request waits on a process that has none, and a sender that dies holding
+ *   a lease blocks its key for `sendLeaseMillis` at most. One process at a time follows a key's transactions (the
+ *   `monitor` lease).
  * - **Journal before broadcast.** Every transaction is signed, written to the `TransactionJournal`, and only then sent.
  *   Whatever happens next (a lost answer, a node that drops it, a crash), the journal holds the bytes to send again.
- * - **Nonces.** Allocated under a one-permit semaphore that covers only allocation, signing, journaling and
- *   `eth_sendRawTransaction`, so concurrent requests get consecutive nonces while gas estimation and receipt waiting
- *   stay concurrent. The next nonce is remembered after a send; when it is not known (at start, after a failed send or
- *   `forgetNonce`) it is the larger of the node's pending count and one past the journal's highest unfinished nonce,
- *   so a transaction the node lost keeps its nonce until the monitor has sent it again. Several processes must not
- *   share a relayer key yet (the key lease of issue 24 comes next): give each its own.
+ * - **Nonces.** Allocated under the key's lease (and, in the process, a one-permit semaphore) that covers only
+ *   allocation, signing, journaling and `eth_sendRawTransaction`, so gas estimation and receipt waiting stay
+ *   concurrent. A nonce is one past the journal's highest nonce of the key that did not fail (another process's sends
+ *   are there), and at least the node's pending count (read at start, after a failed send or `forgetNonce`, then
+ *   counted on), so a transaction the node lost keeps its nonce until the monitor has sent it again.
  * - **Sent is not done.** A monitor follows every unfinished journaled transaction: one the node does not know is
  *   broadcast again (the same bytes); one still pending after `replaceAfterMillis`, or priced below the latest base
  *   fee, is replaced (same nonce, calldata and gas; both fees raised by at least 12.5 %, never above
@@ -17,6 +22,8 @@
  *   `reorgWindowBlocks` blocks that the chain no longer holds (a reorganisation) is in flight again and sent again:
  *   its signed request's salt is still unspent there, so it executes once more on the canonical chain.
  */
+
+import { randomUUID } from "node:crypto"
 import {
   ChainUnavailable,
   type JournaledTransaction,
@@ -24,7 +31,7 @@ import {
   TransactionJournal,
   type TransactionStatus
 } from "@svc/domain/chain"
-import { Clock, Duration, Effect, Ref, Schedule, type Scope, Semaphore } from "effect"
+import { Clock, Duration, Effect, Option, Ref, Schedule, type Scope, Semaphore } from "effect"
 import {
   type Address,
   type Hash,
@@ -45,6 +52,8 @@ export interface RelayedTransaction {
   readonly gas: bigint
   /** What it carries, kept in the journal (e.g. `payment:<salt>`). */
   readonly carries?: ReadonlyArray<string>
+  /** The key that must send it (the suite's admin, the token's owner); any key of the pool when absent. */
+  readonly from?: Address | undefined
 }
 
 /** How the relayer follows its transactions. */
@@ -68,15 +77,26 @@ export interface RelayerOptions {
   readonly minBalance?: bigint | undefined
   /** How many blocks back mined transactions are checked to be still on chain (default 64). */
   readonly reorgWindowBlocks?: number | undefined
+  /** How long a send waits for a key while every key of the pool is being used by other processes (default 20 s). */
+  readonly keyWaitMillis?: number | undefined
 }
+
+/**
+ * How long a key's `send` lease is taken for: a sender that dies holding it blocks the key this long at most. Well
+ * above one send (an RPC call bounded by `RPC_TIMEOUT_MS`); a live sender gives it back at once.
+ */
+export const sendLeaseMillis = 10_000
 
 /** A failure whose sending side is unknown happened before any send (fees, nonce, signing). */
 const unsentUnlessKnown = (error: ChainUnavailable) =>
   error.nothingSent === undefined ? new ChainUnavailable({ reason: error.reason, nothingSent: true }) : error
 
-/** Sends transactions from one account with correct, gap-free nonces, and sees each through to a block. */
+/** Sends transactions from a pool of keys with correct, gap-free nonces, and sees each through to a block. */
 export interface Relayer {
+  /** The pool's first key: the account gas is estimated from (every key of the pool holds the same rights). */
   readonly address: Address
+  /** Every key of the pool. */
+  readonly addresses: ReadonlyArray<Address>
   /**
    * Journals and sends; answers the hash of the version sent. Fails with `ChainUnavailable` whose `nothingSent` says
    * whether the transaction can have reached the node (when it can, the journal has it and the monitor goes on).
@@ -89,12 +109,12 @@ export interface Relayer {
    * what the journal saw mined and the chain no longer holds.
    */
   readonly forgetNonce: Effect.Effect<void>
-  /** Its gas balance and what it has in flight. */
-  readonly health: Effect.Effect<RelayerHealth, ChainUnavailable>
+  /** Each key's gas balance and what it has in flight. */
+  readonly health: Effect.Effect<ReadonlyArray<RelayerHealth>, ChainUnavailable>
   /** One pass of the monitor now (it also runs on its own every `monitorMillis`). */
   readonly monitor: Effect.Effect<void, ChainUnavailable>
   /**
-   * Runs the monitor until none of the relayer's transactions is in flight, for at most `timeoutMillis`; answers
+   * Runs the monitor until none of the pool's transactions is in flight, for at most `timeoutMillis`; answers
    * whether it got there (after a restart from a saved state, what was sent again is then on chain).
    */
   readonly settle: (timeoutMillis: number) => Effect.Effect<boolean>
@@ -120,6 +140,8 @@ const smallest = (amounts: ReadonlyArray<bigint>): bigint => {
 /** A journal kept in this process only: for tools and tests that have no store (what it holds ends with them). */
 export const processJournal = (): TransactionJournal["Service"] => {
   const rows = new Map<Hex, JournaledTransaction>()
+  const leases = new Map<string, { holder: string; until: number }>()
+  const leaseKey = (chainId: number, relayer: Address, lease: string) => `${chainId}:${relayer.toLowerCase()}:${lease}`
   const unfinished = (status: TransactionStatus) => status === "signed" || status === "sent" || status === "included"
   const of = (chainId: number, relayer: Address) =>
     [...rows.values()]
@@ -151,8 +173,8 @@ export const processJournal = (): TransactionJournal["Service"] => {
       }),
     nextNonce: (chainId, relayer) =>
       Effect.sync(() => {
-        const open = of(chainId, relayer).filter((row) => unfinished(row.status))
-        return open.length === 0 ? undefined : Math.max(...open.map((row) => row.nonce)) + 1
+        const taken = of(chainId, relayer).filter((row) => row.status !== "failed")
+        return taken.length === 0 ? undefined : Math.max(...taken.map((row) => row.nonce)) + 1
       }),
     unfinished: (chainId, relayer) => Effect.sync(() => of(chainId, relayer).filter((row) => unfinished(row.status))),
     versions: (chainId, relayer, nonce) => Effect.sync(() => of(chainId, relayer).filter((row) => row.nonce === nonce)),
@@ -177,7 +199,20 @@ export const processJournal = (): TransactionJournal["Service"] => {
           )
           .sort((a, b) => Number((a.blockNumber ?? 0n) - (b.blockNumber ?? 0n)) || a.nonce - b.nonce)
       ),
-    byHash: (hash) => Effect.sync(() => rows.get(hash))
+    byHash: (hash) => Effect.sync(() => rows.get(hash)),
+    lease: (chainId, relayer, lease, holder, now, until) =>
+      Effect.sync(() => {
+        const key = leaseKey(chainId, relayer, lease)
+        const held = leases.get(key)
+        if (held !== undefined && held.until > now && held.holder !== holder) return false
+        leases.set(key, { holder, until })
+        return true
+      }),
+    release: (chainId, relayer, lease, holder) =>
+      Effect.sync(() => {
+        const key = leaseKey(chainId, relayer, lease)
+        if (leases.get(key)?.holder === holder) leases.delete(key)
+      })
   })
 }
 
@@ -185,22 +220,30 @@ export const processJournal = (): TransactionJournal["Service"] => {
 const alreadyThere = (error: unknown) =>
   /already known|already imported|known transaction|nonce too low|AlreadyKnown|NonceTooLow/i.test(String(error))
 
-/** A relayer for `account` on the chain `client` talks to; its monitor runs for the scope's lifetime. */
-export const makeRelayer: (
+/** One key of the pool. */
+interface KeyRelayer extends Omit<Relayer, "addresses" | "send" | "health"> {
+  /** Sends under the key's `send` lease; `undefined` when another sender holds it. */
+  readonly trySend: (
+    transaction: RelayedTransaction,
+    fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+  ) => Effect.Effect<Hash | undefined, ChainUnavailable>
+  readonly health: Effect.Effect<RelayerHealth, ChainUnavailable>
+}
+
+/** One key on the chain `client` talks to, journaling into `journal`; its monitor runs for the scope's lifetime. */
+const makeKeyRelayer = Effect.fnUntraced(function* (
   client: PublicClient,
+  chainId: number,
   account: PrivateKeyAccount,
-  options?: RelayerOptions
-) => Effect.Effect<Relayer, ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
-  client: PublicClient,
-  account: PrivateKeyAccount,
-  options: RelayerOptions = {}
-) {
-  const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
+  journal: TransactionJournal["Service"],
+  options: RelayerOptions
+): Effect.fn.Return<KeyRelayer, ChainUnavailable, Scope.Scope> {
   // Over several endpoints (failover) only the last one's error is seen: an earlier one may have timed out after
   // taking the transaction, so a failure there never proves that nothing was sent.
   const failover = client.transport.type === "fallback"
-  const journal = options.journal ?? processJournal()
   const relayer = account.address.toLowerCase() as Address
+  // Names this process's taking of the key's leases.
+  const holder = randomUUID()
   const lock = yield* Semaphore.make(1)
   const nextNonce = yield* Ref.make<number | undefined>(undefined)
   const replaceAfterMillis = options.replaceAfterMillis ?? 30_000
@@ -263,8 +306,8 @@ export const makeRelayer: (
 
   const sendOnce = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
     Effect.gen(function* () {
-      const known = yield* Ref.get(nextNonce)
-      const nonce = known ?? Math.max(yield* pendingNonce, (yield* journal.nextNonce(chainId, relayer)) ?? 0)
+      const floor = (yield* Ref.get(nextNonce)) ?? (yield* pendingNonce)
+      const nonce = Math.max(floor, (yield* journal.nextNonce(chainId, relayer)) ?? 0)
       const row = yield* signAndRecord({
         relayer,
         nonce,
@@ -283,17 +326,20 @@ export const makeRelayer: (
       yield* setStatus(row.hash, "sent")
       yield* Ref.set(nextNonce, nonce + 1)
       return row.hash as Hash
-    }).pipe(lock.withPermits(1))
+    })
 
-  const send = Effect.fn("Relayer.send")(function* (transaction: RelayedTransaction) {
-    const estimated = yield* read(() => client.estimateFeesPerGas())
-    const fees = { maxFeePerGas: estimated.maxFeePerGas, maxPriorityFeePerGas: estimated.maxPriorityFeePerGas }
-    // A send the node refused outright is tried once more, on a nonce read again (another sender of the key may have
-    // taken it). One that may have reached the node is not: the journal has it, and the monitor sees it through.
-    return yield* sendOnce(transaction, fees).pipe(
-      Effect.retry({ times: 1, while: (error) => error.nothingSent === true })
-    )
-  }, Effect.mapError(unsentUnlessKnown))
+  /** One send under the key's lease (given back at once), or `undefined` when another sender holds the key. */
+  const sendLeased = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      if (!(yield* journal.lease(chainId, relayer, "send", holder, now, now + sendLeaseMillis))) return undefined
+      return yield* sendOnce(transaction, fees).pipe(Effect.ensuring(journal.release(chainId, relayer, "send", holder)))
+    }).pipe(lock.withPermitsIfAvailable(1), Effect.map(Option.getOrUndefined))
+
+  // A send the node refused outright is tried once more, on a nonce read again (another sender of the key may have
+  // taken it). One that may have reached the node is not: the journal has it, and the monitor sees it through.
+  const trySend = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
+    sendLeased(transaction, fees).pipe(Effect.retry({ times: 1, while: (error) => error.nothingSent === true }))
 
   /** The receipt of `hash`, or undefined while the node has none. */
   const receiptOf = (hash: Hash) =>
@@ -478,7 +524,12 @@ export const makeRelayer: (
   }).pipe(lock.withPermits(1))
   yield* resync
 
-  yield* monitor.pipe(
+  // One process at a time follows the key: the lease outlives a few missed passes, and is given back on the way out.
+  yield* Effect.addFinalizer(() => journal.release(chainId, relayer, "monitor", holder))
+  yield* Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    if (yield* journal.lease(chainId, relayer, "monitor", holder, now, now + 3 * monitorMillis)) yield* monitor
+  }).pipe(
     Effect.catch((error) => Effect.logWarning(`the relayer's monitor could not read the chain: ${error.reason}`)),
     Effect.repeat(Schedule.spaced(Duration.millis(monitorMillis))),
     Effect.forkScoped
@@ -545,7 +596,7 @@ export const makeRelayer: (
     address: account.address,
     health,
     settle,
-    send,
+    trySend,
     receipt,
     forgetNonce: resync.pipe(
       Effect.catch((error) =>
@@ -556,5 +607,85 @@ export const makeRelayer: (
       )
     ),
     monitor
+  } satisfies KeyRelayer
+})
+
+/**
+ * A relayer for `accounts` (one key or several) on the chain `client` talks to; each key's monitor runs for the
+ * scope's lifetime. Its journal is `options.journal`, or one of this process only.
+ */
+export const makeRelayer: (
+  client: PublicClient,
+  accounts: PrivateKeyAccount | ReadonlyArray<PrivateKeyAccount>,
+  options?: RelayerOptions
+) => Effect.Effect<Relayer, ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
+  client: PublicClient,
+  accounts: PrivateKeyAccount | ReadonlyArray<PrivateKeyAccount>,
+  options: RelayerOptions = {}
+) {
+  const keys = Array.isArray(accounts)
+    ? (accounts as ReadonlyArray<PrivateKeyAccount>)
+    : [accounts as PrivateKeyAccount]
+  const [first] = keys
+  if (first === undefined) return yield* new ChainUnavailable({ reason: "the relayer has no key", nothingSent: true })
+  const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
+  const journal = options.journal ?? processJournal()
+  const members = yield* Effect.forEach(keys, (account) => makeKeyRelayer(client, chainId, account, journal, options))
+  const byAddress = new Map(members.map((member) => [member.address.toLowerCase(), member]))
+  const keyWaitMillis = options.keyWaitMillis ?? 20_000
+  // Where the next send starts looking, so the keys take turns.
+  let turn = 0
+
+  const send = Effect.fn("Relayer.send")(function* (transaction: RelayedTransaction) {
+    const pinned = transaction.from === undefined ? undefined : byAddress.get(transaction.from.toLowerCase())
+    if (transaction.from !== undefined && pinned === undefined) {
+      return yield* new ChainUnavailable({
+        reason: `${transaction.from} is not a key of the relayer`,
+        nothingSent: true
+      })
+    }
+    const candidates = pinned === undefined ? members : [pinned]
+    const estimated = yield* Effect.tryPromise({ try: () => client.estimateFeesPerGas(), catch: readError })
+    const fees = { maxFeePerGas: estimated.maxFeePerGas, maxPriorityFeePerGas: estimated.maxPriorityFeePerGas }
+    const deadline = (yield* Clock.currentTimeMillis) + keyWaitMillis
+    while (true) {
+      const start = turn
+      for (let i = 0; i < candidates.length; i++) {
+        const index = (start + i) % candidates.length
+        const hash = yield* (candidates[index] as KeyRelayer).trySend(transaction, fees)
+        if (hash !== undefined) {
+          if (pinned === undefined) turn = (index + 1) % members.length
+          return hash
+        }
+      }
+      if ((yield* Clock.currentTimeMillis) >= deadline) {
+        return yield* new ChainUnavailable({ reason: "every relayer key stayed in use", nothingSent: true })
+      }
+      // Every key is sending for someone: they are given back within milliseconds.
+      yield* Effect.sleep(Duration.millis(2 + Math.floor(Math.random() * 8)))
+    }
+  }, Effect.mapError(unsentUnlessKnown))
+
+  const receipt = (hash: Hash) =>
+    Effect.flatMap(journal.byHash(hash), (row) =>
+      (byAddress.get(row?.relayer ?? "") ?? (members[0] as KeyRelayer)).receipt(hash)
+    )
+
+  const all = <A, E>(each: (member: KeyRelayer) => Effect.Effect<A, E>) =>
+    Effect.forEach(members, each, { concurrency: "unbounded" })
+
+  return {
+    address: first.address,
+    addresses: members.map((member) => member.address),
+    send,
+    receipt,
+    forgetNonce: Effect.asVoid(all((member) => member.forgetNonce)),
+    health: all((member) => member.health),
+    monitor: Effect.asVoid(all((member) => member.monitor)),
+    settle: (timeoutMillis) =>
+      Effect.map(
+        all((member) => member.settle(timeoutMillis)),
+        (settled) => settled.every(Boolean)
+      )
   } satisfies Relayer
 })

@@ -53,6 +53,7 @@ import {
   writeError
 } from "./ChainRevert.ts"
 import { type ChainSettings, ChainSettingsConfig } from "./ChainSettings.ts"
+import { type ContractsVersionMismatch, checkSuite } from "./ContractsVersion.ts"
 import { makeRelayer, type Relayer } from "./Relayer.ts"
 
 interface ContractCall {
@@ -490,21 +491,29 @@ export const make: (
  * The gateway for explicit settings. Its relayer journals into the store's `TransactionJournal` when the context has
  * one (the server's does), else into one of this process only.
  */
-export const layer = (settings: ChainSettings): Layer.Layer<ChainGateway, ChainUnavailable> =>
+export const layer = (
+  settings: ChainSettings
+): Layer.Layer<ChainGateway, ChainUnavailable | ContractsVersionMismatch> =>
   Layer.effect(
     ChainGateway,
     Effect.gen(function* () {
       const client = makeChainClient({ ...settings, rpcUrl: Redacted.value(settings.rpcUrl) })
       const journal = Option.getOrUndefined(yield* Effect.serviceOption(TransactionJournal))
-      const relayer = yield* makeRelayer(client, privateKeyToAccount(Redacted.value(settings.relayerKey)), {
+      const accounts = settings.relayerKeys.map((key) => privateKeyToAccount(Redacted.value(key)))
+      const relayer = yield* makeRelayer(client, accounts, {
         ...settings.relayer,
         journal
       })
+      yield* checkSuite(
+        client,
+        settings.addresses,
+        relayer.addresses,
+        "deploy this version with `npm run deploy` and set FORWARDER_ADDRESS and ESCROW_ADDRESS to the addresses it prints"
+      )
       return yield* make(client, relayer, settings.addresses)
     })
   )
 
 /** The gateway configured from the environment (production). */
-export const layerConfig: Layer.Layer<ChainGateway, ChainUnavailable | Config.ConfigError> = Layer.unwrap(
-  Effect.map(ChainSettingsConfig, layer)
-)
+export const layerConfig: Layer.Layer<ChainGateway, ChainUnavailable | ContractsVersionMismatch | Config.ConfigError> =
+  Layer.unwrap(Effect.map(ChainSettingsConfig, layer))

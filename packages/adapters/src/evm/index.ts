@@ -3,6 +3,7 @@
  */
 export { makeChainClient, rpcUrlsOf } from "./ChainClient.ts"
 export { arbitrumOneUsdc, type ChainSettings, ChainSettingsConfig, rpcUrlConfig } from "./ChainSettings.ts"
+export { ContractsVersionMismatch, checkSuite, contractsVersion } from "./ContractsVersion.ts"
 export { create2Deployer, type Deployment, type DeployOptions, deploymentSalt, deployOrFind } from "./Deploy.ts"
 export { EmbeddedChain } from "./EmbeddedChain.ts"
 export {
@@ -11,7 +12,8 @@ export {
   processJournal,
   type RelayedTransaction,
   type Relayer,
-  type RelayerOptions
+  type RelayerOptions,
+  sendLeaseMillis
 } from "./Relayer.ts"
-export { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
+export { type DeployedSuite, deploySuite, mintTestUsdc, setOperators } from "./Suite.ts"
 export * as ViemChainGateway from "./ViemChainGateway.ts"

@@ -10,17 +10,19 @@ import { answers } from "./OperationDocs.ts"
 export const ReadinessChecks = Schema.Struct({
   database: Schema.Literals(["up", "down"]),
   chain: Schema.Literals(["up", "down", "absent"]),
-  /** The relayer's gas: `low` below `RELAYER_MIN_BALANCE_WEI` (the process cannot pay for much longer). */
+  /** The relayer keys' gas: `low` when one is below `RELAYER_MIN_BALANCE_WEI` (it cannot pay for much longer). */
   relayer: Schema.Literals(["up", "low", "down", "absent"])
 })
 /** The checks of `GET /ready`. */
 export type ReadinessChecks = typeof ReadinessChecks.Type
 
-/** The relayer's figures, when this deployment has a chain. */
+/** One relayer key's figures, when this deployment has a chain. */
 export const RelayerReport = Schema.Struct({
   address: Schema.String,
   /** Its gas balance, in wei (a decimal string). */
   balance_wei: Schema.String,
+  /** Below `RELAYER_MIN_BALANCE_WEI`. */
+  low: Schema.Boolean,
   /** Journaled transactions not final yet (one per nonce). */
   pending: Schema.Number,
   /** How long the oldest of them has been out, in seconds; `null` when none is. */
@@ -34,7 +36,7 @@ export class NotReady extends Schema.Error<NotReady>("NotReady")(
     data: Schema.Struct({
       status: Schema.Literal("not_ready"),
       checks: ReadinessChecks,
-      relayer: Schema.optionalKey(RelayerReport),
+      relayers: Schema.optionalKey(Schema.Array(RelayerReport)),
       /** What the supervisor of this process's own node is doing (embedded mode), when the chain is down for that. */
       chain_status: Schema.optionalKey(Schema.String)
     }),
@@ -45,8 +47,8 @@ export class NotReady extends Schema.Error<NotReady>("NotReady")(
 
 /**
  * `GET /health`: 200 while the server serves. `GET /ready`: 200 when a write on the database works (rolled back), the
- * chain serves (the expected chain id, the contracts' code) and the relayer's gas is not below its minimum, else 503;
- * both report the relayer's figures.
+ * chain serves (the expected chain id, the contracts' code) and no relayer key's gas is below its minimum, else 503;
+ * both report each relayer key's figures.
  */
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
   .add(
@@ -63,7 +65,7 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
         data: Schema.Struct({
           status: Schema.Literal("ready"),
           checks: ReadinessChecks,
-          relayer: Schema.optionalKey(RelayerReport)
+          relayers: Schema.optionalKey(Schema.Array(RelayerReport))
         })
       }),
       error: NotReady

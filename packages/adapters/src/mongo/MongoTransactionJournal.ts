@@ -4,6 +4,7 @@
  */
 import {
   type JournaledTransaction,
+  type RelayerLease,
   TransactionJournal,
   type TransactionStatus,
   unfinishedStatuses
@@ -31,6 +32,13 @@ interface TransactionDocument {
   carries: Array<string>
 }
 
+/** One lease of a relayer's key (`_id` = chain id, relayer and lease name). */
+interface LeaseDocument {
+  _id: string
+  lease_holder: string
+  lease_until: number
+}
+
 const fromDocument = (doc: TransactionDocument): JournaledTransaction => ({
   hash: doc._id,
   chainId: doc.chainId,
@@ -56,6 +64,9 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<TransactionDocument>("chain_transactions")
+    const leases = db.collection<LeaseDocument>("relayer_leases")
+    const leaseId = (chainId: number, relayer: Address, lease: RelayerLease) =>
+      `${chainId}:${relayer.toLowerCase()}:${lease}`
     yield* Effect.promise(() =>
       Promise.all([
         col.createIndex({ chainId: 1, relayer: 1, nonce: 1, createdAt: 1 }),
@@ -120,7 +131,7 @@ export const layer = Layer.effect(
       nextNonce: (chainId, relayer) =>
         Effect.promise(() =>
           col
-            .find({ chainId, relayer: relayer.toLowerCase(), status: { $in: [...unfinishedStatuses] } })
+            .find({ chainId, relayer: relayer.toLowerCase(), status: { $ne: "failed" } })
             .sort({ nonce: -1 })
             .limit(1)
             .toArray()
@@ -155,7 +166,31 @@ export const layer = Layer.effect(
       byHash: (hash) =>
         Effect.promise(() => col.findOne({ _id: hash })).pipe(
           Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))
-        )
+        ),
+      // The row is made once (free), then taken with a conditional `updateOne`, which jongodb applies atomically
+      // (docs/decisions/0017).
+      lease: (chainId, relayer, lease, holder, now, until) =>
+        Effect.promise(async () => {
+          const _id = leaseId(chainId, relayer, lease)
+          await leases
+            .updateOne({ _id }, { $setOnInsert: { lease_holder: "", lease_until: 0 } }, { upsert: true })
+            .catch((error: unknown) => {
+              // Two first takers: one insert wins, the other finds the row made.
+              if (!(error instanceof Error && /E11000|duplicate key/.test(error.message))) throw error
+            })
+          const { modifiedCount, matchedCount } = await leases.updateOne(
+            { _id, $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
+            { $set: { lease_holder: holder, lease_until: until } }
+          )
+          return modifiedCount === 1 || matchedCount === 1
+        }),
+      release: (chainId, relayer, lease, holder) =>
+        Effect.promise(() =>
+          leases.updateOne(
+            { _id: leaseId(chainId, relayer, lease), lease_holder: holder },
+            { $set: { lease_until: 0 } }
+          )
+        ).pipe(Effect.asVoid)
     })
   })
 )

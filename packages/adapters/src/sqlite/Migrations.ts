@@ -257,5 +257,20 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX chain_transactions_by_status ON chain_transactions (chain_id, relayer, status, nonce);
       CREATE INDEX chain_transactions_by_block ON chain_transactions (chain_id, relayer, block_number);
     `
+  },
+  {
+    // Relayer keys shared by several processes (issue 24, decision 0060): who sends with a key, and who follows its
+    // transactions, one lease row each.
+    version: 7,
+    sql: `
+      CREATE TABLE relayer_leases (
+        chain_id INTEGER NOT NULL,
+        relayer TEXT NOT NULL,
+        lease TEXT NOT NULL,
+        lease_holder TEXT NOT NULL,
+        lease_until INTEGER NOT NULL,
+        PRIMARY KEY (chain_id, relayer, lease)
+      ) STRICT;
+    `
   }
 ]

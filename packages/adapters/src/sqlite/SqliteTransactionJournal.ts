@@ -65,8 +65,7 @@ export const layer = Layer.effect(
       "UPDATE chain_transactions SET block_number = NULL, block_hash = NULL WHERE hash = ?"
     )
     const highestNonce = connection.prepare(
-      `SELECT MAX(nonce) AS nonce FROM chain_transactions
-       WHERE chain_id = ? AND relayer = ? AND status IN (SELECT value FROM json_each(?))`
+      "SELECT MAX(nonce) AS nonce FROM chain_transactions WHERE chain_id = ? AND relayer = ? AND status <> 'failed'"
     )
     const unfinished = connection.prepare(
       `SELECT * FROM chain_transactions
@@ -87,6 +86,17 @@ export const layer = Layer.effect(
        WHERE chain_id = ? AND relayer = ? AND nonce >= ? AND status IN ('included', 'confirmed')`
     )
     const unfinishedJson = JSON.stringify(unfinishedStatuses)
+    // Taken when free (lapsed) or already the holder's; a missing row is created taken.
+    const takeLease = connection.prepare(
+      `INSERT INTO relayer_leases (chain_id, relayer, lease, lease_holder, lease_until)
+       VALUES (:chainId, :relayer, :lease, :holder, :until)
+       ON CONFLICT (chain_id, relayer, lease) DO UPDATE SET lease_holder = :holder, lease_until = :until
+       WHERE lease_until <= :now OR lease_holder = :holder`
+    )
+    const releaseLease = connection.prepare(
+      `UPDATE relayer_leases SET lease_until = 0
+       WHERE chain_id = ? AND relayer = ? AND lease = ? AND lease_holder = ?`
+    )
 
     return TransactionJournal.of({
       record: (transaction) =>
@@ -129,7 +139,7 @@ export const layer = Layer.effect(
         }),
       nextNonce: (chainId, relayer) =>
         Effect.sync(() => {
-          const nonce = highestNonce.get(chainId, relayer.toLowerCase(), unfinishedJson)?.nonce
+          const nonce = highestNonce.get(chainId, relayer.toLowerCase())?.nonce
           return typeof nonce === "number" ? nonce + 1 : undefined
         }),
       unfinished: (chainId, relayer) =>
@@ -144,6 +154,14 @@ export const layer = Layer.effect(
         Effect.sync(() => {
           const row = byHash.get(hash)
           return row === undefined ? undefined : fromRow(row)
+        }),
+      lease: (chainId, relayer, lease, holder, now, until) =>
+        Effect.sync(
+          () => takeLease.run({ chainId, relayer: relayer.toLowerCase(), lease, holder, now, until }).changes === 1
+        ),
+      release: (chainId, relayer, lease, holder) =>
+        Effect.sync(() => {
+          releaseLease.run(chainId, relayer.toLowerCase(), lease, holder)
         })
     })
   })

@@ -25,7 +25,7 @@ import type {
  * - a batch is atomic: it settles every payment or none, and a refused request moves no token;
  * - a refused request is refused before any transaction is sent when the chain can tell (gas estimation), so
  *   refusals cost no gas; the error is always one of the domain's `ChainError`s, never a raw RPC error;
- * - any number of concurrent calls share one relayer account without nonce collisions (within one process);
+ * - any number of concurrent calls, in any number of processes, share the relayer's keys without nonce collisions;
  * - a success means the transaction is included and succeeded; outcomes come from its events, in request order.
  */
 export class ChainGateway extends Context.Service<
@@ -49,8 +49,8 @@ export class ChainGateway extends Context.Service<
     /** Executes a signed manager request, granting its roles on the account. */
     readonly executeRoles: (signed: Signed<RolesForwardRequest>) => Effect.Effect<RolesSettlement, RequestError>
     /**
-     * Ends the authority of `wallets` on `account` through the forwarder's `revoke` (the relayer must be its
-     * revoker): their roles, and the ownership when one is the owner. Sends nothing when none of them holds any, or
+     * Ends the authority of `wallets` on `account` through the forwarder's `revoke` (the relayer's keys must be
+     * its operators): their roles, and the ownership when one is the owner. Sends nothing when none of them holds any, or
      * when the account does not exist on chain yet. Idempotent.
      */
     readonly revokeAuthority: (
@@ -85,9 +85,9 @@ export class ChainGateway extends Context.Service<
      * have code. A node that answers but lost its chain (an anvil restarted empty) fails, naming what is missing.
      */
     readonly readiness: Effect.Effect<void, ChainUnavailable>
-    /** The relayer's gas balance and what it has in flight (readiness and operators). */
-    readonly relayerHealth: Effect.Effect<RelayerHealth, ChainUnavailable>
-    /** Releases what the escrow holds under `claimId` to `to` (the relayer must own the escrow). */
+    /** Each relayer key's gas balance and what it has in flight (readiness and operators). */
+    readonly relayerHealth: Effect.Effect<ReadonlyArray<RelayerHealth>, ChainUnavailable>
+    /** Releases what the escrow holds under `claimId` to `to` (the relayer's keys must be the escrow's operators). */
     readonly releaseEscrow: (
       claimId: Hex,
       to: Address,

@@ -45,7 +45,7 @@ export interface RolesSettlement extends Receipt {
 }
 
 /**
- * Authority ended on an account by the service's revoker (decision 0020): each role cleared (`team_admin`,
+ * Authority ended on an account by one of the service's operators (decisions 0020, 0060): each role cleared (`team_admin`,
  * `team_finance_admin`, `team_viewer`) or `owner` for the ownership. No transaction when there was nothing to end.
  */
 export interface Revocation {

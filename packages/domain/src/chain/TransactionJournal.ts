@@ -24,6 +24,9 @@ export type TransactionStatus = typeof TransactionStatus.Type
 /** The statuses a transaction can still leave on its own: the monitor follows these. */
 export const unfinishedStatuses: ReadonlyArray<TransactionStatus> = ["signed", "sent", "included"]
 
+/** The leases a relayer's key has (docs/decisions/0060): who sends with it, and who follows its transactions. */
+export type RelayerLease = "send" | "monitor"
+
 /** One signed version of a relayer's transaction. */
 export interface JournaledTransaction {
   readonly hash: Hex
@@ -70,10 +73,10 @@ export class TransactionJournal extends Context.Service<
     /** Moves one version to `change.status`. */
     readonly update: (hash: Hex, change: TransactionStatusChange) => Effect.Effect<void>
     /**
-     * One more than the highest nonce among the relayer's unfinished versions on `chainId`; `undefined` when it has
-     * none. The sender takes the larger of this and the node's pending count: finished transactions are on chain
-     * (the node counts them), while one the node lost (dropped, or a restored chain that is behind) still holds
-     * its nonce until the monitor has sent it again.
+     * One more than the highest nonce among the relayer's versions on `chainId` that are not `failed`; `undefined`
+     * when it has none. The sender takes the larger of this and the node's pending count: another process's sends
+     * with the same key are here before the node may have seen them, and one the node lost (dropped, or a restored
+     * chain that is behind) still holds its nonce until the monitor has sent it again.
      */
     readonly nextNonce: (chainId: number, relayer: Address) => Effect.Effect<number | undefined>
     /**
@@ -105,5 +108,20 @@ export class TransactionJournal extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<JournaledTransaction>>
     /** One version by its hash. */
     readonly byHash: (hash: Hex) => Effect.Effect<JournaledTransaction | undefined>
+    /**
+     * Takes the lease `lease` of a relayer's key on `chainId` for `holder` until `until` (epoch ms), when it is free
+     * at `now` or already `holder`'s; answers whether `holder` now holds it. The `send` lease makes one process at a
+     * time allocate, sign and journal the key's next nonce; the `monitor` lease makes one follow its transactions.
+     */
+    readonly lease: (
+      chainId: number,
+      relayer: Address,
+      lease: RelayerLease,
+      holder: string,
+      now: number,
+      until: number
+    ) => Effect.Effect<boolean>
+    /** Gives the lease back, if `holder` still holds it. */
+    readonly release: (chainId: number, relayer: Address, lease: RelayerLease, holder: string) => Effect.Effect<void>
   }
 >()("@svc/domain/chain/TransactionJournal") {}

@@ -52,7 +52,7 @@ export class LastOnChainAdmin extends Schema.TaggedError<LastOnChainAdmin>()("La
 /**
  * The member's authority on the team's account could not be revoked on chain (decision 0020), so the member was not
  * removed: `unavailable` when the node did not answer (retry later), else the chain refused (`reason`, a contract
- * error such as `NotRevoker` when the relayer is not the forwarder's revoker).
+ * error such as `NotOperator` when the relayer key is not an operator of the forwarder).
  */
 export class AuthorityNotRevoked extends Schema.TaggedError<AuthorityNotRevoked>()("AuthorityNotRevoked", {
   team: Schema.String,

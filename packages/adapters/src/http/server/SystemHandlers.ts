@@ -18,13 +18,17 @@ const upOrDown = <E>(check: Effect.Effect<unknown, E>) =>
     Effect.catchCause(() => Effect.succeed("down" as const))
   )
 
-/** The relayer's check: absent without a chain, down when its figures could not be read, low below its minimum. */
-const relayerCheck = (hasChain: boolean, health: RelayerHealth | undefined): ReadinessChecks["relayer"] =>
-  !hasChain ? "absent" : health === undefined ? "down" : health.low ? "low" : "up"
+/** The relayers' check: absent without a chain, down when their figures could not be read, low when one is. */
+const relayerCheck = (
+  hasChain: boolean,
+  health: ReadonlyArray<RelayerHealth> | undefined
+): ReadinessChecks["relayer"] =>
+  !hasChain ? "absent" : health === undefined ? "down" : health.some((key) => key.low) ? "low" : "up"
 
 const reportOf = (health: RelayerHealth) => ({
   address: health.address,
   balance_wei: health.balance.toString(),
+  low: health.low,
   pending: health.pending,
   oldest_pending_seconds:
     health.oldestPendingMillis === undefined ? null : Math.round(health.oldestPendingMillis / 100) / 10
@@ -68,7 +72,7 @@ export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
         )
         const relayer = relayerCheck(Option.isSome(chain), health)
         const all: ReadinessChecks = { ...checks, relayer }
-        const report = health === undefined ? {} : { relayer: reportOf(health) }
+        const report = health === undefined ? {} : { relayers: health.map(reportOf) }
         if (checks.database === "down" || checks.chain === "down" || relayer === "low" || relayer === "down") {
           return yield* new NotReady({
             success: false,

@@ -1,0 +1,89 @@
+/**
+ * The version of the settlement contracts a server works with (`CONTRACTS_VERSION` of each, decision 0060), and the
+ * check that the suite it is pointed at is that version and lets its relayer keys act for the service.
+ */
+import { svcAccountForwarderAbi } from "@svc/contracts"
+import type { ChainUnavailable, SuiteAddresses } from "@svc/domain/chain"
+import { Effect, Schema } from "effect"
+import {
+  type Address,
+  BaseError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  type PublicClient
+} from "viem"
+import { readError } from "./ChainRevert.ts"
+
+/** The contracts version this server is built for: 2 made the service's powers a role of every relayer key. */
+export const contractsVersion = 2n
+
+/** The suite at the configured addresses is of another version: one line saying what to do. */
+export class ContractsVersionMismatch extends Schema.TaggedError<ContractsVersionMismatch>()(
+  "ContractsVersionMismatch",
+  { message: Schema.String }
+) {}
+
+/** The forwarder's `CONTRACTS_VERSION`; 1 for a forwarder from before versions (it has no such function). */
+export const versionAt = (client: PublicClient, forwarder: Address): Effect.Effect<bigint, ChainUnavailable> =>
+  Effect.tryPromise({
+    try: () =>
+      client.readContract({ address: forwarder, abi: svcAccountForwarderAbi, functionName: "CONTRACTS_VERSION" }),
+    catch: (error) => error
+  }).pipe(
+    Effect.catch((error) => {
+      const reverted =
+        error instanceof BaseError &&
+        error.walk(
+          (cause) => cause instanceof ContractFunctionRevertedError || cause instanceof ContractFunctionZeroDataError
+        ) !== null
+      return reverted ? Effect.succeed(1n) : Effect.fail(readError(error))
+    })
+  )
+
+/**
+ * Refuses a forwarder of another contracts version (`hint` says what to do about it), and warns of each relayer key
+ * that is not an operator of the forwarder and the escrow: removals and e-mail claims it sends would be refused.
+ */
+export const checkSuite: (
+  client: PublicClient,
+  addresses: SuiteAddresses,
+  relayers: ReadonlyArray<Address>,
+  hint: string
+) => Effect.Effect<void, ContractsVersionMismatch | ChainUnavailable> = Effect.fnUntraced(function* (
+  client: PublicClient,
+  addresses: SuiteAddresses,
+  relayers: ReadonlyArray<Address>,
+  hint: string
+): Effect.fn.Return<void, ContractsVersionMismatch | ChainUnavailable> {
+  const code = yield* Effect.tryPromise({
+    try: () => client.getCode({ address: addresses.forwarder }),
+    catch: readError
+  })
+  // No forwarder at all is a readiness matter (`/ready` names it), not a version.
+  if (code === undefined || code === "0x") return
+  const version = yield* versionAt(client, addresses.forwarder)
+  if (version !== contractsVersion) {
+    return yield* new ContractsVersionMismatch({
+      message: `the forwarder at ${addresses.forwarder} is contracts version ${version}, and this server needs version ${contractsVersion}: ${hint}`
+    })
+  }
+  for (const contract of [addresses.forwarder, addresses.escrow]) {
+    for (const relayer of relayers) {
+      const operator = yield* Effect.tryPromise({
+        try: () =>
+          client.readContract({
+            address: contract,
+            abi: svcAccountForwarderAbi,
+            functionName: "isOperator",
+            args: [relayer]
+          }),
+        catch: readError
+      })
+      if (!operator) {
+        yield* Effect.logWarning(
+          `relayer ${relayer} is not an operator of ${contract}: removals and e-mail claims it sends will be refused; run \`npm run deploy -- --operator ${relayer} …\` with the suite's admin key`
+        )
+      }
+    }
+  }
+})
