@@ -23,9 +23,27 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { assert, describe, it } from "@effect/vitest"
-import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { svcAccountForwarderAbi } from "@svc/contracts"
+import { paymentRequestOf, paymentsRequestOf, svcAccountSaltOf } from "@svc/domain/chain"
+import {
+  type PaymentsTypedDataMessage,
+  type PaymentTypedDataMessage,
+  signableOf,
+  type TypedDataBundle
+} from "@svc/domain/eip712"
+import type { TeamId } from "@svc/domain/Ids"
 import { Effect, Fiber } from "effect"
-import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
+import {
+  type Address,
+  type BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  http,
+  keccak256,
+  parseAbi,
+  toHex
+} from "viem"
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 
 const main = resolve(import.meta.dirname, "main.ts")
 
@@ -518,6 +536,131 @@ describe("npm start", () => {
   }
 
   it.live(
+    "kill -9, then a chain saved before a team's creation, a role grant and a removal: all three are sent again, and the removed member stays revoked",
+    () =>
+      Effect.gen(function* () {
+        const directory = yield* dataDir
+        const chainFile = join(directory, "anvil-state.json")
+        const finance = privateKeyToAccount(generatePrivateKey())
+        const before = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const started = yield* startIn(directory)
+            const admin = privateKeyToAccount(started.key)
+            const token = yield* signIn(started.base, admin)
+            const saved = { state: readFileSync(chainFile), at: statSync(chainFile).mtime }
+            // A new team (its account is created on chain), and a finance admin granted on chain by a manager invite.
+            const company = /Demo company: +(\S+)/.exec(started.output())?.[1]
+            const created = yield* request(started.base, "POST", "/v2/teams", token, {
+              name: "Payroll EU",
+              entity_nanoid: company,
+              admin_wallet: admin.address
+            })
+            assert.strictEqual(created.status, 200, JSON.stringify(created))
+            const team = created.data.team_nanoid as string
+            const invite = yield* request(started.base, "POST", "/v2/invites/manager", token, {
+              nanoid: team,
+              invites: [{ email: "fin@example.com", role: "team_finance_admin", wallet: finance.address }]
+            })
+            assert.strictEqual(invite.status, 200, JSON.stringify(invite))
+            const bundle = invite.data as TypedDataBundle & { invites: Array<string> }
+            const granted = yield* request(started.base, "PUT", "/v2/invites/manager", token, {
+              invites: bundle.invites,
+              signer: admin.address,
+              typed_data: bundle.typed_data,
+              signature: yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
+            })
+            assert.strictEqual(granted.status, 200, JSON.stringify(granted))
+            // While it may pay, the finance admin signs a payment to itself, to send straight to the forwarder later.
+            const financeToken = yield* signIn(started.base, finance)
+            const users = yield* request(started.base, "GET", `/v2/teams/${team}/users`, token)
+            const financeUser = users.data.users.find((u: { email: string }) => u.email === "fin@example.com").nanoid
+            const body = {
+              from: team,
+              to: [{ to: financeUser, amount_cents: 100, currency_symbol: "USD", invoice_description: "mine" }],
+              pay_now: true
+            }
+            const issued = yield* request(started.base, "POST", "/v2/payments", financeToken, body)
+            assert.strictEqual(issued.status, 200, JSON.stringify(issued))
+            const payment = issued.data as TypedDataBundle
+            const signature = yield* Effect.promise(() => finance.signTypedData(signableOf(payment) as never))
+            // Removed: its role is revoked on chain.
+            const removed = yield* request(started.base, "DELETE", `/v2/teams/${team}/member/${financeUser}`, token)
+            assert.strictEqual(removed.status, 200, JSON.stringify(removed))
+            killGroup(started.child)
+            yield* exited(started.child)
+            writeFileSync(chainFile, saved.state)
+            utimesSync(chainFile, saved.at, saved.at)
+            return { admin, team, payment, signature }
+          })
+        )
+        const restarted = yield* startIn(directory)
+        // Sent again from the journal: the creation, the grant and the revocation, in that order (one key: the account's).
+        assert.match(restarted.output(), /lacks 3 transaction\(s\) of relayer/)
+        const client = createPublicClient({ transport: http(restarted.rpcUrl) })
+        const suite = JSON.parse(readFileSync(join(directory, "embedded.json"), "utf8")).suite as { forwarder: Address }
+        const read = (address: Address, signature: string, functionName: string, args: ReadonlyArray<unknown>) =>
+          Effect.promise(() =>
+            client.readContract({ address, abi: parseAbi([signature]), functionName, args } as never)
+          )
+        // The account exists again, owned by the admin; the grant and then the removal were both sent again.
+        const account = (yield* read(
+          suite.forwarder,
+          "function accountAddress(address,bytes32) view returns (address)",
+          "accountAddress",
+          [before.admin.address, svcAccountSaltOf(before.team as TeamId)]
+        )) as Address
+        assert.strictEqual(before.payment.typed_data.to, account)
+        assert.isTrue(
+          yield* read(suite.forwarder, "function isAccount(address) view returns (bool)", "isAccount", [account])
+        )
+        assert.strictEqual(
+          yield* read(account, "function owner() view returns (address)", "owner", []),
+          before.admin.address
+        )
+        assert.isFalse(
+          yield* read(account, "function hasRole(bytes32,address) view returns (bool)", "hasRole", [
+            keccak256(toHex("team_finance_admin")),
+            finance.address
+          ])
+        )
+        // The removed member's signed payment to itself, sent straight to the forwarder: refused as unauthorised.
+        const typed = before.payment.typed_data
+        const envelope = { from: typed.from, to: typed.to, salt: BigInt(typed.salt), expires: BigInt(typed.expires) }
+        const call =
+          before.payment.primary_type === "CreatePaymentsForwardRequest"
+            ? {
+                functionName: "executePayments",
+                args: [
+                  { ...envelope, payments: paymentsRequestOf(typed as PaymentsTypedDataMessage).data.payments },
+                  before.signature
+                ]
+              }
+            : {
+                functionName: "executePayment",
+                args: [{ ...envelope, data: paymentRequestOf(typed as PaymentTypedDataMessage).data }, before.signature]
+              }
+        const attempt = yield* Effect.promise(() =>
+          client
+            .simulateContract({
+              address: suite.forwarder,
+              abi: svcAccountForwarderAbi,
+              ...call,
+              account: finance.address
+            } as never)
+            .then(
+              () => "accepted",
+              (error: BaseError) => {
+                const reverted = error.walk((cause) => cause instanceof ContractFunctionRevertedError)
+                return reverted instanceof ContractFunctionRevertedError ? reverted.data?.errorName : String(error)
+              }
+            )
+        )
+        assert.strictEqual(attempt, "SignerNotAuthorised")
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
     "a second start on the same data directory stops with one line naming the first's pid, changing nothing",
     () =>
       Effect.gen(function* () {
@@ -597,7 +740,7 @@ describe("npm start", () => {
           ...secrets,
           token,
           started.key,
-          embedded.relayerKey,
+          ...embedded.relayerKeys,
           embedded.jwtSecret,
           embedded.webhookSecretKey
         ]

@@ -40,7 +40,8 @@ import {
   keccak256,
   type PrivateKeyAccount,
   type PublicClient,
-  type TransactionReceipt
+  type TransactionReceipt,
+  toHex
 } from "viem"
 import { nothingSent, readError } from "./ChainRevert.ts"
 
@@ -54,6 +55,12 @@ export interface RelayedTransaction {
   readonly carries?: ReadonlyArray<string>
   /** The key that must send it (the suite's admin, the token's owner); any key of the pool when absent. */
   readonly from?: Address | undefined
+  /**
+   * What it acts on (a team's account): every transaction with the same affinity goes through the same key, so its
+   * nonce order is their order, and a chain that lost them (a reorganisation, a restored state) gets them again in
+   * that order: a grant before the revocation that followed it, an account's creation before its first request.
+   */
+  readonly affinity?: string | undefined
 }
 
 /** How the relayer follows its transactions. */
@@ -633,6 +640,22 @@ export const makeRelayer: (
   const members = yield* Effect.forEach(keys, (account) => makeKeyRelayer(client, chainId, account, journal, options))
   const byAddress = new Map(members.map((member) => [member.address.toLowerCase(), member]))
   const keyWaitMillis = options.keyWaitMillis ?? 20_000
+  /**
+   * The key of an affinity: the one whose hash with it is highest (rendezvous hashing), the same in every process
+   * whatever the order of its keys, and only the affinities of a key added or removed move.
+   */
+  const keyFor = (affinity: string): KeyRelayer => {
+    let best = members[0] as KeyRelayer
+    let bestScore = ""
+    for (const member of members) {
+      const score = keccak256(toHex(`${affinity.toLowerCase()}:${member.address.toLowerCase()}`))
+      if (score > bestScore) {
+        best = member
+        bestScore = score
+      }
+    }
+    return best
+  }
   // Where the next send starts looking, so the keys take turns.
   let turn = 0
 
@@ -644,7 +667,8 @@ export const makeRelayer: (
         nothingSent: true
       })
     }
-    const candidates = pinned === undefined ? members : [pinned]
+    const candidates =
+      pinned !== undefined ? [pinned] : transaction.affinity !== undefined ? [keyFor(transaction.affinity)] : members
     const estimated = yield* Effect.tryPromise({ try: () => client.estimateFeesPerGas(), catch: readError })
     const fees = { maxFeePerGas: estimated.maxFeePerGas, maxPriorityFeePerGas: estimated.maxPriorityFeePerGas }
     const deadline = (yield* Clock.currentTimeMillis) + keyWaitMillis

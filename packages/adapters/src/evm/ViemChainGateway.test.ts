@@ -515,7 +515,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
     )
   })
 
-  it.effect("20 concurrent executions from the relayer's keys all land, on consecutive nonces of each key", () =>
+  it.effect("20 concurrent executions for one team all land, from one key of the relayer, on consecutive nonces", () =>
     Effect.gen(function* () {
       const { chain, client, ownerKey, suite, team } = yield* Fixture
       const gateway = yield* ChainGateway
@@ -528,12 +528,10 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
       const transactions = yield* Effect.forEach(settlements, (s) =>
         Effect.promise(() => client.getTransaction({ hash: s.transactionHash }))
       )
-      // Both keys sent some; each key's nonces run on without a gap, up to its pending count.
-      assert.deepStrictEqual(
-        [...new Set(transactions.map((t) => t.from.toLowerCase()))].sort(),
-        chain.relayers.map((relayer) => relayer.toLowerCase()).sort()
-      )
-      for (const relayer of chain.relayers) {
+      // One team's transactions keep to one key (their order is its nonce order); it runs on without a gap.
+      const senders = new Set(transactions.map((t) => t.from.toLowerCase()))
+      assert.strictEqual(senders.size, 1)
+      for (const relayer of chain.relayers.filter((key) => senders.has(key.toLowerCase()))) {
         const nonces = transactions
           .filter((t) => t.from.toLowerCase() === relayer.toLowerCase())
           .map((t) => t.nonce)

@@ -113,7 +113,12 @@ export const make: (
    * Estimates (which names any refusal without spending gas), sends through the relayer, waits for inclusion of
    * whichever version of the transaction the relayer's monitor gets mined. `carries` labels it in the journal.
    */
-  const submit = <E>(call: ContractCall, toError: (error: unknown) => E, carries: ReadonlyArray<string> = []) => {
+  const submit = <E>(
+    call: ContractCall,
+    toError: (error: unknown) => E,
+    carries: ReadonlyArray<string> = [],
+    affinity?: Address
+  ) => {
     const estimate = Effect.tryPromise({
       try: () => client.estimateContractGas({ ...call, account: relayer.address } as never),
       catch: toError
@@ -127,7 +132,8 @@ export const make: (
         to: call.address,
         data: encodeFunctionData(call as never),
         gas: gas + gas / 5n,
-        carries: [call.functionName, ...carries]
+        carries: [call.functionName, ...carries],
+        affinity
       })
       const receipt = yield* relayer.receipt(hash)
       if (receipt.status !== "success") {
@@ -160,7 +166,8 @@ export const make: (
     return submit(
       { address: addresses.forwarder, abi: forwarderAbi, functionName, args },
       (error) => requestError(error, context),
-      [`salt:${request.salt}`, `account:${request.to}`]
+      [`salt:${request.salt}`, `account:${request.to}`],
+      request.to
     ).pipe(Effect.map((receipt) => settlementOf(receipt, request.to)))
   }
 
@@ -209,7 +216,8 @@ export const make: (
         args: [{ ...envelope(request), data: request.data }, signature]
       },
       (error) => requestError(error, context),
-      [`salt:${request.salt}`, `account:${request.to}`]
+      [`salt:${request.salt}`, `account:${request.to}`],
+      request.to
     )
     const grants = parseEventLogs({
       abi: svcAccountAbi,
@@ -227,7 +235,9 @@ export const make: (
   const executeIntent = Effect.fn("ChainGateway.executeIntent")(function* (account: Address, id: Hex) {
     const receipt = yield* submit(
       { address: account, abi: accountAbi, functionName: "executeIntent", args: [id] },
-      (error) => intentError(error, { account })
+      (error) => intentError(error, { account }),
+      [`account:${account}`],
+      account
     )
     return settlementOf(receipt, account)
   })
@@ -353,7 +363,8 @@ export const make: (
     return yield* submit(
       { address: addresses.forwarder, abi: forwarderAbi, functionName: "createAccount", args: [owner, salt] },
       writeError,
-      [`account:${account}`]
+      [`account:${account}`],
+      account
     ).pipe(
       Effect.map((receipt): AccountCreation => ({ account, owner, transactionHash: receipt.transactionHash })),
       // A concurrent creation of the same account wins the CREATE2 race: then the account is there.
@@ -393,7 +404,8 @@ export const make: (
     const receipt = yield* submit(
       { address: addresses.forwarder, abi: forwarderAbi, functionName: "revoke", args: [account, wallets] },
       writeError,
-      [`account:${account}`, ...wallets.map((wallet) => `wallet:${wallet}`)]
+      [`account:${account}`, ...wallets.map((wallet) => `wallet:${wallet}`)],
+      account
     )
     const revoked = parseEventLogs({
       abi: svcAccountAbi,
