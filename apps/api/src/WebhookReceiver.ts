@@ -1,8 +1,9 @@
 /**
- * A webhook receiver for tests and benchmarks: a real `node:http` server on 127.0.0.1 that keeps every request it
- * gets and answers as told (204 by default), closed with its scope.
+ * A webhook receiver for tests and benchmarks: a real `node:http` (or `node:https`) server on 127.0.0.1 that keeps
+ * every request it gets and answers as told (204 by default), closed with its scope.
  */
 import { createServer, type IncomingHttpHeaders } from "node:http"
+import { createServer as createTlsServer } from "node:https"
 import type { AddressInfo } from "node:net"
 import { Effect } from "effect"
 
@@ -31,8 +32,14 @@ export interface Receiver {
   readonly headersOf: (request: Received) => Record<string, string>
 }
 
-/** Starts a receiver for the current scope. */
-export const startReceiver = (answer: Answer = () => ({ status: 204 })) =>
+/**
+ * Starts a receiver for the current scope: plain HTTP, or HTTPS with `tls` (a key and certificate for 127.0.0.1, which
+ * the sender must trust, e.g. through `NODE_EXTRA_CA_CERTS`).
+ */
+export const startReceiver = (
+  answer: Answer = () => ({ status: 204 }),
+  tls?: { readonly key: string; readonly cert: string }
+) =>
   Effect.acquireRelease(
     Effect.promise(
       () =>
@@ -52,7 +59,7 @@ export const startReceiver = (answer: Answer = () => ({ status: 204 })) =>
               ).pipe(Effect.as(receiver.received)),
             headersOf: (request) => Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)]))
           }
-          const server = createServer((req, res) => {
+          const server = (tls === undefined ? createServer : createTlsServer.bind(null, tls))((req, res) => {
             const chunks: Array<Buffer> = []
             req.on("data", (c: Buffer) => chunks.push(c))
             req.on("end", () => {
@@ -70,7 +77,7 @@ export const startReceiver = (answer: Answer = () => ({ status: 204 })) =>
           server.keepAliveTimeout = 60_000
           server.listen(0, "127.0.0.1", () => {
             const { port } = server.address() as AddressInfo
-            Object.assign(receiver, { url: `http://127.0.0.1:${port}/hook` })
+            Object.assign(receiver, { url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${port}/hook` })
             resolve({
               receiver,
               close: () =>

@@ -146,9 +146,11 @@ const main = Effect.gen(function* () {
         : { _tag: "sqlite", filename: databaseFileOf(dataDirectory) }
     )
   )
-  // One process per data directory: a second start stops here, naming the first, before it starts anvil or writes
-  // anything (opening the database, which SQLite shares safely, changes nothing; a refused one leaves no lock file).
-  if (embedded) yield* lockDataDirectory(dataDirectory)
+  // One process per data directory while it runs its own anvil: a second start stops here, naming the first, before
+  // it starts anvil or writes anything (opening the database, which SQLite shares safely, changes nothing; a refused
+  // one leaves no lock file). With a chain of its own (`RPC_URL`) any number of processes share the database: their
+  // relayer keys are leased per send (decision 0060), every other claim was already leased in the store.
+  if (embeddedChain) yield* lockDataDirectory(dataDirectory)
   const kept: EmbeddedState | undefined = embedded ? yield* readEmbeddedState(dataDirectory) : undefined
   const state: EmbeddedState & { readonly webhookSecretKey: string } = {
     ...kept,

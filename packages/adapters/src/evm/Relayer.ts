@@ -31,7 +31,7 @@ import {
   TransactionJournal,
   type TransactionStatus
 } from "@svc/domain/chain"
-import { Clock, Duration, Effect, Option, Ref, Schedule, type Scope, Semaphore } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Option, Ref, Schedule, type Scope, Semaphore } from "effect"
 import {
   type Address,
   type Hash,
@@ -144,6 +144,23 @@ const smallest = (amounts: ReadonlyArray<bigint>): bigint => {
   return result
 }
 
+/**
+ * The key of an affinity among `keys`: the one whose hash with it is highest (rendezvous hashing), the same in every
+ * process whatever the order of its keys; adding or removing a key moves only the affinities of that key.
+ */
+export const keyOfAffinity = (affinity: string, keys: ReadonlyArray<Address>): Address => {
+  let best = keys[0] as Address
+  let bestScore = ""
+  for (const key of keys) {
+    const score = keccak256(toHex(`${affinity.toLowerCase()}:${key.toLowerCase()}`))
+    if (score > bestScore) {
+      best = key
+      bestScore = score
+    }
+  }
+  return best
+}
+
 /** A journal kept in this process only: for tools and tests that have no store (what it holds ends with them). */
 export const processJournal = (): TransactionJournal["Service"] => {
   const rows = new Map<Hex, JournaledTransaction>()
@@ -227,13 +244,32 @@ export const processJournal = (): TransactionJournal["Service"] => {
 const alreadyThere = (error: unknown) =>
   /already known|already imported|known transaction|nonce too low|AlreadyKnown|NonceTooLow/i.test(String(error))
 
+/** The fees a transaction is signed with. */
+interface Fees {
+  readonly maxFeePerGas: bigint
+  readonly maxPriorityFeePerGas: bigint
+}
+
+/** A transaction waiting for its key. */
+interface Queued {
+  readonly transaction: RelayedTransaction
+  readonly fees: Fees
+  readonly result: Deferred.Deferred<Hash, ChainUnavailable>
+  /** Epoch ms: past it, the transaction gives up waiting for the key (nothing sent). */
+  readonly deadline: number
+  readonly retried: boolean
+}
+
+/** The longest run of sends one process makes under a key's lease before giving others a turn. */
+const maxRunMillis = 1_000
+const maxRunSends = 64
+
 /** One key of the pool. */
 interface KeyRelayer extends Omit<Relayer, "addresses" | "send" | "health"> {
-  /** Sends under the key's `send` lease; `undefined` when another sender holds it. */
-  readonly trySend: (
-    transaction: RelayedTransaction,
-    fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-  ) => Effect.Effect<Hash | undefined, ChainUnavailable>
+  /** Queues the transaction for the key; answers its hash once sent (see `Relayer.send`). */
+  readonly submit: (transaction: RelayedTransaction, fees: Fees) => Effect.Effect<Hash, ChainUnavailable>
+  /** How many of this process's transactions wait for the key. */
+  readonly waiting: () => number
   readonly health: Effect.Effect<RelayerHealth, ChainUnavailable>
 }
 
@@ -251,6 +287,8 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
   const relayer = account.address.toLowerCase() as Address
   // Names this process's taking of the key's leases.
   const holder = randomUUID()
+  const scope = yield* Effect.scope
+  const keyWaitMillis = options.keyWaitMillis ?? 20_000
   const lock = yield* Semaphore.make(1)
   const nextNonce = yield* Ref.make<number | undefined>(undefined)
   const replaceAfterMillis = options.replaceAfterMillis ?? 30_000
@@ -311,10 +349,9 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
   const setStatus = (hash: Hash, status: TransactionStatus, block?: { number: bigint; hash: Hex }) =>
     Effect.flatMap(Clock.currentTimeMillis, (at) => journal.update(hash, { status, at, block }))
 
-  const sendOnce = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
+  /** Signs, journals and broadcasts one transaction on `nonce`, under the key's lease. */
+  const sendOn = (nonce: number, transaction: RelayedTransaction, fees: Fees) =>
     Effect.gen(function* () {
-      const floor = (yield* Ref.get(nextNonce)) ?? (yield* pendingNonce)
-      const nonce = Math.max(floor, (yield* journal.nextNonce(chainId, relayer)) ?? 0)
       const row = yield* signAndRecord({
         relayer,
         nonce,
@@ -326,27 +363,103 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
       })
       yield* broadcast(row.raw).pipe(
         // Refused outright: the nonce is free again. Maybe taken: the monitor sends the same bytes again.
-        Effect.tapError((error) =>
-          Effect.andThen(Ref.set(nextNonce, undefined), setStatus(row.hash, error.nothingSent ? "failed" : "sent"))
-        )
+        Effect.tapError((error) => setStatus(row.hash, error.nothingSent ? "failed" : "sent"))
       )
       yield* setStatus(row.hash, "sent")
-      yield* Ref.set(nextNonce, nonce + 1)
       return row.hash as Hash
     })
 
-  /** One send under the key's lease (given back at once), or `undefined` when another sender holds the key. */
-  const sendLeased = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      if (!(yield* journal.lease(chainId, relayer, "send", holder, now, now + sendLeaseMillis))) return undefined
-      return yield* sendOnce(transaction, fees).pipe(Effect.ensuring(journal.release(chainId, relayer, "send", holder)))
-    }).pipe(lock.withPermitsIfAvailable(1), Effect.map(Option.getOrUndefined))
+  /** Transactions of this process waiting for the key, in order. */
+  const queue: Array<Queued> = []
+  let draining = false
 
-  // A send the node refused outright is tried once more, on a nonce read again (another sender of the key may have
-  // taken it). One that may have reached the node is not: the journal has it, and the monitor sees it through.
-  const trySend = (transaction: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
-    sendLeased(transaction, fees).pipe(Effect.retry({ times: 1, while: (error) => error.nothingSent === true }))
+  /**
+   * Sends what waits, under the key's lease: taken once for a run of sends (at most `maxRunMillis` or `maxRunSends`,
+   * so other processes get the key too), the next nonce read once per run (no one else can sign on the key while the
+   * lease is held), and given back when nothing waits. A transaction the node refused outright is tried once more on a
+   * nonce read again from the node; one that may have reached it is not (the journal has it; the monitor goes on).
+   * One that waited `keyWaitMillis` for the key fails, nothing sent.
+   */
+  const drain: Effect.Effect<void> = Effect.gen(function* () {
+    while (true) {
+      const now = yield* Clock.currentTimeMillis
+      for (const waiting of queue.filter((queued) => queued.deadline <= now)) {
+        queue.splice(queue.indexOf(waiting), 1)
+        yield* Deferred.fail(
+          waiting.result,
+          new ChainUnavailable({ reason: `relayer key ${account.address} stayed in use`, nothingSent: true })
+        )
+      }
+      if (queue.length === 0) {
+        draining = false
+        return
+      }
+      if (!(yield* journal.lease(chainId, relayer, "send", holder, now, now + sendLeaseMillis))) {
+        yield* Effect.sleep(Duration.millis(2 + Math.floor(Math.random() * 8)))
+        continue
+      }
+      yield* Effect.gen(function* () {
+        const runUntil = now + maxRunMillis
+        let nonce: number | undefined
+        for (let sent = 0; queue.length > 0 && sent < maxRunSends; sent++) {
+          if ((yield* Clock.currentTimeMillis) >= runUntil) break
+          const next = queue.shift() as Queued
+          const exit = yield* Effect.exit(
+            Effect.gen(function* () {
+              if (nonce === undefined) {
+                const floor = (yield* Ref.get(nextNonce)) ?? (yield* pendingNonce)
+                nonce = Math.max(floor, (yield* journal.nextNonce(chainId, relayer)) ?? 0)
+              }
+              return { nonce, hash: yield* sendOn(nonce, next.transaction, next.fees) }
+            })
+          )
+          if (exit._tag === "Success") {
+            nonce = exit.value.nonce + 1
+            yield* Ref.set(nextNonce, nonce)
+            yield* Deferred.succeed(next.result, exit.value.hash)
+            continue
+          }
+          const error = Cause.findErrorOption(exit.cause)
+          const refused = Option.isSome(error) && error.value.nothingSent === true
+          // Read the nonce again from the node and the journal: refused outright, it may be the nonce itself.
+          nonce = undefined
+          yield* Ref.set(nextNonce, undefined)
+          if (refused && !next.retried) {
+            queue.unshift({ ...next, retried: true })
+            continue
+          }
+          yield* Deferred.failCause(next.result, exit.cause)
+        }
+      }).pipe(lock.withPermits(1), Effect.ensuring(journal.release(chainId, relayer, "send", holder)))
+      // Others may be waiting for the key: a moment before taking it again.
+      if (queue.length > 0) yield* Effect.sleep(Duration.millis(2 + Math.floor(Math.random() * 8)))
+    }
+  }).pipe(
+    // Whatever ends the drain, no one is left waiting on it.
+    Effect.onExit(() =>
+      Effect.gen(function* () {
+        draining = false
+        for (const waiting of queue.splice(0)) {
+          yield* Deferred.fail(
+            waiting.result,
+            new ChainUnavailable({ reason: "the relayer stopped", nothingSent: true })
+          )
+        }
+      })
+    )
+  )
+
+  const submit = (transaction: RelayedTransaction, fees: Fees) =>
+    Effect.gen(function* () {
+      const result = yield* Deferred.make<Hash, ChainUnavailable>()
+      const deadline = (yield* Clock.currentTimeMillis) + keyWaitMillis
+      queue.push({ transaction, fees, result, deadline, retried: false })
+      if (!draining) {
+        draining = true
+        yield* Effect.forkIn(drain, scope)
+      }
+      return yield* Deferred.await(result)
+    })
 
   /** The receipt of `hash`, or undefined while the node has none. */
   const receiptOf = (hash: Hash) =>
@@ -366,7 +479,8 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
    * (one confirmation needed, so none was asked for), a mined block is deep enough.
    */
   const depthOf = (blockNumber: bigint, head: bigint | undefined) =>
-    head === undefined ? confirmations : head - blockNumber + 1n
+    // A head read before the block was mined is the block itself.
+    head === undefined ? confirmations : (head > blockNumber ? head : blockNumber) - blockNumber + 1n
 
   /**
    * The mined version of a nonce, if any, with its depth: recorded as `confirmed` once `confirmations` deep, else
@@ -603,7 +717,8 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
     address: account.address,
     health,
     settle,
-    trySend,
+    submit,
+    waiting: () => queue.length,
     receipt,
     forgetNonce: resync.pipe(
       Effect.catch((error) =>
@@ -639,25 +754,21 @@ export const makeRelayer: (
   const journal = options.journal ?? processJournal()
   const members = yield* Effect.forEach(keys, (account) => makeKeyRelayer(client, chainId, account, journal, options))
   const byAddress = new Map(members.map((member) => [member.address.toLowerCase(), member]))
-  const keyWaitMillis = options.keyWaitMillis ?? 20_000
-  /**
-   * The key of an affinity: the one whose hash with it is highest (rendezvous hashing), the same in every process
-   * whatever the order of its keys, and only the affinities of a key added or removed move.
-   */
-  const keyFor = (affinity: string): KeyRelayer => {
-    let best = members[0] as KeyRelayer
-    let bestScore = ""
-    for (const member of members) {
-      const score = keccak256(toHex(`${affinity.toLowerCase()}:${member.address.toLowerCase()}`))
-      if (score > bestScore) {
-        best = member
-        bestScore = score
-      }
-    }
+  const keyFor = (affinity: string): KeyRelayer =>
+    byAddress.get(
+      keyOfAffinity(
+        affinity,
+        members.map((member) => member.address)
+      ).toLowerCase()
+    ) ?? (members[0] as KeyRelayer)
+  // Where the next choice among equally busy keys starts, so the keys take turns.
+  let turn = 0
+  const leastBusy = (candidates: ReadonlyArray<KeyRelayer>) => {
+    let best = candidates[turn % candidates.length] as KeyRelayer
+    for (const candidate of candidates) if (candidate.waiting() < best.waiting()) best = candidate
+    turn++
     return best
   }
-  // Where the next send starts looking, so the keys take turns.
-  let turn = 0
 
   const send = Effect.fn("Relayer.send")(function* (transaction: RelayedTransaction) {
     const pinned = transaction.from === undefined ? undefined : byAddress.get(transaction.from.toLowerCase())
@@ -671,23 +782,9 @@ export const makeRelayer: (
       pinned !== undefined ? [pinned] : transaction.affinity !== undefined ? [keyFor(transaction.affinity)] : members
     const estimated = yield* Effect.tryPromise({ try: () => client.estimateFeesPerGas(), catch: readError })
     const fees = { maxFeePerGas: estimated.maxFeePerGas, maxPriorityFeePerGas: estimated.maxPriorityFeePerGas }
-    const deadline = (yield* Clock.currentTimeMillis) + keyWaitMillis
-    while (true) {
-      const start = turn
-      for (let i = 0; i < candidates.length; i++) {
-        const index = (start + i) % candidates.length
-        const hash = yield* (candidates[index] as KeyRelayer).trySend(transaction, fees)
-        if (hash !== undefined) {
-          if (pinned === undefined) turn = (index + 1) % members.length
-          return hash
-        }
-      }
-      if ((yield* Clock.currentTimeMillis) >= deadline) {
-        return yield* new ChainUnavailable({ reason: "every relayer key stayed in use", nothingSent: true })
-      }
-      // Every key is sending for someone: they are given back within milliseconds.
-      yield* Effect.sleep(Duration.millis(2 + Math.floor(Math.random() * 8)))
-    }
+    // Any key: the one with the fewest transactions waiting in this process, the keys taking turns among equals.
+    const key = candidates.length === 1 ? (candidates[0] as KeyRelayer) : leastBusy(candidates)
+    return yield* key.submit(transaction, fees)
   }, Effect.mapError(unsentUnlessKnown))
 
   const receipt = (hash: Hash) =>

@@ -8,6 +8,7 @@ export { create2Deployer, type Deployment, type DeployOptions, deploymentSalt, d
 export { EmbeddedChain } from "./EmbeddedChain.ts"
 export {
   bumped,
+  keyOfAffinity,
   makeRelayer,
   processJournal,
   type RelayedTransaction,

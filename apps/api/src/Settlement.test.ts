@@ -1,0 +1,485 @@
+/**
+ * Settlement across processes (issue 24, DESIGN §6), as an operator runs it: `npm start` processes on one store, a
+ * separately started anvil that mines a block a second with the contracts placed by `npm run deploy`, and two relayer
+ * keys (`RELAYER_PRIVATE_KEYS`) shared by every process.
+ * - Three processes on SQLite (one database, the chain given by `RPC_URL`) and three on MongoDB (jongodb): 300 PUTs at
+ *   once, with replays of the same signed requests sent to other processes: no nonce signed twice, no request
+ *   executed twice, no payment lost.
+ * - Production-shaped: two processes on MongoDB with nothing embedded: sign-in, team creation, a payment, a member
+ *   removal (a revocation sent by whichever key) and a webhook delivered over HTTPS.
+ */
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { startAnvil } from "@svc/adapters/embedded"
+import { keyOfAffinity } from "@svc/adapters/evm"
+import { startTestSmtpServer } from "@svc/adapters/mail/TestSmtpServer"
+import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
+import { TransactionJournal } from "@svc/domain/chain"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { Context, Effect, Layer } from "effect"
+import { Webhook } from "standardwebhooks"
+import { type Address, createPublicClient, createWalletClient, type Hex, http, keccak256, parseAbi, toHex } from "viem"
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
+import { inject } from "vitest"
+import * as Server from "./Server.ts"
+import { seedTeam, startTestServerWith } from "./TestServer.ts"
+import { startReceiver } from "./WebhookReceiver.ts"
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+type Json = any
+
+const main = resolve(import.meta.dirname, "main.ts")
+const deployScript = resolve(import.meta.dirname, "deploy.ts")
+const chainId = 42161
+
+/** Settings a developer's shell may carry that these processes must not inherit. */
+const inherited = () => {
+  const env: Record<string, string | undefined> = { ...process.env }
+  for (const name of Object.keys(env)) {
+    if (/^(MONGODB_|JWT_|RPC_|RELAYER_|SMTP_|WEBHOOK_|RATE_LIMIT_|PUBLIC_BASE_URL|CHAIN_ID|SVC_DATA_DIR)/.test(name)) {
+      delete env[name]
+    }
+  }
+  return env
+}
+
+/** A port nothing listens on right now. */
+const freePort = Effect.callback<number>((resume) => {
+  const probe = createServer()
+  probe.listen(0, "127.0.0.1", () => {
+    const address = probe.address()
+    probe.close(() => resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0)))
+  })
+})
+
+/** A temporary directory, removed with the scope. */
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-settlement-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+interface ApiProcess {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly output: () => string
+}
+
+/** `npm start` as a real process with `env`, resolved once it serves; killed with the scope. */
+const startApi = (env: Record<string, string>) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    return yield* Effect.acquireRelease(
+      Effect.callback<ApiProcess, Error>((resume) => {
+        const child = spawn(process.execPath, [main], {
+          env: { ...inherited(), ...env, PORT: String(port) },
+          stdio: ["ignore", "pipe", "pipe"],
+          detached: true
+        })
+        let output = ""
+        const timer = setTimeout(() => resume(Effect.fail(new Error(`not serving in time:\n${output}`))), 60_000)
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString()
+          if (/svc API at /.test(output)) {
+            clearTimeout(timer)
+            resume(Effect.succeed({ child, base: `http://127.0.0.1:${port}`, output: () => output }))
+          }
+        }
+        child.stdout.on("data", onData)
+        child.stderr.on("data", onData)
+        child.once("exit", (code) => {
+          clearTimeout(timer)
+          resume(Effect.fail(new Error(`exited with ${code}:\n${output}`)))
+        })
+      }),
+      ({ child }) =>
+        Effect.sync(() => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+          } catch {
+            // Already gone.
+          }
+        })
+    )
+  })
+
+const request = (base: string, method: string, path: string, token?: string, body?: unknown): Effect.Effect<Json> =>
+  Effect.promise(async () => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(body === undefined ? {} : { "content-type": "application/json" })
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    return { status: response.status, ...((await response.json()) as object) }
+  })
+
+const signIn = (base: string, account: PrivateKeyAccount) =>
+  Effect.gen(function* () {
+    const challenge = yield* request(base, "GET", `/v2/auth/siwe?wallet=${account.address}`)
+    const sig = yield* Effect.promise(() => account.signMessage({ message: challenge.data.siwe }))
+    const verified = yield* request(base, "POST", "/v2/auth/verify", undefined, {
+      message: challenge.data.siwe,
+      sig,
+      nonce: challenge.data.nonce
+    })
+    assert.strictEqual(verified.status, 200, JSON.stringify(verified))
+    return verified.data.jwt as string
+  })
+
+/**
+ * A separately started anvil mining a block a second, the contracts placed by `npm run deploy` with both relayer keys
+ * as operators, and a way to mint its test USDC (the deploying account owns the token).
+ */
+const realChain = Effect.gen(function* () {
+  const anvil = yield* startAnvil()
+  const rpc = (method: string, params: ReadonlyArray<unknown>) =>
+    Effect.promise(() =>
+      fetch(anvil.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+      }).then((response) => response.json())
+    )
+  const deployerKey = generatePrivateKey()
+  const deployer = privateKeyToAccount(deployerKey)
+  const relayerKeys = [generatePrivateKey(), generatePrivateKey()] as const
+  const relayers = relayerKeys.map((key) => privateKeyToAccount(key).address)
+  for (const address of [deployer.address, ...relayers]) {
+    yield* rpc("anvil_setBalance", [address, toHex(10n ** 22n)])
+  }
+  yield* rpc("evm_setAutomine", [false])
+  yield* rpc("evm_setIntervalMining", [1])
+  const keyFile = join(yield* tempDir, "deployer.key")
+  writeFileSync(keyFile, `${deployerKey}\n`, { mode: 0o600 })
+  return { anvil, rpc, deployer, relayerKeys, relayers, keyFile }
+})
+
+/** Runs `npm run deploy` as an operator would; answers the environment lines it printed. */
+const deploy = (rpcUrl: string, keyFile: string, operators: ReadonlyArray<Address>) =>
+  Effect.callback<Record<string, string>, Error>((resume) => {
+    execFile(
+      process.execPath,
+      [
+        deployScript,
+        "--rpc-url",
+        rpcUrl,
+        "--key-file",
+        keyFile,
+        "--test-token",
+        ...operators.flatMap((operator) => ["--operator", operator])
+      ],
+      { timeout: 90_000 },
+      (error, stdout, stderr) => {
+        if (error !== null) return resume(Effect.fail(new Error(`deploy failed: ${stderr}`)))
+        resume(
+          Effect.succeed(
+            Object.fromEntries(
+              stdout
+                .trim()
+                .split("\n")
+                .map((line) => line.split("=") as [string, string])
+            )
+          )
+        )
+      }
+    )
+  })
+
+/** The chain of one run: anvil at 1-second blocks, the deployed suite, funded relayer keys. */
+const deployedChain = Effect.gen(function* () {
+  const chain = yield* realChain
+  const env = yield* deploy(chain.anvil.rpcUrl, chain.keyFile, chain.relayers)
+  const client = createPublicClient({ transport: http(chain.anvil.rpcUrl), pollingInterval: 50 })
+  const wallet = createWalletClient({ account: chain.deployer, transport: http(chain.anvil.rpcUrl) })
+  const token = env.TOKEN_ADDRESS as Address
+  const mint = (to: Address, amount: bigint) =>
+    Effect.promise(async () => {
+      const hash = await wallet.writeContract({
+        address: token,
+        abi: testUsdcAbi,
+        functionName: "mint",
+        args: [to, amount],
+        chain: null
+      })
+      await client.waitForTransactionReceipt({ hash })
+    })
+  return {
+    ...chain,
+    client,
+    mint,
+    env: {
+      RPC_URL: chain.anvil.rpcUrl,
+      RELAYER_PRIVATE_KEYS: chain.relayerKeys.join(","),
+      CHAIN_ID: env.CHAIN_ID as string,
+      FORWARDER_ADDRESS: env.FORWARDER_ADDRESS as string,
+      ESCROW_ADDRESS: env.ESCROW_ADDRESS as string,
+      TOKEN_ADDRESS: token
+    }
+  }
+})
+
+type Storage = "sqlite" | "mongo"
+
+/** What processes on `storage` share: the store, its settings, and a seeded company whose team admin may create teams. */
+const sharedStore = (storage: Storage) =>
+  Effect.gen(function* () {
+    const dir = yield* tempDir
+    const database = `settlement_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+    const options: Server.StorageOptions =
+      storage === "sqlite"
+        ? { _tag: "sqlite", filename: join(dir, "svc.db") }
+        : { _tag: "mongo", uri: inject("mongoUri"), database }
+    const smtp = storage === "mongo" ? yield* startTestSmtpServer : undefined
+    const jwtSecret = `${"j".repeat(40)}${database}`
+    const env: Record<string, string> =
+      storage === "sqlite"
+        ? { SVC_DATA_DIR: dir, JWT_SECRET: jwtSecret }
+        : {
+            MONGODB_URI: inject("mongoUri"),
+            MONGODB_DATABASE: database,
+            JWT_SECRET: jwtSecret,
+            PUBLIC_BASE_URL: "https://pay.example.com",
+            SMTP_URL: smtp?.url ?? "",
+            WEBHOOK_SECRET_KEY: "w".repeat(40)
+          }
+    // The company and its first team are seeded in the store (no route creates a company).
+    const seeded = yield* Effect.scoped(
+      Effect.flatMap(startTestServerWith({ storage: options, jwtSecret }), (server) => seedTeam(server, ["team_admin"]))
+    )
+    const admin = seeded.members[0]?.account as PrivateKeyAccount
+    return {
+      options,
+      env: { ...env, RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_USER: "0", RATE_LIMIT_BYTES_PER_USER: "0" },
+      companyId: seeded.companyId,
+      admin
+    }
+  })
+
+/** A team created over `base` by `admin` (its account created on chain), funded with test USDC. */
+const fundedTeam = (
+  chain: Effect.Success<typeof deployedChain>,
+  base: string,
+  token: string,
+  companyId: string,
+  admin: PrivateKeyAccount,
+  name: string
+) =>
+  Effect.gen(function* () {
+    const created = yield* request(base, "POST", "/v2/teams", token, {
+      name,
+      entity_nanoid: companyId,
+      admin_wallet: admin.address
+    })
+    assert.strictEqual(created.status, 200, JSON.stringify(created))
+    const team = created.data.team_nanoid as string
+    const account = (yield* Effect.promise(() =>
+      chain.client.readContract({
+        address: chain.env.FORWARDER_ADDRESS as Address,
+        abi: svcAccountForwarderAbi,
+        functionName: "accountAddress",
+        args: [admin.address, keccak256(toHex(team))]
+      })
+    )) as Address
+    yield* chain.mint(account, 10n ** 12n)
+    return { team, account }
+  })
+
+/** A payment of `cents` from `team` to its admin, issued by `base` and signed: the PUT body. */
+const signedPayment = (
+  base: string,
+  token: string,
+  admin: PrivateKeyAccount,
+  team: string,
+  payee: string,
+  cents: number
+) =>
+  Effect.gen(function* () {
+    const body = {
+      from: team,
+      to: [{ to: payee, amount_cents: cents, currency_symbol: "USD", invoice_description: "load" }],
+      pay_now: true
+    }
+    const issued = yield* request(base, "POST", "/v2/payments", token, body)
+    assert.strictEqual(issued.status, 200, JSON.stringify(issued))
+    const bundle = issued.data as TypedDataBundle
+    const signature = yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
+    return { ...body, signer: admin.address, typed_data: bundle.typed_data, signature }
+  })
+
+/** The user id of a new team's only member: its admin. */
+const adminOf = (base: string, token: string, team: string) =>
+  Effect.map(request(base, "GET", `/v2/teams/${team}/users`, token), (users) => {
+    assert.strictEqual(users.data.users.length, 1, JSON.stringify(users))
+    return users.data.users[0].nanoid as string
+  })
+
+const put = (base: string, token: string, body: unknown) =>
+  Effect.promise(async () => {
+    const started = Date.now()
+    const response = await fetch(`${base}/v2/payments`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+    return { status: response.status, body: (await response.json()) as Json, millis: Date.now() - started }
+  })
+
+describe("settlement across processes, on a chain of its own at 1-second blocks", () => {
+  for (const storage of ["sqlite", "mongo"] as const) {
+    it.live(
+      `three API processes on ${storage} sharing two relayer keys: 300 PUTs at once with replays, each paid once, none lost`,
+      () =>
+        Effect.gen(function* () {
+          const chain = yield* deployedChain
+          const store = yield* sharedStore(storage)
+          // One first (it migrates the store), then two more on the same store, chain and keys.
+          const first = yield* startApi({ ...store.env, ...chain.env })
+          const others = yield* Effect.all(
+            [startApi({ ...store.env, ...chain.env }), startApi({ ...store.env, ...chain.env })],
+            {
+              concurrency: 2
+            }
+          )
+          const processes = [first, ...others]
+          const token = yield* signIn(first.base, store.admin)
+          // Teams until each key carries at least two (a team's transactions keep to one key).
+          const teams: Array<{ team: string; account: Address }> = []
+          const perKey = new Map<string, number>()
+          while (chain.relayers.some((relayer) => (perKey.get(relayer) ?? 0) < 2) && teams.length < 16) {
+            const base = processes[teams.length % 3]?.base as string
+            const team = yield* fundedTeam(chain, base, token, store.companyId, store.admin, `Team ${teams.length}`)
+            const key = keyOfAffinity(team.account, chain.relayers)
+            perKey.set(key, (perKey.get(key) ?? 0) + 1)
+            teams.push(team)
+          }
+          const payees = yield* Effect.forEach(teams, ({ team }) => adminOf(first.base, token, team))
+          const before = yield* Effect.forEach(teams, ({ account }) =>
+            Effect.promise(() =>
+              chain.client.readContract({
+                address: chain.env.TOKEN_ADDRESS as Address,
+                abi: testUsdcAbi,
+                functionName: "balanceOf",
+                args: [account]
+              })
+            )
+          )
+
+          // 300 signed requests, issued round the processes.
+          const bodies = yield* Effect.forEach(
+            Array.from({ length: Number(process.env.SETTLEMENT_COUNT ?? 300) }, (_, i) => i),
+            (i) =>
+              signedPayment(
+                processes[i % 3]?.base as string,
+                token,
+                store.admin,
+                teams[i % teams.length]?.team as string,
+                payees[i % teams.length] as string,
+                100 + i
+              ),
+            { concurrency: 8 }
+          )
+          // All at once, each to one process; every fifth also to another process at the same time (a client's retry).
+          const sends = bodies.flatMap((body, i) => [
+            { i, base: processes[i % 3]?.base as string, body },
+            ...(i % 5 === 0 ? [{ i, base: processes[(i + 1) % 3]?.base as string, body }] : [])
+          ])
+          const storm = Date.now()
+          const answers = yield* Effect.forEach(sends, (send) => put(send.base, token, send.body), {
+            concurrency: "unbounded"
+          })
+          const stormMillis = Date.now() - storm
+          const took = answers.map((answer) => answer.millis).sort((a, b) => a - b)
+          const figures = `${storage}: ${sends.length} PUTs (${sends.length - bodies.length} replays) in ${stormMillis} ms; p50 ${took[Math.floor(took.length / 2)]} ms, max ${took.at(-1)} ms; ${answers.filter((answer) => answer.status === 200).length} x 200, ${answers.filter((answer) => answer.status === 409).length} x 409, ${answers.filter((answer) => answer.status >= 500).length} x 5xx`
+          console.info(figures)
+          if (process.env.SETTLEMENT_DEBUG) for (const p of processes) console.info(p.output().slice(-6000))
+          // Each answered 200, or (a replay that met the request still executing) 409 ALREADY_EXECUTED; then the same
+          // PUT again answers the one result.
+          for (const answer of answers) {
+            assert.isTrue(
+              answer.status === 200 || (answer.status === 409 && answer.body.error_code === "ALREADY_EXECUTED"),
+              JSON.stringify(answer.body)
+            )
+          }
+          const settled = yield* Effect.forEach(
+            bodies,
+            (body, i) => put(processes[(i + 2) % 3]?.base as string, token, body),
+            {
+              concurrency: 16
+            }
+          )
+          const transactions = settled.map((answer) => {
+            assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+            return answer.body.data.transaction as Hex
+          })
+          for (const [k, send] of sends.entries()) {
+            const answer = answers[k]
+            if (answer?.status === 200) assert.strictEqual(answer.body.data.transaction, transactions[send.i])
+          }
+
+          // Executed once each: 300 requests on chain, with 300 distinct salts.
+          const executed = yield* Effect.promise(() =>
+            chain.client.getContractEvents({
+              address: chain.env.FORWARDER_ADDRESS as Address,
+              abi: svcAccountForwarderAbi,
+              eventName: "RequestExecuted",
+              fromBlock: 0n,
+              strict: true
+            })
+          )
+          const kinds = executed.filter((log) => log.args.kind !== 3)
+          assert.strictEqual(kinds.length, bodies.length)
+          assert.strictEqual(new Set(kinds.map((log) => log.args.salt)).size, bodies.length)
+          // None lost: each team's balance went down by exactly what it paid, and every payment is listed.
+          for (const [t, { team, account }] of teams.entries()) {
+            const paid = bodies
+              .map((_, i) => i)
+              .filter((i) => i % teams.length === t)
+              .reduce((sum, i) => sum + BigInt(100 + i) * 10n ** 4n, 0n)
+            const after = yield* Effect.promise(() =>
+              chain.client.readContract({
+                address: chain.env.TOKEN_ADDRESS as Address,
+                abi: testUsdcAbi,
+                functionName: "balanceOf",
+                args: [account]
+              })
+            )
+            assert.strictEqual(before[t] as bigint, after + paid, team)
+            const listed = yield* request(first.base, "GET", `/v2/payments?team_nanoid=${team}&limit=1000`, token)
+            assert.strictEqual(listed.data.items.length, bodies.filter((_, i) => i % teams.length === t).length)
+          }
+          // No nonce signed twice: in the journal every version of every nonce of both keys is mined, none failed or
+          // replaced, and each key's mined nonces run on from 0 to the chain's count of its transactions.
+          const journal = yield* Effect.map(Layer.build(Server.storage(store.options)), (context) =>
+            Context.get(context, TransactionJournal)
+          )
+          const used = new Map<string, number>()
+          for (const relayer of chain.relayers) {
+            const count = yield* Effect.promise(() => chain.client.getTransactionCount({ address: relayer }))
+            used.set(relayer, count)
+            const versions = yield* Effect.forEach(
+              Array.from({ length: count + 1 }, (_, n) => n),
+              (nonce) => journal.versions(chainId, relayer, nonce)
+            )
+            const statuses = versions.map((of) => of.map((version) => version.status))
+            // The operators' setup was sent by the deploying account: every one of a relayer key's nonces is ours.
+            const odd = statuses.flatMap((of, nonce) =>
+              nonce < count && (of.length !== 1 || of[0] !== "confirmed") ? [`${nonce}: ${of.join(",")}`] : []
+            )
+            assert.deepStrictEqual(odd, [], relayer)
+            assert.deepStrictEqual(statuses[count], [], relayer)
+          }
+          assert.isTrue(
+            [...used.values()].every((count) => count > 0),
+            "both keys sent"
+          )
+        }).pipe(Effect.scoped),
+      300_000
+    )
+  }
+})
