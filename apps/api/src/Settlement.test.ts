@@ -106,6 +106,18 @@ const startApi = (env: Record<string, string>) =>
     )
   })
 
+/** The pids of `pid`'s child processes. */
+const childrenOf = (pid: number): ReadonlyArray<string> => {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .trim()
+      .split(/\s+/)
+  } catch {
+    // ps answers 1 when it lists nothing.
+    return []
+  }
+}
+
 const request = (base: string, method: string, path: string, token?: string, body?: unknown): Effect.Effect<Json> =>
   Effect.promise(async () => {
     const response = await fetch(`${base}${path}`, {
@@ -498,4 +510,106 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
       Math.max(300_000, count * 2_000)
     )
   }
+
+  it.live(
+    "production-shaped: two processes on MongoDB, nothing embedded: sign-in, a team, a payment, a removal and a webhook",
+    () =>
+      Effect.gen(function* () {
+        const chain = yield* deployedChain
+        const store = yield* sharedStore("mongo")
+        // An HTTPS receiver (production takes https webhook URLs only), its certificate trusted by the processes.
+        const dir = yield* tempDir
+        execFileSync(
+          "openssl",
+          [
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            join(dir, "key.pem"),
+            "-out",
+            join(dir, "cert.pem"),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1"
+          ],
+          { stdio: "ignore" }
+        )
+        const receiver = yield* startReceiver(undefined, {
+          key: readFileSync(join(dir, "key.pem"), "utf8"),
+          cert: readFileSync(join(dir, "cert.pem"), "utf8")
+        })
+        const env = {
+          ...store.env,
+          ...chain.env,
+          WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+          NODE_EXTRA_CA_CERTS: join(dir, "cert.pem")
+        }
+        const [a, b] = yield* Effect.all([startApi(env), startApi(env)], { concurrency: 2 })
+        for (const started of [a, b]) {
+          // Nothing embedded: no SQLite, no anvil of its own, no child process at all.
+          assert.notMatch(started.output(), /embedded SQLite|anvil at/)
+          assert.deepStrictEqual(childrenOf(started.child.pid ?? 0), [])
+        }
+
+        // Sign-in on one process; the token works on the other.
+        const token = yield* signIn(a.base, store.admin)
+        const { team, account } = yield* fundedTeam(chain, b.base, token, store.companyId, store.admin, "Payroll")
+        const hook = yield* request(a.base, "POST", "/v2/webhooks", token, {
+          team_nanoid: team,
+          url: receiver.url,
+          events: ["payment.sent"],
+          name: "production"
+        })
+        assert.strictEqual(hook.status, 200, JSON.stringify(hook))
+
+        // A finance admin granted on chain (a manager invite executed on the other process), then paid by the admin.
+        const finance = privateKeyToAccount(generatePrivateKey())
+        const invite = yield* request(a.base, "POST", "/v2/invites/manager", token, {
+          nanoid: team,
+          invites: [{ email: "fin@example.com", role: "team_finance_admin", wallet: finance.address }]
+        })
+        assert.strictEqual(invite.status, 200, JSON.stringify(invite))
+        const bundle = invite.data as TypedDataBundle & { invites: Array<string> }
+        const granted = yield* request(b.base, "PUT", "/v2/invites/manager", token, {
+          invites: bundle.invites,
+          signer: store.admin.address,
+          typed_data: bundle.typed_data,
+          signature: yield* Effect.promise(() => store.admin.signTypedData(signableOf(bundle) as never))
+        })
+        assert.strictEqual(granted.status, 200, JSON.stringify(granted))
+        const hasRole = () =>
+          Effect.promise(() =>
+            chain.client.readContract({
+              address: account,
+              abi: parseAbi(["function hasRole(bytes32,address) view returns (bool)"]),
+              functionName: "hasRole",
+              args: [keccak256(toHex("team_finance_admin")), finance.address]
+            })
+          )
+        assert.isTrue(yield* hasRole())
+        const users = yield* request(a.base, "GET", `/v2/teams/${team}/users`, token)
+        const financeUser = users.data.users.find((u: { email: string }) => u.email === "fin@example.com").nanoid
+        const payment = yield* signedPayment(a.base, token, store.admin, team, financeUser, 4_200)
+        const paid = yield* put(b.base, token, payment)
+        assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
+        assert.match(paid.body.data.transaction, /^0x[0-9a-f]{64}$/)
+
+        // The payment's webhook, signed as Standard Webhooks says, with the secret given at creation.
+        const [delivery] = yield* receiver.waitFor(1)
+        const event = new Webhook(hook.data.secret).verify(delivery?.body ?? "", receiver.headersOf(delivery!)) as Json
+        assert.strictEqual(event.event_type, "payment.sent")
+
+        // The member removed on one process: its role revoked on chain by whichever relayer key sent it.
+        const removed = yield* request(b.base, "DELETE", `/v2/teams/${team}/member/${financeUser}`, token)
+        assert.strictEqual(removed.status, 200, JSON.stringify(removed))
+        assert.isFalse(yield* hasRole())
+      }).pipe(Effect.scoped),
+    180_000
+  )
 })
