@@ -43,7 +43,8 @@ import {
   defaultIssuedRequestLimits,
   IssuedRequestExpiry,
   type IssuedRequestLimits,
-  IssuedRequestPolicy
+  IssuedRequestPolicy,
+  SettlementWait
 } from "@svc/domain/payment"
 import { Randomness } from "@svc/domain/Randomness"
 import { SignatureVerifier } from "@svc/domain/signature"
@@ -97,6 +98,11 @@ export interface ServerOptions {
    * sweep deletes expired ones (default every minute).
    */
   readonly issuedRequests?: (Partial<IssuedRequestLimits> & { readonly sweepEvery?: Duration.Input }) | undefined
+  /**
+   * How long PUT /v2/payments waits for its transaction to be final before answering 202 with it in flight (ms; env
+   * `SETTLEMENT_WAIT_MS`, default 20000; decision 0061).
+   */
+  readonly settlementWaitMillis?: number | undefined
   /** Whether this process also runs the mail worker and the invite and issued-request sweeps (default true). */
   readonly workers?: boolean | undefined
   /** The key webhook signing secrets are sealed with (decision 0024); without it one for this server's lifetime. */
@@ -191,7 +197,10 @@ export const services = (options: ServerOptions) =>
     options.mailer ?? LogMailer.layer,
     RateLimits.layer(options.rateLimits ?? defaultRateLimits),
     Layer.succeed(RequestTimeout, options.requestTimeoutMillis ?? defaultTimeouts.requestMillis),
-    Layer.succeed(IssuedRequestPolicy, issuedRequestLimits(options))
+    Layer.succeed(IssuedRequestPolicy, issuedRequestLimits(options)),
+    options.settlementWaitMillis === undefined
+      ? Layer.empty
+      : Layer.succeed(SettlementWait, options.settlementWaitMillis)
   ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
 
 const serverConfig = (options: ServerOptions) =>

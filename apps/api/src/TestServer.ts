@@ -68,7 +68,10 @@ export interface TestServerOptions {
   readonly webhooks?: Pick<Server.ServerOptions, "webhookUrls" | "webhookResolver" | "webhookDispatcher"> | undefined
   /** Rate limits and timeouts; default no rate limits (the suite sends many requests from one address). */
   readonly limits?:
-    | Pick<Server.ServerOptions, "rateLimits" | "requestTimeoutMillis" | "headersTimeoutMillis" | "shutdownGraceMillis">
+    | Pick<
+        Server.ServerOptions,
+        "rateLimits" | "requestTimeoutMillis" | "headersTimeoutMillis" | "shutdownGraceMillis" | "settlementWaitMillis"
+      >
     | undefined
   /** Limits on issued payment requests and their sweep; default the server's. */
   readonly issuedRequests?: Server.ServerOptions["issuedRequests"]

@@ -9,7 +9,8 @@
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
  * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `PUBLIC_BASE_URL`,
  * `RPC_URL` (one endpoint, or several separated by commas: failover), `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
- * `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
+ * `SETTLEMENT_WAIT_MS` (default 20000: how long PUT /v2/payments waits for its transaction to be final before answering
+ * 202 with it in flight); `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
  * issued payment requests not executed yet;
  * to serve payments, `RELAYER_PRIVATE_KEYS` (keys separated by commas, shared by every process; or one
  * `RELAYER_PRIVATE_KEY`) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and `TOKEN_ADDRESS`.
@@ -97,6 +98,7 @@ const main = Effect.gen(function* () {
   const shutdownGraceMillis = yield* Config.Int("SHUTDOWN_GRACE_MS").pipe(
     Config.withDefault(Server.defaultTimeouts.shutdownGraceMillis)
   )
+  const settlementWaitMillis = yield* Config.option(Config.Int("SETTLEMENT_WAIT_MS"))
   const issuedMaxBytes = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_BYTES"))
   const issuedMaxCount = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_COUNT"))
   const relayerConfigured =
@@ -123,6 +125,7 @@ const main = Effect.gen(function* () {
   if (Math.min(requestTimeoutMillis, headersTimeoutMillis) < 1 || shutdownGraceMillis < 0) {
     return yield* refuse("REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS must be at least 1, SHUTDOWN_GRACE_MS at least 0")
   }
+  if (Option.exists(settlementWaitMillis, (n) => n < 1)) return yield* refuse("SETTLEMENT_WAIT_MS must be at least 1")
   if (Option.exists(issuedMaxBytes, (n) => n < 1) || Option.exists(issuedMaxCount, (n) => n < 1)) {
     return yield* refuse("ISSUED_REQUESTS_MAX_BYTES and ISSUED_REQUESTS_MAX_COUNT must be at least 1")
   }
@@ -196,6 +199,7 @@ const main = Effect.gen(function* () {
     requestTimeoutMillis,
     headersTimeoutMillis,
     shutdownGraceMillis,
+    settlementWaitMillis: Option.getOrUndefined(settlementWaitMillis),
     issuedRequests: {
       ...(Option.isSome(issuedMaxBytes) ? { maxBytes: issuedMaxBytes.value } : {}),
       ...(Option.isSome(issuedMaxCount) ? { maxCount: issuedMaxCount.value } : {})

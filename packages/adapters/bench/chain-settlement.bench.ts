@@ -103,7 +103,7 @@ const program = Effect.gen(function* () {
     Effect.gen(function* () {
       const requests = yield* Effect.forEach(Array.from({ length: count }), () => signBatch(10))
       const started = performance.now()
-      yield* Effect.forEach(requests, gateway.executePayments, { concurrency })
+      yield* Effect.forEach(requests, (request) => gateway.executePayments(request), { concurrency })
       const seconds = (performance.now() - started) / 1000
       return count / seconds
     })

@@ -89,7 +89,7 @@ const program = Effect.gen(function* () {
   // Throughput at 1-second blocks.
   const signed = yield* Effect.forEach(Array.from({ length: payments }), () => signedPayment)
   const started = performance.now()
-  yield* Effect.forEach(signed, gateway.executePayments, { concurrency })
+  yield* Effect.forEach(signed, (request) => gateway.executePayments(request), { concurrency })
   const perSecond = payments / seconds(started)
 
   // A dropped transaction: mining paused, the payment sent, the mempool emptied, mining resumed.

@@ -45,10 +45,19 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.deepStrictEqual(yield* ledger.outcome("7"), { state: "issued" })
         assert.strictEqual((yield* Effect.flip(ledger.outcome("8")))._tag, "TypedDataNotFound")
         const now = Date.now()
-        yield* store.claim("7", now)
+        const first = yield* store.claim("7", now)
         assert.deepStrictEqual(yield* ledger.outcome("7"), {
           state: "executing",
           leaseUntil: now + executionLeaseMillis
+        })
+        // Its transaction in flight, noted by its holder: the outcome says so while that holder holds the claim.
+        const inFlight = { transaction: "0xsent", payments: [] }
+        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, inFlight))
+        assert.isFalse(yield* ledger.noteInFlight("7", "not-the-holder", { transaction: "0xother", payments: [] }))
+        assert.deepStrictEqual(yield* ledger.outcome("7"), {
+          state: "executing",
+          leaseUntil: now + executionLeaseMillis,
+          inFlight
         })
         assert.isTrue(Option.isNone(yield* ledger.takeOver("7", now, now + 1000)))
         assert.isTrue(Option.isNone(yield* ledger.takeOver("8", now, now + 1000)))
@@ -59,10 +68,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         )
         const taken = takers.filter(Option.isSome)
         assert.strictEqual(taken.length, 1)
+        // Taken over: the earlier holder's transaction is no longer what the request has in flight.
         assert.deepStrictEqual(yield* ledger.outcome("7"), {
           state: "executing",
           leaseUntil: later + executionLeaseMillis
         })
+        assert.isFalse(yield* ledger.noteInFlight("7", first.claimToken, inFlight))
         const payments = [payment(1, { salt: "7" }), payment(2, { salt: "7" })]
         assert.isTrue(
           yield* ledger.recordExecution({

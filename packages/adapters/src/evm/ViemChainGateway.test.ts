@@ -523,7 +523,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
       const requests = yield* Effect.forEach(Array.from({ length: 20 }), () =>
         signedPayments(ownerKey, team, [entry(suite.token, nora, 1_000n)])
       )
-      const settlements = yield* Effect.forEach(requests, gateway.executePayments, { concurrency: "unbounded" })
+      const settlements = yield* Effect.forEach(requests, (request) => gateway.executePayments(request), {
+        concurrency: "unbounded"
+      })
       assert.strictEqual(new Set(settlements.map((s) => s.transactionHash)).size, 20)
       const transactions = yield* Effect.forEach(settlements, (s) =>
         Effect.promise(() => client.getTransaction({ hash: s.transactionHash }))

@@ -17,6 +17,7 @@ import {
   type RolesForwardRequest,
   rolesRequestDigest,
   type Settlement,
+  type SettlementProgress,
   SettlementReverted,
   type Signed,
   type SuiteAddresses,
@@ -117,7 +118,8 @@ export const make: (
     call: ContractCall,
     toError: (error: unknown) => E,
     carries: ReadonlyArray<string> = [],
-    affinity?: Address
+    affinity?: Address,
+    progress?: SettlementProgress
   ) => {
     const estimate = Effect.tryPromise({
       try: () => client.estimateContractGas({ ...call, account: relayer.address } as never),
@@ -135,6 +137,7 @@ export const make: (
         carries: [call.functionName, ...carries],
         affinity
       })
+      if (progress?.onSent !== undefined) yield* progress.onSent(hash)
       const receipt = yield* relayer.receipt(hash)
       if (receipt.status !== "success") {
         // Something changed between estimation and inclusion (a concurrent request spent the salt, or the
@@ -160,14 +163,16 @@ export const make: (
     functionName: string,
     request: { from: Address; to: Address; salt: bigint },
     args: ReadonlyArray<unknown>,
-    digest: () => Hex
+    digest: () => Hex,
+    progress?: SettlementProgress
   ) => {
     const context: RevertContext = { account: request.to, signer: request.from, digest }
     return submit(
       { address: addresses.forwarder, abi: forwarderAbi, functionName, args },
       (error) => requestError(error, context),
       [`salt:${request.salt}`, `account:${request.to}`],
-      request.to
+      request.to,
+      progress
     ).pipe(Effect.map((receipt) => settlementOf(receipt, request.to)))
   }
 
@@ -178,24 +183,29 @@ export const make: (
     expires: request.expires
   })
 
-  const executePayments = Effect.fn("ChainGateway.executePayments")(function* ({
-    request,
-    signature
-  }: Signed<PaymentsForwardRequest>) {
+  const executePayments = Effect.fn("ChainGateway.executePayments")(function* (
+    { request, signature }: Signed<PaymentsForwardRequest>,
+    progress?: SettlementProgress
+  ) {
     return yield* settle(
       "executePayments",
       request,
       [{ ...envelope(request), payments: request.data.payments }, signature],
-      () => paymentsRequestDigest(location, request)
+      () => paymentsRequestDigest(location, request),
+      progress
     )
   })
 
-  const executePayment = Effect.fn("ChainGateway.executePayment")(function* ({
-    request,
-    signature
-  }: Signed<PaymentForwardRequest>) {
-    return yield* settle("executePayment", request, [{ ...envelope(request), data: request.data }, signature], () =>
-      paymentRequestDigest(location, request)
+  const executePayment = Effect.fn("ChainGateway.executePayment")(function* (
+    { request, signature }: Signed<PaymentForwardRequest>,
+    progress?: SettlementProgress
+  ) {
+    return yield* settle(
+      "executePayment",
+      request,
+      [{ ...envelope(request), data: request.data }, signature],
+      () => paymentRequestDigest(location, request),
+      progress
     )
   })
 

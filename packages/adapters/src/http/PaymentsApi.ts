@@ -9,6 +9,7 @@ import {
   CanceledIntent,
   CreatePaymentsRequest,
   CreatePaymentsResponse,
+  ExecutePaymentsInFlight,
   ExecutePaymentsRequest,
   ExecutePaymentsResponse,
   InstantPaymentRequest,
@@ -16,7 +17,8 @@ import {
   PaymentsQuery,
   PaymentsQueryResponse
 } from "@svc/domain/payment"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
 import { Envelope } from "./Envelope.ts"
@@ -59,7 +61,13 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .annotate(OpenApi.Description, "Typed data for a batch of payments, to sign and execute with PUT /v2/payments."),
     HttpApiEndpoint.put("execute", "/v2/payments", {
       payload: ExecutePaymentsRequest,
-      success: ExecutePaymentsResponse,
+      success: [
+        ExecutePaymentsResponse,
+        ExecutePaymentsInFlight.pipe(
+          HttpApiSchema.status(202),
+          Schema.annotate({ description: "Sent, not final yet: the transaction in flight (docs/decisions/0061)" })
+        )
+      ],
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Execute signed payments")

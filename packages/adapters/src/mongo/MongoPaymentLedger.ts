@@ -66,8 +66,23 @@ export const layer = Layer.effect(
             if (doc.state === "executed" && doc.result !== undefined) {
               return Effect.succeed({ state: "executed", result: doc.result as ExecutionResult })
             }
-            if (doc.state === "executing") return Effect.succeed({ state: "executing", leaseUntil: doc.lease_until })
+            if (doc.state === "executing") {
+              // Kept with its holder: a claim released and taken again must not show the earlier holder's transaction.
+              const noted = doc.in_flight as (ExecutionResult & { readonly holder: string }) | undefined
+              const { holder, ...inFlight } = noted ?? { holder: undefined }
+              return Effect.succeed({
+                state: "executing",
+                leaseUntil: doc.lease_until,
+                ...(noted !== undefined && holder === doc.lease_holder ? { inFlight: inFlight as ExecutionResult } : {})
+              })
+            }
             return Effect.succeed({ state: "issued" })
+          })
+        ),
+      noteInFlight: (salt, claimToken, inFlight) =>
+        Effect.promise(() =>
+          executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
+            $set: { in_flight: { ...inFlight, holder: claimToken } }
           })
         ),
       takeOver: (salt, now, leaseUntil) =>

@@ -260,9 +260,10 @@ export const migrations: ReadonlyArray<Migration> = [
   },
   {
     // Relayer keys shared by several processes (issue 24, decision 0060): who sends with a key, and who follows its
-    // transactions, one lease row each.
+    // transactions, one lease row each. And the transaction an executing request has in flight (decision 0061).
     version: 7,
     sql: `
+      ALTER TABLE issued_requests ADD COLUMN in_flight TEXT;
       CREATE TABLE relayer_leases (
         chain_id INTEGER NOT NULL,
         relayer TEXT NOT NULL,

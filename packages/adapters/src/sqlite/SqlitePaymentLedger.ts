@@ -50,7 +50,11 @@ export const layer = Layer.effect(
     const executions = issuedLeasesOn(connection)
     const intents = Leases.on(connection, { table: "payments", row: "nanoid = :nanoid", key: "nanoid" })
 
-    const outcomeOf = connection.prepare("SELECT state, lease_until, result FROM issued_requests WHERE salt = ?")
+    const outcomeOf = connection.prepare(
+      "SELECT state, lease_until, lease_holder, result, in_flight FROM issued_requests WHERE salt = ?"
+    )
+    // Kept with its holder: a claim released and taken again must not show the earlier holder's transaction.
+    const noteInFlight = executions.whileHeld({ when: "state = 'executing'", set: "in_flight = :inFlight" })
     const takeOver = executions.take({ when: "state = 'executing'" })
     const recordResult = executions.whileHeld({
       when: "state = 'executing'",
@@ -97,10 +101,24 @@ export const layer = Layer.effect(
           if (row.state === "executed" && typeof row.result === "string") {
             return Effect.succeed({ state: "executed", result: JSON.parse(row.result) as ExecutionResult })
           }
-          if (row.state === "executing")
-            return Effect.succeed({ state: "executing", leaseUntil: Number(row.lease_until) })
+          if (row.state === "executing") {
+            const noted =
+              typeof row.in_flight === "string"
+                ? (JSON.parse(row.in_flight) as ExecutionResult & { readonly holder: string })
+                : undefined
+            const { holder, ...inFlight } = noted ?? { holder: undefined }
+            return Effect.succeed({
+              state: "executing",
+              leaseUntil: Number(row.lease_until),
+              ...(noted !== undefined && holder === row.lease_holder ? { inFlight: inFlight as ExecutionResult } : {})
+            })
+          }
           return Effect.succeed({ state: "issued" })
         }),
+      noteInFlight: (salt, claimToken, inFlight) =>
+        Effect.sync(() =>
+          noteInFlight({ salt, holder: claimToken, inFlight: JSON.stringify({ ...inFlight, holder: claimToken }) })
+        ),
       takeOver: (salt, now, leaseUntil) =>
         Effect.sync(() => Option.fromNullishOr(takeOver({ salt, now, until: leaseUntil })?.holder)),
       recordExecution: ({ salt, claimToken, signature, result, payments, events }) =>

@@ -17,6 +17,15 @@ import type {
   SuiteAddresses
 } from "./Settlement.ts"
 
+/** What an execution reports while it settles. */
+export interface SettlementProgress {
+  /**
+   * Its transaction was journaled and handed to the node (`transaction`: that version's hash); the execution then waits
+   * for it to be final (decision 0061).
+   */
+  readonly onSent?: ((transaction: Hex) => Effect.Effect<void>) | undefined
+}
+
 /**
  * Settles signed requests on chain through the `SvcAccountForwarder`, relayed by the service (which pays the gas).
  *
@@ -43,9 +52,15 @@ export class ChainGateway extends Context.Service<
       salt: Hex
     ) => Effect.Effect<AccountCreation, SettlementReverted | ChainUnavailable>
     /** Executes a signed batch: pays, registers intents or escrows, per entry. */
-    readonly executePayments: (signed: Signed<PaymentsForwardRequest>) => Effect.Effect<Settlement, RequestError>
+    readonly executePayments: (
+      signed: Signed<PaymentsForwardRequest>,
+      progress?: SettlementProgress
+    ) => Effect.Effect<Settlement, RequestError>
     /** Executes one signed instant payment. */
-    readonly executePayment: (signed: Signed<PaymentForwardRequest>) => Effect.Effect<Settlement, RequestError>
+    readonly executePayment: (
+      signed: Signed<PaymentForwardRequest>,
+      progress?: SettlementProgress
+    ) => Effect.Effect<Settlement, RequestError>
     /** Executes a signed manager request, granting its roles on the account. */
     readonly executeRoles: (signed: Signed<RolesForwardRequest>) => Effect.Effect<RolesSettlement, RequestError>
     /**

@@ -3,7 +3,7 @@
  * journal of the transactions that carry them.
  */
 export * from "./ChainError.ts"
-export { ChainGateway } from "./ChainGateway.ts"
+export { ChainGateway, type SettlementProgress } from "./ChainGateway.ts"
 export { ChainSupervision } from "./ChainSupervision.ts"
 export * from "./ForwardRequest.ts"
 export type * from "./Settlement.ts"

@@ -4,10 +4,10 @@
  * recorded in one step. A replay, or a second replica receiving the same request, answers the first result; a
  * request the chain executed but whose result was never recorded is reconciled from the chain (docs/decisions/0017).
  */
-import { Array as Arr, Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
+import { Array as Arr, Clock, Context, DateTime, Duration, Effect, Fiber, Option, Ref, Schedule } from "effect"
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
-import { ChainGateway } from "../chain/ChainGateway.ts"
+import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
 import { paymentRequestOf, paymentsRequestOf } from "../chain/ForwardRequest.ts"
 import type { Settlement } from "../chain/Settlement.ts"
 import type { WalletAddress } from "../Evm.ts"
@@ -38,6 +38,18 @@ export const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_adm
  * "still executing") rather than in the server's 503 for a request that ran too long.
  */
 const replayWaitMillis = 20_000
+
+/**
+ * How long PUT /v2/payments waits for its transaction to be final (ms; `SETTLEMENT_WAIT_MS`, default 20 s, inside the
+ * server's 30 s request timeout). A transaction sent and not final by then is answered 202 with its hash while the
+ * execution goes on and records the result (decision 0061).
+ */
+export class SettlementWait extends Context.Reference<number>("@svc/domain/payment/SettlementWait", {
+  defaultValue: () => 20_000
+}) {}
+
+/** What PUT /v2/payments answers: the result; `inFlight` when its transaction is sent and not final yet (202). */
+export type ExecutionAnswer = ExecutionResult & { readonly inFlight?: true | undefined }
 
 /** The user whose wallet is `signer`, when it may pay for `team`. */
 const payingSigner = Effect.fn("PaymentExecution.payingSigner")(function* (team: Team, signer: WalletAddress) {
@@ -117,13 +129,14 @@ const afterRefusal =
 /** Sends the signed request to the chain. */
 const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (
   issued: Claimed<IssuedPayment>,
-  signature: Hex
+  signature: Hex,
+  progress?: SettlementProgress
 ) {
   const chain = yield* ChainGateway
   const sent =
     issued.kind === "batch"
-      ? chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature })
-      : chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature })
+      ? chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature }, progress)
+      : chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature }, progress)
   return yield* Effect.catch(sent, afterRefusal(issued))
 })
 
@@ -197,26 +210,56 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
   return result
 })
 
-/** Settles a claimed request and records its payments, result and events in one step. */
+/**
+ * Settles a claimed request and records its payments, result and events in one step. The execution runs on its own
+ * fiber: once its transaction is sent, waiting longer than `SettlementWait` for it to be final answers it in flight
+ * (its hash, noted in the ledger for replays), and the execution goes on to record the result when it is final.
+ */
 const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   team: Team,
   payer: User,
   issued: Claimed<IssuedPayment>,
   signature: Hex
 ) {
-  const settlement = yield* settleOnChain(issued, signature)
-  return yield* recordSettlement(team, payer, issued, signature, settlement)
+  const ledger = yield* PaymentLedger
+  const sent = yield* Ref.make<string | undefined>(undefined)
+  const entries = entriesOf(issued)
+  const progress: SettlementProgress = {
+    onSent: (transaction) =>
+      Effect.andThen(
+        Ref.set(sent, transaction),
+        ledger.noteInFlight(issued.salt, issued.claimToken, { transaction, payments: entries })
+      )
+  }
+  const execution = yield* Effect.forkDetach(
+    Effect.flatMap(settleOnChain(issued, signature, progress), (settlement) =>
+      recordSettlement(team, payer, issued, signature, settlement)
+    ).pipe(
+      Effect.tapCause((cause) =>
+        Effect.logWarning(`the execution of request ${issued.salt} ended without a result`, cause)
+      )
+    )
+  )
+  const wait = Duration.millis(yield* SettlementWait)
+  while (true) {
+    const done = yield* Fiber.await(execution).pipe(Effect.timeoutOption(wait))
+    if (Option.isSome(done)) return (yield* Fiber.join(execution)) as ExecutionAnswer
+    const transaction = yield* Ref.get(sent)
+    // Sent and not final: the answer says where it stands. Not sent yet (fees, a busy key): waiting goes on.
+    if (transaction !== undefined) return { transaction, payments: entries, inFlight: true } satisfies ExecutionAnswer
+  }
 })
 
 /** What waiting for another holder of a claim ends with. */
 export type Attempt =
   | { readonly _tag: "Result"; readonly result: ExecutionResult }
+  | { readonly _tag: "InFlight"; readonly result: ExecutionResult }
   | { readonly _tag: "Retry" }
   | { readonly _tag: "Abandoned" }
 
 /**
- * Waits for whoever holds the claim of `salt`: its result, a release (retry), or an expired lease (abandoned). Shared
- * by every signed request that executes once (payments, manager invites).
+ * Waits for whoever holds the claim of `salt`: its result, its transaction in flight, a release (retry), or an expired
+ * lease (abandoned). Shared by every signed request that executes once (payments, manager invites).
  */
 export const awaitOutcome = (salt: IssuedTypedData["salt"]) =>
   PaymentLedger.use((ledger) => ledger.outcome(salt)).pipe(
@@ -226,6 +269,7 @@ export const awaitOutcome = (salt: IssuedTypedData["salt"]) =>
         if (outcome.state === "executed") return { _tag: "Result", result: outcome.result }
         if (outcome.state === "issued") return { _tag: "Retry" }
         if (outcome.leaseUntil < now) return { _tag: "Abandoned" }
+        if (outcome.inFlight !== undefined) return { _tag: "InFlight", result: outcome.inFlight }
         return undefined
       })
     ),
@@ -274,7 +318,8 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
       return yield* settleClaimed(team, payer, claimed, body.signature)
     }
     const waited = yield* awaitOutcome(salt)
-    if (waited._tag === "Result") return waited.result
+    if (waited._tag === "Result") return waited.result as ExecutionAnswer
+    if (waited._tag === "InFlight") return { ...waited.result, inFlight: true } satisfies ExecutionAnswer
     if (waited._tag === "Abandoned") {
       // The claimer died mid-execution: the chain says whether its transaction went through.
       const used = yield* ChainGateway.use((chain) => chain.isSaltUsed(BigInt(salt))).pipe(Effect.orDie)

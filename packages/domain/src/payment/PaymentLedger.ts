@@ -49,7 +49,12 @@ export interface ExecutionRecord {
 /** Where the execution of an issued request stands. */
 export type ExecutionOutcome =
   | { readonly state: "issued" }
-  | { readonly state: "executing"; readonly leaseUntil: number }
+  | {
+      readonly state: "executing"
+      readonly leaseUntil: number
+      /** Its transaction was sent and is not final yet: what a PUT answers meanwhile (202, decision 0061). */
+      readonly inFlight?: ExecutionResult | undefined
+    }
   | { readonly state: "executed"; readonly result: ExecutionResult }
 
 /** An executed request as recorded: enough to send it again to a chain that lost its transaction. */
@@ -104,6 +109,15 @@ export class PaymentLedger extends Context.Service<
      * token, or none when the request is not `executing` with an expired lease (or another caller took it first).
      */
     readonly takeOver: (salt: Uint256String, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
+    /**
+     * Notes the transaction an executing request has in flight (sent, not final yet), for the holder of `claimToken`;
+     * `outcome` answers it while that holder holds the claim. `false` (nothing written) if it lost the claim.
+     */
+    readonly noteInFlight: (
+      salt: Uint256String,
+      claimToken: string,
+      inFlight: ExecutionResult
+    ) => Effect.Effect<boolean>
     /** Records an executed request for the holder of `claimToken`; `false` (nothing written) if it lost the claim. */
     readonly recordExecution: (record: ExecutionRecord) => Effect.Effect<boolean>
     /**

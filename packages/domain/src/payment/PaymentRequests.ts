@@ -101,6 +101,20 @@ export const ExecutePaymentsResponse = Schema.Struct({
 })
 export type ExecutePaymentsResponse = typeof ExecutePaymentsResponse.Type
 
+/**
+ * 202 from `PUT /v2/payments` (decision 0061): the request's transaction was sent and is not final within the wait;
+ * `transaction` is the hash of the version in flight. The same PUT again answers 202 while it is, and 200 once final.
+ */
+export const ExecutePaymentsInFlight = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    transaction: Schema.String,
+    payments: Schema.Array(PaymentEntry),
+    status: Schema.Literal("in_flight")
+  })
+})
+export type ExecutePaymentsInFlight = typeof ExecutePaymentsInFlight.Type
+
 /** `payment_data` of an instant payment (SPEC §4.5); the two descriptions of services and details default to "". */
 const ServicesDescription = Description("a services description")
 const PaymentDetails = Description("payment details")

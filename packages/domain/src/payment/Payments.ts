@@ -36,11 +36,11 @@ import {
   type InvalidRecipient,
   type TeamAccountMissing
 } from "./PaymentErrors.ts"
-import { executePayments } from "./PaymentExecution.ts"
+import { type ExecutionAnswer, executePayments } from "./PaymentExecution.ts"
 import { issueBatch, issueInstant } from "./PaymentIssuance.ts"
 import type { PaymentItem } from "./PaymentItem.ts"
 import { paymentItemsOf } from "./PaymentItems.ts"
-import { type ExecutionResult, type LedgerQuery, PaymentLedger, PaymentNotFound } from "./PaymentLedger.ts"
+import { type LedgerQuery, PaymentLedger, PaymentNotFound } from "./PaymentLedger.ts"
 import { paymentStateFilter } from "./PaymentMachine.ts"
 import {
   type CreatePaymentsRequest,
@@ -95,7 +95,8 @@ export class Payments extends Context.Service<
       body: InstantPaymentRequest
     ) => Effect.Effect<PaymentTypedDataBundle, IssueError>
     /** Executes a signed request at most once across replicas; a replay answers the first result. */
-    readonly execute: (caller: Caller, body: ExecutePaymentsRequest) => Effect.Effect<ExecutionResult, ExecuteError>
+    /** Executes signed payments: the result, or (`inFlight`) the transaction still in flight after the wait (202). */
+    readonly execute: (caller: Caller, body: ExecutePaymentsRequest) => Effect.Effect<ExecutionAnswer, ExecuteError>
     /**
      * The team's payments matching the SPEC §4.3 filters, newest first: a page of `limit` (default and at most
      * `maxPaymentsPage`) from `cursor`, and the cursor of the next page (`null` at the end).

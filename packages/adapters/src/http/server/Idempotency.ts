@@ -88,7 +88,10 @@ export const withIdempotency = Effect.gen(function* () {
           Effect.onExit((exit) => {
             if (exit._tag === "Failure") return store.release(id, holder)
             const response = exit.value
-            if (response.status >= 500 || response.body._tag !== "Uint8Array") return store.release(id, holder)
+            // A 202 (a payment in flight, decision 0061) is not the request's last word: the same key runs it again.
+            if (response.status >= 500 || response.status === 202 || response.body._tag !== "Uint8Array") {
+              return store.release(id, holder)
+            }
             const kept = keptBody(new TextDecoder().decode(response.body.body))
             if (kept === undefined) return store.release(id, holder)
             const stored = { status: response.status, body: kept, contentType: response.body.contentType }

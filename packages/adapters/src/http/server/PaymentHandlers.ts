@@ -39,7 +39,18 @@ export const PaymentHandlers = HttpApiBuilder.group(
           (page) => pageResponse(query, page)
         ),
       create: ({ payload }) => respond((me) => payments.issueBatch(me, payload)),
-      execute: ({ payload }) => respond((me) => payments.execute(me, payload)),
+      execute: ({ payload }) =>
+        Effect.map(
+          asCaller((me) => payments.execute(me, payload)),
+          ({ inFlight, ...result }) =>
+            // Sent, not final yet: 202 with the transaction in flight (decision 0061); the same PUT later answers 200.
+            inFlight === true
+              ? HttpServerResponse.jsonUnsafe(
+                  { success: true, data: { ...result, status: "in_flight" } },
+                  { status: 202 }
+                )
+              : HttpServerResponse.jsonUnsafe({ success: true, data: result })
+        ),
       instant: ({ payload }) => respond((me) => payments.issueInstant(me, payload)),
       cancelIntent: ({ params }) => respond((me) => payments.cancelIntent(me, params.payment_nanoid))
     })
