@@ -612,4 +612,69 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
       }).pipe(Effect.scoped),
     180_000
   )
+
+  it.live(
+    "kill -9 of a sender with transactions in flight, which the node then drops: another process sends them, and the key goes on",
+    () =>
+      Effect.gen(function* () {
+        const chain = yield* deployedChain
+        const store = yield* sharedStore("sqlite")
+        const env = { ...store.env, ...chain.env, SETTLEMENT_WAIT_MS: "1000" }
+        const [victim, survivor] = [yield* startApi(env), yield* startApi(env)]
+        const token = yield* signIn(survivor.base, store.admin)
+        const { team, account } = yield* fundedTeam(chain, survivor.base, token, store.companyId, store.admin, "Team")
+        const payee = yield* adminOf(survivor.base, token, team)
+        const bodies = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) => signedPayment(survivor.base, token, store.admin, team, payee, 100 + i)
+        )
+        // No more blocks: the victim sends them all, and answers each in flight.
+        yield* chain.rpc("evm_setIntervalMining", [0])
+        const inFlight = yield* Effect.forEach(bodies, (body) => put(victim.base, token, body), {
+          concurrency: "unbounded"
+        })
+        for (const answer of inFlight) assert.strictEqual(answer.status, 202, JSON.stringify(answer.body))
+        // The victim dies holding them; the node forgets them too.
+        process.kill(-(victim.child.pid ?? 0), "SIGKILL")
+        yield* chain.rpc("anvil_dropAllTransactions", [])
+        yield* chain.rpc("evm_setIntervalMining", [1])
+        // The survivor follows the key (its monitor lease) and sends the journaled bytes again: every one executes.
+        const salts = new Set(bodies.map((body) => BigInt(body.typed_data.salt)))
+        const executed = () =>
+          Effect.promise(() =>
+            chain.client.getContractEvents({
+              address: chain.env.FORWARDER_ADDRESS as Address,
+              abi: svcAccountForwarderAbi,
+              eventName: "RequestExecuted",
+              args: { account },
+              fromBlock: 0n,
+              strict: true
+            })
+          ).pipe(Effect.map((logs) => logs.filter((log) => salts.has(log.args.salt))))
+        let landed = yield* executed()
+        for (let i = 0; i < 120 && landed.length < bodies.length; i++) {
+          yield* Effect.sleep(250)
+          landed = yield* executed()
+        }
+        assert.strictEqual(landed.length, bodies.length)
+        assert.strictEqual(new Set(landed.map((log) => log.args.salt)).size, bodies.length)
+        // The same hashes the victim answered: the journal's bytes, sent again.
+        assert.deepStrictEqual(
+          new Set(landed.map((log) => log.transactionHash)),
+          new Set(inFlight.map((answer) => answer.body.data.transaction))
+        )
+        // The key is not stuck: the next payments through the survivor go through (a block a second is slower than
+        // its 1 s wait, so each may first answer 202), on the key's next nonces.
+        for (const i of [0, 1, 2, 3, 4]) {
+          const body = yield* signedPayment(survivor.base, token, store.admin, team, payee, 500 + i)
+          let answer = yield* put(survivor.base, token, body)
+          for (let tries = 0; tries < 50 && answer.status === 202; tries++) {
+            yield* Effect.sleep(200)
+            answer = yield* put(survivor.base, token, body)
+          }
+          assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+        }
+      }).pipe(Effect.scoped),
+    120_000
+  )
 })
