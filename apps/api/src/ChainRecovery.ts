@@ -10,15 +10,8 @@
  * before it).
  */
 import { EmbeddedChain } from "@svc/adapters/evm"
-import {
-  ChainGateway,
-  paymentRequestOf,
-  paymentsRequestOf,
-  type Receipt,
-  type RequestError,
-  rolesRequestOf
-} from "@svc/domain/chain"
-import { PaymentLedger } from "@svc/domain/payment"
+import { ChainGateway } from "@svc/domain/chain"
+import { PaymentLedger, sendToChain } from "@svc/domain/payment"
 import { Effect } from "effect"
 import type { Hex } from "viem"
 
@@ -42,17 +35,10 @@ export const resendLostExecutions = Effect.fn("ChainRecovery.resendLostExecution
   let resent = 0
   for (const request of executed) {
     if (yield* chain.isSaltUsed(BigInt(request.salt))) continue
-    const { issued } = request
     const signature = request.signature as Hex
     // Anvil refuses a time before its last block: then the block takes the current time, as any other.
     yield* embedded.setNextBlockTimestamp(BigInt(Math.floor(request.executedAt / 1000))).pipe(Effect.ignore)
-    const sent: Effect.Effect<Receipt, RequestError> =
-      issued.kind === "batch"
-        ? chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature })
-        : issued.kind === "instant"
-          ? chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature })
-          : chain.executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature })
-    const settlement = yield* sent.pipe(
+    const settlement = yield* sendToChain(request.issued, signature).pipe(
       Effect.catch((error) =>
         Effect.as(
           Effect.logError(`execution ${request.salt} is recorded but the restored chain refused it again`, error),

@@ -1,16 +1,14 @@
 /**
  * Manager invites (SPEC §4.9, DESIGN §5b): a team admin asks for role grants (`team_admin`, `team_finance_admin`,
  * `team_viewer`) to wallets, signs the typed data, and the execution grants them on chain through the forwarder, once
- * per salt, with the same claim, wait and replay as payments (`authorizeSignedRequest`, `PaymentLedger`,
- * `awaitOutcome`). Each wallet then becomes a member with its role (invite `accepted`).
+ * per salt, with the same claim, wait and replay as payments (`executeOnce`). Each wallet then becomes a member with its role (invite `accepted`).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
-import { rolesRequestOf } from "../chain/ForwardRequest.ts"
 import type { IssuedRoles } from "../eip712/IssuedTypedDataStore.ts"
 import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
-import { authorizeSignedRequest, type SignedRequestError } from "../eip712/SignedRequest.ts"
+import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { RolesTypedDataBundle } from "../eip712/TypedData.ts"
 import { makeRolesTypedData } from "../eip712/TypedDataBuilder.ts"
 import { makeDomainEvent } from "../event/EventEnvelope.ts"
@@ -18,8 +16,8 @@ import { IdGenerator, type InviteId } from "../Ids.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import { executeOnce, releaseOnRefusal, sendToChain } from "../payment/ExecuteOnce.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress, TeamAccountMissing } from "../payment/PaymentErrors.ts"
-import { awaitOutcome } from "../payment/PaymentExecution.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import { Randomness } from "../Randomness.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
@@ -271,56 +269,29 @@ export class ManagerInvites extends Context.Service<
           }
         }
         const result = (transaction: string): ManagerInvitesResult => ({ invites: issued.request.invites, transaction })
-        for (let attempt = 0; attempt < 3; attempt++) {
-          const claim = yield* authorizeSignedRequest({
-            typedData: body.typed_data,
-            signer: body.signer,
-            signature: body.signature
-          }).pipe(
-            Effect.map((claimed) => ({ _tag: "Claimed" as const, claimToken: claimed.claimToken })),
-            Effect.catchTag("AlreadyExecuted", () => Effect.succeed({ _tag: "Taken" as const })),
-            // An expired request that already executed still answers its result.
-            Effect.catchTag("ExpiredTypedData", (error) =>
-              Effect.flatMap(Effect.orDie(ledger.outcome(salt)), (outcome) =>
-                outcome.state === "issued" ? Effect.fail(error) : Effect.succeed({ _tag: "Taken" as const })
+        return yield* executeOnce({
+          request: { typedData: body.typed_data, signer: body.signer, signature: body.signature },
+          execute: (claim) =>
+            Effect.gen(function* () {
+              const settlement = yield* sendToChain(issued, body.signature).pipe(
+                Effect.provideService(ChainGateway, chain),
+                Effect.tapError((error) => releaseOnRefusal(salt, claim.claimToken, error))
               )
-            )
-          )
-          if (claim._tag === "Claimed") {
-            const settlement = yield* chain
-              .executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature: body.signature })
-              .pipe(
-                Effect.catch(
-                  (error: RequestError): Effect.Effect<never, RequestError> =>
-                    error._tag === "ChainUnavailable" && error.nothingSent !== true
-                      ? // Unknown outcome: the claim stays, and its lease lets a later request find out.
-                        Effect.fail(error)
-                      : error._tag === "SaltReplayed"
-                        ? Effect.fail(error)
-                        : Effect.andThen(store.release(salt, claim.claimToken), Effect.fail(error))
-                )
-              )
-            yield* ledger.recordExecution({
-              salt,
-              claimToken: claim.claimToken,
-              signature: body.signature,
-              result: { transaction: settlement.transactionHash, payments: [] },
-              payments: [],
-              events: []
-            })
-            yield* acceptGranted(issued)
-            return result(settlement.transactionHash)
-          }
-          const waited = yield* awaitOutcome(salt)
-          if (waited._tag === "Result") {
-            yield* acceptGranted(issued)
-            return result(waited.result.transaction)
-          }
-          if (waited._tag === "Abandoned") {
-            return yield* new ExecutionInProgress({ salt, message: "The grant is being reconciled; retry later" })
-          }
-        }
-        return yield* new ExecutionInProgress({ salt, message: "The request is being executed by another request" })
+              yield* ledger.recordExecution({
+                salt,
+                claimToken: claim.claimToken,
+                signature: body.signature,
+                result: { transaction: settlement.transactionHash, payments: [] },
+                payments: [],
+                events: []
+              })
+              yield* acceptGranted(issued)
+              return result(settlement.transactionHash)
+            }),
+          recorded: (recorded) => Effect.as(acceptGranted(issued), result(recorded.transaction)),
+          abandoned: (): Effect.Effect<ManagerInvitesResult | undefined, ManagerExecutionError> =>
+            Effect.fail(new ExecutionInProgress({ salt, message: "The grant is being reconciled; retry later" }))
+        })
       })
 
       return ManagerInvites.of({

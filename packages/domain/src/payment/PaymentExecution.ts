@@ -4,16 +4,14 @@
  * recorded in one step. A replay, or a second replica receiving the same request, answers the first result; a
  * request the chain executed but whose result was never recorded is reconciled from the chain (docs/decisions/0017).
  */
-import { Array as Arr, Clock, Context, DateTime, Duration, Effect, Fiber, Option, Ref, Schedule } from "effect"
+import { Array as Arr, Clock, Context, DateTime, Duration, Effect, Fiber, Option, Ref } from "effect"
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
-import { paymentRequestOf, paymentsRequestOf } from "../chain/ForwardRequest.ts"
 import type { Settlement } from "../chain/Settlement.ts"
 import type { WalletAddress } from "../Evm.ts"
-import type { Claimed, IssuedPayment, IssuedTypedData } from "../eip712/IssuedTypedDataStore.ts"
+import type { Claimed, IssuedPayment } from "../eip712/IssuedTypedDataStore.ts"
 import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
-import { authorizeSignedRequest } from "../eip712/SignedRequest.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -21,6 +19,7 @@ import type { Role } from "../membership/Role.ts"
 import type { Team } from "../team/Team.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
+import { executeOnce, releaseOnRefusal, sendToChain } from "./ExecuteOnce.ts"
 import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
 import { type Payment, usdcDecimals } from "./Payment.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress } from "./PaymentErrors.ts"
@@ -31,13 +30,6 @@ import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
 
 /** Roles whose wallet may sign payments for a team (the forwarder's rule). */
 export const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
-
-/**
- * How long a request that finds another replica executing the same salt waits for its result: well inside the server's
- * request timeout (`REQUEST_TIMEOUT_MS`, 30 s by default), so the wait ends in its own answer (409 `ALREADY_EXECUTED`,
- * "still executing") rather than in the server's 503 for a request that ran too long.
- */
-const replayWaitMillis = 20_000
 
 /**
  * How long PUT /v2/payments waits for its transaction to be final (ms; `SETTLEMENT_WAIT_MS`, default 20 s, inside the
@@ -105,26 +97,17 @@ const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(functi
 })
 
 /**
- * What a refusal of the chain leaves: before the chain spent the salt, the claim is released so the signer may
- * retry; a `SaltReplayed` (an earlier copy of this request went through, say a relayer retry) answers what that copy
- * settled. An unreachable chain is released too when nothing was sent (a retry after the outage executes at once);
- * when a transaction may have left (`nothingSent` absent) the claim stays, and its lease lets a later request
- * reconcile from the chain (docs/decisions/0037).
+ * What a refusal of the chain leaves (`releaseOnRefusal`), and for a `SaltReplayed` (an earlier copy of this request
+ * went through, say a relayer retry) what that copy settled.
  */
 const afterRefusal =
   (issued: Claimed<IssuedPayment>) =>
-  (error: RequestError): Effect.Effect<Settlement, RequestError, ChainGateway | IssuedTypedDataStore> => {
-    if (error._tag === "ChainUnavailable" && error.nothingSent !== true) return Effect.fail(error)
-    if (error._tag === "SaltReplayed") {
-      return Effect.flatMap(settlementOnChain(issued), (settlement) =>
-        settlement === undefined ? Effect.fail(error) : Effect.succeed(settlement)
-      )
-    }
-    return Effect.andThen(
-      IssuedTypedDataStore.use((store) => store.release(issued.salt, issued.claimToken)),
-      Effect.fail(error)
-    )
-  }
+  (error: RequestError): Effect.Effect<Settlement, RequestError, ChainGateway | IssuedTypedDataStore> =>
+    error._tag === "SaltReplayed"
+      ? Effect.flatMap(settlementOnChain(issued), (settlement) =>
+          settlement === undefined ? Effect.fail(error) : Effect.succeed(settlement)
+        )
+      : Effect.andThen(releaseOnRefusal(issued.salt, issued.claimToken, error), Effect.fail(error))
 
 /** Sends the signed request to the chain. */
 const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (
@@ -132,12 +115,7 @@ const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (
   signature: Hex,
   progress?: SettlementProgress
 ) {
-  const chain = yield* ChainGateway
-  const sent =
-    issued.kind === "batch"
-      ? chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature }, progress)
-      : chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature }, progress)
-  return yield* Effect.catch(sent, afterRefusal(issued))
+  return yield* Effect.catch(sendToChain(issued, signature, progress), afterRefusal(issued))
 })
 
 /**
@@ -250,41 +228,6 @@ const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   }
 })
 
-/** What waiting for another holder of a claim ends with. */
-export type Attempt =
-  | { readonly _tag: "Result"; readonly result: ExecutionResult }
-  | { readonly _tag: "InFlight"; readonly result: ExecutionResult }
-  | { readonly _tag: "Retry" }
-  | { readonly _tag: "Abandoned" }
-
-/**
- * Waits for whoever holds the claim of `salt`: its result, its transaction in flight, a release (retry), or an expired
- * lease (abandoned). Shared by every signed request that executes once (payments, manager invites).
- */
-export const awaitOutcome = (salt: IssuedTypedData["salt"]) =>
-  PaymentLedger.use((ledger) => ledger.outcome(salt)).pipe(
-    Effect.orDie,
-    Effect.flatMap((outcome) =>
-      Effect.map(Clock.currentTimeMillis, (now): Attempt | undefined => {
-        if (outcome.state === "executed") return { _tag: "Result", result: outcome.result }
-        if (outcome.state === "issued") return { _tag: "Retry" }
-        if (outcome.leaseUntil < now) return { _tag: "Abandoned" }
-        if (outcome.inFlight !== undefined) return { _tag: "InFlight", result: outcome.inFlight }
-        return undefined
-      })
-    ),
-    Effect.repeat({
-      until: (attempt) => attempt !== undefined,
-      schedule: Schedule.spaced(Duration.millis(100))
-    }),
-    Effect.timeoutOption(Duration.millis(replayWaitMillis)),
-    Effect.flatMap((attempt) =>
-      attempt._tag === "Some" && attempt.value !== undefined
-        ? Effect.succeed(attempt.value)
-        : Effect.fail(new ExecutionInProgress({ salt, message: "The request is still executing; retry later" }))
-    )
-  )
-
 /** Executes signed payments for `team` (the caller's permission already checked): answers `{transaction, payments}`. */
 export const executePayments = Effect.fn("PaymentExecution.executePayments")(function* (
   team: Team,
@@ -298,45 +241,27 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
   if (issued.kind === "roles" || issued.team !== team.nanoid || !sameBody(issued.request.body, body)) {
     return yield* new ExecutionBodyMismatch({ salt })
   }
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const claim = yield* authorizeSignedRequest({
-      typedData: body.typed_data,
-      signer: body.signer,
-      signature: body.signature
-    }).pipe(
-      Effect.map((claimed) => ({ _tag: "Claimed" as const, claimed })),
-      Effect.catchTag("AlreadyExecuted", () => Effect.succeed({ _tag: "Taken" as const })),
-      // An expired request that already executed still answers its result.
-      Effect.catchTag("ExpiredTypedData", (error) =>
-        Effect.flatMap(Effect.orDie(ledger.outcome(salt)), (outcome) =>
-          outcome.state === "issued" ? Effect.fail(error) : Effect.succeed({ _tag: "Taken" as const })
-        )
-      )
-    )
-    if (claim._tag === "Claimed") {
-      const claimed = { ...issued, executedAt: claim.claimed.executedAt, claimToken: claim.claimed.claimToken }
-      return yield* settleClaimed(team, payer, claimed, body.signature)
-    }
-    const waited = yield* awaitOutcome(salt)
-    if (waited._tag === "Result") return waited.result as ExecutionAnswer
-    if (waited._tag === "InFlight") return { ...waited.result, inFlight: true } satisfies ExecutionAnswer
-    if (waited._tag === "Abandoned") {
-      // The claimer died mid-execution: the chain says whether its transaction went through.
-      const used = yield* ChainGateway.use((chain) => chain.isSaltUsed(BigInt(salt))).pipe(Effect.orDie)
-      const settlement = used ? yield* settlementOnChain(issued) : undefined
-      if (used && settlement === undefined) {
-        return yield* new ExecutionInProgress({ salt, message: "Executed on chain; its result is being reconciled" })
-      }
-      const now = yield* Clock.currentTimeMillis
-      const token = yield* ledger.takeOver(salt, now, now + executionLeaseMillis)
-      if (Option.isSome(token)) {
+  return yield* executeOnce({
+    request: { typedData: body.typed_data, signer: body.signer, signature: body.signature },
+    execute: (claim) => settleClaimed(team, payer, { ...issued, ...claim }, body.signature),
+    recorded: (result): Effect.Effect<ExecutionAnswer> => Effect.succeed(result),
+    inFlight: (result): Effect.Effect<ExecutionAnswer> => Effect.succeed({ ...result, inFlight: true }),
+    abandoned: () =>
+      Effect.gen(function* () {
+        // The claimer died mid-execution: the chain says whether its transaction went through.
+        const used = yield* ChainGateway.use((chain) => chain.isSaltUsed(BigInt(salt))).pipe(Effect.orDie)
+        const settlement = used ? yield* settlementOnChain(issued) : undefined
+        if (used && settlement === undefined) {
+          return yield* new ExecutionInProgress({ salt, message: "Executed on chain; its result is being reconciled" })
+        }
+        const now = yield* Clock.currentTimeMillis
+        const token = yield* ledger.takeOver(salt, now, now + executionLeaseMillis)
+        if (Option.isNone(token)) return undefined
         const claimed: Claimed<IssuedPayment> = { ...issued, executedAt: now, claimToken: token.value }
         // Spent: record what the chain settled (no second transaction); unspent: execute it ourselves.
         return settlement === undefined
           ? yield* settleClaimed(team, payer, claimed, body.signature)
           : yield* recordSettlement(team, payer, claimed, body.signature, settlement)
-      }
-    }
-  }
-  return yield* new ExecutionInProgress({ salt, message: "The request is being executed by another request" })
+      })
+  })
 })

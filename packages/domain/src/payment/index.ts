@@ -3,6 +3,7 @@
  * intent runner (`IntentRunner`).
  */
 export * from "./Balance.ts"
+export { executeOnce, releaseOnRefusal, sendToChain } from "./ExecuteOnce.ts"
 export * from "./IntentCancellation.ts"
 export * as IntentRunner from "./IntentRunner.ts"
 export type * from "./IssuedPayments.ts"

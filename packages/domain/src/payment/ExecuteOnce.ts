@@ -1,0 +1,166 @@
+/**
+ * Executing a signed request once across processes (decision 0017), for every kind the service issues: payment
+ * batches, instant payments and manager role grants. One module holds what they share:
+ * - `sendToChain`: the one switch from an issued request's kind to the forwarder's entry point (the chain's relayer
+ *   journals the transaction before it is sent, decision 0052);
+ * - `executeOnce`: the claim of the salt, the wait for another holder (its result, its transaction in flight, a release
+ *   or an expired lease) and the tries again;
+ * - `releaseOnRefusal`: what a refusal of the chain leaves of the claim.
+ * Each kind says only what is its own: what the holder records, what a replay answers, and what becomes of a request
+ * whose holder died.
+ */
+import { Clock, Duration, Effect, Schedule } from "effect"
+import type { Hex } from "viem"
+import type { RequestError } from "../chain/ChainError.ts"
+import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
+import { paymentRequestOf, paymentsRequestOf, rolesRequestOf } from "../chain/ForwardRequest.ts"
+import type { RolesSettlement, Settlement } from "../chain/Settlement.ts"
+import type { Uint256String } from "../Evm.ts"
+import type { IssuedPayment, IssuedRoles, IssuedTypedData } from "../eip712/IssuedTypedDataStore.ts"
+import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { authorizeSignedRequest, type SignedRequest } from "../eip712/SignedRequest.ts"
+import { ExecutionInProgress } from "./PaymentErrors.ts"
+import { type ExecutionResult, PaymentLedger } from "./PaymentLedger.ts"
+
+/**
+ * How long a request that finds another holder executing the same salt waits for its result: well inside the server's
+ * request timeout (`REQUEST_TIMEOUT_MS`, 30 s by default), so the wait ends in its own answer (409 `ALREADY_EXECUTED`,
+ * "still executing") rather than in the server's 503 for a request that ran too long.
+ */
+const replayWaitMillis = 20_000
+
+/** Sends an issued request with its signature to the forwarder entry point of its kind. */
+export function sendToChain(
+  issued: IssuedPayment,
+  signature: Hex,
+  progress?: SettlementProgress
+): Effect.Effect<Settlement, RequestError, ChainGateway>
+export function sendToChain(
+  issued: IssuedRoles,
+  signature: Hex,
+  progress?: SettlementProgress
+): Effect.Effect<RolesSettlement, RequestError, ChainGateway>
+export function sendToChain(
+  issued: IssuedTypedData,
+  signature: Hex,
+  progress?: SettlementProgress
+): Effect.Effect<Settlement | RolesSettlement, RequestError, ChainGateway>
+export function sendToChain(
+  issued: IssuedTypedData,
+  signature: Hex,
+  progress?: SettlementProgress
+): Effect.Effect<Settlement | RolesSettlement, RequestError, ChainGateway> {
+  return ChainGateway.use((chain): Effect.Effect<Settlement | RolesSettlement, RequestError> => {
+    switch (issued.kind) {
+      case "batch":
+        return chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature }, progress)
+      case "instant":
+        return chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature }, progress)
+      case "roles":
+        return chain.executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature })
+    }
+  })
+}
+
+/**
+ * What a refusal of the chain leaves of the claim: released when nothing can have been sent or the chain refused the
+ * request before spending its salt, so the signer may retry; kept when a transaction may have left (`nothingSent`
+ * absent: its lease lets a later request find out, decision 0037) or the salt is spent (`SaltReplayed`).
+ */
+export const releaseOnRefusal = (salt: Uint256String, claimToken: string, error: RequestError) =>
+  (error._tag === "ChainUnavailable" && error.nothingSent !== true) || error._tag === "SaltReplayed"
+    ? Effect.void
+    : IssuedTypedDataStore.use((store) => store.release(salt, claimToken))
+
+/** What waiting for another holder of a claim ends with. */
+export type Attempt =
+  | { readonly _tag: "Result"; readonly result: ExecutionResult }
+  | { readonly _tag: "InFlight"; readonly result: ExecutionResult }
+  | { readonly _tag: "Retry" }
+  | { readonly _tag: "Abandoned" }
+
+/**
+ * Waits for whoever holds the claim of `salt`: its result, its transaction in flight, a release (retry), or an
+ * expired lease (abandoned); `ExecutionInProgress` after `replayWaitMillis`.
+ */
+export const awaitOutcome = (salt: Uint256String) =>
+  PaymentLedger.use((ledger) => ledger.outcome(salt)).pipe(
+    Effect.orDie,
+    Effect.flatMap((outcome) =>
+      Effect.map(Clock.currentTimeMillis, (now): Attempt | undefined => {
+        if (outcome.state === "executed") return { _tag: "Result", result: outcome.result }
+        if (outcome.state === "issued") return { _tag: "Retry" }
+        if (outcome.leaseUntil < now) return { _tag: "Abandoned" }
+        if (outcome.inFlight !== undefined) return { _tag: "InFlight", result: outcome.inFlight }
+        return undefined
+      })
+    ),
+    Effect.repeat({
+      until: (attempt) => attempt !== undefined,
+      schedule: Schedule.spaced(Duration.millis(100))
+    }),
+    Effect.timeoutOption(Duration.millis(replayWaitMillis)),
+    Effect.flatMap((attempt) =>
+      attempt._tag === "Some" && attempt.value !== undefined
+        ? Effect.succeed(attempt.value)
+        : Effect.fail(new ExecutionInProgress({ salt, message: "The request is still executing; retry later" }))
+    )
+  )
+
+/** The claim a holder works under. */
+export interface Claim {
+  readonly claimToken: string
+  /** When it was claimed (epoch ms). */
+  readonly executedAt: number
+}
+
+/** What one kind of signed request does at each turn of `executeOnce`. */
+export interface ExecuteOnceSteps<A, E, R> {
+  /** The signed request as the client sent it (checked against what was issued, then its salt claimed). */
+  readonly request: SignedRequest
+  /** The claim won: send it to the chain, record it, answer. */
+  readonly execute: (claim: Claim) => Effect.Effect<A, E, R>
+  /** Another holder recorded it (or it expired after executing): the answer from the recorded result. */
+  readonly recorded: (result: ExecutionResult) => Effect.Effect<A, E, R>
+  /** Another holder's transaction is in flight: the answer meanwhile (default: as recorded). */
+  readonly inFlight?: ((result: ExecutionResult) => Effect.Effect<A, E, R>) | undefined
+  /** Its holder died (its lease expired): take over and answer, or `undefined` to try the claim again. */
+  readonly abandoned: () => Effect.Effect<A | undefined, E, R>
+}
+
+/**
+ * Executes a signed request once, whichever process or request gets to it first: the claim's winner runs `execute`;
+ * every other request waits for it and answers from what it recorded. Up to three turns (a holder that released its
+ * claim after a refusal lets the next request claim it and meet the same refusal); then `ExecutionInProgress`.
+ */
+export const executeOnce = Effect.fnUntraced(function* <A, E, R>(steps: ExecuteOnceSteps<A, E, R>) {
+  const salt = steps.request.typedData.salt
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const claim = yield* authorizeSignedRequest(steps.request).pipe(
+      Effect.map((claimed) => ({ _tag: "Claimed" as const, claim: claimed as Claim })),
+      Effect.catchTag("AlreadyExecuted", () => Effect.succeed({ _tag: "Taken" as const })),
+      // An expired request that already executed still answers its result.
+      Effect.catchTag("ExpiredTypedData", (error) =>
+        Effect.flatMap(Effect.orDie(PaymentLedger.use((ledger) => ledger.outcome(salt))), (outcome) =>
+          outcome.state === "issued" ? Effect.fail(error) : Effect.succeed({ _tag: "Taken" as const })
+        )
+      )
+    )
+    if (claim._tag === "Claimed") return yield* steps.execute(claim.claim)
+    const waited = yield* awaitOutcome(salt)
+    switch (waited._tag) {
+      case "Result":
+        return yield* steps.recorded(waited.result)
+      case "InFlight":
+        return yield* (steps.inFlight ?? steps.recorded)(waited.result)
+      case "Abandoned": {
+        const answer = yield* steps.abandoned()
+        if (answer !== undefined) return answer
+        break
+      }
+      case "Retry":
+        break
+    }
+  }
+  return yield* new ExecutionInProgress({ salt, message: "The request is being executed by another request" })
+})
