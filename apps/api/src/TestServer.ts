@@ -157,7 +157,7 @@ export const countRows = (server: TestServer, table: string) =>
 
 /** A JSON request over real HTTP; answers status, headers and the parsed body (or the raw text when not JSON). */
 export const call = (
-  server: TestServer,
+  server: Pick<TestServer, "baseUrl">,
   method: string,
   path: string,
   options: {
@@ -190,7 +190,7 @@ export const call = (
   })
 
 /** Signs in `account` through SIWE and answers the JWT. */
-export const signIn = (server: TestServer, account: PrivateKeyAccount) =>
+export const signIn = (server: Pick<TestServer, "baseUrl">, account: PrivateKeyAccount) =>
   Effect.gen(function* () {
     const siwe = yield* call(server, "GET", `/v2/auth/siwe?wallet=${account.address}`)
     if (siwe.status !== 200) return yield* Effect.die(new Error(`siwe: ${JSON.stringify(siwe.body)}`))
