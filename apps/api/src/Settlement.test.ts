@@ -14,7 +14,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { startAnvil } from "@svc/adapters/embedded"
+import { startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { keyOfAffinity } from "@svc/adapters/evm"
 import { startTestSmtpServer } from "@svc/adapters/mail/TestSmtpServer"
 import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
@@ -24,7 +24,6 @@ import { Context, Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import { type Address, createPublicClient, createWalletClient, type Hex, http, keccak256, parseAbi, toHex } from "viem"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
-import { inject } from "vitest"
 import * as Server from "./Server.ts"
 import { call, seedTeam, signIn as signInAt, startTestServerWith } from "./TestServer.ts"
 import { startReceiver } from "./WebhookReceiver.ts"
@@ -227,17 +226,23 @@ const sharedStore = (storage: Storage) =>
   Effect.gen(function* () {
     const dir = yield* tempDir
     const database = `settlement_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+    // A jongodb of its own (MONGODB_URI's server when the run is given one): the run's shared jongodb serves every
+    // other test file at once, and its transactions run one at a time across all of them.
+    const mongoUri =
+      storage === "mongo"
+        ? (process.env.MONGODB_URI ?? (yield* Effect.map(startJongodb(), (mongo) => mongo.uri).pipe(Effect.orDie)))
+        : ""
     const options: Server.StorageOptions =
       storage === "sqlite"
         ? { _tag: "sqlite", filename: join(dir, "svc.db") }
-        : { _tag: "mongo", uri: inject("mongoUri"), database }
+        : { _tag: "mongo", uri: mongoUri, database }
     const smtp = storage === "mongo" ? yield* startTestSmtpServer : undefined
     const jwtSecret = `${"j".repeat(40)}${database}`
     const env: Record<string, string> =
       storage === "sqlite"
         ? { SVC_DATA_DIR: dir, JWT_SECRET: jwtSecret }
         : {
-            MONGODB_URI: inject("mongoUri"),
+            MONGODB_URI: mongoUri,
             MONGODB_DATABASE: database,
             JWT_SECRET: jwtSecret,
             PUBLIC_BASE_URL: "https://pay.example.com",

@@ -6,7 +6,7 @@
  * overlap ("Server ended moreToCome unexpectedly"), it does not detect write conflicts, so overlapping transactions of
  * two processes can lose one's writes, and its transactions cost time in proportion to the database's size
  * (docs/decisions/0017, 0060). On one client a queue orders them; across processes a lock document on the server (taken
- * with a conditional `updateOne`, which jongodb applies atomically, for 10 s at most should its holder die) does.
+ * with a conditional `updateOne`, which jongodb applies atomically, for 30 s at most should its holder die) does.
  * `MongoDatabase` registers a jongodb client here; on MongoDB transactions run concurrently.
  */
 import { randomUUID } from "node:crypto"
@@ -28,8 +28,11 @@ interface Serialized {
 
 const serialized = new WeakMap<MongoClient, Serialized>()
 
-/** How long a transaction lock holds should its holder die without giving it back. */
-const lockMillis = 10_000
+/**
+ * How long a transaction lock holds should its holder die without giving it back: far above one transaction (0.8 s at
+ * most on a full jongodb, decision 0017), since a lock that lapses under a live holder would let two overlap.
+ */
+const lockMillis = 30_000
 
 /**
  * Makes transactions on `client` run one at a time, in this process and against every other client of the same
