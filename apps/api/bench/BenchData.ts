@@ -115,7 +115,10 @@ export const storeBulk = Effect.fn("BenchData.storeBulk")(function* (options: {
       issuedTo: users[0] as UserId,
       signer: walletAddressOf(`0x${"2".repeat(40)}`),
       // The ledger keeps the bundle as given; these runs never execute it again.
-      bundle: { typed_data: { salt } } as unknown as PaymentsTypedDataBundle,
+      // An hour to run (the stores keep its expiry beside it: issue 14).
+      bundle: {
+        typed_data: { salt, expires: String(Math.floor(Date.now() / 1000) + 3600) }
+      } as unknown as PaymentsTypedDataBundle,
       request: {
         body: { from: team, to: [], pay_now: true },
         group_nanoid: group,

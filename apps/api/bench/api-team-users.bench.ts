@@ -7,6 +7,8 @@
  * stored, and MongoDB on jongodb (empty; for the record). The baseline uses `node:sqlite` or the `mongodb` driver.
  *
  * Run: `node apps/api/bench/api-team-users.bench.ts` (starts its own jongodb; appends to bench/RESULTS.md).
+ * `BENCH_SMOKE=1` runs the same paths with 1-second rounds and a small load (500 users, 2,000 payments) and writes
+ * nothing.
  * The load generator runs in a child process so it does not share the servers' event loop.
  */
 
@@ -29,9 +31,12 @@ import { addMember, seedTeam, signIn, startTestServerWith } from "../src/TestSer
 import { storeBulk } from "./BenchData.ts"
 import * as BenchRun from "./BenchRun.ts"
 
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32)
-const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const smoke = process.env.BENCH_SMOKE === "1"
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? (smoke ? 4 : 32))
+const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 5))
+const rounds = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 2))
+/** What the loaded run stores besides the team. */
+const bulk = smoke ? { users: 500, payments: 2_000 } : { users: 10_000, payments: 100_000 }
 
 /** The load generator (child process): `--load <url> <token> <seconds> <concurrency>` prints {count, p50, p99}. */
 const load = async (url: string, token: string, duration: number, workers: number) => {
@@ -190,7 +195,7 @@ const measure = (storage: Server.StorageOptions, loaded: boolean) =>
     }
     if (loaded) {
       const started = performance.now()
-      const stored = yield* storeBulk({ users: 10_000, payments: 100_000 }).pipe(Effect.provide(server.context))
+      const stored = yield* storeBulk(bulk).pipe(Effect.provide(server.context))
       console.error(`stored ${JSON.stringify(stored)} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     }
     const token = yield* signIn(server, (members[0] as { account: ReturnType<typeof privateKeyToAccount> }).account)
@@ -210,8 +215,10 @@ const measure = (storage: Server.StorageOptions, loaded: boolean) =>
     )
     if (ours !== theirs) return yield* Effect.die(`baseline and API answer differently:\n${ours}\n${theirs}`)
     const results: { api: Array<Round>; baseline: Array<Round> } = { api: [], baseline: [] }
-    yield* Effect.promise(() => runLoad(`${server.baseUrl}${path}`, token, 1)) // warm-up
-    yield* Effect.promise(() => runLoad(`${baseline.url}${path}`, token, 1))
+    if (!smoke) {
+      yield* Effect.promise(() => runLoad(`${server.baseUrl}${path}`, token, 1)) // warm-up
+      yield* Effect.promise(() => runLoad(`${baseline.url}${path}`, token, 1))
+    }
     for (let round = 0; round < rounds; round++) {
       for (const [name, base] of [
         ["api", server.baseUrl],
@@ -253,7 +260,10 @@ const main = Effect.gen(function* () {
     "| storage | API requests/s | API p99 (ms) | baseline requests/s | baseline p99 (ms) | ratio API / baseline | errors |",
     "|---|---|---|---|---|---|---|",
     row("SQLite (embedded default), empty", sqliteEmpty),
-    row("SQLite, with 10,000 users and 100,000 payments stored", sqliteLoaded),
+    row(
+      `SQLite, with ${bulk.users.toLocaleString("en")} users and ${bulk.payments.toLocaleString("en")} payments stored`,
+      sqliteLoaded
+    ),
     row("MongoDB on jongodb, empty (for the record)", mongoEmpty),
     "",
     `Loaded / empty, API requests/s: ${(sqliteLoaded.api.rps / sqliteEmpty.api.rps).toFixed(2)}. The machine is shared with other work, so`,
@@ -262,6 +272,7 @@ const main = Effect.gen(function* () {
     ""
   ].join("\n")
   console.log(section)
+  if (smoke) return
   const results = resolve(import.meta.dirname, "../../../bench/RESULTS.md")
   mkdirSync(dirname(results), { recursive: true })
   if (!existsSync(results)) appendFileSync(results, "# Benchmark results\n")

@@ -7,6 +7,7 @@
  * stored, and MongoDB on jongodb (empty; for the record).
  *
  * Run: `node apps/api/bench/payments.bench.ts` (starts its own jongodb and anvil; appends to bench/RESULTS.md).
+ * `BENCH_SMOKE=1` runs the same paths with a few requests and a small load, and writes nothing.
  * PUTs are signed beforehand, then sent `BENCH_CONCURRENCY` at a time (default 8) to one API process by a load
  * generator in a child process (so the client does not share the server's event loop); anvil mines each transaction
  * as it arrives.
@@ -35,13 +36,17 @@ import { addMember, call, seedTeam, signIn, startTestServerWith } from "../src/T
 import { storeBulk } from "./BenchData.ts"
 import * as BenchRun from "./BenchRun.ts"
 
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8)
+/** `BENCH_SMOKE=1`: the same paths with a few requests and a small load; writes nothing. */
+const smoke = process.env.BENCH_SMOKE === "1"
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? (smoke ? 2 : 8))
 const executions: ReadonlyArray<readonly [batch: number, count: number]> = [
-  [1, Number(process.env.BENCH_COUNT_1 ?? 60)],
-  [10, Number(process.env.BENCH_COUNT_10 ?? 40)]
+  [1, Number(process.env.BENCH_COUNT_1 ?? (smoke ? 4 : 60))],
+  [10, Number(process.env.BENCH_COUNT_10 ?? (smoke ? 2 : 40))]
 ]
 const issueSizes = [1, 100, 1000] as const
-const issueRounds = Number(process.env.BENCH_ROUNDS ?? 9)
+const issueRounds = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 9))
+/** What the loaded runs store besides the team. */
+const bulk = smoke ? { users: 500, payments: 2_000 } : { users: 10_000, payments: 100_000 }
 
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -110,7 +115,7 @@ const main = Effect.gen(function* () {
   const setup = (storage: Server.StorageOptions, loaded: boolean) =>
     Effect.gen(function* () {
       const server = yield* startTestServerWith({ storage, jwtSecret, chain: Layer.succeed(ChainGateway, gateway) })
-      if (loaded) yield* storeBulk({ users: 10_000, payments: 100_000 }).pipe(Effect.provide(server.context))
+      if (loaded) yield* storeBulk(bulk).pipe(Effect.provide(server.context))
       const seeded = yield* seedTeam(
         server,
         Array.from({ length: 10 }, () => "team_employee" as const)
@@ -232,7 +237,10 @@ const main = Effect.gen(function* () {
     "| storage | batch | requests | API executions/s | gateway alone, executions/s | API / gateway | API p50 (ms) |",
     "| --- | ----: | -------: | ---------------: | --------------------------: | ------------: | -----------: |",
     ...executionRows("SQLite (embedded default), empty", sqliteEmpty),
-    ...executionRows("SQLite, 10,000 users and 100,000 payments stored", sqliteLoaded),
+    ...executionRows(
+      `SQLite, ${bulk.users.toLocaleString("en")} users and ${bulk.payments.toLocaleString("en")} payments stored`,
+      sqliteLoaded
+    ),
     ...executionRows("MongoDB on jongodb, empty (for the record)", mongoEmpty),
     "",
     `SQLite loaded / empty, API executions/s: ${loadedVsEmpty.join(" (batch of 1), ")} (batch of 10).`,
@@ -248,7 +256,7 @@ const main = Effect.gen(function* () {
     ""
   ].join("\n")
   console.log(section)
-  appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), section)
+  if (!smoke) appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), section)
 }).pipe(Effect.scoped)
 
 if (process.argv[2] === "--put") {

@@ -22,9 +22,11 @@ import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 import * as BenchRun from "./BenchRun.ts"
 
-const rounds = Number(process.env.SOAK_ROUNDS ?? 5)
-const seconds = Number(process.env.SOAK_SECONDS ?? 30)
-const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 8)
+/** `BENCH_SMOKE=1`: the same paths in two 3-second rounds, written nowhere. */
+const smoke = process.env.BENCH_SMOKE === "1"
+const rounds = Number(process.env.SOAK_ROUNDS ?? (smoke ? 2 : 5))
+const seconds = Number(process.env.SOAK_SECONDS ?? (smoke ? 3 : 30))
+const concurrency = Number(process.env.SOAK_CONCURRENCY ?? (smoke ? 2 : 8))
 const main = resolve(import.meta.dirname, "../src/main.ts")
 
 // biome-ignore lint/suspicious/noExplicitAny: the load reads arbitrary JSON bodies
@@ -350,6 +352,6 @@ if (process.argv[2] === "--load") {
     ""
   ].join("\n")
   console.log(table)
-  appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), table)
+  if (!smoke) appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), table)
   process.exit(0)
 }

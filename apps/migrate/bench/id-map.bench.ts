@@ -18,8 +18,10 @@ import { importIds } from "../src/IdFile.ts"
 import { translateLine } from "../src/Translate.ts"
 import { mapResolver } from "../src/V1Translation.ts"
 
-const total = Number(process.env.BENCH_IDS ?? 1_000_000)
-const lookups = Number(process.env.BENCH_LOOKUPS ?? 500_000)
+/** `BENCH_SMOKE=1`: the same paths on 20,000 ids, written nowhere. */
+const smoke = process.env.BENCH_SMOKE === "1"
+const total = Number(process.env.BENCH_IDS ?? (smoke ? 20_000 : 1_000_000))
+const lookups = Number(process.env.BENCH_LOOKUPS ?? (smoke ? 10_000 : 500_000))
 const dir = process.argv[2]?.startsWith("--") ? "" : mkdtempSync(join(tmpdir(), "svc-migrate-bench-"))
 const mb = (bytes: number) => bytes / 1024 / 1024
 const rate = (x: number) => Math.round(x).toLocaleString("en")
@@ -155,7 +157,7 @@ const main = async () => {
       }
       const pageSeconds = (performance.now() - pageStarted) / 1000
       const resolver = mapResolver(ids)
-      const lines = 50_000
+      const lines = smoke ? 2_000 : 50_000
       const lineStarted = performance.now()
       for (let n = 0; n < lines; n++) {
         const i = ((n * 104_729) % users) + 1
@@ -213,7 +215,7 @@ const main = async () => {
     ""
   ].join("\n")
   console.log(section)
-  appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), section)
+  if (!smoke) appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), section)
 }
 
 if (process.argv[2] === "--import") {

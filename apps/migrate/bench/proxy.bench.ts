@@ -18,8 +18,10 @@ import { HttpServer } from "effect/http"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { serveProxy } from "../src/Proxy.ts"
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+/** `BENCH_SMOKE=1`: the same paths in one 1-second round, written nowhere. */
+const smoke = process.env.BENCH_SMOKE === "1"
+const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 5))
+const rounds = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 3))
 
 type Side = { count: number; errors: number; p50: number; p99: number }
 
@@ -145,7 +147,7 @@ const main = Effect.gen(function* () {
     ""
   ].join("\n")
   console.log(section)
-  appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), section)
+  if (!smoke) appendFileSync(resolve(import.meta.dirname, "../../../bench/RESULTS.md"), section)
 }).pipe(Effect.scoped)
 
 if (process.argv[2] === "--load") {

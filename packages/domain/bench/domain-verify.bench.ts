@@ -61,9 +61,11 @@ const measure = async (run: () => Promise<boolean>, millis: number) => {
   return (count * 1000) / (performance.now() - start)
 }
 
-const rounds = 3
-const millis = Number(process.env.BENCH_MILLIS ?? 2000)
-for (const run of Object.values(contestants)) await measure(run, 300) // warm up JIT and lazy imports
+/** `BENCH_SMOKE=1`: one short round of each, written nowhere. */
+const smoke = process.env.BENCH_SMOKE === "1"
+const rounds = smoke ? 1 : 3
+const millis = Number(process.env.BENCH_MILLIS ?? (smoke ? 200 : 2000))
+for (const run of Object.values(contestants)) await measure(run, smoke ? 50 : 300) // warm up JIT and lazy imports
 const results: Record<string, Array<number>> = {}
 for (let round = 0; round < rounds; round++) {
   for (const [name, run] of Object.entries(contestants)) {
@@ -95,6 +97,7 @@ const section = [
 console.log(section)
 
 const resultsFile = new URL("../../../bench/RESULTS.md", import.meta.url)
+if (smoke) process.exit(0)
 if (!existsSync(resultsFile)) {
   mkdirSync(new URL(".", resultsFile), { recursive: true })
   writeFileSync(
