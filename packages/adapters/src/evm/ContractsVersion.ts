@@ -40,6 +40,39 @@ export const versionAt = (client: PublicClient, forwarder: Address): Effect.Effe
     })
   )
 
+/** Whether `operator` is an operator of `contract` (the escrow or the forwarder, `SvcOperated`). */
+export const isOperatorOf = (
+  client: PublicClient,
+  contract: Address,
+  operator: Address
+): Effect.Effect<boolean, ChainUnavailable> =>
+  Effect.tryPromise({
+    try: () =>
+      client.readContract({
+        address: contract,
+        abi: svcAccountForwarderAbi,
+        functionName: "isOperator",
+        args: [operator]
+      }),
+    catch: readError
+  })
+
+/** Refuses a forwarder of another contracts version; `hint` says what to do about it. */
+export const requireVersion = (
+  client: PublicClient,
+  forwarder: Address,
+  hint: string
+): Effect.Effect<void, ContractsVersionMismatch | ChainUnavailable> =>
+  Effect.flatMap(versionAt(client, forwarder), (version) =>
+    version === contractsVersion
+      ? Effect.void
+      : Effect.fail(
+          new ContractsVersionMismatch({
+            message: `the forwarder at ${forwarder} is contracts version ${version}, and this server needs version ${contractsVersion}: ${hint}`
+          })
+        )
+  )
+
 /**
  * Refuses a forwarder of another contracts version (`hint` says what to do about it), and warns of each relayer key
  * that is not an operator of the forwarder and the escrow: removals and e-mail claims it sends would be refused.
@@ -61,29 +94,20 @@ export const checkSuite: (
   })
   // No forwarder at all is a readiness matter (`/ready` names it), not a version.
   if (code === undefined || code === "0x") return
-  const version = yield* versionAt(client, addresses.forwarder)
-  if (version !== contractsVersion) {
-    return yield* new ContractsVersionMismatch({
-      message: `the forwarder at ${addresses.forwarder} is contracts version ${version}, and this server needs version ${contractsVersion}: ${hint}`
-    })
-  }
-  for (const contract of [addresses.forwarder, addresses.escrow]) {
-    for (const relayer of relayers) {
-      const operator = yield* Effect.tryPromise({
-        try: () =>
-          client.readContract({
-            address: contract,
-            abi: svcAccountForwarderAbi,
-            functionName: "isOperator",
-            args: [relayer]
-          }),
-        catch: readError
-      })
-      if (!operator) {
-        yield* Effect.logWarning(
-          `relayer ${relayer} is not an operator of ${contract}: removals and e-mail claims it sends will be refused; run \`npm run deploy -- --operator ${relayer} …\` with the suite's admin key`
-        )
-      }
-    }
-  }
+  yield* requireVersion(client, addresses.forwarder, hint)
+  const pairs = [addresses.forwarder, addresses.escrow].flatMap((contract) =>
+    relayers.map((relayer) => ({ contract, relayer }))
+  )
+  yield* Effect.forEach(
+    pairs,
+    ({ contract, relayer }) =>
+      Effect.flatMap(isOperatorOf(client, contract, relayer), (operator) =>
+        operator
+          ? Effect.void
+          : Effect.logWarning(
+              `relayer ${relayer} is not an operator of ${contract}: removals and e-mail claims it sends will be refused; run \`npm run deploy -- --operator ${relayer} …\` with the suite's admin key`
+            )
+      ),
+    { concurrency: "unbounded", discard: true }
+  )
 })

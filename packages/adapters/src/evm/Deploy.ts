@@ -7,12 +7,7 @@
  * deployer gets plain deployments instead. The deploying account then makes the relayer keys operators of both
  * (decision 0060).
  */
-import {
-  svcAccountForwarderAbi,
-  svcAccountForwarderBytecode,
-  svcEscrowBytecode,
-  testUsdcBytecode
-} from "@svc/contracts"
+import { svcAccountForwarderBytecode, svcEscrowBytecode, testUsdcBytecode } from "@svc/contracts"
 import type { ChainUnavailable, SettlementReverted } from "@svc/domain/chain"
 import { Effect } from "effect"
 import {
@@ -26,7 +21,7 @@ import {
   toHex
 } from "viem"
 import { readError, writeError } from "./ChainRevert.ts"
-import { ContractsVersionMismatch, contractsVersion, versionAt } from "./ContractsVersion.ts"
+import { type ContractsVersionMismatch, contractsVersion, isOperatorOf, requireVersion } from "./ContractsVersion.ts"
 import type { Relayer } from "./Relayer.ts"
 import { setOperators } from "./Suite.ts"
 
@@ -119,26 +114,13 @@ export const deployOrFind = (
         encodeAbiParameters([{ type: "address" }, { type: "address" }], [escrow.address, admin])
       ])
     )
-    const version = yield* versionAt(client, forwarder.address)
-    if (version !== contractsVersion) {
-      return yield* new ContractsVersionMismatch({
-        message: `the forwarder at ${forwarder.address} is contracts version ${version}, not ${contractsVersion}`
-      })
-    }
-    const isOperator = (contract: Address, operator: Address) =>
-      Effect.tryPromise({
-        try: () =>
-          client.readContract({
-            address: contract,
-            abi: svcAccountForwarderAbi,
-            functionName: "isOperator",
-            args: [operator]
-          }),
-        catch: readError
-      })
+    yield* requireVersion(client, forwarder.address, "the code found there is not this version's")
     const missing: Array<Address> = []
     for (const operator of options.operators) {
-      const both = [yield* isOperator(escrow.address, operator), yield* isOperator(forwarder.address, operator)]
+      const both = [
+        yield* isOperatorOf(client, escrow.address, operator),
+        yield* isOperatorOf(client, forwarder.address, operator)
+      ]
       if (!both.every(Boolean)) missing.push(operator)
     }
     if (missing.length > 0) {

@@ -87,7 +87,7 @@ export class EmbeddedChain extends Context.Service<
           suite,
           relayer: relayer.address,
           relayers: relayer.addresses,
-          mint: (to, amount) => mintTestUsdc(client, relayer, suite.token, to, amount),
+          mint: (to, amount) => mintTestUsdc(client, relayer, suite.token, to, amount, suite.tokenOwner),
           setEtherBalance,
           setNextBlockTimestamp: (seconds) =>
             Effect.tryPromise({ try: () => anvil.setNextBlockTimestamp({ timestamp: seconds }), catch: readError }),

@@ -754,13 +754,9 @@ export const makeRelayer: (
   const journal = options.journal ?? processJournal()
   const members = yield* Effect.forEach(keys, (account) => makeKeyRelayer(client, chainId, account, journal, options))
   const byAddress = new Map(members.map((member) => [member.address.toLowerCase(), member]))
+  const addresses = members.map((member) => member.address)
   const keyFor = (affinity: string): KeyRelayer =>
-    byAddress.get(
-      keyOfAffinity(
-        affinity,
-        members.map((member) => member.address)
-      ).toLowerCase()
-    ) ?? (members[0] as KeyRelayer)
+    byAddress.get(keyOfAffinity(affinity, addresses).toLowerCase()) ?? (members[0] as KeyRelayer)
   // Where the next choice among equally busy keys starts, so the keys take turns.
   let turn = 0
   const leastBusy = (candidates: ReadonlyArray<KeyRelayer>) => {
@@ -797,7 +793,7 @@ export const makeRelayer: (
 
   return {
     address: first.address,
-    addresses: members.map((member) => member.address),
+    addresses,
     send,
     receipt,
     forgetNonce: Effect.asVoid(all((member) => member.forgetNonce)),

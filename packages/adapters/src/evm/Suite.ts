@@ -13,7 +13,7 @@ import {
 import type { ChainUnavailable, SettlementReverted, SuiteAddresses } from "@svc/domain/chain"
 import { Effect } from "effect"
 import { type Address, encodeDeployData, encodeFunctionData, type Hex, type PublicClient } from "viem"
-import { readError, writeError } from "./ChainRevert.ts"
+import { writeError } from "./ChainRevert.ts"
 import type { Relayer } from "./Relayer.ts"
 
 const transact = Effect.fnUntraced(function* (
@@ -95,24 +95,22 @@ export const deploySuite: (
   return { token, escrow, forwarder, tokenOwner }
 })
 
-/** Mints test USDC to `to`; a key of the relayer must own the token. */
+/** Mints test USDC to `to`, sent by `owner`, the token's owner (default the relayer's first key, as `deploySuite`). */
 export const mintTestUsdc: (
   client: PublicClient,
   relayer: Relayer,
   token: Address,
   to: Address,
-  amount: bigint
+  amount: bigint,
+  owner?: Address
 ) => Effect.Effect<Hex, SettlementReverted | ChainUnavailable> = Effect.fn("mintTestUsdc")(function* (
   client: PublicClient,
   relayer: Relayer,
   token: Address,
   to: Address,
-  amount: bigint
+  amount: bigint,
+  owner: Address = relayer.address
 ): Effect.fn.Return<Hex, SettlementReverted | ChainUnavailable> {
-  const owner = yield* Effect.tryPromise({
-    try: () => client.readContract({ address: token, abi: testUsdcAbi, functionName: "owner" }),
-    catch: readError
-  })
   const receipt = yield* transact(client, relayer, {
     to: token,
     from: owner,

@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Semaphore } from "effect"
 import type { ClientSession, Collection, MongoClient } from "mongodb"
+import { madeOnce } from "./Leases.ts"
 
 /** The lock document of a jongodb server: who runs a transaction, until when (epoch ms). */
 interface TransactionLock {
@@ -50,12 +51,7 @@ export const serializeTransactions = (client: MongoClient): void => {
 /** Takes the server's transaction lock for `serial`'s client, waiting while another client holds it. */
 const lockServer = (serial: Serialized) =>
   Effect.promise(async () => {
-    await serial.lock
-      .updateOne({ _id: "lock" }, { $setOnInsert: { holder: "", until: 0 } }, { upsert: true })
-      .catch((error: unknown) => {
-        // Two first takers: one insert wins, the other finds the document made.
-        if (!(error instanceof Error && /E11000|duplicate key/.test(error.message))) throw error
-      })
+    await madeOnce(serial.lock, "lock", { holder: "", until: 0 })
     for (;;) {
       const now = Date.now()
       const taken = await serial.lock.updateOne(

@@ -11,6 +11,7 @@ import {
 } from "@svc/domain/chain"
 import { Effect, Layer } from "effect"
 import type { Address, Hex } from "viem"
+import { madeOnce } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 
 interface TransactionDocument {
@@ -167,17 +168,11 @@ export const layer = Layer.effect(
         Effect.promise(() => col.findOne({ _id: hash })).pipe(
           Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))
         ),
-      // The row is made once (free), then taken with a conditional `updateOne`, which jongodb applies atomically
-      // (docs/decisions/0017).
+      // The row is made once (free), then taken with a conditional `updateOne`.
       lease: (chainId, relayer, lease, holder, now, until) =>
         Effect.promise(async () => {
           const _id = leaseId(chainId, relayer, lease)
-          await leases
-            .updateOne({ _id }, { $setOnInsert: { lease_holder: "", lease_until: 0 } }, { upsert: true })
-            .catch((error: unknown) => {
-              // Two first takers: one insert wins, the other finds the row made.
-              if (!(error instanceof Error && /E11000|duplicate key/.test(error.message))) throw error
-            })
+          await madeOnce(leases, _id, { lease_holder: "", lease_until: 0 })
           const { modifiedCount, matchedCount } = await leases.updateOne(
             { _id, $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
             { $set: { lease_holder: holder, lease_until: until } }
