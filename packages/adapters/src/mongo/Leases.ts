@@ -23,25 +23,24 @@ export interface LeaseFields {
 /** A fresh holder token. */
 export const newHolder = (): string => randomUUID()
 
-/** The documents this process has made sure exist, per collection (`madeOnce`). */
-const made = new WeakMap<Collection<Document>, Set<string>>()
-
 /**
- * Makes sure the document `_id` exists, inserting `fields` when it does not, for a row taken later with a conditional
- * `updateOne` (jongodb applies those atomically; decision 0017). Two first makers: one insert wins, the other finds
- * the document. Asked of the server once per document and process.
+ * Applies `$set` to the document `filter` names by `_id` when it matches, or makes the document when there is none
+ * (an empty database, say a jongodb started again); true when it did either. A document that exists and does not
+ * match is left alone: the insert the upsert tries is a duplicate, which answers false. For rows taken with a
+ * conditional `updateOne`, which jongodb applies atomically (decision 0017).
  */
-export const madeOnce = async <D extends Document>(collection: Collection<D>, _id: string, fields: Document) => {
-  const known = made.get(collection as unknown as Collection<Document>) ?? new Set<string>()
-  made.set(collection as unknown as Collection<Document>, known)
-  if (known.has(_id)) return
-  await collection
-    .updateOne({ _id } as unknown as Filter<D>, { $setOnInsert: fields } as UpdateFilter<D>, { upsert: true })
-    .catch((error: unknown) => {
-      if (!(error instanceof Error && /E11000|duplicate key/.test(error.message))) throw error
-    })
-  known.add(_id)
-}
+export const setOrMake = async <D extends Document>(
+  collection: Collection<D>,
+  filter: Filter<D> & { readonly _id: string },
+  set: Document
+): Promise<boolean> =>
+  collection.updateOne(filter, { $set: set } as UpdateFilter<D>, { upsert: true }).then(
+    (result) => result.matchedCount + result.upsertedCount === 1,
+    (error: unknown) => {
+      if (error instanceof Error && /E11000|duplicate key/.test(error.message)) return false
+      throw error
+    }
+  )
 
 /** The filter of documents whose lease lapsed at `now`. */
 export const lapsed = (now: number) => ({ lease_until: { $lte: now } })

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { inject } from "vitest"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { transactionsSerialized } from "./MongoTransaction.ts"
+import { inTransaction, transactionsSerialized } from "./MongoTransaction.ts"
 
 describe("MongoDatabase", () => {
   it.live("queues transactions on jongodb, which cannot overlap them, and only there", () =>
@@ -12,5 +12,44 @@ describe("MongoDatabase", () => {
       const { version } = yield* Effect.promise(() => client.db("admin").command({ buildInfo: 1 }))
       assert.strictEqual(transactionsSerialized(client), String(version).includes("jongodb"))
     }).pipe(Effect.provide(MongoDatabase.layer({ uri: inject("mongoUri"), database: `db_${randomUUID()}` })))
+  )
+
+  it.live(
+    "keeps every write one process makes outside a transaction while another commits transactions on that collection",
+    () => {
+      const database = `db_${randomUUID()}`
+      const layer = MongoDatabase.layer({ uri: inject("mongoUri"), database })
+      return Effect.gen(function* () {
+        // Two connections to one database, as two API processes have.
+        const first = Context.get(yield* Layer.build(Layer.fresh(layer)), MongoDatabase)
+        const second = Context.get(yield* Layer.build(Layer.fresh(layer)), MongoDatabase)
+        const name = "shared"
+        // A collection large enough that a commit takes a while (jongodb merges a copy of it).
+        yield* Effect.promise(() =>
+          first.db
+            .collection(name)
+            .insertMany(
+              Array.from({ length: 1_000 }, (_, index) => ({ _id: `seed-${index}`, pad: "x".repeat(200) }) as never)
+            )
+        )
+        const transactions = Effect.forEach(
+          Array.from({ length: 10 }, (_, index) => index),
+          (index) =>
+            inTransaction(first.client, (session) =>
+              first.db.collection(name).insertOne({ _id: `txn-${index}` } as never, { session })
+            ),
+          { discard: true }
+        )
+        const outside = Effect.forEach(
+          Array.from({ length: 100 }, (_, index) => index),
+          (index) => Effect.promise(() => second.db.collection(name).insertOne({ _id: `plain-${index}` } as never)),
+          { discard: true, concurrency: 4 }
+        )
+        yield* Effect.all([transactions, outside], { concurrency: 2, discard: true })
+        const kept = yield* Effect.promise(() => second.db.collection(name).countDocuments({}))
+        assert.strictEqual(kept, 1_000 + 10 + 100)
+      }).pipe(Effect.scoped)
+    },
+    60_000
   )
 })

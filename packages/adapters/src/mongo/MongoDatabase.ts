@@ -3,7 +3,7 @@
  */
 import { Config, Context, Effect, Layer, Redacted } from "effect"
 import { type Db, MongoClient } from "mongodb"
-import { serializeTransactions } from "./MongoTransaction.ts"
+import { guardWrites, serializeTransactions } from "./MongoTransaction.ts"
 
 /** How long the driver waits for the database (ms). */
 export interface MongoTimeouts {
@@ -43,7 +43,8 @@ export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db:
             socketTimeoutMS: timeouts.socketMillis
           })
           await client.connect()
-          // jongodb (embedded mode, tests) breaks on overlapping transactions; MongoDB does not need the queue.
+          // jongodb (embedded mode, tests) breaks on overlapping transactions, and loses writes that overlap a commit;
+          // MongoDB needs neither the queue nor the lock.
           const { version } = await client.db("admin").command({ buildInfo: 1 })
           if (String(version).includes("jongodb")) serializeTransactions(client)
           return client
@@ -51,7 +52,10 @@ export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db:
         (client) => Effect.promise(() => client.close())
       ).pipe(
         Effect.map((client) =>
-          MongoDatabase.of({ client, db: client.db(options.database ?? (client.options.dbName || "svc")) })
+          MongoDatabase.of({
+            client,
+            db: guardWrites(client, client.db(options.database ?? (client.options.dbName || "svc")))
+          })
         )
       )
     )

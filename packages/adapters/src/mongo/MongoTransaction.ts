@@ -7,12 +7,16 @@
  * two processes can lose one's writes, and its transactions cost time in proportion to the database's size
  * (docs/decisions/0017, 0060). On one client a queue orders them; across processes a lock document on the server (taken
  * with a conditional `updateOne`, which jongodb applies atomically, for 30 s at most should its holder die) does.
- * `MongoDatabase` registers a jongodb client here; on MongoDB transactions run concurrently.
+ *
+ * Writes outside transactions take the same lock there (`guardWrites`): jongodb commits a transaction by merging it
+ * into a copy of each collection it touched, taken before the merge, so a write that lands on one of those collections
+ * during a commit is lost (a claim, say, after which the claimer's record was refused; decision 0062).
+ * `MongoDatabase` registers a jongodb client here; on MongoDB transactions and writes run concurrently.
  */
 import { randomUUID } from "node:crypto"
-import { Effect, Semaphore } from "effect"
-import type { ClientSession, Collection, MongoClient } from "mongodb"
-import { madeOnce } from "./Leases.ts"
+import { Cause, Effect, Exit, Semaphore } from "effect"
+import type { ClientSession, Collection, Db, MongoClient } from "mongodb"
+import { setOrMake } from "./Leases.ts"
 
 /** The lock document of a jongodb server: who runs a transaction, until when (epoch ms). */
 interface TransactionLock {
@@ -51,14 +55,15 @@ export const serializeTransactions = (client: MongoClient): void => {
 /** Takes the server's transaction lock for `serial`'s client, waiting while another client holds it. */
 const lockServer = (serial: Serialized) =>
   Effect.promise(async () => {
-    await madeOnce(serial.lock, "lock", { holder: "", until: 0 })
     for (;;) {
       const now = Date.now()
-      const taken = await serial.lock.updateOne(
+      // Taken when free, or made when missing (a jongodb started again is empty).
+      const taken = await setOrMake(
+        serial.lock,
         { _id: "lock", until: { $lte: now } },
-        { $set: { holder: serial.holder, until: now + lockMillis } }
+        { holder: serial.holder, until: now + lockMillis }
       )
-      if (taken.modifiedCount === 1) return
+      if (taken) return
       await new Promise((done) => setTimeout(done, 1 + Math.floor(Math.random() * 4)))
     }
   })
@@ -79,6 +84,59 @@ const alone = <A, E>(client: MongoClient, transaction: Effect.Effect<A, E>): Eff
       () => unlockServer(serial)
     )
   )
+}
+
+/** The write methods of a collection: on a serialized client, each call without a session runs alone. */
+const writeMethods = new Set<PropertyKey>([
+  "insertOne",
+  "insertMany",
+  "updateOne",
+  "updateMany",
+  "replaceOne",
+  "deleteOne",
+  "deleteMany",
+  "findOneAndUpdate",
+  "findOneAndReplace",
+  "findOneAndDelete",
+  "bulkWrite"
+])
+
+/** Whether a write's arguments carry a session (it is part of a transaction, which runs alone already). */
+const inSession = (args: ReadonlyArray<unknown>): boolean =>
+  args.slice(1).some((arg) => typeof arg === "object" && arg !== null && "session" in arg && arg.session !== undefined)
+
+/** Runs one write alone on a serialized client's server, answering or throwing what the write did. */
+const writeAlone = async <A>(client: MongoClient, write: () => Promise<A>): Promise<A> => {
+  const exit = await Effect.runPromiseExit(alone(client, Effect.tryPromise({ try: write, catch: (error) => error })))
+  if (Exit.isSuccess(exit)) return exit.value
+  throw Cause.squash(exit.cause)
+}
+
+/**
+ * `db` as the adapters use it: on a serialized client, every write outside a transaction runs alone, as transactions
+ * do; on any other, `db` itself.
+ */
+export const guardWrites = (client: MongoClient, db: Db): Db => {
+  if (!serialized.has(client)) return db
+  const guarded = (collection: Collection) =>
+    new Proxy(collection, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target)
+        if (typeof value !== "function") return value
+        if (!writeMethods.has(property)) return value.bind(target)
+        return (...args: Array<unknown>) =>
+          inSession(args) ? value.apply(target, args) : writeAlone(client, () => value.apply(target, args))
+      }
+    })
+  return new Proxy(db, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target)
+      if (property === "collection" && typeof value === "function") {
+        return (...args: Array<unknown>) => guarded(value.apply(target, args))
+      }
+      return typeof value === "function" ? value.bind(target) : value
+    }
+  })
 }
 
 /** Whether transactions on `client` run one at a time. */

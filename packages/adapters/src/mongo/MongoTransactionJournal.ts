@@ -11,7 +11,7 @@ import {
 } from "@svc/domain/chain"
 import { Effect, Layer } from "effect"
 import type { Address, Hex } from "viem"
-import { madeOnce } from "./Leases.ts"
+import { setOrMake } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 
 interface TransactionDocument {
@@ -168,17 +168,15 @@ export const layer = Layer.effect(
         Effect.promise(() => col.findOne({ _id: hash })).pipe(
           Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))
         ),
-      // The row is made once (free), then taken with a conditional `updateOne`.
+      // Taken (or kept) with one conditional `updateOne`; the first take makes the row.
       lease: (chainId, relayer, lease, holder, now, until) =>
-        Effect.promise(async () => {
-          const _id = leaseId(chainId, relayer, lease)
-          await madeOnce(leases, _id, { lease_holder: "", lease_until: 0 })
-          const { modifiedCount, matchedCount } = await leases.updateOne(
-            { _id, $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
-            { $set: { lease_holder: holder, lease_until: until } }
+        Effect.promise(() =>
+          setOrMake(
+            leases,
+            { _id: leaseId(chainId, relayer, lease), $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
+            { lease_holder: holder, lease_until: until }
           )
-          return modifiedCount === 1 || matchedCount === 1
-        }),
+        ),
       release: (chainId, relayer, lease, holder) =>
         Effect.promise(() =>
           leases.updateOne(
