@@ -7,10 +7,13 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Email } from "@svc/domain/Email"
 import { IssuedTypedDataStore } from "@svc/domain/eip712"
 import { EventOutbox } from "@svc/domain/event"
-import { executionLeaseMillis, type Payment, PaymentLedger } from "@svc/domain/payment"
+import { executionLeaseMillis, type Payment, PaymentLedger, PaymentMachine } from "@svc/domain/payment"
 import { Effect, Exit, Option } from "effect"
 import { event, issued, payment, paymentId, teamId, userId } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
+
+/** Every payment state, for listing all. */
+const allStates = PaymentMachine.states
 
 /** Issues `salt`, claims it at `now` and records `payments` (and `events`) with transaction `transaction`. */
 const execute = (
@@ -50,15 +53,27 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           state: "executing",
           leaseUntil: now + executionLeaseMillis
         })
-        // Its transaction in flight, noted by its holder: the outcome says so while that holder holds the claim.
+        // Its transaction in flight, noted by its holder: the outcome says so while that holder holds the claim, and
+        // the payments are listed as noted, the latest version replacing the first.
         const inFlight = { transaction: "0xsent", payments: [] }
-        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, inFlight))
-        assert.isFalse(yield* ledger.noteInFlight("7", "not-the-holder", { transaction: "0xother", payments: [] }))
+        const processing = (transaction: string) =>
+          [1, 2].map((n) =>
+            payment(n, { salt: "7", state: "processing", creation_transaction: transaction, updated_at: transaction })
+          )
+        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, { transaction: "0xfirst", payments: [] }, []))
+        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, inFlight, processing("0xfirst")))
+        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, inFlight, processing("0xsent")))
+        const other = { transaction: "0xother", payments: [] }
+        assert.isFalse(yield* ledger.noteInFlight("7", "not-the-holder", other, processing("0xother")))
         assert.deepStrictEqual(yield* ledger.outcome("7"), {
           state: "executing",
           leaseUntil: now + executionLeaseMillis,
           inFlight
         })
+        assert.deepStrictEqual(
+          yield* ledger.list({ states: ["processing"], payer: teamId(1) }),
+          processing("0xsent").reverse()
+        )
         assert.isTrue(Option.isNone(yield* ledger.takeOver("7", now, now + 1000)))
         assert.isTrue(Option.isNone(yield* ledger.takeOver("8", now, now + 1000)))
         const later = now + executionLeaseMillis + 1
@@ -73,7 +88,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           state: "executing",
           leaseUntil: later + executionLeaseMillis
         })
-        assert.isFalse(yield* ledger.noteInFlight("7", first.claimToken, inFlight))
+        assert.isFalse(yield* ledger.noteInFlight("7", first.claimToken, inFlight, processing("0xsent")))
         const payments = [payment(1, { salt: "7" }), payment(2, { salt: "7" })]
         assert.isTrue(
           yield* ledger.recordExecution({
@@ -89,13 +104,56 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           state: "executed",
           result: { transaction: "0xabc", payments: [] }
         })
-        assert.deepStrictEqual(yield* ledger.list({ states: ["intent"], payer: teamId(1) }), [...payments].reverse())
+        // Recorded: the payments replace those noted in flight.
+        assert.deepStrictEqual(
+          yield* ledger.list({ states: ["intent", "processing"], payer: teamId(1) }),
+          [...payments].reverse()
+        )
         const outbox = yield* EventOutbox
         assert.deepStrictEqual(yield* outbox.findById(event(1).id), { ...event(1), sequence: 1 })
         assert.isDefined(yield* outbox.findById(event(2).id))
         // Executed: nothing takes it over any more.
         assert.isTrue(Option.isNone(yield* ledger.takeOver("7", later * 2, later * 2 + 1)))
       }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live(
+      "payments noted in flight go when their holder drops them, and only then; a record outlives a late note",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* IssuedTypedDataStore
+          const ledger = yield* PaymentLedger
+          yield* store.issue(issued("9"))
+          const claim = yield* store.claim("9", Date.now())
+          const noted = [payment(1, { salt: "9", state: "processing", creation_transaction: "0xsent" })]
+          assert.isTrue(
+            yield* ledger.noteInFlight("9", claim.claimToken, { transaction: "0xsent", payments: [] }, noted)
+          )
+          yield* ledger.dropInFlight("9", "not-the-holder")
+          assert.deepStrictEqual(yield* ledger.list({ states: ["processing"] }), noted)
+          yield* ledger.dropInFlight("9", claim.claimToken)
+          assert.deepStrictEqual(yield* ledger.list({ states: allStates }), [])
+          yield* store.release("9", claim.claimToken)
+
+          // Claimed again and recorded: a note that comes after the record changes nothing.
+          const again = yield* store.claim("9", Date.now())
+          const recorded = [payment(1, { salt: "9", state: "complete", creation_transaction: "0xmined" })]
+          assert.isTrue(
+            yield* ledger.recordExecution({
+              salt: "9",
+              claimToken: again.claimToken,
+              signature: "0xsigned",
+              result: { transaction: "0xmined", payments: [] },
+              payments: recorded,
+              events: []
+            })
+          )
+          assert.isFalse(
+            yield* ledger.noteInFlight("9", again.claimToken, { transaction: "0xlate", payments: [] }, noted)
+          )
+          yield* ledger.dropInFlight("9", again.claimToken)
+          assert.deepStrictEqual(yield* ledger.list({ states: allStates }), recorded)
+        }).pipe(Effect.provide(storage.layer()))
     )
 
     it.live("a holder whose claim was taken over can neither release it nor record its execution", () =>

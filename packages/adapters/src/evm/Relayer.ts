@@ -109,8 +109,14 @@ export interface Relayer {
    * whether the transaction can have reached the node (when it can, the journal has it and the monitor goes on).
    */
   readonly send: (transaction: RelayedTransaction) => Effect.Effect<Hash, ChainUnavailable>
-  /** The receipt of whichever version of `hash`'s nonce is mined, waiting for one. */
-  readonly receipt: (hash: Hash) => Effect.Effect<TransactionReceipt, ChainUnavailable>
+  /**
+   * The receipt of whichever version of `hash`'s nonce is mined, waiting for one; `onVersion` hears of each newer
+   * version sent meanwhile (a replacement with raised fees).
+   */
+  readonly receipt: (
+    hash: Hash,
+    onVersion?: ((hash: Hash) => Effect.Effect<void>) | undefined
+  ) => Effect.Effect<TransactionReceipt, ChainUnavailable>
   /**
    * After the node restarted from a saved state, ours may be ahead: reads the next nonce again, and puts back in flight
    * what the journal saw mined and the chain no longer holds.
@@ -656,11 +662,20 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
     Effect.forkScoped
   )
 
-  const receipt = Effect.fn("Relayer.receipt")(function* (hash: Hash) {
+  const receipt = Effect.fn("Relayer.receipt")(function* (
+    hash: Hash,
+    onVersion?: ((hash: Hash) => Effect.Effect<void>) | undefined
+  ) {
     const row = yield* journal.byHash(hash)
     const deadline = (yield* Clock.currentTimeMillis) + receiptTimeoutMillis
+    let current = hash
     while (true) {
       const versions = row === undefined ? [] : yield* journal.versions(chainId, relayer, row.nonce)
+      const newest = versions.findLast((version) => version.status === "sent")
+      if (onVersion !== undefined && newest !== undefined && newest.hash !== current) {
+        current = newest.hash
+        yield* onVersion(current)
+      }
       // The head only matters past one confirmation: the usual wait costs no call for it.
       const head =
         confirmations > 1n
@@ -783,9 +798,9 @@ export const makeRelayer: (
     return yield* key.submit(transaction, fees)
   }, Effect.mapError(unsentUnlessKnown))
 
-  const receipt = (hash: Hash) =>
+  const receipt = (hash: Hash, onVersion?: ((hash: Hash) => Effect.Effect<void>) | undefined) =>
     Effect.flatMap(journal.byHash(hash), (row) =>
-      (byAddress.get(row?.relayer ?? "") ?? (members[0] as KeyRelayer)).receipt(hash)
+      (byAddress.get(row?.relayer ?? "") ?? (members[0] as KeyRelayer)).receipt(hash, onVersion)
     )
 
   const all = <A, E>(each: (member: KeyRelayer) => Effect.Effect<A, E>) =>

@@ -138,7 +138,7 @@ export const make: (
         affinity
       })
       if (progress?.onSent !== undefined) yield* progress.onSent(hash)
-      const receipt = yield* relayer.receipt(hash)
+      const receipt = yield* relayer.receipt(hash, progress?.onSent)
       if (receipt.status !== "success") {
         // Something changed between estimation and inclusion (a concurrent request spent the salt, or the
         // balance): estimating again at the new state names it.
@@ -209,10 +209,10 @@ export const make: (
     )
   })
 
-  const executeRoles = Effect.fn("ChainGateway.executeRoles")(function* ({
-    request,
-    signature
-  }: Signed<RolesForwardRequest>) {
+  const executeRoles = Effect.fn("ChainGateway.executeRoles")(function* (
+    { request, signature }: Signed<RolesForwardRequest>,
+    progress?: SettlementProgress
+  ) {
     const context: RevertContext = {
       account: request.to,
       signer: request.from,
@@ -227,7 +227,8 @@ export const make: (
       },
       (error) => requestError(error, context),
       [`salt:${request.salt}`, `account:${request.to}`],
-      request.to
+      request.to,
+      progress
     )
     const grants = parseEventLogs({
       abi: svcAccountAbi,

@@ -8,13 +8,15 @@ import {
   CreateInvitesResponse,
   CreateManagerInvitesRequest,
   CreateManagerInvitesResponse,
+  ExecuteManagerInvitesInFlight,
   ExecuteManagerInvitesRequest,
   ExecuteManagerInvitesResponse,
   InviteStateResponse,
   InvitesQuery,
   InvitesResponse
 } from "@svc/domain/invite"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
 import { Authentication } from "./Authentication.ts"
 import { answers, signedRequestCodes } from "./OperationDocs.ts"
@@ -100,7 +102,13 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       ),
     HttpApiEndpoint.put("executeManager", "/v2/invites/manager", {
       payload: ExecuteManagerInvitesRequest,
-      success: ExecuteManagerInvitesResponse,
+      success: [
+        ExecuteManagerInvitesResponse,
+        ExecuteManagerInvitesInFlight.pipe(
+          HttpApiSchema.status(202),
+          Schema.annotate({ description: "Sent, not final yet: the transaction in flight (docs/decisions/0061)" })
+        )
+      ],
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Execute signed manager invites")

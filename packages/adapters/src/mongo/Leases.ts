@@ -105,12 +105,13 @@ export const on = <D extends Document & LeaseFields>(collection: Collection<D>) 
       update: UpdateFilter<D>,
       session?: ClientSession | undefined
     ) => {
-      const { modifiedCount } = await collection.updateOne(
+      // Matched is enough: an update that leaves the document as it was still applied.
+      const { matchedCount } = await collection.updateOne(
         { ...filter, lease_holder: holder } as Filter<D>,
         update,
         session === undefined ? {} : { session }
       )
-      return modifiedCount === 1
+      return matchedCount === 1
     },
 
     /** Gives the document matching `filter` up for its holder `holder`: clears the lease and sets `set`. */

@@ -79,20 +79,32 @@ export const layer = Layer.effect(
             return Effect.succeed({ state: "issued" })
           })
         ),
-      noteInFlight: (salt, claimToken, inFlight) =>
-        Effect.promise(() =>
-          executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
+      // Two writes, no transaction (each PUT notes its transaction): the claim's first, then the payments, only as
+      // long as they are `processing` (a record that got there first is left alone: its insert is a duplicate).
+      noteInFlight: (salt, claimToken, inFlight, records) =>
+        Effect.promise(async () => {
+          const held = await executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
             $set: { in_flight: { ...inFlight, holder: claimToken } }
           })
-        ),
+          if (!held) return false
+          for (const p of records) {
+            await Leases.setOrMake(payments, { _id: p.nanoid, salt, state: "processing" }, { ...p, lease_until: 0 })
+          }
+          return true
+        }),
+      dropInFlight: (salt, claimToken) =>
+        Effect.promise(async () => {
+          const executing = await issued.findOne({ _id: salt, state: "executing", lease_holder: claimToken })
+          if (executing !== null) await payments.deleteMany({ salt, state: "processing" })
+        }),
       takeOver: (salt, now, leaseUntil) =>
         Effect.promise(() => executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil })).pipe(
           Effect.map((lease) => Option.fromNullishOr(lease?.holder))
         ),
       recordExecution: ({ salt, claimToken, signature, result, payments: records, events }) =>
         inTransaction(client, async (session) => {
-          // Only the holder records: a holder whose claim was taken over writes nothing. Should it race the new
-          // holder's record anyway, the payments' ids (fixed at issuance) collide and one of the two aborts.
+          // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those
+          // noted in flight.
           const held = await executions.whileHeld(
             { _id: salt, state: "executing" },
             claimToken,
@@ -100,11 +112,9 @@ export const layer = Layer.effect(
             session
           )
           if (!held) return false
-          if (records.length > 0) {
-            await payments.insertMany(
-              records.map((p) => ({ _id: p.nanoid, ...p, lease_until: 0 })),
-              { session }
-            )
+          for (const p of records) {
+            // Another request's payment of the same id is not replaced: the insert is a duplicate, and nothing is kept.
+            await payments.replaceOne({ _id: p.nanoid, salt }, { ...p, lease_until: 0 }, { session, upsert: true })
           }
           await appendEvents(events, session)
           return true

@@ -60,10 +60,35 @@ export const layer = Layer.effect(
       when: "state = 'executing'",
       set: "state = 'executed', result = :result, signature = :signature, lease_holder = NULL, lease_until = 0"
     })
-    const insertPayment = connection.prepare(
+    // A payment noted in flight is replaced by the next version noted, then by the record; one of another request
+    // (the same id) is not: the step fails and writes nothing.
+    const putPayment = connection.prepare(
       `INSERT INTO payments (nanoid, salt, team_nanoid, recipient_nanoid, state, pay_at_time, created_at, record)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (nanoid) DO UPDATE SET team_nanoid = excluded.team_nanoid,
+         recipient_nanoid = excluded.recipient_nanoid, state = excluded.state, pay_at_time = excluded.pay_at_time,
+         created_at = excluded.created_at, record = excluded.record, lease_holder = NULL, lease_until = 0
+       WHERE payments.salt = excluded.salt`
     )
+    const putPayments = (payments: ReadonlyArray<Payment>) => {
+      for (const p of payments) {
+        const { changes } = putPayment.run(
+          p.nanoid,
+          p.salt,
+          p.team_nanoid,
+          p.recipient_nanoid ?? null,
+          p.state,
+          p.pay_at_time,
+          p.created_at,
+          JSON.stringify(p)
+        )
+        if (changes !== 1) throw new Error(`payment ${p.nanoid} belongs to another request`)
+      }
+    }
+    const executingFor = connection.prepare(
+      "SELECT 1 FROM issued_requests WHERE salt = ? AND state = 'executing' AND lease_holder = ?"
+    )
+    const dropInFlight = connection.prepare("DELETE FROM payments WHERE salt = ? AND state = 'processing'")
     const leaseIntent = intents.takeMany({
       when: "state IN ('intent', 'scheduled') AND pay_at_time <= :dueBy",
       set: "state = 'scheduled', record = json_set(record, '$.state', 'scheduled', '$.updated_at', :updatedAt)",
@@ -115,9 +140,21 @@ export const layer = Layer.effect(
           }
           return Effect.succeed({ state: "issued" })
         }),
-      noteInFlight: (salt, claimToken, inFlight) =>
+      noteInFlight: (salt, claimToken, inFlight, payments) =>
         Effect.sync(() =>
-          noteInFlight({ salt, holder: claimToken, inFlight: JSON.stringify({ ...inFlight, holder: claimToken }) })
+          transaction(() => {
+            const inFlightText = JSON.stringify({ ...inFlight, holder: claimToken })
+            if (!noteInFlight({ salt, holder: claimToken, inFlight: inFlightText })) return false
+            putPayments(payments)
+            return true
+          })
+        ),
+      // While executing, the only payments of the salt are those noted in flight.
+      dropInFlight: (salt, claimToken) =>
+        Effect.sync(() =>
+          transaction(() => {
+            if (executingFor.get(salt, claimToken) !== undefined) dropInFlight.run(salt)
+          })
         ),
       takeOver: (salt, now, leaseUntil) =>
         Effect.sync(() => Option.fromNullishOr(takeOver({ salt, now, until: leaseUntil })?.holder)),
@@ -126,18 +163,7 @@ export const layer = Layer.effect(
           transaction(() => {
             // Only the holder records; a holder whose claim was taken over writes nothing.
             if (!recordResult({ salt, holder: claimToken, result: JSON.stringify(result), signature })) return false
-            for (const p of payments) {
-              insertPayment.run(
-                p.nanoid,
-                p.salt,
-                p.team_nanoid,
-                p.recipient_nanoid ?? null,
-                p.state,
-                p.pay_at_time,
-                p.created_at,
-                JSON.stringify(p)
-              )
-            }
+            putPayments(payments)
             appendEvents(events)
             return true
           })

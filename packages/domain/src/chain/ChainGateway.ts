@@ -21,7 +21,7 @@ import type {
 export interface SettlementProgress {
   /**
    * Its transaction was journaled and handed to the node (`transaction`: that version's hash); the execution then waits
-   * for it to be final (decision 0061).
+   * for it to be final (decision 0061). Called again with each replacement sent while it waits.
    */
   readonly onSent?: ((transaction: Hex) => Effect.Effect<void>) | undefined
 }
@@ -62,7 +62,10 @@ export class ChainGateway extends Context.Service<
       progress?: SettlementProgress
     ) => Effect.Effect<Settlement, RequestError>
     /** Executes a signed manager request, granting its roles on the account. */
-    readonly executeRoles: (signed: Signed<RolesForwardRequest>) => Effect.Effect<RolesSettlement, RequestError>
+    readonly executeRoles: (
+      signed: Signed<RolesForwardRequest>,
+      progress?: SettlementProgress
+    ) => Effect.Effect<RolesSettlement, RequestError>
     /**
      * Ends the authority of `wallets` on `account` through the forwarder's `revoke` (the relayer's keys must be
      * its operators): their roles, and the ownership when one is the owner. Sends nothing when none of them holds any, or

@@ -86,6 +86,21 @@ export const ExecuteManagerInvitesResponse = Schema.Struct({
 export type ExecuteManagerInvitesResponse = typeof ExecuteManagerInvitesResponse.Type
 
 /**
+ * PUT /v2/invites/manager answer (202) when the grant's transaction was sent and is not final within the settlement
+ * wait (decision 0061): `transaction` is the hash of the version in flight. The same PUT answers 202 while it is, and
+ * 200 once final, when the invites are accepted.
+ */
+export const ExecuteManagerInvitesInFlight = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    invites: Schema.Array(Schema.String),
+    transaction: Schema.String,
+    status: Schema.Literal("in_flight")
+  })
+})
+export type ExecuteManagerInvitesInFlight = typeof ExecuteManagerInvitesInFlight.Type
+
+/**
  * POST /v2/invites/accept and /reject body: the invite and the token of its e-mail (DESIGN §5b). An admin invite of
  * a new team is bound to a wallet and needs no token (decision 0041).
  */

@@ -16,7 +16,7 @@ import { IdGenerator, type InviteId } from "../Ids.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
-import { executeOnce, releaseOnRefusal, sendToChain } from "../payment/ExecuteOnce.ts"
+import { executeOnce, releaseOnRefusal, sendToChain, settleWithin } from "../payment/ExecuteOnce.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress, TeamAccountMissing } from "../payment/PaymentErrors.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import { Randomness } from "../Randomness.ts"
@@ -36,10 +36,14 @@ import { makeInviteToken } from "./InviteToken.ts"
 /** What POST /v2/invites/manager answers: the bundle to sign and the invites it covers. */
 export type ManagerInviteBundle = RolesTypedDataBundle & { readonly invites: ReadonlyArray<InviteId> }
 
-/** What PUT /v2/invites/manager answers, the first time and on every replay. */
+/**
+ * What PUT /v2/invites/manager answers, the first time and on every replay; `inFlight` while its transaction is sent
+ * and not final yet (202, decision 0061).
+ */
 export interface ManagerInvitesResult {
   readonly invites: ReadonlyArray<InviteId>
   readonly transaction: string
+  readonly inFlight?: true | undefined
 }
 
 /** Why an execution is refused. */
@@ -269,26 +273,39 @@ export class ManagerInvites extends Context.Service<
           }
         }
         const result = (transaction: string): ManagerInvitesResult => ({ invites: issued.request.invites, transaction })
+        // Granted, recorded and accepted on a fiber of its own: past `SettlementWait`, the answer is the transaction in
+        // flight (noted for replays) and the grant goes on by itself.
+        const grant = (claimToken: string) =>
+          settleWithin(
+            (progress) =>
+              Effect.gen(function* () {
+                const settlement = yield* sendToChain(issued, body.signature, progress).pipe(
+                  Effect.provideService(ChainGateway, chain),
+                  Effect.tapError((error) => releaseOnRefusal(salt, claimToken, error))
+                )
+                yield* ledger.recordExecution({
+                  salt,
+                  claimToken,
+                  signature: body.signature,
+                  result: { transaction: settlement.transactionHash, payments: [] },
+                  payments: [],
+                  events: []
+                })
+                yield* acceptGranted(issued)
+                return result(settlement.transactionHash)
+              }),
+            (transaction) => ledger.noteInFlight(salt, claimToken, { transaction, payments: [] }, []),
+            `manager grant ${salt}`
+          ).pipe(
+            Effect.map((settled) =>
+              settled._tag === "Done" ? settled.value : { ...result(settled.transaction), inFlight: true as const }
+            )
+          )
         return yield* executeOnce({
           request: { typedData: body.typed_data, signer: body.signer, signature: body.signature },
-          execute: (claim) =>
-            Effect.gen(function* () {
-              const settlement = yield* sendToChain(issued, body.signature).pipe(
-                Effect.provideService(ChainGateway, chain),
-                Effect.tapError((error) => releaseOnRefusal(salt, claim.claimToken, error))
-              )
-              yield* ledger.recordExecution({
-                salt,
-                claimToken: claim.claimToken,
-                signature: body.signature,
-                result: { transaction: settlement.transactionHash, payments: [] },
-                payments: [],
-                events: []
-              })
-              yield* acceptGranted(issued)
-              return result(settlement.transactionHash)
-            }),
+          execute: (claim) => grant(claim.claimToken),
           recorded: (recorded) => Effect.as(acceptGranted(issued), result(recorded.transaction)),
+          inFlight: (noted) => Effect.succeed({ ...result(noted.transaction), inFlight: true as const }),
           abandoned: (): Effect.Effect<ManagerInvitesResult | undefined, ManagerExecutionError> =>
             Effect.fail(new ExecutionInProgress({ salt, message: "The grant is being reconciled; retry later" }))
         })

@@ -9,7 +9,7 @@
  * Each kind says only what is its own: what the holder records, what a replay answers, and what becomes of a request
  * whose holder died.
  */
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Fiber, Option, Ref, Schedule } from "effect"
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
@@ -28,6 +28,49 @@ import { type ExecutionResult, PaymentLedger } from "./PaymentLedger.ts"
  * "still executing") rather than in the server's 503 for a request that ran too long.
  */
 const replayWaitMillis = 20_000
+
+/**
+ * How long a PUT that executes a signed request waits for its transaction to be final (ms; `SETTLEMENT_WAIT_MS`,
+ * default 20 s, inside the server's 30 s request timeout). A transaction sent and not final by then is answered 202
+ * with its hash while the execution goes on and records the result (decision 0061).
+ */
+export class SettlementWait extends Context.Reference<number>("@svc/domain/payment/SettlementWait", {
+  defaultValue: () => 20_000
+}) {}
+
+/** What waiting `SettlementWait` for an execution ends with: its result, or its transaction in flight. */
+export type Settled<A> =
+  | { readonly _tag: "Done"; readonly value: A }
+  | { readonly _tag: "InFlight"; readonly transaction: string }
+
+/**
+ * Runs `execution` on a fiber of its own, handing it the progress it reports to: its result if it ends within
+ * `SettlementWait`; past that, once its transaction is sent, the hash in flight (each version sent is also given to
+ * `noteSent`, for replays), while the execution goes on by itself and records its result when final. Not sent yet at
+ * the bound (fees, a busy key): the wait goes on.
+ */
+export const settleWithin = Effect.fnUntraced(function* <A, E, R>(
+  execution: (progress: SettlementProgress) => Effect.Effect<A, E, R>,
+  noteSent: (transaction: string) => Effect.Effect<unknown>,
+  label: string
+) {
+  const sent = yield* Ref.make<string | undefined>(undefined)
+  const progress: SettlementProgress = {
+    onSent: (transaction) => Effect.asVoid(Effect.andThen(Ref.set(sent, transaction), noteSent(transaction)))
+  }
+  const fiber = yield* Effect.forkDetach(
+    execution(progress).pipe(
+      Effect.tapCause((cause) => Effect.logWarning(`the execution of ${label} ended without a result`, cause))
+    )
+  )
+  const wait = Duration.millis(yield* SettlementWait)
+  while (true) {
+    const done = yield* Fiber.await(fiber).pipe(Effect.timeoutOption(wait))
+    if (Option.isSome(done)) return { _tag: "Done", value: yield* Fiber.join(fiber) } as Settled<A>
+    const transaction = yield* Ref.get(sent)
+    if (transaction !== undefined) return { _tag: "InFlight", transaction } as Settled<A>
+  }
+})
 
 /** Sends an issued request with its signature to the forwarder entry point of its kind. */
 export function sendToChain(
@@ -57,20 +100,24 @@ export function sendToChain(
       case "instant":
         return chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature }, progress)
       case "roles":
-        return chain.executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature })
+        return chain.executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature }, progress)
     }
   })
 }
 
 /**
  * What a refusal of the chain leaves of the claim: released when nothing can have been sent or the chain refused the
- * request before spending its salt, so the signer may retry; kept when a transaction may have left (`nothingSent`
- * absent: its lease lets a later request find out, decision 0037) or the salt is spent (`SaltReplayed`).
+ * request before spending its salt, so the signer may retry (and the payments noted in flight go); kept when a
+ * transaction may have left (`nothingSent` absent: its lease lets a later request find out, decision 0037) or the salt
+ * is spent (`SaltReplayed`).
  */
 export const releaseOnRefusal = (salt: Uint256String, claimToken: string, error: RequestError) =>
   (error._tag === "ChainUnavailable" && error.nothingSent !== true) || error._tag === "SaltReplayed"
     ? Effect.void
-    : IssuedTypedDataStore.use((store) => store.release(salt, claimToken))
+    : Effect.andThen(
+        PaymentLedger.use((ledger) => ledger.dropInFlight(salt, claimToken)),
+        IssuedTypedDataStore.use((store) => store.release(salt, claimToken))
+      )
 
 /** What waiting for another holder of a claim ends with. */
 export type Attempt =

@@ -4,7 +4,7 @@
  * recorded in one step. A replay, or a second replica receiving the same request, answers the first result; a
  * request the chain executed but whose result was never recorded is reconciled from the chain (docs/decisions/0017).
  */
-import { Array as Arr, Clock, Context, DateTime, Duration, Effect, Fiber, Option, Ref } from "effect"
+import { Array as Arr, Clock, DateTime, Effect, Option } from "effect"
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
@@ -16,29 +16,21 @@ import type { PaymentEntry } from "../eip712/TypedData.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import type { Role } from "../membership/Role.ts"
+import { isoOf } from "../Timestamp.ts"
 import type { Team } from "../team/Team.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
-import { executeOnce, releaseOnRefusal, sendToChain } from "./ExecuteOnce.ts"
+import { executeOnce, releaseOnRefusal, sendToChain, settleWithin } from "./ExecuteOnce.ts"
 import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
 import { type Payment, usdcDecimals } from "./Payment.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress } from "./PaymentErrors.ts"
 import { chainFactsOf, executionEventsOf } from "./PaymentEvents.ts"
 import { type ExecutionResult, executionLeaseMillis, PaymentLedger } from "./PaymentLedger.ts"
-import { initialPaymentState, PaymentMachine } from "./PaymentMachine.ts"
+import { initialPaymentState, PaymentMachine, type PaymentState } from "./PaymentMachine.ts"
 import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
 
 /** Roles whose wallet may sign payments for a team (the forwarder's rule). */
 export const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
-
-/**
- * How long PUT /v2/payments waits for its transaction to be final (ms; `SETTLEMENT_WAIT_MS`, default 20 s, inside the
- * server's 30 s request timeout). A transaction sent and not final by then is answered 202 with its hash while the
- * execution goes on and records the result (decision 0061).
- */
-export class SettlementWait extends Context.Reference<number>("@svc/domain/payment/SettlementWait", {
-  defaultValue: () => 20_000
-}) {}
 
 /** What PUT /v2/payments answers: the result; `inFlight` when its transaction is sent and not final yet (202). */
 export type ExecutionAnswer = ExecutionResult & { readonly inFlight?: true | undefined }
@@ -102,7 +94,7 @@ const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(functi
  */
 const afterRefusal =
   (issued: Claimed<IssuedPayment>) =>
-  (error: RequestError): Effect.Effect<Settlement, RequestError, ChainGateway | IssuedTypedDataStore> =>
+  (error: RequestError): Effect.Effect<Settlement, RequestError, ChainGateway | IssuedTypedDataStore | PaymentLedger> =>
     error._tag === "SaltReplayed"
       ? Effect.flatMap(settlementOnChain(issued), (settlement) =>
           settlement === undefined ? Effect.fail(error) : Effect.succeed(settlement)
@@ -119,26 +111,19 @@ const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (
 })
 
 /**
- * Records a settled request for the holder of its claim: the payments, the result and their events in one step.
- * Answers the result either way: a holder that lost its claim (taken over after its lease expired) records nothing,
- * and the new holder records the same transaction from the chain.
+ * The payments of a claimed request in `state`, created (and paid, when paid now) by `transaction`. They date from the
+ * claim, so the rows listed while the transaction is in flight and those recorded once it is final agree.
  */
-const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function* (
+const paymentsOf = (
   team: Team,
   payer: User,
   issued: Claimed<IssuedPayment>,
-  signature: Hex,
-  settlement: Settlement
-) {
+  state: PaymentState,
+  transaction: string,
+  updatedAt: string
+): ReadonlyArray<Payment> => {
   const request = issued.request
-  const entries = entriesOf(issued)
-  const now = DateTime.formatIso(yield* DateTime.now)
-  const payNow = request.body.pay_now
-  // Paid now: created `processing`, and the mined receipt confirms it. Otherwise registered as an intent.
-  const state = payNow
-    ? yield* PaymentMachine.transition(initialPaymentState(true), "confirm").pipe(Effect.orDie)
-    : initialPaymentState(false)
-  const payments = Arr.zip(request.payments, entries).map(
+  return Arr.zip(request.payments, entriesOf(issued)).map(
     ([planned, entry]): Payment => ({
       nanoid: planned.nanoid,
       group_nanoid: request.group_nanoid,
@@ -161,12 +146,34 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
       data: entry.data,
       salt: issued.salt,
       invoice: planned.invoice,
-      creation_transaction: settlement.transactionHash,
-      ...(payNow ? { process_transaction: settlement.transactionHash } : {}),
-      created_at: now,
-      updated_at: now
+      creation_transaction: transaction,
+      ...(request.body.pay_now ? { process_transaction: transaction } : {}),
+      created_at: isoOf(issued.executedAt),
+      updated_at: updatedAt
     })
   )
+}
+
+/**
+ * Records a settled request for the holder of its claim: the payments, the result and their events in one step.
+ * Answers the result either way: a holder that lost its claim (taken over after its lease expired) records nothing,
+ * and the new holder records the same transaction from the chain.
+ */
+const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function* (
+  team: Team,
+  payer: User,
+  issued: Claimed<IssuedPayment>,
+  signature: Hex,
+  settlement: Settlement
+) {
+  const entries = entriesOf(issued)
+  const payNow = issued.request.body.pay_now
+  // Paid now: created `processing`, and the mined receipt confirms it. Otherwise registered as an intent.
+  const state = payNow
+    ? yield* PaymentMachine.transition(initialPaymentState(true), "confirm").pipe(Effect.orDie)
+    : initialPaymentState(false)
+  const now = DateTime.formatIso(yield* DateTime.now)
+  const payments = paymentsOf(team, payer, issued, state, settlement.transactionHash, now)
   const chainId = (yield* ChainGateway).chainId
   const events = yield* executionEventsOf(
     { team_nanoid: team.nanoid, company_nanoid: team.company_nanoid },
@@ -189,9 +196,9 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
 })
 
 /**
- * Settles a claimed request and records its payments, result and events in one step. The execution runs on its own
- * fiber: once its transaction is sent, waiting longer than `SettlementWait` for it to be final answers it in flight
- * (its hash, noted in the ledger for replays), and the execution goes on to record the result when it is final.
+ * Settles a claimed request and records its payments, result and events in one step, answering within
+ * `SettlementWait` (`settleWithin`): past it, the transaction in flight, while the execution goes on. Each version sent
+ * is noted in the ledger: a replay answers it, and payments paid now are listed `processing` with it.
  */
 const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   team: Team,
@@ -200,32 +207,26 @@ const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
   signature: Hex
 ) {
   const ledger = yield* PaymentLedger
-  const sent = yield* Ref.make<string | undefined>(undefined)
   const entries = entriesOf(issued)
-  const progress: SettlementProgress = {
-    onSent: (transaction) =>
-      Effect.andThen(
-        Ref.set(sent, transaction),
-        ledger.noteInFlight(issued.salt, issued.claimToken, { transaction, payments: entries })
-      )
-  }
-  const execution = yield* Effect.forkDetach(
-    Effect.flatMap(settleOnChain(issued, signature, progress), (settlement) =>
-      recordSettlement(team, payer, issued, signature, settlement)
-    ).pipe(
-      Effect.tapCause((cause) =>
-        Effect.logWarning(`the execution of request ${issued.salt} ended without a result`, cause)
-      )
-    )
+  const noteSent = (transaction: string) =>
+    Effect.gen(function* () {
+      const now = DateTime.formatIso(yield* DateTime.now)
+      const listed = issued.request.body.pay_now
+        ? paymentsOf(team, payer, issued, initialPaymentState(true), transaction, now)
+        : []
+      yield* ledger.noteInFlight(issued.salt, issued.claimToken, { transaction, payments: entries }, listed)
+    })
+  const settled = yield* settleWithin(
+    (progress) =>
+      Effect.flatMap(settleOnChain(issued, signature, progress), (settlement) =>
+        recordSettlement(team, payer, issued, signature, settlement)
+      ),
+    noteSent,
+    `request ${issued.salt}`
   )
-  const wait = Duration.millis(yield* SettlementWait)
-  while (true) {
-    const done = yield* Fiber.await(execution).pipe(Effect.timeoutOption(wait))
-    if (Option.isSome(done)) return (yield* Fiber.join(execution)) as ExecutionAnswer
-    const transaction = yield* Ref.get(sent)
-    // Sent and not final: the answer says where it stands. Not sent yet (fees, a busy key): waiting goes on.
-    if (transaction !== undefined) return { transaction, payments: entries, inFlight: true } satisfies ExecutionAnswer
-  }
+  return settled._tag === "Done"
+    ? (settled.value as ExecutionAnswer)
+    : ({ transaction: settled.transaction, payments: entries, inFlight: true } satisfies ExecutionAnswer)
 })
 
 /** Executes signed payments for `team` (the caller's permission already checked): answers `{transaction, payments}`. */

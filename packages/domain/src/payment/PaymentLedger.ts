@@ -90,8 +90,9 @@ export interface LedgerQuery {
 
 /**
  * The ledger. Implementations must:
- * - `recordExecution`: insert the payments, their events and the request's result in one all-or-nothing step, only
- *   while `claimToken` holds the request's claim (else record nothing and answer `false`);
+ * - `recordExecution`: write the payments (replacing those noted in flight), their events and the request's result in
+ *   one all-or-nothing step, only while `claimToken` holds the request's claim (else record nothing and answer
+ *   `false`);
  * - `takeOver`: succeed for exactly one caller, and only while the request is `executing` with an expired lease,
  *   giving the claim a new random token (so the previous holder can no longer release it or record);
  * - `leaseDueIntent`: lease a due intent to one worker at a time across machines (a conditional single update);
@@ -110,14 +111,23 @@ export class PaymentLedger extends Context.Service<
      */
     readonly takeOver: (salt: Uint256String, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
     /**
-     * Notes the transaction an executing request has in flight (sent, not final yet), for the holder of `claimToken`;
-     * `outcome` answers it while that holder holds the claim. `false` (nothing written) if it lost the claim.
+     * Notes the transaction an executing request has in flight (sent, not final yet), for the holder of `claimToken`:
+     * `outcome` answers it while that holder holds the claim, and `payments` (as they stand meanwhile: `processing`,
+     * with that transaction) are listed until the execution is recorded, which replaces them, or dropped. Noted again
+     * for each new version of the transaction (a replacement with raised fees). `false` (nothing written) if it lost
+     * the claim.
      */
     readonly noteInFlight: (
       salt: Uint256String,
       claimToken: string,
-      inFlight: ExecutionResult
+      inFlight: ExecutionResult,
+      payments: ReadonlyArray<Payment>
     ) => Effect.Effect<boolean>
+    /**
+     * Removes the payments noted in flight for `salt` while `claimToken` holds its claim: their transaction will not
+     * be mined, and the claim is about to be released.
+     */
+    readonly dropInFlight: (salt: Uint256String, claimToken: string) => Effect.Effect<void>
     /** Records an executed request for the holder of `claimToken`; `false` (nothing written) if it lost the claim. */
     readonly recordExecution: (record: ExecutionRecord) => Effect.Effect<boolean>
     /**

@@ -3,7 +3,14 @@
  * intent runner (`IntentRunner`).
  */
 export * from "./Balance.ts"
-export { executeOnce, releaseOnRefusal, sendToChain } from "./ExecuteOnce.ts"
+export {
+  executeOnce,
+  releaseOnRefusal,
+  type Settled,
+  SettlementWait,
+  sendToChain,
+  settleWithin
+} from "./ExecuteOnce.ts"
 export * from "./IntentCancellation.ts"
 export * as IntentRunner from "./IntentRunner.ts"
 export type * from "./IssuedPayments.ts"
@@ -12,7 +19,7 @@ export * from "./IssuedRequestPolicy.ts"
 export * from "./Payment.ts"
 export * from "./PaymentErrors.ts"
 export * from "./PaymentEvents.ts"
-export { type ExecutionAnswer, SettlementWait } from "./PaymentExecution.ts"
+export type { ExecutionAnswer } from "./PaymentExecution.ts"
 export * from "./PaymentItem.ts"
 export * from "./PaymentItems.ts"
 export * from "./PaymentLedger.ts"

@@ -8,7 +8,7 @@ import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { apiError } from "../ApiError.ts"
-import { asCaller, respond } from "./Respond.ts"
+import { asCaller, respond, respondSettled } from "./Respond.ts"
 
 const pending = Effect.fail(apiError("NOT_IMPLEMENTED"))
 
@@ -40,7 +40,7 @@ const makeHandlers = (withChain: boolean) =>
               )
             : respond((me) => manager.create(me, payload)),
         executeManager: ({ payload }) =>
-          manager === undefined ? pending : respond((me) => manager.execute(me, payload))
+          manager === undefined ? pending : respondSettled((me) => manager.execute(me, payload))
       })
     })
   )

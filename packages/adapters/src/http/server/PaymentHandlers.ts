@@ -9,7 +9,7 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { asCaller, respond } from "./Respond.ts"
+import { asCaller, respond, respondSettled } from "./Respond.ts"
 
 /**
  * A page of the payments query as JSON (the items are already their JSON form, so not walked through the schema
@@ -39,18 +39,7 @@ export const PaymentHandlers = HttpApiBuilder.group(
           (page) => pageResponse(query, page)
         ),
       create: ({ payload }) => respond((me) => payments.issueBatch(me, payload)),
-      execute: ({ payload }) =>
-        Effect.map(
-          asCaller((me) => payments.execute(me, payload)),
-          ({ inFlight, ...result }) =>
-            // Sent, not final yet: 202 with the transaction in flight (decision 0061); the same PUT later answers 200.
-            inFlight === true
-              ? HttpServerResponse.jsonUnsafe(
-                  { success: true, data: { ...result, status: "in_flight" } },
-                  { status: 202 }
-                )
-              : HttpServerResponse.jsonUnsafe({ success: true, data: result })
-        ),
+      execute: ({ payload }) => respondSettled((me) => payments.execute(me, payload)),
       instant: ({ payload }) => respond((me) => payments.issueInstant(me, payload)),
       cancelIntent: ({ params }) => respond((me) => payments.cancelIntent(me, params.payment_nanoid))
     })

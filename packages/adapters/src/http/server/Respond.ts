@@ -28,3 +28,17 @@ export const respond = <A, E extends CodedError, R>(useCase: (caller: Caller) =>
  */
 export const respondJson = <A, E extends CodedError, R>(useCase: (caller: Caller) => Effect.Effect<A, E, R>) =>
   Effect.map(asCaller(useCase), (data) => HttpServerResponse.jsonUnsafe(ok(data)))
+
+/**
+ * The result of a use case that executes a signed request: 200 in the success envelope once its transaction is final;
+ * 202 `{success, data: {...result, status: "in_flight"}}` while it is sent and not final yet (decision 0061), after
+ * which the same request answers 200.
+ */
+export const respondSettled = <A extends { readonly inFlight?: true | undefined }, E extends CodedError, R>(
+  useCase: (caller: Caller) => Effect.Effect<A, E, R>
+) =>
+  Effect.map(asCaller(useCase), ({ inFlight, ...result }) =>
+    inFlight === true
+      ? HttpServerResponse.jsonUnsafe(ok({ ...result, status: "in_flight" }), { status: 202 })
+      : HttpServerResponse.jsonUnsafe(ok(result))
+  )
