@@ -69,41 +69,45 @@ const slowChain = (relayer: { readonly replaceAfterMillis?: number } = {}) =>
   })
 
 describe("PUT /v2/payments on a chain slower than the wait", () => {
-  it.live("answers 202 with the transaction in flight, 202 again to the same PUT, then 200 once it is mined", () =>
-    Effect.gen(function* () {
-      const { server, node, team, token, bundle, signed } = yield* slowChain()
-      const t = { team, token }
-      const started = Date.now()
-      const first = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed })
-      assert.strictEqual(first.status, 202, JSON.stringify(first.body))
-      assert.isAtLeast(Date.now() - started, 1_000)
-      assert.strictEqual(first.body.success, true)
-      assert.strictEqual(first.body.data.status, "in_flight")
-      const transaction = first.body.data.transaction as `0x${string}`
-      assert.match(transaction, /^0x[0-9a-f]{64}$/)
-      const data = bundle.typed_data.data as { readonly payments?: ReadonlyArray<unknown> }
-      assert.deepStrictEqual(first.body.data.payments, data.payments ?? [bundle.typed_data.data])
-      const pending = yield* Effect.promise(() =>
-        node.request({ method: "eth_getTransactionByHash", params: [transaction] } as never)
-      )
-      assert.isNull((pending as { blockNumber: string | null }).blockNumber)
-      // The same PUT, while it is in flight: 202 with the same transaction.
-      const replay = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed })
-      assert.deepStrictEqual([replay.status, replay.body.data.transaction], [202, transaction])
-      // Listed meanwhile as processing, with the transaction in flight.
-      assert.deepStrictEqual(yield* listed(server, t.team, t.token), [["processing", 1_234, transaction]])
+  it.live(
+    "answers 202 with the transaction in flight, 202 again to the same PUT (same key), then 200 once it is mined",
+    () =>
+      Effect.gen(function* () {
+        const { server, node, team, token, bundle, signed } = yield* slowChain()
+        const t = { team, token }
+        // Every PUT carries one Idempotency-Key: a 202 is never kept for it, so the same key comes to the 200.
+        const keyed = { "idempotency-key": "in-flight-once" }
+        const started = Date.now()
+        const first = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed, headers: keyed })
+        assert.strictEqual(first.status, 202, JSON.stringify(first.body))
+        assert.isAtLeast(Date.now() - started, 1_000)
+        assert.strictEqual(first.body.success, true)
+        assert.strictEqual(first.body.data.status, "in_flight")
+        const transaction = first.body.data.transaction as `0x${string}`
+        assert.match(transaction, /^0x[0-9a-f]{64}$/)
+        const data = bundle.typed_data.data as { readonly payments?: ReadonlyArray<unknown> }
+        assert.deepStrictEqual(first.body.data.payments, data.payments ?? [bundle.typed_data.data])
+        const pending = yield* Effect.promise(() =>
+          node.request({ method: "eth_getTransactionByHash", params: [transaction] } as never)
+        )
+        assert.isNull((pending as { blockNumber: string | null }).blockNumber)
+        // The same PUT, while it is in flight: 202 with the same transaction.
+        const replay = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed, headers: keyed })
+        assert.deepStrictEqual([replay.status, replay.body.data.transaction], [202, transaction])
+        // Listed meanwhile as processing, with the transaction in flight.
+        assert.deepStrictEqual(yield* listed(server, t.team, t.token), [["processing", 1_234, transaction]])
 
-      // A block: the execution goes on by itself and records the payment; the same PUT answers 200.
-      yield* Effect.promise(() => node.mine({ blocks: 1 }))
-      let final = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed })
-      for (let i = 0; i < 100 && final.status !== 200; i++) {
-        yield* Effect.sleep(100)
-        final = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed })
-      }
-      assert.strictEqual(final.status, 200, JSON.stringify(final.body))
-      assert.deepStrictEqual(final.body.data, { transaction, payments: first.body.data.payments })
-      assert.deepStrictEqual(yield* listed(server, t.team, t.token), [["complete", 1_234, transaction]])
-    }).pipe(Effect.scoped)
+        // A block: the execution goes on by itself and records the payment; the same PUT answers 200.
+        yield* Effect.promise(() => node.mine({ blocks: 1 }))
+        let final = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed, headers: keyed })
+        for (let i = 0; i < 100 && final.status !== 200; i++) {
+          yield* Effect.sleep(100)
+          final = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed, headers: keyed })
+        }
+        assert.strictEqual(final.status, 200, JSON.stringify(final.body))
+        assert.deepStrictEqual(final.body.data, { transaction, payments: first.body.data.payments })
+        assert.deepStrictEqual(yield* listed(server, t.team, t.token), [["complete", 1_234, transaction]])
+      }).pipe(Effect.scoped)
   )
 
   it.live(
