@@ -13,7 +13,7 @@ import {
   type TypedDataBundle
 } from "@svc/domain/eip712"
 import { MembershipRepository, Permissions } from "@svc/domain/membership"
-import { IntentRunner } from "@svc/domain/payment"
+import { AbandonedExecutions, executionLeaseMillis, IntentRunner, PaymentLedger } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { Wallet } from "ethers"
@@ -1051,6 +1051,88 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           // Not the server's 503 for a request past REQUEST_TIMEOUT_MS: the wait for the claim ends first.
           assert.strictEqual(replay.status, 409, JSON.stringify(replay.body))
           assert.strictEqual(replay.body.error_code, "ALREADY_EXECUTED")
+        }),
+      60_000
+    )
+
+    it.effect(
+      "requests whose holder died are finished without their PUT: recorded when mined, sent again when lost",
+      () =>
+        Effect.gen(function* () {
+          const { server, gateway } = yield* Fixture
+          const t = yield* fundedTeam(1_000_00)
+          // What a process killed after sending leaves: the salt claimed (its lease since expired), its transaction
+          // and signature noted.
+          const died = (cents: number) =>
+            Effect.gen(function* () {
+              const body = { from: t.team, to: [entry(t.employee.user, cents)], pay_now: true }
+              const bundle = yield* issue(t.token, body)
+              const signature = yield* signViem(t.adminKey, bundle)
+              const claim = yield* IssuedTypedDataStore.use((store) =>
+                store.claim(bundle.typed_data.salt, Date.now() - executionLeaseMillis - 1_000)
+              ).pipe(Effect.provide(server.context), Effect.orDie)
+              const note = (transaction: string) =>
+                PaymentLedger.use((ledger) =>
+                  ledger.noteInFlight({
+                    salt: bundle.typed_data.salt,
+                    claimToken: claim.claimToken,
+                    signature,
+                    result: { transaction, payments: [] },
+                    payments: []
+                  })
+                ).pipe(Effect.provide(server.context))
+              return { body, bundle, signature, note }
+            })
+          // Mined before its holder died: only the record is missing.
+          const mined = yield* died(100)
+          const settlement = yield* gateway
+            .executePayments({
+              request: paymentsRequestOf(mined.bundle.typed_data as PaymentsTypedDataMessage),
+              signature: mined.signature
+            })
+            .pipe(Effect.orDie)
+          yield* mined.note(settlement.transactionHash)
+          // Lost: the transaction it noted is none the journal knows (the node never took it).
+          const lost = yield* died(200)
+          yield* lost.note(`0x${"ab".repeat(32)}`)
+
+          const finished = yield* AbandonedExecutions.finishAbandonedRequests(100).pipe(Effect.provide(server.context))
+          const outcomeOf = (bundle: TypedDataBundle) =>
+            finished.find((done) => done.salt === bundle.typed_data.salt)?.outcome
+          assert.deepStrictEqual([outcomeOf(mined.bundle), outcomeOf(lost.bundle)], ["recorded", "sent"])
+
+          // Both are paid once and listed complete; the same PUT answers each with its transaction.
+          const replay = (request: typeof mined) =>
+            call(server, "PUT", "/v2/payments", {
+              token: t.token,
+              body: putBody(request.body, request.bundle, t.admin.address, request.signature)
+            })
+          const minedReplay = yield* replay(mined)
+          assert.deepStrictEqual(
+            [minedReplay.status, minedReplay.body.data.transaction],
+            [200, settlement.transactionHash]
+          )
+          const lostReplay = yield* replay(lost)
+          assert.strictEqual(lostReplay.status, 200, JSON.stringify(lostReplay.body))
+          const listed = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token })
+          assert.deepStrictEqual(
+            listed.body.data.items
+              .map((item: Json) => [item.payment.amount_cents, item.payment.state, item.payment.creation_transaction])
+              .sort((a: Json, b: Json) => a[0] - b[0]),
+            [
+              [100, "complete", settlement.transactionHash],
+              [200, "complete", lostReplay.body.data.transaction]
+            ]
+          )
+          assert.strictEqual(yield* balanceOf(t.account), units(1_000_00 - 300))
+          // Nothing is left to finish.
+          const again = yield* AbandonedExecutions.finishAbandonedRequests(100).pipe(Effect.provide(server.context))
+          assert.deepStrictEqual(
+            again.filter(
+              (done) => done.salt === mined.bundle.typed_data.salt || done.salt === lost.bundle.typed_data.salt
+            ),
+            []
+          )
         }),
       60_000
     )

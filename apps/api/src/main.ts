@@ -35,7 +35,7 @@ import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/se
 import { SmtpMailer } from "@svc/adapters/mail"
 import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
-import { IntentRunner } from "@svc/domain/payment"
+import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
 import { TeamBalances } from "@svc/domain/team"
 import { Cause, Config, Console, Context, Effect, Exit, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { HttpServer } from "effect/http"
@@ -264,10 +264,13 @@ const main = Effect.gen(function* () {
       teamBalances: chainLayer === undefined ? undefined : TeamBalances.layerChain.pipe(Layer.provide(chainLayer))
     })
   )
-  // With the chain, this process also runs the intent runner (any number of processes may: decision 0018).
+  // With the chain, this process also runs the intent runner and finishes what dead processes left (any number of
+  // processes may: decisions 0018, 0063).
   if (chainLayer !== undefined) {
     yield* Layer.build(
-      IntentRunner.layer({ worker: `api-${process.pid}` }).pipe(Layer.provide(Layer.succeedContext(server)))
+      Layer.merge(IntentRunner.layer({ worker: `api-${process.pid}` }), AbandonedExecutions.layer()).pipe(
+        Layer.provide(Layer.succeedContext(server))
+      )
     )
   }
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))

@@ -12,6 +12,18 @@ import { Effect, Exit, Option } from "effect"
 import { event, issued, payment, paymentId, teamId, userId } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 
+/** Notes `transaction` in flight for `salt`'s holder `claimToken`, signed `0xsig<transaction>`, listing `payments`. */
+const note = (salt: string, claimToken: string, transaction: string, payments: ReadonlyArray<Payment>) =>
+  PaymentLedger.use((ledger) =>
+    ledger.noteInFlight({
+      salt,
+      claimToken,
+      signature: `0xsig${transaction}`,
+      result: { transaction, payments: [] },
+      payments
+    })
+  )
+
 /** Every payment state, for listing all. */
 const allStates = PaymentMachine.states
 
@@ -60,11 +72,10 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           [1, 2].map((n) =>
             payment(n, { salt: "7", state: "processing", creation_transaction: transaction, updated_at: transaction })
           )
-        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, { transaction: "0xfirst", payments: [] }, []))
-        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, inFlight, processing("0xfirst")))
-        assert.isTrue(yield* ledger.noteInFlight("7", first.claimToken, inFlight, processing("0xsent")))
-        const other = { transaction: "0xother", payments: [] }
-        assert.isFalse(yield* ledger.noteInFlight("7", "not-the-holder", other, processing("0xother")))
+        assert.isTrue(yield* note("7", first.claimToken, "0xfirst", []))
+        assert.isTrue(yield* note("7", first.claimToken, "0xsent", processing("0xfirst")))
+        assert.isTrue(yield* note("7", first.claimToken, "0xsent", processing("0xsent")))
+        assert.isFalse(yield* note("7", "not-the-holder", "0xother", processing("0xother")))
         assert.deepStrictEqual(yield* ledger.outcome("7"), {
           state: "executing",
           leaseUntil: now + executionLeaseMillis,
@@ -77,6 +88,14 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.isTrue(Option.isNone(yield* ledger.takeOver("7", now, now + 1000)))
         assert.isTrue(Option.isNone(yield* ledger.takeOver("8", now, now + 1000)))
         const later = now + executionLeaseMillis + 1
+        // Abandoned once its lease expired, with its holder's note (the latest) and signature.
+        assert.deepStrictEqual(yield* ledger.abandoned(now, 10), [])
+        const [abandoned, ...none] = yield* ledger.abandoned(later, 10)
+        assert.deepStrictEqual(none, [])
+        assert.deepStrictEqual(
+          [abandoned?.salt, abandoned?.issued.salt, abandoned?.note],
+          ["7", "7", { result: inFlight, signature: "0xsig0xsent" }]
+        )
         const takers = yield* Effect.all(
           Array.from({ length: 5 }, () => ledger.takeOver("7", later, later + executionLeaseMillis)),
           { concurrency: "unbounded" }
@@ -88,7 +107,10 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           state: "executing",
           leaseUntil: later + executionLeaseMillis
         })
-        assert.isFalse(yield* ledger.noteInFlight("7", first.claimToken, inFlight, processing("0xsent")))
+        assert.deepStrictEqual(yield* ledger.abandoned(later, 10), [])
+        const [lapsedAgain] = yield* ledger.abandoned(later + executionLeaseMillis + 1, 10)
+        assert.isUndefined(lapsedAgain?.note)
+        assert.isFalse(yield* note("7", first.claimToken, "0xsent", processing("0xsent")))
         const payments = [payment(1, { salt: "7" }), payment(2, { salt: "7" })]
         assert.isTrue(
           yield* ledger.recordExecution({
@@ -126,9 +148,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           yield* store.issue(issued("9"))
           const claim = yield* store.claim("9", Date.now())
           const noted = [payment(1, { salt: "9", state: "processing", creation_transaction: "0xsent" })]
-          assert.isTrue(
-            yield* ledger.noteInFlight("9", claim.claimToken, { transaction: "0xsent", payments: [] }, noted)
-          )
+          assert.isTrue(yield* note("9", claim.claimToken, "0xsent", noted))
           yield* ledger.dropInFlight("9", "not-the-holder")
           assert.deepStrictEqual(yield* ledger.list({ states: ["processing"] }), noted)
           yield* ledger.dropInFlight("9", claim.claimToken)
@@ -148,9 +168,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
               events: []
             })
           )
-          assert.isFalse(
-            yield* ledger.noteInFlight("9", again.claimToken, { transaction: "0xlate", payments: [] }, noted)
-          )
+          assert.isFalse(yield* note("9", again.claimToken, "0xlate", noted))
           yield* ledger.dropInFlight("9", again.claimToken)
           assert.deepStrictEqual(yield* ledger.list({ states: allStates }), recorded)
         }).pipe(Effect.provide(storage.layer()))

@@ -41,8 +41,17 @@ export interface IssuedDocument extends Leases.LeaseFields {
   result?: { transaction: string; payments: ReadonlyArray<unknown> }
   /** The signature it executed with (set with `result`). */
   signature?: string
-  /** The transaction it has in flight while executing, with the claim token that noted it (decision 0061). */
-  in_flight?: { transaction: string; payments: ReadonlyArray<unknown>; holder: string }
+  /**
+   * The transaction it has in flight while executing, with the signature and the claim token that noted it (decision
+   * 0061). Notes from before signatures were kept hold the result's fields (`transaction`, `payments`) instead.
+   */
+  in_flight?: {
+    result?: { transaction: string; payments: ReadonlyArray<unknown> }
+    signature?: string
+    transaction?: string
+    payments?: ReadonlyArray<unknown>
+    holder: string
+  }
 }
 
 /** The issued record of a document, with `executedAt` once claimed. */

@@ -37,6 +37,21 @@ const paymentOf = (doc: Document | null): Payment | undefined => {
   return payment as Payment
 }
 
+/**
+ * The in-flight note of an executing request's document, when its current holder wrote it: a claim released and taken
+ * again must not show the earlier holder's transaction. A note from before signatures were kept (the result's own
+ * fields beside `holder`) reads without one.
+ */
+const noteOf = (doc: IssuedDocument): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
+  const stored = doc.in_flight
+  if (stored === undefined || stored.holder !== doc.lease_holder) return undefined
+  const result = (stored.result ?? {
+    transaction: stored.transaction ?? "",
+    payments: stored.payments ?? []
+  }) as ExecutionResult
+  return { result, signature: stored.signature ?? "" }
+}
+
 /** The MongoDB payments ledger; indexes by team, recipient, state and due time are created at start. */
 export const layer = Layer.effect(
   PaymentLedger,
@@ -67,13 +82,11 @@ export const layer = Layer.effect(
               return Effect.succeed({ state: "executed", result: doc.result as ExecutionResult })
             }
             if (doc.state === "executing") {
-              // Kept with its holder: a claim released and taken again must not show the earlier holder's transaction.
-              const noted = doc.in_flight as (ExecutionResult & { readonly holder: string }) | undefined
-              const { holder, ...inFlight } = noted ?? { holder: undefined }
+              const note = noteOf(doc)
               return Effect.succeed({
                 state: "executing",
                 leaseUntil: doc.lease_until,
-                ...(noted !== undefined && holder === doc.lease_holder ? { inFlight: inFlight as ExecutionResult } : {})
+                ...(note === undefined ? {} : { inFlight: note.result })
               })
             }
             return Effect.succeed({ state: "issued" })
@@ -81,10 +94,10 @@ export const layer = Layer.effect(
         ),
       // Two writes, no transaction (each PUT notes its transaction): the claim's first, then the payments, only as
       // long as they are `processing` (a record that got there first is left alone: its insert is a duplicate).
-      noteInFlight: (salt, claimToken, inFlight, records) =>
+      noteInFlight: ({ salt, claimToken, signature, result, payments: records }) =>
         Effect.promise(async () => {
           const held = await executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
-            $set: { in_flight: { ...inFlight, holder: claimToken } }
+            $set: { in_flight: { result, signature, holder: claimToken } }
           })
           if (!held) return false
           for (const p of records) {
@@ -92,6 +105,21 @@ export const layer = Layer.effect(
           }
           return true
         }),
+      abandoned: (now, limit) =>
+        Effect.promise(() =>
+          issued
+            .find({ state: "executing", lease_until: { $lt: now } })
+            .sort({ executedAt: 1, _id: 1 })
+            .limit(limit)
+            .toArray()
+        ).pipe(
+          Effect.map((docs) =>
+            docs.map((doc) => {
+              const note = noteOf(doc)
+              return { salt: doc._id, issued: issuedOf(doc), ...(note === undefined ? {} : { note }) }
+            })
+          )
+        ),
       dropInFlight: (salt, claimToken) =>
         Effect.promise(async () => {
           const executing = await issued.findOne({ _id: salt, state: "executing", lease_holder: claimToken })

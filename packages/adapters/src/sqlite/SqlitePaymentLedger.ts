@@ -24,6 +24,29 @@ import { issuedLeasesOn, issuedOf } from "./SqliteIssuedTypedDataStore.ts"
 
 const paymentOf = (row: Record<string, unknown>): Payment => JSON.parse(row.record as string) as Payment
 
+/** An in-flight note as stored in `issued_requests.in_flight`, with the claim token of the holder that wrote it. */
+interface StoredNote {
+  readonly result: ExecutionResult
+  readonly signature: string
+  readonly holder: string
+}
+
+/**
+ * The in-flight note of an executing request's row, when its current holder wrote it: a claim released and taken
+ * again must not show the earlier holder's transaction. A note from before signatures were kept (the result's own
+ * fields beside `holder`) reads without one.
+ */
+const noteOf = (
+  row: Record<string, unknown>
+): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
+  if (typeof row.in_flight !== "string") return undefined
+  const stored = JSON.parse(row.in_flight) as Partial<StoredNote> &
+    Partial<ExecutionResult> & { readonly holder: string }
+  if (stored.holder !== row.lease_holder) return undefined
+  const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
+  return { result, signature: stored.signature ?? "" }
+}
+
 /** The filters of `list` that a query uses, as SQL conditions, in a fixed order (one statement per shape). */
 const listConditions = (query: LedgerQuery) =>
   [
@@ -103,6 +126,10 @@ export const layer = Layer.effect(
     const paymentExists = connection.prepare("SELECT 1 FROM payments WHERE nanoid = ?")
     const paymentById = connection.prepare("SELECT record FROM payments WHERE nanoid = ?")
     const listed = new Map<string, StatementSync>()
+    const abandoned = connection.prepare(
+      `SELECT salt, record, state, executed_at, lease_holder, in_flight FROM issued_requests
+       WHERE state = 'executing' AND lease_until < ? ORDER BY executed_at, salt LIMIT ?`
+    )
     const executedSince = connection.prepare(
       `SELECT salt, record, state, executed_at, signature, result FROM issued_requests
        WHERE state = 'executed' AND executed_at >= ? ORDER BY executed_at, salt`
@@ -127,26 +154,29 @@ export const layer = Layer.effect(
             return Effect.succeed({ state: "executed", result: JSON.parse(row.result) as ExecutionResult })
           }
           if (row.state === "executing") {
-            const noted =
-              typeof row.in_flight === "string"
-                ? (JSON.parse(row.in_flight) as ExecutionResult & { readonly holder: string })
-                : undefined
-            const { holder, ...inFlight } = noted ?? { holder: undefined }
+            const note = noteOf(row)
             return Effect.succeed({
               state: "executing",
               leaseUntil: Number(row.lease_until),
-              ...(noted !== undefined && holder === row.lease_holder ? { inFlight: inFlight as ExecutionResult } : {})
+              ...(note === undefined ? {} : { inFlight: note.result })
             })
           }
           return Effect.succeed({ state: "issued" })
         }),
-      noteInFlight: (salt, claimToken, inFlight, payments) =>
+      noteInFlight: ({ salt, claimToken, signature, result, payments }) =>
         Effect.sync(() =>
           transaction(() => {
-            const inFlightText = JSON.stringify({ ...inFlight, holder: claimToken })
-            if (!noteInFlight({ salt, holder: claimToken, inFlight: inFlightText })) return false
+            const inFlight = JSON.stringify({ result, signature, holder: claimToken } satisfies StoredNote)
+            if (!noteInFlight({ salt, holder: claimToken, inFlight })) return false
             putPayments(payments)
             return true
+          })
+        ),
+      abandoned: (now, limit) =>
+        Effect.sync(() =>
+          abandoned.all(now, limit).map((row) => {
+            const note = noteOf(row)
+            return { salt: String(row.salt), issued: issuedOf(row), ...(note === undefined ? {} : { note }) }
           })
         ),
       // While executing, the only payments of the salt are those noted in flight.

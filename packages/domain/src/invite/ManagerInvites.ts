@@ -294,7 +294,14 @@ export class ManagerInvites extends Context.Service<
                 yield* acceptGranted(issued)
                 return result(settlement.transactionHash)
               }),
-            (transaction) => ledger.noteInFlight(salt, claimToken, { transaction, payments: [] }, []),
+            (transaction) =>
+              ledger.noteInFlight({
+                salt,
+                claimToken,
+                signature: body.signature,
+                result: { transaction, payments: [] },
+                payments: []
+              }),
             `manager grant ${salt}`
           ).pipe(
             Effect.map((settled) =>

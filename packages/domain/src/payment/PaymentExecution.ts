@@ -4,11 +4,12 @@
  * recorded in one step. A replay, or a second replica receiving the same request, answers the first result; a
  * request the chain executed but whose result was never recorded is reconciled from the chain (docs/decisions/0017).
  */
-import { Array as Arr, Clock, DateTime, Effect, Option } from "effect"
+import { Array as Arr, Clock, DateTime, Effect, Exit, Option } from "effect"
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
 import type { Settlement } from "../chain/Settlement.ts"
+import { TransactionJournal } from "../chain/TransactionJournal.ts"
 import type { WalletAddress } from "../Evm.ts"
 import type { Claimed, IssuedPayment } from "../eip712/IssuedTypedDataStore.ts"
 import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
@@ -18,6 +19,7 @@ import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import type { Role } from "../membership/Role.ts"
 import { isoOf } from "../Timestamp.ts"
 import type { Team } from "../team/Team.ts"
+import { TeamRepository } from "../team/TeamRepository.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { executeOnce, releaseOnRefusal, sendToChain, settleWithin } from "./ExecuteOnce.ts"
@@ -25,7 +27,7 @@ import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
 import { type Payment, usdcDecimals } from "./Payment.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress } from "./PaymentErrors.ts"
 import { chainFactsOf, executionEventsOf } from "./PaymentEvents.ts"
-import { type ExecutionResult, executionLeaseMillis, PaymentLedger } from "./PaymentLedger.ts"
+import { type AbandonedRequest, type ExecutionResult, executionLeaseMillis, PaymentLedger } from "./PaymentLedger.ts"
 import { initialPaymentState, PaymentMachine, type PaymentState } from "./PaymentMachine.ts"
 import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
 
@@ -214,7 +216,13 @@ const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
       const listed = issued.request.body.pay_now
         ? paymentsOf(team, payer, issued, initialPaymentState(true), transaction, now)
         : []
-      yield* ledger.noteInFlight(issued.salt, issued.claimToken, { transaction, payments: entries }, listed)
+      yield* ledger.noteInFlight({
+        salt: issued.salt,
+        claimToken: issued.claimToken,
+        signature,
+        result: { transaction, payments: entries },
+        payments: listed
+      })
     })
   const settled = yield* settleWithin(
     (progress) =>
@@ -265,4 +273,51 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
           : yield* recordSettlement(team, payer, claimed, body.signature, settlement)
       })
   })
+})
+
+/**
+ * What `finishAbandoned` did with a request: recorded from the chain, sent again (then recorded, or in flight), sent
+ * again and refused by the chain (the claim released, decision 0037), or left as it is.
+ */
+export type AbandonedOutcome = "recorded" | "sent" | "refused" | "left"
+
+/** Whether the journal holds a version of `transaction`'s nonce that may still be mined (signed or sent). */
+const stillInFlight = (transaction: string) =>
+  Effect.gen(function* () {
+    const journal = yield* TransactionJournal
+    const row = yield* journal.byHash(transaction as Hex)
+    if (row === undefined) return false
+    const versions = yield* journal.versions(row.chainId, row.relayer, row.nonce)
+    return versions.some((version) => version.status === "signed" || version.status === "sent")
+  })
+
+/**
+ * Finishes a payment request whose holder died (its lease expired; decision 0017) without waiting for the same PUT:
+ * - its salt spent on chain by exactly the issued payments: recorded from the chain;
+ * - unspent, and no version of its noted transaction still in flight (none known to the journal, or all failed or
+ *   reverted): sent again with the noted signature, as the same PUT would;
+ * - otherwise left: its transaction may yet be mined (the relayer's monitor follows it), or its holder died before
+ *   noting a signature (the same PUT finishes it), or the chain cannot be read now (the next pass tries again).
+ */
+export const finishAbandoned = Effect.fn("PaymentExecution.finishAbandoned")(function* (request: AbandonedRequest) {
+  const { issued, note } = request
+  if (issued.kind === "roles" || note === undefined || note.signature === "") return "left" as AbandonedOutcome
+  const team = yield* TeamRepository.use((teams) => teams.findById(issued.team))
+  const payer = yield* UserRepository.use((users) => users.findByWallet(issued.bundle.typed_data.from))
+  if (Option.isNone(team) || Option.isNone(payer)) return "left"
+  const signature = note.signature as Hex
+  const used = yield* ChainGateway.use((chain) => chain.isSaltUsed(BigInt(request.salt))).pipe(Effect.option)
+  if (Option.isNone(used)) return "left"
+  const settlement = used.value ? yield* settlementOnChain(issued) : undefined
+  if (used.value ? settlement === undefined : yield* stillInFlight(note.result.transaction)) return "left"
+  const now = yield* Clock.currentTimeMillis
+  const token = yield* PaymentLedger.use((ledger) => ledger.takeOver(request.salt, now, now + executionLeaseMillis))
+  if (Option.isNone(token)) return "left"
+  const claimed: Claimed<IssuedPayment> = { ...issued, executedAt: now, claimToken: token.value }
+  if (settlement !== undefined) {
+    yield* recordSettlement(team.value, payer.value, claimed, signature, settlement)
+    return "recorded"
+  }
+  const sent = yield* Effect.exit(settleClaimed(team.value, payer.value, claimed, signature))
+  return Exit.isSuccess(sent) ? "sent" : "refused"
 })

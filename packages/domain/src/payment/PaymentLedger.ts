@@ -46,6 +46,26 @@ export interface ExecutionRecord {
   readonly events: ReadonlyArray<DomainEvent>
 }
 
+/** What `noteInFlight` writes: an executing request's transaction sent and not final yet. */
+export interface InFlightNote {
+  readonly salt: Uint256String
+  readonly claimToken: string
+  /** The signature it was sent with, kept so that the request can be finished should its holder die. */
+  readonly signature: string
+  /** What a PUT answers meanwhile (202): the transaction in flight and the signed entries. */
+  readonly result: ExecutionResult
+  /** The payments as they stand meanwhile (`processing`, with that transaction); none for intents. */
+  readonly payments: ReadonlyArray<Payment>
+}
+
+/** A request left `executing` by a holder whose lease expired (it died, or was cut off), with what it noted. */
+export interface AbandonedRequest {
+  readonly salt: Uint256String
+  readonly issued: IssuedTypedData
+  /** Its transaction in flight and signature, when its holder noted them. */
+  readonly note?: { readonly result: ExecutionResult; readonly signature: string } | undefined
+}
+
 /** Where the execution of an issued request stands. */
 export type ExecutionOutcome =
   | { readonly state: "issued" }
@@ -111,18 +131,18 @@ export class PaymentLedger extends Context.Service<
      */
     readonly takeOver: (salt: Uint256String, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
     /**
-     * Notes the transaction an executing request has in flight (sent, not final yet), for the holder of `claimToken`:
-     * `outcome` answers it while that holder holds the claim, and `payments` (as they stand meanwhile: `processing`,
-     * with that transaction) are listed until the execution is recorded, which replaces them, or dropped. Noted again
-     * for each new version of the transaction (a replacement with raised fees). `false` (nothing written) if it lost
-     * the claim.
+     * Notes the transaction an executing request has in flight (sent, not final yet), for the holder of its claim:
+     * `outcome` answers its result while that holder holds the claim, `abandoned` its result and signature once the
+     * lease expired, and its payments are listed until the execution is recorded, which replaces them, or dropped.
+     * Noted again for each new version of the transaction (a replacement with raised fees). `false` (nothing written)
+     * if the holder lost the claim.
      */
-    readonly noteInFlight: (
-      salt: Uint256String,
-      claimToken: string,
-      inFlight: ExecutionResult,
-      payments: ReadonlyArray<Payment>
-    ) => Effect.Effect<boolean>
+    readonly noteInFlight: (note: InFlightNote) => Effect.Effect<boolean>
+    /**
+     * Up to `limit` requests `executing` under a lease that expired before `now` (epoch ms), oldest claim first, with
+     * what their holder noted (only the holder of the claim's note).
+     */
+    readonly abandoned: (now: number, limit: number) => Effect.Effect<ReadonlyArray<AbandonedRequest>>
     /**
      * Removes the payments noted in flight for `salt` while `claimToken` holds its claim: their transaction will not
      * be mined, and the claim is about to be released.

@@ -2,6 +2,7 @@
  * Payments: records, API schemas, the state machine, the ledger port, the payment use cases (`Payments`) and the
  * intent runner (`IntentRunner`).
  */
+export * as AbandonedExecutions from "./AbandonedExecutions.ts"
 export * from "./Balance.ts"
 export {
   executeOnce,
@@ -19,7 +20,7 @@ export * from "./IssuedRequestPolicy.ts"
 export * from "./Payment.ts"
 export * from "./PaymentErrors.ts"
 export * from "./PaymentEvents.ts"
-export type { ExecutionAnswer } from "./PaymentExecution.ts"
+export type { AbandonedOutcome, ExecutionAnswer } from "./PaymentExecution.ts"
 export * from "./PaymentItem.ts"
 export * from "./PaymentItems.ts"
 export * from "./PaymentLedger.ts"

@@ -1,0 +1,31 @@
+/**
+ * Finishing what dead processes left (decision 0063): a request claimed by a process that died (its lease expired)
+ * is recorded from the chain when its transaction was mined, or sent again when it was not and is no longer in flight,
+ * without waiting for the client to send the same PUT again. Any number of processes may sweep: the ledger's
+ * `takeOver` lets exactly one finish each request.
+ */
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import type { Uint256String } from "../Evm.ts"
+import { type AbandonedOutcome, finishAbandoned } from "./PaymentExecution.ts"
+import { PaymentLedger } from "./PaymentLedger.ts"
+
+/** Finishes up to `limit` abandoned requests, oldest claim first; answers what became of each. */
+export const finishAbandonedRequests = Effect.fn("AbandonedExecutions.finish")(function* (limit = 20) {
+  const now = yield* Clock.currentTimeMillis
+  const requests = yield* PaymentLedger.use((ledger) => ledger.abandoned(now, limit))
+  const outcomes: Array<{ readonly salt: Uint256String; readonly outcome: AbandonedOutcome }> = []
+  for (const request of requests) {
+    outcomes.push({ salt: request.salt, outcome: yield* finishAbandoned(request) })
+  }
+  return outcomes
+})
+
+/** A sweep every `every` (default 15 s), for the lifetime of the layer's scope. */
+export const layer = (options: { readonly every?: Duration.Input } = {}) =>
+  Layer.effectDiscard(
+    finishAbandonedRequests().pipe(
+      Effect.catchCause((cause) => Effect.logError("abandoned executions pass failed", cause)),
+      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(15))),
+      Effect.forkScoped
+    )
+  )
