@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import { inject } from "vitest"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { inTransaction, transactionsSerialized } from "./MongoTransaction.ts"
@@ -11,6 +11,32 @@ describe("MongoDatabase", () => {
       const { client } = yield* MongoDatabase
       const { version } = yield* Effect.promise(() => client.db("admin").command({ buildInfo: 1 }))
       assert.strictEqual(transactionsSerialized(client), String(version).includes("jongodb"))
+    }).pipe(Effect.provide(MongoDatabase.layer({ uri: inject("mongoUri"), database: `db_${randomUUID()}` })))
+  )
+
+  it.live("transactions waiting together commit together; one that fails fails alone, and each answers its own", () =>
+    Effect.gen(function* () {
+      const { client, db } = yield* MongoDatabase
+      const docs = db.collection<{ _id: string }>("together")
+      yield* Effect.promise(() => docs.insertOne({ _id: "taken" }))
+      const outcomes = yield* Effect.forEach(
+        Array.from({ length: 40 }, (_, index) => index),
+        (index) =>
+          Effect.exit(
+            inTransaction(client, async (session) => {
+              // The seventh inserts an id that exists: its transaction fails, no other's.
+              await docs.insertOne({ _id: index === 7 ? "taken" : `doc-${index}` }, { session })
+              return index
+            })
+          ),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(
+        outcomes.map((exit) => (Exit.isSuccess(exit) ? exit.value : "failed")),
+        Array.from({ length: 40 }, (_, index) => (index === 7 ? "failed" : index))
+      )
+      const stored = yield* Effect.promise(() => docs.find({}).toArray())
+      assert.strictEqual(stored.length, 40)
     }).pipe(Effect.provide(MongoDatabase.layer({ uri: inject("mongoUri"), database: `db_${randomUUID()}` })))
   )
 

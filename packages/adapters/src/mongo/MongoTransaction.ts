@@ -12,6 +12,11 @@
  * into a copy of each collection it touched, taken before the merge, so a write that lands on one of those collections
  * during a commit is lost (a claim, say, after which the claimer's record was refused; decision 0062).
  * `MongoDatabase` registers a jongodb client here; on MongoDB transactions and writes run concurrently.
+ *
+ * A jongodb commit costs more than linear time in the size of the collections it touched (its merge compares them
+ * whole), so one at a time would not keep up with many PUTs. Transactions waiting in a process therefore commit
+ * together: the queue's next commit runs every waiting transaction's work in one session, one after the other, as if
+ * each ran alone in turn. Should the joint commit fail, each runs again alone, so only the one at fault fails.
  */
 import { randomUUID } from "node:crypto"
 import { Cause, Effect, Exit, Semaphore } from "effect"
@@ -25,10 +30,18 @@ interface TransactionLock {
   until: number
 }
 
+/** A transaction's work waiting for the next joint commit, and where its outcome goes. */
+interface Waiting {
+  readonly work: (session: ClientSession) => Promise<unknown>
+  readonly done: (exit: Exit.Exit<unknown, unknown>) => void
+}
+
 interface Serialized {
   readonly queue: Semaphore.Semaphore
   readonly lock: Collection<TransactionLock>
   readonly holder: string
+  readonly waiting: Array<Waiting>
+  committing: boolean
 }
 
 const serialized = new WeakMap<MongoClient, Serialized>()
@@ -48,7 +61,9 @@ export const serializeTransactions = (client: MongoClient): void => {
   serialized.set(client, {
     queue: Semaphore.makeUnsafe(1),
     lock: client.db("svc_jongodb").collection<TransactionLock>("transaction_lock"),
-    holder: randomUUID()
+    holder: randomUUID(),
+    waiting: [],
+    committing: false
   })
 }
 
@@ -113,8 +128,15 @@ const writeAlone = async <A>(client: MongoClient, write: () => Promise<A>): Prom
 }
 
 /**
+ * The collections no transaction writes. A commit merges only the collections its transaction changed, so writes to
+ * these cannot be lost and need not wait for one; they are the hot ones of sending (the transaction journal and the
+ * relayer leases), of sign-in and of idempotency keys. A collection written inside a transaction must not be here.
+ */
+const untransacted = new Set(["chain_transactions", "relayer_leases", "siwe_nonces", "idempotency_keys"])
+
+/**
  * `db` as the adapters use it: on a serialized client, every write outside a transaction runs alone, as transactions
- * do; on any other, `db` itself.
+ * do (except on the collections no transaction writes); on any other, `db` itself.
  */
 export const guardWrites = (client: MongoClient, db: Db): Db => {
   if (!serialized.has(client)) return db
@@ -132,7 +154,10 @@ export const guardWrites = (client: MongoClient, db: Db): Db => {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target)
       if (property === "collection" && typeof value === "function") {
-        return (...args: Array<unknown>) => guarded(value.apply(target, args))
+        return (...args: Array<unknown>) => {
+          const collection: Collection = value.apply(target, args)
+          return untransacted.has(collection.collectionName) ? collection : guarded(collection)
+        }
       }
       return typeof value === "function" ? value.bind(target) : value
     }
@@ -142,17 +167,87 @@ export const guardWrites = (client: MongoClient, db: Db): Db => {
 /** Whether transactions on `client` run one at a time. */
 export const transactionsSerialized = (client: MongoClient): boolean => serialized.has(client)
 
+/** Most transactions one joint commit carries on jongodb. */
+const jointMax = 64
+
+/** Runs `works` one after the other in one transaction on `client`; answers their results, or fails with the cause. */
+const transactionOf = (client: MongoClient, works: ReadonlyArray<(session: ClientSession) => Promise<unknown>>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => client.startSession()),
+    (session) =>
+      Effect.tryPromise({
+        try: () =>
+          session.withTransaction(async () => {
+            const results: Array<unknown> = []
+            for (const work of works) results.push(await work(session))
+            return results
+          }),
+        catch: (error) => error
+      }),
+    (session) => Effect.promise(() => session.endSession())
+  )
+
+/** Commits what waits on a serialized client, jointly, until nothing does. */
+const commitWaiting = (client: MongoClient, serial: Serialized) =>
+  Effect.gen(function* () {
+    while (serial.waiting.length > 0) {
+      const joint = serial.waiting.splice(0, jointMax)
+      const together = yield* Effect.exit(
+        alone(
+          client,
+          transactionOf(
+            client,
+            joint.map((waiting) => waiting.work)
+          )
+        )
+      )
+      if (Exit.isSuccess(together)) {
+        joint.forEach((waiting, index) => waiting.done(Exit.succeed(together.value[index])))
+      } else if (joint.length === 1) {
+        joint[0]?.done(together)
+      } else {
+        // One of them failed the joint commit: each alone, so only that one fails.
+        for (const waiting of joint) {
+          const single = yield* Effect.exit(alone(client, transactionOf(client, [waiting.work])))
+          waiting.done(Exit.map(single, (results) => results[0]))
+        }
+      }
+    }
+  })
+
+/** Starts committing on a serialized client unless a commit is under way (it takes what waits when it ends). */
+const commitSoon = (client: MongoClient, serial: Serialized): void => {
+  if (serial.committing || serial.waiting.length === 0) return
+  serial.committing = true
+  Effect.runFork(
+    commitWaiting(client, serial).pipe(
+      Effect.ensuring(
+        Effect.sync(() => {
+          serial.committing = false
+          commitSoon(client, serial)
+        })
+      )
+    )
+  )
+}
+
 /** Runs `work` in a transaction on `client`; a rejection aborts it and is a defect. */
 export const inTransaction = <A>(
   client: MongoClient,
   work: (session: ClientSession) => Promise<A>
 ): Effect.Effect<A> => {
-  const transaction = Effect.acquireUseRelease(
-    Effect.sync(() => client.startSession()),
-    (session) => Effect.promise(() => session.withTransaction(() => work(session))),
-    (session) => Effect.promise(() => session.endSession())
-  )
-  return alone(client, transaction)
+  const serial = serialized.get(client)
+  if (serial === undefined) {
+    return Effect.map(Effect.orDie(transactionOf(client, [work])), (results) => results[0] as A)
+  }
+  return Effect.callback<A>((resume) => {
+    serial.waiting.push({
+      work,
+      done: (exit) =>
+        resume(Exit.isSuccess(exit) ? Effect.succeed(exit.value as A) : Effect.die(Cause.squash(exit.cause)))
+    })
+    commitSoon(client, serial)
+  })
 }
 
 /**
