@@ -202,7 +202,7 @@ const commitWaiting = (client: MongoClient, serial: Serialized) =>
         )
       )
       if (Exit.isSuccess(together)) {
-        joint.forEach((waiting, index) => waiting.done(Exit.succeed(together.value[index])))
+        for (const [index, waiting] of joint.entries()) waiting.done(Exit.succeed(together.value[index]))
       } else if (joint.length === 1) {
         joint[0]?.done(together)
       } else {
