@@ -232,7 +232,8 @@ describe("bad-input sweep", () => {
           body: { event_type: "payment.sent", version: 2 },
           required: ["event_type"]
         },
-        "GET /v2/balance": { query: { nanoid: teamId } }
+        "GET /v2/balance": { query: { nanoid: teamId } },
+        "GET /v2/deposits": { query: { team_nanoid: teamId, limit: "10" } }
       }
 
       const document = (yield* call(server, "GET", "/openapi.json")).body as {

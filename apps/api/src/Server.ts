@@ -8,6 +8,7 @@ import {
   AuthenticationLive,
   AuthHandlers,
   BalanceHandlers,
+  DepositHandlers,
   defaultRateLimits,
   InviteHandlers,
   InviteHandlersWithoutChain,
@@ -142,7 +143,7 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers]),
+      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers, DepositHandlers]),
       Layer.provide(AuthenticationLive)
     ),
     // The Scalar bundle is inlined (no CDN); its default web fonts would be fetched from one, so system fonts.

@@ -22,11 +22,12 @@
  * 503), `HEADERS_TIMEOUT_MS` (10000), `SHUTDOWN_GRACE_MS` (5000: on stop, requests in flight get this long before
  * every connection is closed).
  */
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
 import {
   type ContractsVersionMismatch,
+  defaultConfirmations,
   EmbeddedChain,
   rpcUrlConfig as rpcUrlsConfig,
   ViemChainGateway
@@ -34,6 +35,7 @@ import {
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
 import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/chain"
+import { DepositFollower } from "@svc/domain/deposit"
 import type { TeamId } from "@svc/domain/Ids"
 import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
 import { TeamBalances } from "@svc/domain/team"
@@ -264,13 +266,24 @@ const main = Effect.gen(function* () {
       teamBalances: chainLayer === undefined ? undefined : TeamBalances.layerChain.pipe(Layer.provide(chainLayer))
     })
   )
-  // With the chain, this process also runs the intent runner and finishes what dead processes left (any number of
-  // processes may: decisions 0018, 0063).
+  // With the chain, this process also runs the intent runner, finishes what dead processes left, and follows deposits
+  // (any number of processes may: decisions 0018, 0063, 0064). Embedded mode reads deposits from the first block, so
+  // the demo funding is the demo team's first deposit; production from `DEPOSITS_FROM_BLOCK`, else from its first start.
   if (chainLayer !== undefined) {
+    const confirmations = embedded
+      ? 1
+      : yield* Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations), Effect.orDie)
+    const fromBlock = yield* Config.option(Config.Int("DEPOSITS_FROM_BLOCK")).pipe(Effect.orDie)
     yield* Layer.build(
-      Layer.merge(IntentRunner.layer({ worker: `api-${process.pid}` }), AbandonedExecutions.layer()).pipe(
-        Layer.provide(Layer.succeedContext(server))
-      )
+      Layer.mergeAll(
+        IntentRunner.layer({ worker: `api-${process.pid}` }),
+        AbandonedExecutions.layer(),
+        DepositFollower.layer({
+          holder: `api-${process.pid}-${randomUUID()}`,
+          confirmations,
+          startBlock: embedded ? 0 : Option.getOrUndefined(fromBlock)
+        })
+      ).pipe(Layer.provide(Layer.succeedContext(server)))
     )
   }
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))

@@ -6,6 +6,7 @@
 import type { NonceStore } from "@svc/domain/auth"
 import type { TransactionJournal } from "@svc/domain/chain"
 import type { CompanyRepository } from "@svc/domain/company"
+import type { DepositLedger } from "@svc/domain/deposit"
 import type { IssuedTypedDataStore } from "@svc/domain/eip712"
 import type { EventOutbox } from "@svc/domain/event"
 import type { IdempotencyStore } from "@svc/domain/idempotency"
@@ -22,6 +23,7 @@ import type { Layer } from "effect"
 /** Every storage port. */
 export type Storage =
   | CompanyRepository
+  | DepositLedger
   | TeamRepository
   | UserRepository
   | MembershipRepository

@@ -3,6 +3,7 @@
  * own test files.
  */
 import { companyRepositoryContract } from "./CompanyRepository.contract.ts"
+import { depositLedgerContract } from "./DepositLedger.contract.ts"
 import { eventOutboxContract } from "./EventOutbox.contract.ts"
 import { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"
 import { inviteRepositoryContract } from "./InviteRepository.contract.ts"
@@ -38,4 +39,5 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   webhookStorageContract(storage)
   v1IdMapContract(storage)
   transactionJournalContract(storage)
+  depositLedgerContract(storage)
 }

@@ -21,6 +21,7 @@ import {
   SettlementReverted,
   type Signed,
   type SuiteAddresses,
+  type TokenTransfer,
   TransactionJournal
 } from "@svc/domain/chain"
 import { Cause, type Config, Effect, Layer, Option, Queue, Redacted, Stream } from "effect"
@@ -451,6 +452,46 @@ export const make: (
     }
   })
 
+  const tokenTransfers = (fromBlock: bigint, toBlock: bigint) =>
+    Effect.tryPromise({
+      try: () =>
+        client.getContractEvents({
+          address: addresses.token,
+          abi: testUsdcAbi,
+          eventName: "Transfer",
+          fromBlock,
+          toBlock
+        }),
+      catch: readError
+    }).pipe(
+      Effect.map((logs) =>
+        logs.map(
+          (log): TokenTransfer => ({
+            from: log.args.from as Address,
+            to: log.args.to as Address,
+            amount: log.args.value as bigint,
+            transactionHash: log.transactionHash,
+            blockNumber: log.blockNumber,
+            blockHash: log.blockHash,
+            logIndex: log.logIndex
+          })
+        )
+      )
+    )
+
+  const blockHash = (number: bigint) =>
+    Effect.tryPromise({
+      try: () => client.getBlock({ blockNumber: number }).then((block) => block.hash as Hex),
+      catch: (error) => error
+    }).pipe(
+      // A block the chain does not have (yet) is no block; any other failure is the node's.
+      Effect.catch((error) =>
+        error instanceof Error && error.name === "BlockNotFoundError"
+          ? Effect.succeed(undefined)
+          : Effect.fail(readError(error))
+      )
+    )
+
   const deposits = (accounts: ReadonlyArray<Address>, options: { readonly fromBlock?: bigint } = {}) =>
     // No account would mean no `to` filter, that is every transfer of the token.
     accounts.length === 0
@@ -506,6 +547,8 @@ export const make: (
     readiness,
     relayerHealth: relayer.health,
     releaseEscrow,
+    tokenTransfers,
+    blockHash,
     deposits
   })
 })

@@ -2,7 +2,13 @@
  * The EVM adapter: the viem `ChainGateway`, its relayer, and deployment of the settlement contracts.
  */
 export { makeChainClient, rpcUrlsOf } from "./ChainClient.ts"
-export { arbitrumOneUsdc, type ChainSettings, ChainSettingsConfig, rpcUrlConfig } from "./ChainSettings.ts"
+export {
+  arbitrumOneUsdc,
+  type ChainSettings,
+  ChainSettingsConfig,
+  defaultConfirmations,
+  rpcUrlConfig
+} from "./ChainSettings.ts"
 export { ContractsVersionMismatch, checkSuite, contractsVersion } from "./ContractsVersion.ts"
 export { create2Deployer, type Deployment, type DeployOptions, deploymentSalt, deployOrFind } from "./Deploy.ts"
 export { EmbeddedChain } from "./EmbeddedChain.ts"

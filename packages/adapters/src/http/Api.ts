@@ -5,6 +5,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { apiGuide } from "./ApiGuide.ts"
 import { AuthApi } from "./AuthApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
+import { DepositsApi } from "./DepositsApi.ts"
 import { InvitesApi } from "./InvitesApi.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
@@ -24,6 +25,7 @@ export class Api extends HttpApi.make("svc")
   .add(InvitesApi)
   .add(WebhooksApi)
   .add(BalanceApi)
+  .add(DepositsApi)
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.SuccessParseOptions, { disableChecks: true })

@@ -12,6 +12,7 @@ import { type MemberSettings, SettingsRepository, type Team, TeamRepository, typ
 import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option } from "effect"
 import { type ClientSession, type Document, MongoServerError } from "mongodb"
+import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
@@ -49,6 +50,7 @@ export const teams = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection("teams")
     yield* Effect.promise(() => col.createIndex({ company_nanoid: 1 }))
+    yield* Effect.promise(() => col.createIndex({ svc_account: 1 }))
     return TeamRepository.of({
       insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid as never, ...team })).pipe(Effect.asVoid),
       findById: (id) =>
@@ -63,6 +65,19 @@ export const teams = Layer.effect(
         Effect.promise(() => col.find({ company_nanoid: company }).toArray()).pipe(
           Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))
         ),
+      // Stored as the chain wrote it (checksummed); asked in any case.
+      findByAccounts: (accounts) =>
+        accounts.length === 0
+          ? Effect.succeed([])
+          : Effect.promise(() =>
+              col
+                .find({
+                  svc_account: {
+                    $in: accounts.flatMap((account) => [account, account.toLowerCase(), getAddress(account)])
+                  }
+                })
+                .toArray()
+            ).pipe(Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))),
       update: (id: TeamId, changes) =>
         Effect.promise(() =>
           col.findOneAndUpdate({ _id: id as never }, { $set: changes }, { returnDocument: "after" })

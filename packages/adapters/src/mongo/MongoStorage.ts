@@ -3,6 +3,7 @@
  */
 import { Layer } from "effect"
 import { MongoDatabase, type MongoTimeouts } from "./MongoDatabase.ts"
+import * as MongoDeposits from "./MongoDeposits.ts"
 import * as MongoEventOutbox from "./MongoEventOutbox.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 import * as MongoInvites from "./MongoInvites.ts"
@@ -22,6 +23,7 @@ export const ports = Layer.mergeAll(
   MongoIdempotencyStore.layer,
   MongoIssuedTypedDataStore.layer,
   MongoPaymentLedger.layer,
+  MongoDeposits.layer,
   MongoEventOutbox.layer,
   MongoInvites.layer,
   MongoWebhooks.layer,

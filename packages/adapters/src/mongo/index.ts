@@ -4,6 +4,7 @@
  */
 export * as Leases from "./Leases.ts"
 export { defaultMongoTimeouts, MongoDatabase, type MongoTimeouts } from "./MongoDatabase.ts"
+export * as MongoDeposits from "./MongoDeposits.ts"
 export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 export * as MongoInvites from "./MongoInvites.ts"

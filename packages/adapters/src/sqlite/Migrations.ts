@@ -273,5 +273,29 @@ export const migrations: ReadonlyArray<Migration> = [
         PRIMARY KEY (chain_id, relayer, lease)
       ) STRICT;
     `
+  },
+  {
+    // Deposits (issue 25, decision 0064): the follower's cursor and lease, what it read, and teams by account.
+    version: 8,
+    sql: `
+      CREATE TABLE chain_followers (
+        name TEXT PRIMARY KEY,
+        block INTEGER,
+        hash TEXT,
+        lease_holder TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE TABLE deposits (
+        nanoid TEXT PRIMARY KEY,
+        team_nanoid TEXT NOT NULL,
+        state TEXT NOT NULL,
+        block_number INTEGER NOT NULL,
+        log_index INTEGER NOT NULL,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX deposits_by_team ON deposits (team_nanoid, block_number, log_index);
+      CREATE INDEX deposits_unsettled ON deposits (state, block_number);
+      CREATE INDEX teams_by_account ON teams (lower(json_extract(record, '$.svc_account')));
+    `
   }
 ]

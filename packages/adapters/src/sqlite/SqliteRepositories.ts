@@ -48,11 +48,21 @@ export const teams = Layer.effect(
     const update = connection.prepare(
       "UPDATE teams SET record = json_patch(record, ?) WHERE nanoid = ? RETURNING record"
     )
+    const byAccounts = connection.prepare(
+      `SELECT record FROM teams
+       WHERE lower(json_extract(record, '$.svc_account')) IN (SELECT value FROM json_each(?))`
+    )
     return TeamRepository.of({
       insert: (team) => Effect.sync(() => void insert.run(team.nanoid, team.company_nanoid, JSON.stringify(team))),
       findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf<Team>(find.get(id)))),
       findByIds: (ids) => Effect.sync(() => recordsOf<Team>(findMany.all(JSON.stringify(ids)))),
       listByCompany: (company) => Effect.sync(() => recordsOf<Team>(byCompany.all(company))),
+      findByAccounts: (accounts) =>
+        Effect.sync(() =>
+          accounts.length === 0
+            ? []
+            : recordsOf<Team>(byAccounts.all(JSON.stringify(accounts.map((account) => account.toLowerCase()))))
+        ),
       update: (id, changes) =>
         Effect.sync(() => Option.fromNullishOr(recordOf<Team>(update.get(JSON.stringify(changes), id))))
     })

@@ -3,6 +3,7 @@
  */
 import { Layer } from "effect"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
+import * as SqliteDeposits from "./SqliteDeposits.ts"
 import * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
 import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
 import * as SqliteInvites from "./SqliteInvites.ts"
@@ -22,6 +23,7 @@ export const ports = Layer.mergeAll(
   SqliteIdempotencyStore.layer,
   SqliteIssuedTypedDataStore.layer,
   SqlitePaymentLedger.layer,
+  SqliteDeposits.layer,
   SqliteEventOutbox.layer,
   SqliteInvites.layer,
   SqliteWebhooks.layer,

@@ -11,6 +11,7 @@ export {
   SqliteOpenFailed,
   SqliteSchemaTooNew
 } from "./SqliteDatabase.ts"
+export * as SqliteDeposits from "./SqliteDeposits.ts"
 export * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
 export * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
 export * as SqliteInvites from "./SqliteInvites.ts"

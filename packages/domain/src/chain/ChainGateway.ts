@@ -14,7 +14,8 @@ import type {
   Revocation,
   RolesSettlement,
   Settlement,
-  SuiteAddresses
+  SuiteAddresses,
+  TokenTransfer
 } from "./Settlement.ts"
 
 /** What an execution reports while it settles. */
@@ -111,6 +112,13 @@ export class ChainGateway extends Context.Service<
       to: Address,
       token?: Address
     ) => Effect.Effect<EscrowRelease, EscrowClaimEmpty | SettlementReverted | ChainUnavailable>
+    /** Every `Transfer` of the settlement token in blocks `fromBlock` to `toBlock` (both included), in chain order. */
+    readonly tokenTransfers: (
+      fromBlock: bigint,
+      toBlock: bigint
+    ) => Effect.Effect<ReadonlyArray<TokenTransfer>, ChainUnavailable>
+    /** The hash of the canonical block `number`; `undefined` when the chain has no such block (yet). */
+    readonly blockHash: (number: bigint) => Effect.Effect<Hex | undefined, ChainUnavailable>
     /** Transfers of the settlement token into any of `accounts`, as they are mined (from `fromBlock` if given). */
     readonly deposits: (
       accounts: ReadonlyArray<Address>,

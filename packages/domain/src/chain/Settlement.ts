@@ -84,6 +84,17 @@ export interface Deposit {
   readonly logIndex: number
 }
 
+/** One `Transfer` log of the settlement token, with the block that holds it (for the deposit follower). */
+export interface TokenTransfer {
+  readonly from: Address
+  readonly to: Address
+  readonly amount: bigint
+  readonly transactionHash: Hash
+  readonly blockNumber: bigint
+  readonly blockHash: Hash
+  readonly logIndex: number
+}
+
 /** Funds released from the e-mail escrow to the claimer's account. */
 export interface EscrowRelease extends Receipt {
   readonly claimId: Hex

@@ -21,6 +21,8 @@ export class TeamRepository extends Context.Service<
     readonly findById: (id: TeamId) => Effect.Effect<Option.Option<Team>>
     readonly findByIds: (ids: ReadonlyArray<TeamId>) => Effect.Effect<ReadonlyArray<Team>>
     readonly listByCompany: (company: CompanyId) => Effect.Effect<ReadonlyArray<Team>>
+    /** The teams whose `svc_account` is one of `accounts` (any letter case). */
+    readonly findByAccounts: (accounts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Team>>
     /** Applies `changes` atomically; `None` when no team has `id`. */
     readonly update: (id: TeamId, changes: TeamChanges) => Effect.Effect<Option.Option<Team>>
   }

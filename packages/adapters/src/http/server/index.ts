@@ -7,6 +7,7 @@
 export { type MethodsOf, methodsOf, withAllowedMethods } from "./AllowedMethods.ts"
 export { AuthenticationLive } from "./AuthenticationLive.ts"
 export { AuthHandlers, type AuthRequirements } from "./AuthHandlers.ts"
+export { DepositHandlers } from "./DepositHandlers.ts"
 export {
   errorResponse,
   maxBodyBytes,

@@ -1,0 +1,222 @@
+/**
+ * Deposits (issue 25, decision 0064), on SQLite and on jongodb, each with an anvil of its own: the follower reads USDC
+ * arriving at a team's account from an outside wallet, announces it once it is deep enough (`deposit.received`, once,
+ * whoever reads the log again), lists it on GET /v2/deposits; drops a deposit reorganised away before its
+ * confirmation without an event, withdraws one reorganised away after it with one; and catches up 1,000 blocks
+ * without a missed or doubled deposit.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { startAnvil } from "@svc/adapters/embedded"
+import { EmbeddedChain } from "@svc/adapters/evm"
+import { testUsdcAbi } from "@svc/contracts"
+import { ChainGateway } from "@svc/domain/chain"
+import { DepositFollower, DepositLedger } from "@svc/domain/deposit"
+import { Context, Effect, Layer } from "effect"
+import { createTestClient, createWalletClient, http, parseEther, publicActions } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import {
+  ChainTestServer,
+  call,
+  fundedTeam,
+  sqliteOf,
+  startMongoTestServer,
+  startTestServerWith,
+  type TestServer
+} from "./TestServer.ts"
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+type Json = any
+
+/** A server on `storage` and an anvil of its own, a funded team, and an outside wallet holding USDC and gas. */
+const setUp = (storage: "sqlite" | "mongo") =>
+  Effect.gen(function* () {
+    const anvil = yield* startAnvil()
+    const node = createTestClient({ mode: "anvil", transport: http(anvil.rpcUrl) }).extend(publicActions)
+    const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl: anvil.rpcUrl, chainId: 42161 })).pipe(
+      Effect.orDie
+    )
+    const chain = Layer.succeedContext(chainContext)
+    const server: TestServer =
+      storage === "sqlite" ? yield* startTestServerWith({ chain }) : yield* startMongoTestServer({ chain })
+    const embedded = Context.get(chainContext, EmbeddedChain)
+    const t = yield* fundedTeam(1_000_000_000n).pipe(
+      Effect.provideService(ChainTestServer, { server, embedded, gateway: Context.get(chainContext, ChainGateway) })
+    )
+    const outsider = privateKeyToAccount(generatePrivateKey())
+    yield* Effect.promise(() => node.setBalance({ address: outsider.address, value: parseEther("1") }))
+    yield* embedded.mint(outsider.address, 1_000_000_000n).pipe(Effect.orDie)
+    const wallet = createWalletClient({ account: outsider, transport: http(anvil.rpcUrl) })
+    /** The outside wallet sends `units` of USDC to the team's account; answers the transaction. */
+    const send = (units: bigint) =>
+      Effect.promise(async () => {
+        const hash = await wallet.writeContract({
+          chain: null,
+          address: embedded.suite.token,
+          abi: testUsdcAbi,
+          functionName: "transfer",
+          args: [t.account, units]
+        })
+        return hash
+      })
+    /** One follower pass, as a process with `holder` would run it. */
+    const follow = (options: { readonly confirmations?: number; readonly holder?: string } = {}) =>
+      DepositFollower.followOnce({
+        holder: options.holder ?? "test",
+        confirmations: options.confirmations ?? 1,
+        startBlock: 0,
+        batchBlocks: 200
+      }).pipe(Effect.provide(server.context))
+    const listed = Effect.map(
+      call(server, "GET", `/v2/deposits?team_nanoid=${t.team}`, { token: t.token }),
+      (answer) => {
+        assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+        return answer.body.data.items as ReadonlyArray<Json>
+      }
+    )
+    return { anvil, node, server, embedded, t, outsider, send, follow, listed, storage }
+  })
+
+/** The team's deposit events in the outbox: [type, status, amount in cents], by amount. */
+const depositEvents = (server: TestServer, storage: "sqlite" | "mongo", team: string) =>
+  Effect.gen(function* () {
+    const events: ReadonlyArray<Json> =
+      storage === "sqlite"
+        ? (yield* sqliteOf(server))
+            .prepare("SELECT event FROM event_outbox WHERE team_nanoid = ?")
+            .all(team)
+            .map((row) => JSON.parse(String(row.event)))
+        : yield* Effect.promise(async () =>
+            (await (server as Json).db.collection("event_outbox").find({ "event.team_nanoid": team }).toArray()).map(
+              (doc: Json) => doc.event
+            )
+          )
+    return events
+      .filter((event) => event.event_type === "deposit.received" || event.event_type === "token.transfer")
+      .map((event) => [event.event_type, event.data.status, event.data.source_amount_cents ?? event.data.amount_cents])
+      .sort((a, b) => Number(a[2]) - Number(b[2]) || String(a[1]).localeCompare(String(b[1])))
+  }).pipe(Effect.scoped)
+
+describe("deposits", () => {
+  for (const storage of ["sqlite", "mongo"] as const) {
+    it.live(
+      `${storage}: USDC from an outside wallet is announced once, and listed`,
+      () =>
+        Effect.gen(function* () {
+          const s = yield* setUp(storage)
+          const hash = yield* s.send(12_340_000n)
+          const first = yield* s.follow()
+          assert.isTrue(first.followed)
+          // The funding mint (from the zero address) and the transfer, each once.
+          assert.deepStrictEqual(yield* depositEvents(s.server, storage, s.t.team), [
+            ["deposit.received", "complete", 1_234],
+            ["deposit.received", "complete", 100_000]
+          ])
+          const items = yield* s.listed
+          assert.deepStrictEqual(
+            items.map((item) => [item.amount_cents, item.state, item.kind, item.from]),
+            [
+              [1_234, "confirmed", "received", s.outsider.address],
+              [100_000, "confirmed", "received", "0x0000000000000000000000000000000000000000"]
+            ]
+          )
+          assert.strictEqual(items[0].transaction, hash)
+          assert.isAtLeast(items[0].confirmations, 1)
+          // Read again from the first block (the cursor moved back): nothing is announced twice.
+          yield* DepositLedger.use((ledger) => ledger.advance("deposits", "test", { block: -1, hash: "" }, [])).pipe(
+            Effect.provide(s.server.context)
+          )
+          const again = yield* s.follow()
+          assert.isAtLeast(again.blocks, 2)
+          assert.strictEqual((yield* depositEvents(s.server, storage, s.t.team)).length, 2)
+          // While this follower holds the lease, another process's follower does nothing.
+          assert.isFalse((yield* s.follow({ holder: "another" })).followed)
+          // A token that does not verify is refused.
+          const stranger = yield* call(s.server, "GET", `/v2/deposits?team_nanoid=${s.t.team}`, {
+            token: s.t.token.slice(0, -2)
+          })
+          assert.strictEqual(stranger.status, 401)
+        }).pipe(Effect.scoped),
+      120_000
+    )
+  }
+
+  it.live(
+    "a reorg before confirmation drops the deposit without an event; one after it withdraws it with one",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setUp("sqlite")
+        yield* s.follow({ confirmations: 2 })
+        yield* Effect.promise(() => s.node.mine({ blocks: 1 }))
+        yield* s.follow({ confirmations: 2 })
+        const before = (yield* depositEvents(s.server, "sqlite", s.t.team)).length
+
+        // Read while one block deep, then reorganised away.
+        const early = yield* Effect.promise(() => s.node.snapshot())
+        yield* s.send(1_000_000n)
+        yield* s.follow({ confirmations: 2 })
+        assert.deepStrictEqual(
+          (yield* s.listed).filter((item) => item.amount_cents === 100).map((item) => item.state),
+          ["pending"]
+        )
+        yield* Effect.promise(() => s.node.revert({ id: early }))
+        yield* Effect.promise(() => s.node.mine({ blocks: 3 }))
+        yield* s.follow({ confirmations: 2 })
+        assert.deepStrictEqual(
+          (yield* s.listed).filter((item) => item.amount_cents === 100).map((item) => item.state),
+          ["reorged"]
+        )
+        assert.strictEqual((yield* depositEvents(s.server, "sqlite", s.t.team)).length, before)
+
+        // Confirmed (two deep), announced, then reorganised away: withdrawn with one event.
+        const late = yield* Effect.promise(() => s.node.snapshot())
+        yield* s.send(2_000_000n)
+        yield* Effect.promise(() => s.node.mine({ blocks: 1 }))
+        yield* s.follow({ confirmations: 2 })
+        yield* Effect.promise(() => s.node.revert({ id: late }))
+        yield* Effect.promise(() => s.node.mine({ blocks: 3 }))
+        yield* s.follow({ confirmations: 2 })
+        yield* s.follow({ confirmations: 2 })
+        const events = yield* depositEvents(s.server, "sqlite", s.t.team)
+        assert.deepStrictEqual(
+          events.filter((event) => event[2] === 200),
+          [
+            ["deposit.received", "complete", 200],
+            ["deposit.received", "reverted", 200]
+          ]
+        )
+        assert.deepStrictEqual(
+          (yield* s.listed).filter((item) => item.amount_cents === 200).map((item) => item.state),
+          ["reorged"]
+        )
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "1,000 blocks behind, the follower catches up without a missed or doubled deposit",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setUp("sqlite")
+        yield* s.follow()
+        for (let i = 1; i <= 5; i++) {
+          yield* s.send(BigInt(i) * 10_000n)
+          yield* Effect.promise(() => s.node.mine({ blocks: 200 }))
+        }
+        let passes = 0
+        let behind = true
+        while (behind && passes < 20) {
+          const pass = yield* s.follow()
+          passes++
+          behind = (pass.cursor?.block ?? 0) < Number(yield* Effect.promise(() => s.node.getBlockNumber()))
+        }
+        yield* s.follow()
+        const amounts = (yield* depositEvents(s.server, "sqlite", s.t.team)).map((event) => event[2])
+        assert.deepStrictEqual(amounts, [1, 2, 3, 4, 5, 100_000])
+        assert.deepStrictEqual(
+          (yield* s.listed).map((item) => item.state),
+          Array.from({ length: 6 }, () => "confirmed")
+        )
+      }).pipe(Effect.scoped),
+    120_000
+  )
+})

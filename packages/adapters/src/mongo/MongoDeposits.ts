@@ -1,0 +1,127 @@
+/**
+ * The deposits ledger in MongoDB: the follower's cursor and lease in `chain_followers` (`_id` = its name, taken with
+ * the lease mechanism, `Leases.ts`), deposits in `deposits` (`_id` = nanoid), and each state change with its events
+ * in one transaction.
+ */
+import { type Deposit, DepositLedger } from "@svc/domain/deposit"
+import type { DomainEvent } from "@svc/domain/event"
+import { Effect, Layer, Option } from "effect"
+import type { ClientSession } from "mongodb"
+import * as Leases from "./Leases.ts"
+import { MongoDatabase } from "./MongoDatabase.ts"
+import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { inTransaction } from "./MongoTransaction.ts"
+
+interface FollowerDocument extends Leases.LeaseFields {
+  _id: string
+  block?: number
+  hash?: string
+}
+
+interface DepositDocument extends Deposit {
+  _id: string
+}
+
+const depositOf = ({ _id, ...deposit }: DepositDocument): Deposit => deposit
+
+/** The MongoDB deposits ledger. */
+export const layer = Layer.effect(
+  DepositLedger,
+  Effect.gen(function* () {
+    const { db, client } = yield* MongoDatabase
+    const followers = db.collection<FollowerDocument>("chain_followers")
+    const deposits = db.collection<DepositDocument>("deposits")
+    const outbox = db.collection<OutboxDocument>(outboxCollection)
+    yield* Effect.promise(() => deposits.createIndex({ team_nanoid: 1, block_number: -1, log_index: -1 }))
+    yield* Effect.promise(() => deposits.createIndex({ state: 1, block_number: 1 }))
+    const leases = Leases.on(followers)
+    // Events derived from chain facts: announced at most once, whoever reads the log again.
+    const appendNew = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
+      const fresh: Array<DomainEvent> = []
+      for (const event of events) {
+        if ((await outbox.findOne({ _id: event.id }, { session })) === null) fresh.push(event)
+      }
+      if (fresh.length > 0)
+        await outbox.insertMany((await numbered(db, fresh, session)).map(outboxDocumentOf), { session })
+    }
+    return DepositLedger.of({
+      follow: (name, holder, now, until) =>
+        Effect.promise(async () => {
+          await followers
+            .updateOne({ _id: name }, { $setOnInsert: { lease_until: 0 } }, { upsert: true })
+            .catch((error: unknown) => {
+              if (!(error instanceof Error && /E11000|duplicate key/.test(error.message))) throw error
+            })
+          const held =
+            (await leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) ||
+            (await leases.take({ _id: name }, { now, until, holder })) !== undefined
+          if (!held) return Option.none()
+          const doc = await followers.findOne({ _id: name })
+          return Option.some(
+            doc?.block === undefined || doc.block === null
+              ? Option.none()
+              : Option.some({ block: doc.block, hash: doc.hash ?? "" })
+          )
+        }),
+      unfollow: (name, holder) => Effect.promise(() => leases.release({ _id: name }, holder, {})).pipe(Effect.asVoid),
+      advance: (name, holder, to, found) =>
+        inTransaction(client, async (session) => {
+          const moved = await leases.whileHeld(
+            { _id: name },
+            holder,
+            { $set: { block: to.block, hash: to.hash } },
+            session
+          )
+          if (!moved) return false
+          for (const deposit of found) {
+            const before = await deposits.findOne({ _id: deposit.nanoid }, { session })
+            // Known: kept, unless reorganised away or read again from another block while pending.
+            const again =
+              before === null ||
+              before.state === "reorged" ||
+              (before.state === "pending" && before.block_hash !== deposit.block_hash)
+            if (!again) continue
+            const record = before === null ? deposit : { ...deposit, created_at: before.created_at }
+            await deposits.replaceOne({ _id: deposit.nanoid }, record, { session, upsert: true })
+          }
+          return true
+        }),
+      unsettled: (fromBlock) =>
+        Effect.promise(() =>
+          deposits
+            .find({ $or: [{ state: "pending" }, { state: "confirmed", block_number: { $gte: fromBlock } }] })
+            .sort({ block_number: 1, log_index: 1 })
+            .toArray()
+        ).pipe(Effect.map((docs) => docs.map(depositOf))),
+      settle: (id, from, to, updatedAt, events) =>
+        inTransaction(client, async (session) => {
+          const moved = await deposits.updateOne(
+            { _id: id, state: from },
+            { $set: { state: to, updated_at: updatedAt } },
+            { session }
+          )
+          if (moved.modifiedCount !== 1) return false
+          await appendNew(events, session)
+          return true
+        }),
+      list: ({ team, after, limit }) =>
+        Effect.promise(() =>
+          deposits
+            .find({
+              team_nanoid: team,
+              ...(after === undefined
+                ? {}
+                : {
+                    $or: [
+                      { block_number: { $lt: after.block_number } },
+                      { block_number: after.block_number, log_index: { $lt: after.log_index } }
+                    ]
+                  })
+            })
+            .sort({ block_number: -1, log_index: -1 })
+            .limit(limit)
+            .toArray()
+        ).pipe(Effect.map((docs) => docs.map(depositOf)))
+    })
+  })
+)

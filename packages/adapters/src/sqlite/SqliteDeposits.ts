@@ -1,0 +1,106 @@
+/**
+ * The deposits ledger in SQLite: the follower's cursor and lease in `chain_followers` (one row per follower, taken
+ * with the lease mechanism, `Leases.ts`), deposits in `deposits` (the record as JSON beside the columns queries use),
+ * and their events in `event_outbox`, each change one transaction.
+ */
+import { type Deposit, DepositLedger } from "@svc/domain/deposit"
+import { Effect, Layer, Option } from "effect"
+import * as Leases from "./Leases.ts"
+import { SqliteDatabase } from "./SqliteDatabase.ts"
+import { appendOn } from "./SqliteEventOutbox.ts"
+
+const depositOf = (row: Record<string, unknown>): Deposit => JSON.parse(row.record as string) as Deposit
+
+/** The SQLite deposits ledger. */
+export const layer = Layer.effect(
+  DepositLedger,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    // Events derived from chain facts: announced at most once, whoever reads the log again.
+    const appendEvents = appendOn(connection, { ignoreDuplicates: true })
+    const followers = Leases.on(connection, { table: "chain_followers", row: "name = :name", key: "name" })
+    const make = connection.prepare("INSERT INTO chain_followers (name) VALUES (?) ON CONFLICT (name) DO NOTHING")
+    const take = followers.take()
+    const renew = followers.whileHeld({ set: "lease_until = :until" })
+    const cursorOf = connection.prepare("SELECT block, hash FROM chain_followers WHERE name = ?")
+    const moveCursor = followers.whileHeld({ set: "block = :block, hash = :hash" })
+    const release = followers.release()
+    const known = connection.prepare("SELECT state, record FROM deposits WHERE nanoid = ?")
+    const put = connection.prepare(
+      `INSERT INTO deposits (nanoid, team_nanoid, state, block_number, log_index, record) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (nanoid) DO UPDATE SET state = excluded.state, block_number = excluded.block_number,
+         log_index = excluded.log_index, record = excluded.record`
+    )
+    const unsettled = connection.prepare(
+      `SELECT record FROM deposits WHERE state = 'pending' OR (state = 'confirmed' AND block_number >= ?)
+       ORDER BY block_number, log_index`
+    )
+    const settle = connection.prepare(
+      `UPDATE deposits SET state = :to, record = json_set(record, '$.state', :to, '$.updated_at', :updatedAt)
+       WHERE nanoid = :nanoid AND state = :from`
+    )
+    const byTeam = connection.prepare(
+      `SELECT record FROM deposits WHERE team_nanoid = :team
+       AND (:afterBlock IS NULL OR block_number < :afterBlock OR (block_number = :afterBlock AND log_index < :afterLog))
+       ORDER BY block_number DESC, log_index DESC LIMIT :limit`
+    )
+    return DepositLedger.of({
+      follow: (name, holder, now, until) =>
+        Effect.sync(() =>
+          transaction(() => {
+            make.run(name)
+            const held = renew({ name, holder, until }) || take({ name, holder, now, until }) !== undefined
+            if (!held) return Option.none()
+            const row = cursorOf.get(name)
+            return Option.some(
+              row === undefined || row.block === null
+                ? Option.none()
+                : Option.some({ block: Number(row.block), hash: String(row.hash) })
+            )
+          })
+        ),
+      unfollow: (name, holder) => Effect.sync(() => void release({ name, holder })),
+      advance: (name, holder, to, deposits) =>
+        Effect.sync(() =>
+          transaction(() => {
+            if (!moveCursor({ name, holder, block: to.block, hash: to.hash })) return false
+            for (const deposit of deposits) {
+              const row = known.get(deposit.nanoid)
+              const before = row === undefined ? undefined : depositOf(row)
+              // Known: kept, unless reorganised away or read again from another block while pending.
+              const again =
+                before === undefined ||
+                before.state === "reorged" ||
+                (before.state === "pending" && before.block_hash !== deposit.block_hash)
+              if (!again) continue
+              const record = before === undefined ? deposit : { ...deposit, created_at: before.created_at }
+              put.run(
+                record.nanoid,
+                record.team_nanoid,
+                record.state,
+                record.block_number,
+                record.log_index,
+                JSON.stringify(record)
+              )
+            }
+            return true
+          })
+        ),
+      unsettled: (fromBlock) => Effect.sync(() => unsettled.all(fromBlock).map(depositOf)),
+      settle: (id, from, to, updatedAt, events) =>
+        Effect.sync(() =>
+          transaction(() => {
+            if (settle.run({ nanoid: id, from, to, updatedAt }).changes !== 1) return false
+            appendEvents(events)
+            return true
+          })
+        ),
+      list: ({ team, after, limit }) =>
+        Effect.sync(() =>
+          byTeam
+            .all({ team, afterBlock: after?.block_number ?? null, afterLog: after?.log_index ?? null, limit })
+            .map(depositOf)
+        )
+    })
+  })
+)

@@ -1,0 +1,61 @@
+/**
+ * Deposits (DESIGN: Deposits; decision 0064): transfers of the settlement token into a team's account, as the deposit
+ * follower reads them from the chain. Their ids come from chain facts, so reading the same log again never makes a
+ * second deposit, and the events announcing them never repeat.
+ */
+import { Schema } from "effect"
+import { type Address, type Hex, keccak256, toHex } from "viem"
+import { alphabet, type DepositId, type EventId, type TeamId } from "../Ids.ts"
+
+/** Where a deposit stands: read, not yet deep enough; announced; or no longer on the canonical chain. */
+export const DepositState = Schema.Literals(["pending", "confirmed", "reorged"])
+export type DepositState = typeof DepositState.Type
+
+/** From outside the service (`deposit.received`), or from another team's account (`token.transfer`). */
+export type DepositKind = "received" | "transfer"
+
+/** A stored deposit. */
+export interface Deposit {
+  readonly nanoid: DepositId
+  readonly team_nanoid: TeamId
+  readonly kind: DepositKind
+  readonly amount_cents: number
+  /** In token units (6 decimals), as a decimal string. */
+  readonly token_amount: string
+  readonly from: Address
+  readonly to: Address
+  readonly transaction: Hex
+  readonly block_number: number
+  readonly block_hash: Hex
+  readonly log_index: number
+  readonly state: DepositState
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** Twelve characters of the nanoid alphabet from a hash of `facts`. */
+const bodyOf = (facts: string): string => {
+  const digest = keccak256(toHex(facts)).slice(2)
+  let body = ""
+  for (let i = 0; i < 12; i++) body += alphabet[Number.parseInt(digest.slice(i * 2, i * 2 + 2), 16) % alphabet.length]
+  return body
+}
+
+/** The id of the deposit a log makes: the same log, the same id. */
+export const depositIdOf = (chainId: number, transaction: Hex, logIndex: number): DepositId =>
+  `dp-${bodyOf(`${chainId}:${transaction.toLowerCase()}:${logIndex}`)}` as DepositId
+
+/** The id of the event that announces (`kind`) a deposit: announced at most once per kind. */
+export const depositEventIdOf = (deposit: DepositId, kind: string): EventId =>
+  `ev-${bodyOf(`${deposit}:${kind}`)}` as EventId
+
+/** A v4-shaped UUID from a hash of `facts`: the idempotency key of an event derived from chain facts. */
+export const uuidOf = (facts: string): string => {
+  const hex = keccak256(toHex(facts)).slice(2, 34)
+  const variant = ((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)
+  const v4 = `${hex.slice(0, 12)}4${hex.slice(13, 16)}${variant}${hex.slice(18)}`
+  return `${v4.slice(0, 8)}-${v4.slice(8, 12)}-${v4.slice(12, 16)}-${v4.slice(16, 20)}-${v4.slice(20)}`
+}
+
+/** Token units (6 decimals) -> cents, rounded down. */
+export const centsOfUnits = (units: bigint): number => Number(units / 10_000n)

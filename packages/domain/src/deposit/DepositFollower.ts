@@ -1,0 +1,214 @@
+/**
+ * The deposit follower (decision 0064): reads the settlement token's `Transfer` logs block by block from a stored
+ * cursor, records those into a team's account as deposits, and announces each once it is `confirmations` deep:
+ * `deposit.received` from outside, `token.transfer` from another team's account. One follower at a time across
+ * processes, on the ledger's lease. A reorg under the cursor moves it back by the reorg window and reads again; a
+ * pending deposit no longer on the canonical chain is dropped without an event, and a confirmed one within the window
+ * is withdrawn with `deposit.received` of status `reverted`.
+ */
+import { Clock, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import type { Hex } from "viem"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import type { TokenTransfer } from "../chain/Settlement.ts"
+import type { DomainEvent } from "../event/EventEnvelope.ts"
+import type { TeamId } from "../Ids.ts"
+import { tokenInfo } from "../payment/PaymentEvents.ts"
+import type { Team } from "../team/Team.ts"
+import { TeamRepository } from "../team/TeamRepository.ts"
+import { centsOfUnits, type Deposit, depositEventIdOf, depositIdOf, uuidOf } from "./Deposit.ts"
+import { DepositLedger, type FollowerCursor } from "./DepositLedger.ts"
+
+/** How the follower reads. */
+export interface FollowerOptions {
+  /** Its lease holder (a process's own token). */
+  readonly holder: string
+  /** How deep a deposit's block must be before it is announced (`CHAIN_CONFIRMATIONS`). */
+  readonly confirmations: number
+  /** How many blocks back a reorg is looked for, and confirmed deposits checked (default 64). */
+  readonly reorgWindow?: number | undefined
+  /** At most this many blocks per read (default 5,000). */
+  readonly batchBlocks?: number | undefined
+  /** The first block to read when the follower has no cursor yet (default: the chain's head then). */
+  readonly startBlock?: number | undefined
+}
+
+/** The follower's name in the ledger. */
+export const followerName = "deposits"
+
+/** How long one pass holds the follower's lease. */
+const leaseMillis = 30_000
+
+/** The events that announce (`received`, `transfer`) or withdraw (`reverted`) a deposit. */
+const eventsOf = (
+  chainId: number,
+  deposit: Deposit,
+  team: Team | undefined,
+  status: "complete" | "reverted",
+  confirmations: number,
+  created: number
+): ReadonlyArray<DomainEvent> => {
+  const facts = {
+    network: chainId === 42161 ? "arbitrum" : `chain-${chainId}`,
+    chain_id: chainId,
+    transaction_hash: deposit.transaction,
+    block_number: deposit.block_number,
+    log_index: deposit.log_index,
+    confirmations
+  }
+  const transfer = deposit.kind === "transfer" && status === "complete"
+  const data = transfer
+    ? {
+        nanoid: deposit.nanoid,
+        team_nanoid: deposit.team_nanoid,
+        from: deposit.from,
+        to: deposit.to,
+        amount_cents: deposit.amount_cents,
+        token_amount: deposit.token_amount,
+        token: tokenInfo,
+        ...facts
+      }
+    : {
+        nanoid: deposit.nanoid,
+        entity_nanoid: deposit.team_nanoid,
+        kind: deposit.kind,
+        source_currency: "USDC",
+        source_amount_cents: deposit.amount_cents,
+        destination_currency: "USDC",
+        destination_amount_cents: deposit.amount_cents,
+        token_amount: deposit.token_amount,
+        transaction_date: deposit.created_at,
+        status,
+        from: deposit.from,
+        token: tokenInfo,
+        ...facts
+      }
+  const kind = transfer ? "transfer" : status === "complete" ? "received" : "reverted"
+  const id = depositEventIdOf(deposit.nanoid, kind)
+  return [
+    {
+      id,
+      idempotency_key: uuidOf(`${deposit.nanoid}:${kind}`),
+      created,
+      event_type: transfer ? "token.transfer" : "deposit.received",
+      data,
+      team_nanoid: deposit.team_nanoid,
+      ...(team === undefined ? {} : { company_nanoid: team.company_nanoid })
+    } as DomainEvent
+  ]
+}
+
+/** The deposits among `transfers`: those into a team's account (from another team's: a transfer between them). */
+const depositsOf = Effect.fn("DepositFollower.depositsOf")(function* (
+  chainId: number,
+  transfers: ReadonlyArray<TokenTransfer>,
+  now: string
+) {
+  if (transfers.length === 0) return []
+  const accounts = [...new Set(transfers.flatMap((transfer) => [transfer.to, transfer.from]))]
+  const teams = yield* TeamRepository.use((repository) => repository.findByAccounts(accounts))
+  const teamOf = new Map(teams.map((team) => [team.svc_account.toLowerCase(), team.nanoid]))
+  return transfers.flatMap((transfer): ReadonlyArray<Deposit> => {
+    const team = teamOf.get(transfer.to.toLowerCase())
+    if (team === undefined) return []
+    return [
+      {
+        nanoid: depositIdOf(chainId, transfer.transactionHash, transfer.logIndex),
+        team_nanoid: team as TeamId,
+        kind: teamOf.has(transfer.from.toLowerCase()) ? "transfer" : "received",
+        amount_cents: centsOfUnits(transfer.amount),
+        token_amount: transfer.amount.toString(),
+        from: transfer.from,
+        to: transfer.to,
+        transaction: transfer.transactionHash,
+        block_number: Number(transfer.blockNumber),
+        block_hash: transfer.blockHash,
+        log_index: transfer.logIndex,
+        state: "pending",
+        created_at: now,
+        updated_at: now
+      }
+    ]
+  })
+})
+
+/** What one pass did. */
+export interface FollowPass {
+  /** Whether this process held the follower. */
+  readonly followed: boolean
+  /** The cursor after the pass. */
+  readonly cursor?: FollowerCursor | undefined
+  /** Blocks read in this pass. */
+  readonly blocks: number
+  readonly confirmed: number
+  readonly reorged: number
+}
+
+/**
+ * One pass: take the follower, notice a reorg under the cursor, read up to `batchBlocks` new blocks (repeating while
+ * behind, within the lease), then confirm or withdraw what is unsettled.
+ */
+export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (options: FollowerOptions) {
+  const ledger = yield* DepositLedger
+  const chain = yield* ChainGateway
+  const window = options.reorgWindow ?? 64
+  const batch = options.batchBlocks ?? 5_000
+  const started = yield* Clock.currentTimeMillis
+  const lease = yield* ledger.follow(followerName, options.holder, started, started + leaseMillis)
+  if (Option.isNone(lease)) return { followed: false, blocks: 0, confirmed: 0, reorged: 0 } satisfies FollowPass
+  const head = Number(yield* chain.blockNumber)
+  const hashAt = (block: number) =>
+    block < 0 ? Effect.succeed("" as Hex) : Effect.map(chain.blockHash(BigInt(block)), (hash) => hash ?? ("" as Hex))
+  let cursor: FollowerCursor = Option.isSome(lease.value)
+    ? lease.value.value
+    : { block: (options.startBlock ?? head + 1) - 1, hash: "" }
+  // A reorg under the cursor: read the window again (deposits found again keep their ids).
+  if (cursor.hash !== "" && (yield* hashAt(cursor.block)) !== cursor.hash) {
+    const back = Math.max(-1, cursor.block - window)
+    cursor = { block: back, hash: yield* hashAt(back) }
+    yield* ledger.advance(followerName, options.holder, cursor, [])
+  }
+  let blocks = 0
+  while (cursor.block < head && (yield* Clock.currentTimeMillis) < started + leaseMillis / 2) {
+    const to = Math.min(head, cursor.block + batch)
+    const transfers = yield* chain.tokenTransfers(BigInt(cursor.block + 1), BigInt(to))
+    const now = DateTime.formatIso(yield* DateTime.now)
+    const deposits = yield* depositsOf(chain.chainId, transfers, now)
+    const next = { block: to, hash: yield* hashAt(to) }
+    if (!(yield* ledger.advance(followerName, options.holder, next, deposits))) break
+    blocks += to - cursor.block
+    cursor = next
+  }
+  // Announce what is deep enough, drop or withdraw what left the canonical chain.
+  let confirmed = 0
+  let reorged = 0
+  const canonical = new Map<number, Hex>()
+  for (const deposit of yield* ledger.unsettled(head - window)) {
+    const hash = canonical.get(deposit.block_number) ?? (yield* hashAt(deposit.block_number))
+    canonical.set(deposit.block_number, hash)
+    const onChain = hash === deposit.block_hash
+    const depth = head - deposit.block_number + 1
+    const now = DateTime.formatIso(yield* DateTime.now)
+    const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const team = yield* TeamRepository.use((repository) => repository.findById(deposit.team_nanoid))
+    if (deposit.state === "pending" && !onChain) {
+      if (yield* ledger.settle(deposit.nanoid, "pending", "reorged", now, [])) reorged++
+    } else if (deposit.state === "pending" && depth >= options.confirmations) {
+      const events = eventsOf(chain.chainId, deposit, Option.getOrUndefined(team), "complete", depth, created)
+      if (yield* ledger.settle(deposit.nanoid, "pending", "confirmed", now, events)) confirmed++
+    } else if (deposit.state === "confirmed" && !onChain) {
+      const events = eventsOf(chain.chainId, deposit, Option.getOrUndefined(team), "reverted", depth, created)
+      if (yield* ledger.settle(deposit.nanoid, "confirmed", "reorged", now, events)) reorged++
+    }
+  }
+  return { followed: true, cursor, blocks, confirmed, reorged } satisfies FollowPass
+})
+
+/** The follower, a pass every `every` (default 1 s), for the lifetime of the layer's scope. */
+export const layer = (options: FollowerOptions & { readonly every?: Duration.Input }) =>
+  Layer.effectDiscard(
+    followOnce(options).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("deposit follower pass failed", cause)),
+      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(1))),
+      Effect.forkScoped
+    )
+  )

@@ -1,0 +1,65 @@
+/**
+ * The deposits ledger: the follower's cursor and lease, the deposits it read, and their state changes with the events
+ * announcing them, each one atomic step.
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { DomainEvent } from "../event/EventEnvelope.ts"
+import type { DepositId, TeamId } from "../Ids.ts"
+import type { Deposit, DepositState } from "./Deposit.ts"
+
+/** How far a follower has read: the last block, and its hash then (to notice a reorg under it). */
+export interface FollowerCursor {
+  readonly block: number
+  readonly hash: string
+}
+
+/** Which deposits to list: a team's, newest first (block, then log index, descending). */
+export interface DepositQuery {
+  readonly team: TeamId
+  /** Only deposits before this place in the order: the next page's start. */
+  readonly after?: { readonly block_number: number; readonly log_index: number } | undefined
+  readonly limit: number
+}
+
+/**
+ * The deposits ledger. Implementations must:
+ * - `follow`: lease the follower `name` to one holder at a time across processes (a conditional write);
+ * - `advance`: only for the holder, write the cursor and the deposits in one step; a deposit already known stays as
+ *   it is, unless it was `reorged` or read from another block while `pending` (then it is pending again, as read now);
+ * - `settle`: move a deposit only from `from`, with its events (duplicates by id ignored), in one step.
+ */
+export class DepositLedger extends Context.Service<
+  DepositLedger,
+  {
+    /**
+     * Takes or keeps the follower `name` for `holder` until `until` (epoch ms) when free at `now`: its cursor (`None`
+     * inside when it never advanced), or `None` when another holds it.
+     */
+    readonly follow: (
+      name: string,
+      holder: string,
+      now: number,
+      until: number
+    ) => Effect.Effect<Option.Option<Option.Option<FollowerCursor>>>
+    /** Gives the follower up. */
+    readonly unfollow: (name: string, holder: string) => Effect.Effect<void>
+    /** Moves the cursor to `to` and records `deposits` (read up to it), for the holder; `false` if it lost the lease. */
+    readonly advance: (
+      name: string,
+      holder: string,
+      to: FollowerCursor,
+      deposits: ReadonlyArray<Deposit>
+    ) => Effect.Effect<boolean>
+    /** Deposits `pending`, and those `confirmed` from block `fromBlock` on (still within the reorg window), oldest first. */
+    readonly unsettled: (fromBlock: number) => Effect.Effect<ReadonlyArray<Deposit>>
+    /** Moves a deposit from `from` to `to` (at `updatedAt`) with its events; `false` when it was not in `from`. */
+    readonly settle: (
+      id: DepositId,
+      from: DepositState,
+      to: DepositState,
+      updatedAt: string,
+      events: ReadonlyArray<DomainEvent>
+    ) => Effect.Effect<boolean>
+    readonly list: (query: DepositQuery) => Effect.Effect<ReadonlyArray<Deposit>>
+  }
+>()("@svc/domain/deposit/DepositLedger") {}
