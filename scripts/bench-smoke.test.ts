@@ -41,6 +41,7 @@ describe("benchmarks in smoke mode", () => {
       "apps/migrate/bench/proxy.bench.ts",
       "packages/adapters/bench/chain-settlement.bench.ts",
       "packages/adapters/bench/chaos.bench.ts",
+      "packages/adapters/bench/deposits-catchup.bench.ts",
       "packages/domain/bench/domain-verify.bench.ts"
     ])
   })

@@ -288,6 +288,27 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
     }).pipe(Effect.scoped)
   )
 
+  it.effect("deposits list shows the demo funding: the demo team's first deposit, read from the chain", () =>
+    Effect.gen(function* () {
+      const { team } = yield* Embedded
+      const config = yield* signedIn
+      // The follower reads a pass a second: the funding shows within a few.
+      let listed = yield* svc(["--json", "deposits", "list", "--team", team], { config })
+      for (let i = 0; i < 50 && !listed.stdout.includes("confirmed"); i++) {
+        yield* Effect.sleep(200)
+        listed = yield* svc(["--json", "deposits", "list", "--team", team], { config })
+      }
+      const items: Array<Json> = JSON.parse(ok(listed).stdout).data.items
+      assert.deepStrictEqual(
+        items.map((item) => [item.amount_cents, item.state, item.kind, item.from]),
+        [[10_000_000, "confirmed", "received", "0x0000000000000000000000000000000000000000"]]
+      )
+      const table = ok(yield* svc(["deposits", "list", "--team", team], { config })).stdout
+      assert.include(table, "$100,000.00")
+      assert.include(table, items[0].deposit_nanoid)
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("pays two members from a CSV: signed by the CLI, executed, and the money moved on chain", () =>
     Effect.gen(function* () {
       const { team, rpcUrl, token, adminKey } = yield* Embedded

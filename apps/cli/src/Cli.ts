@@ -9,6 +9,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect } from "effect"
 import { CliError, Command } from "effect/cli"
 import { health, login, logout, whoami } from "./commands/Auth.ts"
+import { deposits } from "./commands/Deposits.ts"
 import { invites } from "./commands/Invites.ts"
 import { listen } from "./commands/Listen.ts"
 import { members, users } from "./commands/Members.ts"
@@ -30,6 +31,7 @@ export const command = svc.pipe(
     users,
     members,
     ...paymentCommands,
+    deposits,
     invites,
     webhooks,
     listen,
