@@ -12,6 +12,7 @@ import { testUsdcAbi } from "@svc/contracts"
 import { ChainGateway } from "@svc/domain/chain"
 import { DepositFollower, DepositLedger } from "@svc/domain/deposit"
 import { Context, Effect, Layer } from "effect"
+import { Webhook } from "standardwebhooks"
 import { createTestClient, createWalletClient, http, parseEther, publicActions } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import {
@@ -23,6 +24,7 @@ import {
   startTestServerWith,
   type TestServer
 } from "./TestServer.ts"
+import { startReceiver } from "./WebhookReceiver.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any
@@ -103,9 +105,30 @@ describe("deposits", () => {
       () =>
         Effect.gen(function* () {
           const s = yield* setUp(storage)
+          // An endpoint of the team subscribed to deposits.
+          const receiver = yield* startReceiver()
+          const hook = yield* call(s.server, "POST", "/v2/webhooks", {
+            token: s.t.token,
+            body: { team_nanoid: s.t.team, url: receiver.url, events: ["deposit.received"], name: "deposits" }
+          })
+          assert.strictEqual(hook.status, 200, JSON.stringify(hook.body))
           const hash = yield* s.send(12_340_000n)
           const first = yield* s.follow()
           assert.isTrue(first.followed)
+          // Delivered, signed (verified by the standardwebhooks library), with the chain facts.
+          const delivered = (yield* receiver.waitFor(2)).map((r) =>
+            new Webhook(hook.body.data.secret).verify(r.body, receiver.headersOf(r))
+          ) as Array<Json>
+          const transferEvent = delivered.find((e) => e.data.transaction_hash === hash)
+          assert.deepStrictEqual(
+            [
+              transferEvent?.event_type,
+              transferEvent?.data.status,
+              transferEvent?.data.source_amount_cents,
+              transferEvent?.data.from
+            ],
+            ["deposit.received", "complete", 1_234, s.outsider.address]
+          )
           // The funding mint (from the zero address) and the transfer, each once.
           assert.deepStrictEqual(yield* depositEvents(s.server, storage, s.t.team), [
             ["deposit.received", "complete", 1_234],
@@ -128,6 +151,8 @@ describe("deposits", () => {
           const again = yield* s.follow()
           assert.isAtLeast(again.blocks, 2)
           assert.strictEqual((yield* depositEvents(s.server, storage, s.t.team)).length, 2)
+          yield* Effect.sleep(1_500)
+          assert.strictEqual(receiver.received.length, 2, "each deposit delivered once")
           // While this follower holds the lease, another process's follower does nothing.
           assert.isFalse((yield* s.follow({ holder: "another" })).followed)
           // A token that does not verify is refused.
