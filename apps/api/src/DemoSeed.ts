@@ -42,6 +42,8 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
    * Gives the team its account on the chain (funding it when the account is new there); absent without a chain.
    */
   readonly fund?: ((owner: Address, team: TeamId) => Effect.Effect<{ account: Address; usdc: bigint }>) | undefined
+  /** The one command that sends test USDC to an account (the embedded chain's), printed for the demo team's. */
+  readonly sendUsdcCommand?: ((account: Address) => string) | undefined
 }) {
   const { plan } = options
   const ids = yield* IdGenerator
@@ -120,6 +122,9 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
       funded === undefined
         ? "  Demo team account: (no chain: not deployed)"
         : `  Demo team account: ${funded.account}${funded.usdc > 0n ? ` (funded with ${funded.usdc / 10n ** 6n} test USDC)` : ""}`,
+      ...(funded === undefined || options.sendUsdcCommand === undefined
+        ? []
+        : [`  Send it 250 test USDC (a deposit): ${options.sendUsdcCommand(funded.account)}`]),
       `  Demo admin wallet: ${admin.address}`,
       `  Demo admin key:    ${plan.adminKey}  (a test key, printed in embedded mode only)`,
       ""

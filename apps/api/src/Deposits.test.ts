@@ -165,83 +165,90 @@ describe("deposits", () => {
     )
   }
 
-  it.live(
-    "a reorg before confirmation drops the deposit without an event; one after it withdraws it with one",
-    () =>
-      Effect.gen(function* () {
-        const s = yield* setUp("sqlite")
-        yield* s.follow({ confirmations: 2 })
-        yield* Effect.promise(() => s.node.mine({ blocks: 1 }))
-        yield* s.follow({ confirmations: 2 })
-        const before = (yield* depositEvents(s.server, "sqlite", s.t.team)).length
+  for (const storage of ["sqlite", "mongo"] as const) {
+    it.live(
+      `${storage}: a reorg before confirmation drops the deposit without an event; one after it withdraws it with one`,
+      () =>
+        Effect.gen(function* () {
+          const s = yield* setUp(storage)
+          yield* s.follow({ confirmations: 2 })
+          yield* Effect.promise(() => s.node.mine({ blocks: 1 }))
+          yield* s.follow({ confirmations: 2 })
+          const before = (yield* depositEvents(s.server, storage, s.t.team)).length
 
-        // Read while one block deep, then reorganised away.
-        const early = yield* Effect.promise(() => s.node.snapshot())
-        yield* s.send(1_000_000n)
-        yield* s.follow({ confirmations: 2 })
-        assert.deepStrictEqual(
-          (yield* s.listed).filter((item) => item.amount_cents === 100).map((item) => item.state),
-          ["pending"]
-        )
-        yield* Effect.promise(() => s.node.revert({ id: early }))
-        yield* Effect.promise(() => s.node.mine({ blocks: 3 }))
-        yield* s.follow({ confirmations: 2 })
-        assert.deepStrictEqual(
-          (yield* s.listed).filter((item) => item.amount_cents === 100).map((item) => item.state),
-          ["reorged"]
-        )
-        assert.strictEqual((yield* depositEvents(s.server, "sqlite", s.t.team)).length, before)
+          // Read while one block deep, then reorganised away.
+          const early = yield* Effect.promise(() => s.node.snapshot())
+          yield* s.send(1_000_000n)
+          yield* s.follow({ confirmations: 2 })
+          assert.deepStrictEqual(
+            (yield* s.listed).filter((item) => item.amount_cents === 100).map((item) => item.state),
+            ["pending"]
+          )
+          yield* Effect.promise(() => s.node.revert({ id: early }))
+          yield* Effect.promise(() => s.node.mine({ blocks: 3 }))
+          yield* s.follow({ confirmations: 2 })
+          assert.deepStrictEqual(
+            (yield* s.listed).filter((item) => item.amount_cents === 100).map((item) => item.state),
+            ["reorged"]
+          )
+          assert.strictEqual((yield* depositEvents(s.server, storage, s.t.team)).length, before)
 
-        // Confirmed (two deep), announced, then reorganised away: withdrawn with one event.
-        const late = yield* Effect.promise(() => s.node.snapshot())
-        yield* s.send(2_000_000n)
-        yield* Effect.promise(() => s.node.mine({ blocks: 1 }))
-        yield* s.follow({ confirmations: 2 })
-        yield* Effect.promise(() => s.node.revert({ id: late }))
-        yield* Effect.promise(() => s.node.mine({ blocks: 3 }))
-        yield* s.follow({ confirmations: 2 })
-        yield* s.follow({ confirmations: 2 })
-        const events = yield* depositEvents(s.server, "sqlite", s.t.team)
-        assert.deepStrictEqual(
-          events.filter((event) => event[2] === 200),
-          [
-            ["deposit.received", "complete", 200],
-            ["deposit.received", "reverted", 200]
-          ]
-        )
-        assert.deepStrictEqual(
-          (yield* s.listed).filter((item) => item.amount_cents === 200).map((item) => item.state),
-          ["reorged"]
-        )
-      }).pipe(Effect.scoped),
-    120_000
-  )
+          // Confirmed (two deep), announced, then reorganised away: withdrawn with one event.
+          const late = yield* Effect.promise(() => s.node.snapshot())
+          yield* s.send(2_000_000n)
+          yield* Effect.promise(() => s.node.mine({ blocks: 1 }))
+          yield* s.follow({ confirmations: 2 })
+          yield* Effect.promise(() => s.node.revert({ id: late }))
+          yield* Effect.promise(() => s.node.mine({ blocks: 3 }))
+          yield* s.follow({ confirmations: 2 })
+          yield* s.follow({ confirmations: 2 })
+          const events = yield* depositEvents(s.server, storage, s.t.team)
+          assert.deepStrictEqual(
+            events.filter((event) => event[2] === 200),
+            [
+              ["deposit.received", "complete", 200],
+              ["deposit.received", "reverted", 200]
+            ]
+          )
+          assert.deepStrictEqual(
+            (yield* s.listed).filter((item) => item.amount_cents === 200).map((item) => item.state),
+            ["reorged"]
+          )
+        }).pipe(Effect.scoped),
+      120_000
+    )
 
-  it.live(
-    "1,000 blocks behind, the follower catches up without a missed or doubled deposit",
-    () =>
-      Effect.gen(function* () {
-        const s = yield* setUp("sqlite")
-        yield* s.follow()
-        for (let i = 1; i <= 5; i++) {
-          yield* s.send(BigInt(i) * 10_000n)
-          yield* Effect.promise(() => s.node.mine({ blocks: 200 }))
-        }
-        let passes = 0
-        let behind = true
-        while (behind && passes < 20) {
-          const pass = yield* s.follow()
-          passes++
-          behind = (pass.cursor?.block ?? 0) < Number(yield* Effect.promise(() => s.node.getBlockNumber()))
-        }
-        yield* s.follow()
-        const amounts = (yield* depositEvents(s.server, "sqlite", s.t.team)).map((event) => event[2])
-        assert.deepStrictEqual(amounts, [1, 2, 3, 4, 5, 100_000])
-        assert.deepStrictEqual(
-          (yield* s.listed).map((item) => item.state),
-          Array.from({ length: 6 }, () => "confirmed")
-        )
-      }).pipe(Effect.scoped),
-    120_000
-  )
+    it.live(
+      `${storage}: restarted 1,000 blocks behind, the follower catches up without a missed or doubled deposit`,
+      () =>
+        Effect.gen(function* () {
+          const s = yield* setUp(storage)
+          yield* s.follow()
+          // The process stops (its follower gives the lease up); a new one continues from the stored cursor.
+          yield* DepositLedger.use((ledger) => ledger.unfollow("deposits", "test")).pipe(
+            Effect.provide(s.server.context)
+          )
+          for (let i = 1; i <= 5; i++) {
+            yield* s.send(BigInt(i) * 10_000n)
+            yield* Effect.promise(() => s.node.mine({ blocks: 200 }))
+          }
+          let passes = 0
+          let behind = true
+          while (behind && passes < 20) {
+            const pass = yield* s.follow({ holder: "restarted" })
+            assert.isTrue(pass.followed)
+            passes++
+            behind = (pass.cursor?.block ?? 0) < Number(yield* Effect.promise(() => s.node.getBlockNumber()))
+          }
+          yield* s.follow({ holder: "restarted" })
+          const amounts = (yield* depositEvents(s.server, storage, s.t.team)).map((event) => event[2])
+          assert.deepStrictEqual(amounts, [1, 2, 3, 4, 5, 100_000])
+          assert.deepStrictEqual(
+            (yield* s.listed).map((item) => item.state),
+            Array.from({ length: 6 }, () => "confirmed")
+          )
+        }).pipe(Effect.scoped),
+      120_000
+    )
+  }
 })

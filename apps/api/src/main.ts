@@ -34,6 +34,7 @@ import {
 } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
+import { testUsdcAbi } from "@svc/contracts"
 import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/chain"
 import { DepositFollower } from "@svc/domain/deposit"
 import type { TeamId } from "@svc/domain/Ids"
@@ -41,7 +42,7 @@ import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
 import { TeamBalances } from "@svc/domain/team"
 import { Cause, Config, Console, Context, Effect, Exit, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { HttpServer } from "effect/http"
-import type { Address } from "viem"
+import { type Address, encodeFunctionData } from "viem"
 import { generatePrivateKey } from "viem/accounts"
 import { resendLostExecutions } from "./ChainRecovery.ts"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
@@ -307,7 +308,26 @@ const main = Effect.gen(function* () {
               if (usdc > 0n) yield* Context.get(chain, EmbeddedChain).mint(created.account, usdc)
               return { account: created.account, usdc }
             }).pipe(Effect.orDie)
-    yield* seedDemo({ plan, baseUrl, fund }).pipe(Effect.provide(server))
+    // One command, as anyone outside would send money: the token's owner mints to the account, through anvil's RPC
+    // (impersonated, so no key is printed); the deposit follower then reports it.
+    const sendUsdcCommand =
+      chain === undefined || rpcUrl === undefined
+        ? undefined
+        : (account: Address) => {
+            const suite = Context.get(chain, EmbeddedChain).suite
+            const data = encodeFunctionData({ abi: testUsdcAbi, functionName: "mint", args: [account, 250_000_000n] })
+            const batch = [
+              { jsonrpc: "2.0", id: 1, method: "anvil_impersonateAccount", params: [suite.tokenOwner] },
+              {
+                jsonrpc: "2.0",
+                id: 2,
+                method: "eth_sendTransaction",
+                params: [{ from: suite.tokenOwner, to: suite.token, data }]
+              }
+            ]
+            return `curl -s ${rpcUrl} -H 'content-type: application/json' -d '${JSON.stringify(batch)}'`
+          }
+    yield* seedDemo({ plan, baseUrl, fund, sendUsdcCommand }).pipe(Effect.provide(server))
     yield* persisted?.save ?? Effect.void
   }
   yield* Effect.logInfo(`svc API at ${baseUrl} (docs at ${baseUrl}/docs, OpenAPI at ${baseUrl}/openapi.json)`)

@@ -306,6 +306,27 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       const table = ok(yield* svc(["deposits", "list", "--team", team], { config })).stdout
       assert.include(table, "$100,000.00")
       assert.include(table, items[0].deposit_nanoid)
+
+      // The one command `npm start` prints sends 250 test USDC, and it arrives as the next deposit.
+      const { logs } = yield* Embedded
+      const command = /Send it 250 test USDC \(a deposit\): (curl .+)$/m.exec(logs())?.[1]
+      assert.isDefined(command)
+      const sent = yield* Effect.promise(
+        () =>
+          new Promise<string>((done, fail) =>
+            execFile("sh", ["-c", command as string], (error, stdout) => (error ? fail(error) : done(stdout)))
+          )
+      )
+      assert.notInclude(sent, '"error"')
+      let after: Array<Json> = []
+      for (let i = 0; i < 50 && after.length < 2; i++) {
+        yield* Effect.sleep(200)
+        after = JSON.parse(ok(yield* svc(["--json", "deposits", "list", "--team", team], { config })).stdout).data.items
+      }
+      assert.deepStrictEqual(
+        after.map((item) => item.amount_cents),
+        [25_000, 10_000_000]
+      )
     }).pipe(Effect.scoped)
   )
 
