@@ -44,6 +44,20 @@ export const layer = Layer.effect(
       if (fresh.length > 0)
         await outbox.insertMany((await numbered(db, fresh, session)).map(outboxDocumentOf), { session })
     }
+    /** Writes what was read: a known deposit kept, unless reorganised away or read again from another block. */
+    const record = (found: ReadonlyArray<Deposit>) =>
+      inTransaction(client, async (session) => {
+        for (const deposit of found) {
+          const before = await deposits.findOne({ _id: deposit.nanoid }, { session })
+          const again =
+            before === null ||
+            before.state === "reorged" ||
+            (before.state === "pending" && before.block_hash !== deposit.block_hash)
+          if (!again) continue
+          const kept = before === null ? deposit : { ...deposit, created_at: before.created_at }
+          await deposits.replaceOne({ _id: deposit.nanoid }, kept, { session, upsert: true })
+        }
+      })
     return DepositLedger.of({
       follow: (name, holder, now, until) =>
         Effect.promise(async () => {
@@ -64,28 +78,23 @@ export const layer = Layer.effect(
           )
         }),
       unfollow: (name, holder) => Effect.promise(() => leases.release({ _id: name }, holder, {})).pipe(Effect.asVoid),
+      // The deposits first (one transaction, and only when there are any), then the cursor (one conditional write): a
+      // holder that dies between the two reads them again, which changes nothing. The cursor's collection is thus never
+      // written in a transaction, so on jongodb its writes do not wait for commits (decision 0062).
       advance: (name, holder, to, found) =>
-        inTransaction(client, async (session) => {
-          const moved = await leases.whileHeld(
-            { _id: name },
-            holder,
-            { $set: { block: to.block, hash: to.hash } },
-            session
-          )
-          if (!moved) return false
-          for (const deposit of found) {
-            const before = await deposits.findOne({ _id: deposit.nanoid }, { session })
-            // Known: kept, unless reorganised away or read again from another block while pending.
-            const again =
-              before === null ||
-              before.state === "reorged" ||
-              (before.state === "pending" && before.block_hash !== deposit.block_hash)
-            if (!again) continue
-            const record = before === null ? deposit : { ...deposit, created_at: before.created_at }
-            await deposits.replaceOne({ _id: deposit.nanoid }, record, { session, upsert: true })
-          }
+        Effect.promise(async () => {
+          if ((await followers.findOne({ _id: name, lease_holder: holder })) === null) return false
           return true
-        }),
+        }).pipe(
+          Effect.tap((held) => (held && found.length > 0 ? record(found) : Effect.void)),
+          Effect.flatMap((held) =>
+            held
+              ? Effect.promise(() =>
+                  leases.whileHeld({ _id: name }, holder, { $set: { block: to.block, hash: to.hash } })
+                )
+              : Effect.succeed(false)
+          )
+        ),
       unsettled: (fromBlock) =>
         Effect.promise(() =>
           deposits

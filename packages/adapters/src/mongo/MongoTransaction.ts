@@ -130,9 +130,15 @@ const writeAlone = async <A>(client: MongoClient, write: () => Promise<A>): Prom
 /**
  * The collections no transaction writes. A commit merges only the collections its transaction changed, so writes to
  * these cannot be lost and need not wait for one; they are the hot ones of sending (the transaction journal and the
- * relayer leases), of sign-in and of idempotency keys. A collection written inside a transaction must not be here.
+ * relayer leases), of the deposit follower (its cursor), of sign-in and of idempotency keys. A collection written inside a transaction must not be here.
  */
-const untransacted = new Set(["chain_transactions", "relayer_leases", "siwe_nonces", "idempotency_keys"])
+const untransacted = new Set([
+  "chain_transactions",
+  "relayer_leases",
+  "chain_followers",
+  "siwe_nonces",
+  "idempotency_keys"
+])
 
 /**
  * `db` as the adapters use it: on a serialized client, every write outside a transaction runs alone, as transactions

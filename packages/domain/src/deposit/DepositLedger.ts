@@ -24,8 +24,9 @@ export interface DepositQuery {
 /**
  * The deposits ledger. Implementations must:
  * - `follow`: lease the follower `name` to one holder at a time across processes (a conditional write);
- * - `advance`: only for the holder, write the cursor and the deposits in one step; a deposit already known stays as
- *   it is, unless it was `reorged` or read from another block while `pending` (then it is pending again, as read now);
+ * - `advance`: only for the holder, write the deposits, then the cursor (a holder that dies between the two reads the
+ *   deposits again, which changes nothing); a deposit already known stays as it is, unless it was `reorged` or read
+ *   from another block while `pending` (then it is pending again, as read now);
  * - `settle`: move a deposit only from `from`, with its events (duplicates by id ignored), in one step.
  */
 export class DepositLedger extends Context.Service<
