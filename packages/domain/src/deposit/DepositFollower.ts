@@ -28,7 +28,7 @@ export interface FollowerOptions {
   readonly reorgWindow?: number | undefined
   /** At most this many blocks per read (default 5,000). */
   readonly batchBlocks?: number | undefined
-  /** The first block to read when the follower has no cursor yet (default: the chain's head then). */
+  /** The first block to read when the follower has no cursor yet (default: the chain's head then, included). */
   readonly startBlock?: number | undefined
 }
 
@@ -160,7 +160,7 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
     block < 0 ? Effect.succeed("" as Hex) : Effect.map(chain.blockHash(BigInt(block)), (hash) => hash ?? ("" as Hex))
   let cursor: FollowerCursor = Option.isSome(lease.value)
     ? lease.value.value
-    : { block: (options.startBlock ?? head + 1) - 1, hash: "" }
+    : { block: (options.startBlock ?? head) - 1, hash: "" }
   // A reorg under the cursor: read the window again (deposits found again keep their ids).
   if (cursor.hash !== "" && (yield* hashAt(cursor.block)) !== cursor.hash) {
     const back = Math.max(-1, cursor.block - window)
