@@ -61,14 +61,14 @@ export const layer = Layer.effect(
     return DepositLedger.of({
       follow: (name, holder, now, until) =>
         Effect.promise(async () => {
-          await followers
-            .updateOne({ _id: name }, { $setOnInsert: { lease_until: 0 } }, { upsert: true })
-            .catch((error: unknown) => {
-              if (!(error instanceof Error && /E11000|duplicate key/.test(error.message))) throw error
-            })
-          const held =
+          const taken = async () =>
             (await leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) ||
             (await leases.take({ _id: name }, { now, until, holder })) !== undefined
+          // The row is made the first time only (a free one, taken with a conditional write: decision 0017).
+          const held =
+            (await taken()) ||
+            ((await Leases.setOrMake(followers, { _id: name, lease_until: { $lte: now } }, { lease_until: 0 })) &&
+              (await taken()))
           if (!held) return Option.none()
           const doc = await followers.findOne({ _id: name })
           return Option.some(
@@ -82,10 +82,10 @@ export const layer = Layer.effect(
       // holder that dies between the two reads them again, which changes nothing. The cursor's collection is thus never
       // written in a transaction, so on jongodb its writes do not wait for commits (decision 0062).
       advance: (name, holder, to, found) =>
-        Effect.promise(async () => {
-          if ((await followers.findOne({ _id: name, lease_holder: holder })) === null) return false
-          return true
-        }).pipe(
+        (found.length === 0
+          ? Effect.succeed(true)
+          : Effect.promise(async () => (await followers.findOne({ _id: name, lease_holder: holder })) !== null)
+        ).pipe(
           Effect.tap((held) => (held && found.length > 0 ? record(found) : Effect.void)),
           Effect.flatMap((held) =>
             held

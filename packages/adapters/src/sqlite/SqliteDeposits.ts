@@ -48,8 +48,9 @@ export const layer = Layer.effect(
       follow: (name, holder, now, until) =>
         Effect.sync(() =>
           transaction(() => {
-            make.run(name)
-            const held = renew({ name, holder, until }) || take({ name, holder, now, until }) !== undefined
+            // The row is made the first time only, when neither keeping nor taking it found one.
+            const taken = () => renew({ name, holder, until }) || take({ name, holder, now, until }) !== undefined
+            const held = taken() || (make.run(name).changes === 1 && taken())
             if (!held) return Option.none()
             const row = cursorOf.get(name)
             return Option.some(

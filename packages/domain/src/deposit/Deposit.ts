@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { type Address, type Hex, keccak256, toHex } from "viem"
+import { uuidOfHex } from "../event/EventEnvelope.ts"
 import { alphabet, type DepositId, type EventId, type TeamId } from "../Ids.ts"
 
 /** Where a deposit stands: read, not yet deep enough; announced; or no longer on the canonical chain. */
@@ -50,12 +51,7 @@ export const depositEventIdOf = (deposit: DepositId, kind: string): EventId =>
   `ev-${bodyOf(`${deposit}:${kind}`)}` as EventId
 
 /** A v4-shaped UUID from a hash of `facts`: the idempotency key of an event derived from chain facts. */
-export const uuidOf = (facts: string): string => {
-  const hex = keccak256(toHex(facts)).slice(2, 34)
-  const variant = ((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)
-  const v4 = `${hex.slice(0, 12)}4${hex.slice(13, 16)}${variant}${hex.slice(18)}`
-  return `${v4.slice(0, 8)}-${v4.slice(8, 12)}-${v4.slice(12, 16)}-${v4.slice(16, 20)}-${v4.slice(20)}`
-}
+export const uuidOf = (facts: string): string => uuidOfHex(keccak256(toHex(facts)).slice(2, 34))
 
 /** Token units (6 decimals) -> cents, rounded down. */
 export const centsOfUnits = (units: bigint): number => Number(units / 10_000n)

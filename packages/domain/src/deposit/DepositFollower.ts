@@ -187,18 +187,22 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
     canonical.set(deposit.block_number, hash)
     const onChain = hash === deposit.block_hash
     const depth = head - deposit.block_number + 1
+    // Most unsettled deposits stay as they are in a pass: nothing is read for them beyond their block's hash.
+    const confirm = deposit.state === "pending" && onChain && depth >= options.confirmations
+    const withdraw = deposit.state === "confirmed" && !onChain
+    const drop = deposit.state === "pending" && !onChain
+    if (!confirm && !withdraw && !drop) continue
     const now = DateTime.formatIso(yield* DateTime.now)
-    const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const team = yield* TeamRepository.use((repository) => repository.findById(deposit.team_nanoid))
-    if (deposit.state === "pending" && !onChain) {
+    if (drop) {
       if (yield* ledger.settle(deposit.nanoid, "pending", "reorged", now, [])) reorged++
-    } else if (deposit.state === "pending" && depth >= options.confirmations) {
-      const events = eventsOf(chain.chainId, deposit, Option.getOrUndefined(team), "complete", depth, created)
-      if (yield* ledger.settle(deposit.nanoid, "pending", "confirmed", now, events)) confirmed++
-    } else if (deposit.state === "confirmed" && !onChain) {
-      const events = eventsOf(chain.chainId, deposit, Option.getOrUndefined(team), "reverted", depth, created)
-      if (yield* ledger.settle(deposit.nanoid, "confirmed", "reorged", now, events)) reorged++
+      continue
     }
+    const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const team = Option.getOrUndefined(yield* TeamRepository.use((teams) => teams.findById(deposit.team_nanoid)))
+    const events = eventsOf(chain.chainId, deposit, team, confirm ? "complete" : "reverted", depth, created)
+    if (confirm) {
+      if (yield* ledger.settle(deposit.nanoid, "pending", "confirmed", now, events)) confirmed++
+    } else if (yield* ledger.settle(deposit.nanoid, "confirmed", "reorged", now, events)) reorged++
   }
   return { followed: true, cursor, blocks, confirmed, reorged } satisfies FollowPass
 })

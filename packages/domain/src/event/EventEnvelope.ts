@@ -105,13 +105,15 @@ export const renderEnvelope = (event: DomainEvent, version: PayloadVersion): Eve
   }
 }
 
-/** A v4 UUID from `Randomness`. */
-export const makeUuid: Effect.Effect<string, never, Randomness> = Effect.map(randomHex(16), (random) => {
-  // Version 4 in the 7th byte's high nibble, variant 10 in the 9th byte's top bits.
+/** A v4-shaped UUID from 32 hex digits: version 4 in the 7th byte's high nibble, variant 10 in the 9th's top bits. */
+export const uuidOfHex = (random: string): string => {
   const variant = ((Number.parseInt(random.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)
-  const hex = `${random.slice(0, 12)}4${random.slice(13, 16)}${variant}${random.slice(18)}`
+  const hex = `${random.slice(0, 12)}4${random.slice(13, 16)}${variant}${random.slice(18, 32)}`
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-})
+}
+
+/** A v4 UUID from `Randomness`. */
+export const makeUuid: Effect.Effect<string, never, Randomness> = Effect.map(randomHex(16), uuidOfHex)
 
 /** What a use case knows when something happened. */
 export interface NewEvent {
