@@ -148,10 +148,14 @@ describe("Relayer on a chain that misbehaves", () => {
         const created = yield* gateway.createAccount(owner, bytes32())
         const mined = yield* journal.byHash(created.transactionHash as Hex)
         assert.strictEqual(mined?.status, "confirmed")
+        // The monitor's passes (every 200 ms) move its block cursor past the block that holds it.
+        yield* Effect.sleep(Duration.millis(1_000))
         // The block that held it is reorganised away, and the chain moves on without it.
         yield* rpc(rpcUrl, "evm_revert", [snapshot])
         yield* rpc(rpcUrl, "anvil_dropAllTransactions")
         assert.isUndefined(yield* gateway.ownerOf(created.account))
+        // The fork grows past the height the monitor last saw: its block cursor, not the head, tells the reorg.
+        yield* rpc(rpcUrl, "anvil_mine", [toHex(8)])
 
         // Back on chain, and the journal follows it there.
         while ((yield* gateway.ownerOf(created.account)) === undefined) yield* Effect.sleep(Duration.millis(100))

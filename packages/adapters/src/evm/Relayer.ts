@@ -18,14 +18,17 @@
  *   broadcast again (the same bytes); one still pending after `replaceAfterMillis`, or priced below the latest base
  *   fee, is replaced (same nonce, calldata and gas; both fees raised by at least 12.5 %, never above
  *   `maxFeePerGas`); a nonce the chain has passed without any of its versions being mined is reported and marked
- *   failed. Whichever version is mined is the one `receipt` answers. A transaction mined in the last
- *   `reorgWindowBlocks` blocks that the chain no longer holds (a reorganisation) is in flight again and sent again:
- *   its signed request's salt is still unspent there, so it executes once more on the canonical chain.
+ *   failed. Whichever version is mined is the one `receipt` answers. The monitor follows the chain on a block cursor
+ *   (`checkCursor`, as the deposit follower does): a transaction mined since its last pass, or within
+ *   `reorgWindowBlocks` blocks of a reorganisation under the cursor, that the chain no longer holds is in flight again
+ *   and sent again: its signed request's salt is still unspent there, so it executes once more on the canonical chain.
  */
 
 import { randomUUID } from "node:crypto"
 import {
+  type BlockCursor,
   ChainUnavailable,
+  checkCursor,
   type JournaledTransaction,
   type RelayerHealth,
   TransactionJournal,
@@ -297,6 +300,8 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
   const keyWaitMillis = options.keyWaitMillis ?? 20_000
   const lock = yield* Semaphore.make(1)
   const nextNonce = yield* Ref.make<number | undefined>(undefined)
+  // Where the monitor last saw the chain (see `followReorgs`); this process's own, taken again with the lease.
+  const cursor = yield* Ref.make<BlockCursor | undefined>(undefined)
   const replaceAfterMillis = options.replaceAfterMillis ?? 30_000
   const monitorMillis = options.monitorMillis ?? Math.max(client.pollingInterval, 1_000)
   const receiptTimeoutMillis = options.receiptTimeoutMillis ?? 120_000
@@ -552,12 +557,31 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
     })
 
   /**
-   * Versions mined in the last `reorgWindowBlocks` blocks that the chain no longer holds where they were seen (a
-   * reorganisation, or a node restored from an older state) are in flight again: the pass then sends them again.
+   * Versions mined that the chain no longer holds where they were seen (a reorganisation, or a node restored from an
+   * older state) are in flight again: the pass then sends them again. The monitor follows the chain on a block cursor,
+   * as the deposit follower does: while the chain holds the cursor's block, only versions mined after it are read
+   * again; after a reorganisation under it, or with no cursor yet, those of the last `reorgWindowBlocks` blocks.
    */
-  const followReorgs = (head: bigint) =>
+  const followReorgs = (head: { readonly number: bigint; readonly hash: Hex }) =>
     Effect.gen(function* () {
-      const from = head > reorgWindowBlocks ? head - reorgWindowBlocks : 0n
+      const hashAt = (block: number) =>
+        Effect.tryPromise({ try: () => client.getBlock({ blockNumber: BigInt(block) }), catch: (error) => error }).pipe(
+          Effect.map((found) => found.hash ?? undefined),
+          Effect.catch((error) =>
+            error instanceof Error && error.name === "BlockNotFoundError"
+              ? Effect.succeed(undefined)
+              : Effect.fail(readError(error))
+          )
+        )
+      const window = Number(reorgWindowBlocks)
+      const stored = yield* Ref.get(cursor)
+      const check = yield* checkCursor(
+        stored ?? { block: Number(head.number) - window, hash: "" },
+        Number(head.number),
+        hashAt,
+        window
+      )
+      const from = BigInt(Math.max(0, check.cursor.block + 1))
       for (const version of yield* journal.minedSince(chainId, relayer, from)) {
         const receipt = yield* receiptOf(version.hash)
         if (receipt?.blockHash === version.blockHash) continue
@@ -570,11 +594,12 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
           `transaction ${version.hash} (nonce ${version.nonce}) was mined in block ${version.blockNumber}, which the chain no longer holds: in flight again`
         )
       }
+      yield* Ref.set(cursor, { block: Number(head.number), hash: head.hash })
     })
 
   const monitor = Effect.gen(function* () {
     const latest = yield* read(() => client.getBlock({ blockTag: "latest" }))
-    yield* followReorgs(latest.number)
+    yield* followReorgs(latest)
     const open = yield* journal.unfinished(chainId, relayer)
     if (open.length === 0) return
     const minedCount = yield* read(() => client.getTransactionCount({ address: account.address, blockTag: "latest" }))

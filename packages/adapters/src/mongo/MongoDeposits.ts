@@ -3,6 +3,7 @@
  * the lease mechanism, `Leases.ts`), deposits in `deposits` (`_id` = nanoid), and each state change with its events
  * in one transaction.
  */
+import type { BlockCursor } from "@svc/domain/chain"
 import { type Deposit, DepositLedger } from "@svc/domain/deposit"
 import type { DomainEvent } from "@svc/domain/event"
 import { Effect, Layer, Option } from "effect"
@@ -74,7 +75,7 @@ export const layer = Layer.effect(
           return Option.some(
             doc?.block === undefined || doc.block === null
               ? Option.none()
-              : Option.some({ block: doc.block, hash: doc.hash ?? "" })
+              : Option.some({ block: doc.block, hash: (doc.hash ?? "") as BlockCursor["hash"] })
           )
         }),
       unfollow: (name, holder) => Effect.promise(() => leases.release({ _id: name }, holder, {})).pipe(Effect.asVoid),

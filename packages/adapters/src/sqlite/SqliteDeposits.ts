@@ -3,6 +3,7 @@
  * with the lease mechanism, `Leases.ts`), deposits in `deposits` (the record as JSON beside the columns queries use),
  * and their events in `event_outbox`, each change one transaction.
  */
+import type { BlockCursor } from "@svc/domain/chain"
 import { type Deposit, DepositLedger } from "@svc/domain/deposit"
 import { Effect, Layer, Option } from "effect"
 import * as Leases from "./Leases.ts"
@@ -56,7 +57,7 @@ export const layer = Layer.effect(
             return Option.some(
               row === undefined || row.block === null
                 ? Option.none()
-                : Option.some({ block: Number(row.block), hash: String(row.hash) })
+                : Option.some({ block: Number(row.block), hash: String(row.hash) as BlockCursor["hash"] })
             )
           })
         ),

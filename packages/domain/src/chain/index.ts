@@ -2,6 +2,7 @@
  * On-chain settlement: the `ChainGateway` port, the signed requests it executes, its results and its errors, and the
  * journal of the transactions that carry them.
  */
+export * from "./BlockCursor.ts"
 export * from "./ChainError.ts"
 export { ChainGateway, type SettlementProgress } from "./ChainGateway.ts"
 export { ChainSupervision } from "./ChainSupervision.ts"

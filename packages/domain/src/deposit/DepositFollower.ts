@@ -8,6 +8,7 @@
  */
 import { Clock, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
 import type { Hex } from "viem"
+import { type BlockCursor, checkCursor } from "../chain/BlockCursor.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { TokenTransfer } from "../chain/Settlement.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
@@ -16,7 +17,7 @@ import { tokenInfo } from "../payment/PaymentEvents.ts"
 import type { Team } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { centsOfUnits, type Deposit, depositEventIdOf, depositIdOf, uuidOf } from "./Deposit.ts"
-import { DepositLedger, type FollowerCursor } from "./DepositLedger.ts"
+import { DepositLedger } from "./DepositLedger.ts"
 
 /** How the follower reads. */
 export interface FollowerOptions {
@@ -136,7 +137,7 @@ export interface FollowPass {
   /** Whether this process held the follower. */
   readonly followed: boolean
   /** The cursor after the pass. */
-  readonly cursor?: FollowerCursor | undefined
+  readonly cursor?: BlockCursor | undefined
   /** Blocks read in this pass. */
   readonly blocks: number
   readonly confirmed: number
@@ -156,24 +157,21 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
   const lease = yield* ledger.follow(followerName, options.holder, started, started + leaseMillis)
   if (Option.isNone(lease)) return { followed: false, blocks: 0, confirmed: 0, reorged: 0 } satisfies FollowPass
   const head = Number(yield* chain.blockNumber)
-  const hashAt = (block: number) =>
-    block < 0 ? Effect.succeed("" as Hex) : Effect.map(chain.blockHash(BigInt(block)), (hash) => hash ?? ("" as Hex))
-  let cursor: FollowerCursor = Option.isSome(lease.value)
+  const hashAt = (block: number) => (block < 0 ? Effect.succeed(undefined) : chain.blockHash(BigInt(block)))
+  const stored: BlockCursor = Option.isSome(lease.value)
     ? lease.value.value
     : { block: (options.startBlock ?? head) - 1, hash: "" }
   // A reorg under the cursor: read the window again (deposits found again keep their ids).
-  if (cursor.hash !== "" && (yield* hashAt(cursor.block)) !== cursor.hash) {
-    const back = Math.max(-1, cursor.block - window)
-    cursor = { block: back, hash: yield* hashAt(back) }
-    yield* ledger.advance(followerName, options.holder, cursor, [])
-  }
+  const check = yield* checkCursor(stored, head, hashAt, window)
+  let cursor = check.cursor
+  if (check.reorged) yield* ledger.advance(followerName, options.holder, cursor, [])
   let blocks = 0
   while (cursor.block < head && (yield* Clock.currentTimeMillis) < started + leaseMillis / 2) {
     const to = Math.min(head, cursor.block + batch)
     const transfers = yield* chain.tokenTransfers(BigInt(cursor.block + 1), BigInt(to))
     const now = DateTime.formatIso(yield* DateTime.now)
     const deposits = yield* depositsOf(chain.chainId, transfers, now)
-    const next = { block: to, hash: yield* hashAt(to) }
+    const next: BlockCursor = { block: to, hash: (yield* hashAt(to)) ?? "" }
     if (!(yield* ledger.advance(followerName, options.holder, next, deposits))) break
     blocks += to - cursor.block
     cursor = next
@@ -183,7 +181,7 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
   let reorged = 0
   const canonical = new Map<number, Hex>()
   for (const deposit of yield* ledger.unsettled(head - window)) {
-    const hash = canonical.get(deposit.block_number) ?? (yield* hashAt(deposit.block_number))
+    const hash = canonical.get(deposit.block_number) ?? (yield* hashAt(deposit.block_number)) ?? ("" as Hex)
     canonical.set(deposit.block_number, hash)
     const onChain = hash === deposit.block_hash
     const depth = head - deposit.block_number + 1

@@ -3,15 +3,10 @@
  * announcing them, each one atomic step.
  */
 import { Context, type Effect, type Option } from "effect"
+import type { BlockCursor } from "../chain/BlockCursor.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { DepositId, TeamId } from "../Ids.ts"
 import type { Deposit, DepositState } from "./Deposit.ts"
-
-/** How far a follower has read: the last block, and its hash then (to notice a reorg under it). */
-export interface FollowerCursor {
-  readonly block: number
-  readonly hash: string
-}
 
 /** Which deposits to list: a team's, newest first (block, then log index, descending). */
 export interface DepositQuery {
@@ -41,14 +36,14 @@ export class DepositLedger extends Context.Service<
       holder: string,
       now: number,
       until: number
-    ) => Effect.Effect<Option.Option<Option.Option<FollowerCursor>>>
+    ) => Effect.Effect<Option.Option<Option.Option<BlockCursor>>>
     /** Gives the follower up. */
     readonly unfollow: (name: string, holder: string) => Effect.Effect<void>
     /** Moves the cursor to `to` and records `deposits` (read up to it), for the holder; `false` if it lost the lease. */
     readonly advance: (
       name: string,
       holder: string,
-      to: FollowerCursor,
+      to: BlockCursor,
       deposits: ReadonlyArray<Deposit>
     ) => Effect.Effect<boolean>
     /** Deposits `pending`, and those `confirmed` from block `fromBlock` on (still within the reorg window), oldest first. */
