@@ -26,6 +26,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
 import {
+  BatchConfig,
   type ContractsVersionMismatch,
   defaultConfirmations,
   EmbeddedChain,
@@ -219,7 +220,8 @@ const main = Effect.gen(function* () {
             rpcUrl,
             chainId: embeddedChainId,
             relayerKeys: (state.relayerKeys ?? []).map((key) => Redacted.make(key)),
-            suite: state.suite
+            suite: state.suite,
+            batch: yield* BatchConfig
           })
           // Its relayer journals into the store (DESIGN §6).
         ).pipe(Effect.provide(storage), Effect.catchTag("ContractsVersionMismatch", refuseVersion), Effect.orDie)

@@ -11,8 +11,9 @@ import { randomBytes } from "node:crypto"
 import { appendFileSync, mkdirSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { testUsdcAbi } from "@svc/contracts"
-import { paymentsRequestOf } from "@svc/domain/chain"
-import { type PaymentEntry, paymentsTypedData, signableOf } from "@svc/domain/eip712"
+import { paymentRequestOf, paymentsRequestOf } from "@svc/domain/chain"
+import { makeSalt, type PaymentEntry, paymentsTypedData, paymentTypedData, signableOf } from "@svc/domain/eip712"
+import { Randomness } from "@svc/domain/Randomness"
 import { Effect } from "effect"
 import { createTestClient, encodeFunctionData, type Hex, http, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -25,6 +26,8 @@ const batchSizes = smoke ? ([1, 10] as const) : ([1, 10, 100] as const)
 const throughputBatches = smoke ? 8 : 200
 const throughputConcurrency = smoke ? 4 : 16
 const sequentialBatches = smoke ? 4 : 50
+const atOnce = smoke ? 8 : 40
+const atBlocks = smoke ? 8 : 400
 
 const bytes32 = (): Hex => toHex(randomBytes(32))
 
@@ -101,6 +104,38 @@ const program = Effect.gen(function* () {
     gasRows.push({ size, gas: settlement.gasUsed, baseline: transfers.reduce((sum, r) => sum + r.gasUsed, 0n) })
   }
 
+  // Many signed requests in one transaction (decision 0065): single-payment requests sent at once, each to a fresh
+  // recipient, with salts as the service hands them out (bits of one word); gas per payment beside plain transfers.
+  const signOne = (salt: string) =>
+    Effect.gen(function* () {
+      const block = yield* Effect.promise(() => client.getBlock())
+      const bundle = paymentTypedData(
+        location,
+        { from: owner.address, to: team, salt, expires: String(block.timestamp + 3600n) },
+        {
+          id: bytes32(),
+          groupID: bytes32(),
+          payAtTime: "0",
+          validMinutes: "0",
+          payType: "1",
+          token: suite.token,
+          recipient: privateKeyToAccount(generatePrivateKey()).address,
+          amount: "1000000",
+          data: "0x"
+        }
+      )
+      const signature = yield* Effect.promise(() => owner.signTypedData(signableOf(bundle)))
+      return { request: paymentRequestOf(bundle.typed_data), signature }
+    })
+  const salts = yield* Effect.replicateEffect(makeSalt, atOnce).pipe(Effect.provide(Randomness.layer))
+  const singles = yield* Effect.forEach(salts, signOne)
+  const settledAtOnce = yield* Effect.forEach(singles, (signed) => gateway.executePayment(signed), {
+    concurrency: "unbounded"
+  })
+  const carriers = new Map(settledAtOnce.map((settlement) => [settlement.transactionHash, settlement.gasUsed]))
+  const atOnceGas = [...carriers.values()].reduce((sum, gas) => sum + gas, 0n)
+  const plainTransfers = gasRows[0]?.baseline ?? 0n
+
   // Throughput: pre-signed batches of 10, executed through the gateway from one relayer.
   const measure = (concurrency: number, count: number) =>
     Effect.gen(function* () {
@@ -113,10 +148,36 @@ const program = Effect.gen(function* () {
   const sequential = yield* measure(1, sequentialBatches)
   const concurrent = yield* measure(throughputConcurrency, throughputBatches)
 
-  return { gasRows, sequential, concurrent }
+  // Settled payments per second at 1-second blocks: single-payment requests all at once, carried together (this
+  // gateway) and one transaction per request (a gateway on the same suite that carries one request a transaction,
+  // from a key of its own), in the same run.
+  yield* Effect.promise(() => testClient.setAutomine(false))
+  yield* Effect.promise(() => testClient.setIntervalMining({ interval: 1 }))
+  const loneKey = privateKeyToAccount(generatePrivateKey())
+  yield* Effect.promise(() => testClient.setBalance({ address: loneKey.address, value: 10n ** 24n }))
+  const lone = yield* ViemChainGateway.make(client, yield* makeRelayer(client, loneKey), suite, {
+    batch: { maxRequests: 1 }
+  })
+  const settleRate = (through: typeof gateway) =>
+    Effect.gen(function* () {
+      const fresh = yield* Effect.replicateEffect(makeSalt, atBlocks).pipe(Effect.provide(Randomness.layer))
+      const signed = yield* Effect.forEach(fresh, signOne)
+      const started = performance.now()
+      yield* Effect.forEach(signed, (request) => through.executePayment(request), { concurrency: "unbounded" })
+      return atBlocks / ((performance.now() - started) / 1000)
+    })
+  const oneBlockRates = { batched: yield* settleRate(gateway), lone: yield* settleRate(lone) }
+
+  return {
+    oneBlockRates,
+    gasRows,
+    sequential,
+    concurrent,
+    atOnce: { transactions: carriers.size, gasPerPayment: atOnceGas / BigInt(atOnce), plainTransfer: plainTransfers }
+  }
 })
 
-const { concurrent, gasRows, sequential } = await Effect.runPromise(Effect.scoped(program))
+const { atOnce: once, concurrent, gasRows, oneBlockRates, sequential } = await Effect.runPromise(Effect.scoped(program))
 
 const machine = `${cpus()[0]?.model ?? "unknown CPU"} (${cpus().length} cores), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`
 const lines = [
@@ -134,6 +195,19 @@ const lines = [
     ({ baseline, gas, size }) =>
       `| ${size} | ${gas.toLocaleString("en-US")} | ${(gas / BigInt(size)).toLocaleString("en-US")} | ${baseline.toLocaleString("en-US")} | ${(Number(gas) / Number(baseline)).toFixed(2)} |`
   ),
+  "",
+  `${atOnce} single-payment requests sent at once (one team, each to a fresh recipient, salts as the service hands them out), carried in ${once.transactions} transaction(s) by \`executeEach\`:`,
+  "",
+  "| gas per payment | one plain transfer to a fresh recipient | ratio |",
+  "| --------------: | --------------------------------------: | ----: |",
+  `| ${once.gasPerPayment.toLocaleString("en-US")} | ${once.plainTransfer.toLocaleString("en-US")} | ${(Number(once.gasPerPayment) / Number(once.plainTransfer)).toFixed(2)} |`,
+  "",
+  `Settled payments per second with anvil mining a block a second: ${atBlocks} single-payment requests sent at once, in the same run:`,
+  "",
+  "| sender | payments/s | ratio |",
+  "| ------ | ---------: | ----: |",
+  `| one transaction per request (baseline) | ${oneBlockRates.lone.toFixed(1)} | 1.00 |`,
+  `| requests carried together (\`executeEach\`) | ${oneBlockRates.batched.toFixed(1)} | ${(oneBlockRates.batched / oneBlockRates.lone).toFixed(2)} |`,
   "",
   "Executed batches of 10 payments per second through the viem `ChainGateway` (estimate, sign, send, receipt), one relayer:",
   "",

@@ -98,6 +98,11 @@ contract SvcAccount is SvcErrors {
         }
     }
 
+    /// @notice Carries out one verified payment.
+    function payOne(SvcPayment calldata payment) external onlyForwarder {
+        _pay(payment);
+    }
+
     /// @notice Grants roles from a verified manager request.
     function grantRoles(SvcRoleGrant[] calldata grants) external onlyForwarder {
         if (grants.length == 0) revert EmptyRequest();
@@ -196,8 +201,11 @@ contract SvcAccount is SvcErrors {
     }
 
     function _transfer(address token, address to, uint256 amount) private {
-        _requireBalance(token, amount);
         (bool ok, bytes memory result) = token.call(abi.encodeCall(IERC20.transfer, (to, amount)));
-        if (!ok || (result.length != 0 && !abi.decode(result, (bool)))) revert TransferFailed(token, to, amount);
+        if (!ok || (result.length != 0 && !abi.decode(result, (bool)))) {
+            // The balance is read only when the transfer failed, to name why.
+            _requireBalance(token, amount);
+            revert TransferFailed(token, to, amount);
+        }
     }
 }

@@ -31,6 +31,20 @@ struct RolesForwardRequest {
     SvcRoleGrant[] data;
 }
 
+/// @notice One request of `executeEach`: the calldata of `executePayment`, `executePayments` or `executeRoles`, and the
+/// most gas it may use, so that one request cannot spend what the others need.
+struct EachCall {
+    bytes data;
+    uint256 gas;
+}
+
+/// @notice What became of one request of `executeEach`: whether it executed, the gas it used, and why it reverted.
+struct EachResult {
+    bool ok;
+    uint256 gasUsed;
+    bytes reason;
+}
+
 /// @notice ERC-1271, so smart-contract wallets may sign too.
 interface IERC1271 {
     function isValidSignature(bytes32 digest, bytes calldata signature) external view returns (bytes4);
@@ -77,16 +91,31 @@ contract SvcAccountForwarder is SvcOperated {
 
     /// @notice Where payments to an e-mail recipient without an account go.
     address public immutable escrow;
-    mapping(uint256 salt => bool) public saltUsed;
+    /// @notice Used salts, 256 to a word (Permit2's unordered nonces): salt `s` is bit `s & 255` of word `s >> 8`.
+    /// The service hands out the salts of a word in turn, so requests of one word share one storage slot.
+    mapping(uint256 word => uint256 bits) public saltWords;
+    bytes32 private immutable cachedDomainSeparator;
+    uint256 private immutable cachedChainId;
     mapping(address account => bool) public isAccount;
 
     event AccountCreated(address indexed account, address indexed owner, bytes32 salt);
     event RequestExecuted(
         bytes32 indexed digest, address indexed account, address indexed signer, uint256 salt, uint8 kind
     );
+    /// @notice A request of `executeEach` (its place in the call) that reverted: it changed nothing.
+    event RequestFailed(uint256 index, bytes reason);
+
+    error UnknownCall(bytes4 selector);
 
     constructor(address escrow_, address admin_) SvcOperated(admin_) {
         escrow = escrow_;
+        cachedChainId = block.chainid;
+        cachedDomainSeparator = _domainSeparator();
+    }
+
+    /// @notice Whether a request with `salt` was executed here.
+    function saltUsed(uint256 salt) public view returns (bool) {
+        return saltWords[salt >> 8] & (1 << (salt & 0xff)) != 0;
     }
 
     /// @notice Deploys an account owned by `owner` at an address fixed by (owner, salt); anyone may pay the gas.
@@ -106,6 +135,10 @@ contract SvcAccountForwarder is SvcOperated {
 
     /// @notice The EIP-712 domain separator: name "SvcAccountForwarder", version "1.0.0", this chain and contract.
     function domainSeparator() public view returns (bytes32) {
+        return block.chainid == cachedChainId ? cachedDomainSeparator : _domainSeparator();
+    }
+
+    function _domainSeparator() private view returns (bytes32) {
         return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH, block.chainid, address(this)));
     }
 
@@ -174,9 +207,7 @@ contract SvcAccountForwarder is SvcOperated {
         bytes32 digest = digestPayment(request);
         _authorise(request.from, request.to, request.salt, request.expires, digest, signature, false);
         emit RequestExecuted(digest, request.to, request.from, request.salt, KIND_PAYMENT);
-        SvcPayment[] memory one = new SvcPayment[](1);
-        one[0] = request.data;
-        SvcAccount(request.to).pay(one);
+        SvcAccount(request.to).payOne(request.data);
     }
 
     /// @notice Verifies and executes signed manager role grants.
@@ -185,6 +216,26 @@ contract SvcAccountForwarder is SvcOperated {
         _authorise(request.from, request.to, request.salt, request.expires, digest, signature, true);
         emit RequestExecuted(digest, request.to, request.from, request.salt, KIND_ROLES);
         SvcAccount(request.to).grantRoles(request.data);
+    }
+
+    /// @notice Executes signed requests each on its own, as the relayer gathers them into one transaction: one that
+    /// reverts (a spent salt, a balance too low) changes nothing and is reported by `RequestFailed`, and the others go
+    /// on. Each is verified as when it is sent alone, so anyone may call this, as each request. Answers what became of
+    /// each (read by simulating the call first: the relayer sends only those that execute).
+    function executeEach(EachCall[] calldata calls) external returns (EachResult[] memory results) {
+        results = new EachResult[](calls.length);
+        for (uint256 i = 0; i < calls.length; ++i) {
+            bytes calldata data = calls[i].data;
+            bytes4 selector = bytes4(data[:4]);
+            if (
+                selector != this.executePayment.selector && selector != this.executePayments.selector
+                    && selector != this.executeRoles.selector
+            ) revert UnknownCall(selector);
+            uint256 before = gasleft();
+            (bool ok, bytes memory reason) = address(this).delegatecall{gas: calls[i].gas}(data);
+            results[i] = EachResult({ok: ok, gasUsed: before - gasleft(), reason: reason});
+            if (!ok) emit RequestFailed(i, reason);
+        }
     }
 
     /// @notice Ends the on-chain authority of removed members on `account` (their roles, and ownership when one is
@@ -205,11 +256,13 @@ contract SvcAccountForwarder is SvcOperated {
     ) private {
         if (!isAccount[to]) revert UnknownAccount(to);
         if (block.timestamp > expires) revert RequestExpired(expires, block.timestamp);
-        if (saltUsed[salt]) revert SaltReplayed(salt);
+        uint256 bits = saltWords[salt >> 8];
+        uint256 bit = 1 << (salt & 0xff);
+        if (bits & bit != 0) revert SaltReplayed(salt);
         if (!_validSignature(from, digest, signature)) revert InvalidSignature();
         bool allowed = manage ? SvcAccount(to).canManage(from) : SvcAccount(to).canPay(from);
         if (!allowed) revert SignerNotAuthorised(from, to);
-        saltUsed[salt] = true;
+        saltWords[salt >> 8] = bits | bit;
     }
 
     function _hashPayment(SvcPayment calldata payment) private pure returns (bytes32) {
@@ -233,12 +286,17 @@ contract SvcAccountForwarder is SvcOperated {
         return keccak256(abi.encodePacked("\x19\x01", domainSeparator(), structHash));
     }
 
+    /// @dev The key's signature first, then ERC-1271, as OpenZeppelin's `SignatureChecker`: a contract wallet has no
+    /// key that recovers to its address, and the signer's code is read (a cold account, 2,600 gas) only when needed.
     function _validSignature(address signer, bytes32 digest, bytes calldata signature) private view returns (bool) {
-        if (signer.code.length > 0) {
-            (bool ok, bytes memory result) =
-                signer.staticcall(abi.encodeCall(IERC1271.isValidSignature, (digest, signature)));
-            return ok && result.length >= 32 && abi.decode(result, (bytes4)) == IERC1271.isValidSignature.selector;
-        }
+        if (_recovers(signer, digest, signature)) return true;
+        if (signer.code.length == 0) return false;
+        (bool ok, bytes memory result) =
+            signer.staticcall(abi.encodeCall(IERC1271.isValidSignature, (digest, signature)));
+        return ok && result.length >= 32 && abi.decode(result, (bytes4)) == IERC1271.isValidSignature.selector;
+    }
+
+    function _recovers(address signer, bytes32 digest, bytes calldata signature) private pure returns (bool) {
         if (signature.length != 65) return false;
         bytes32 r = bytes32(signature[0:32]);
         bytes32 s = bytes32(signature[32:64]);

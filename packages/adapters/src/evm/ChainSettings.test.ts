@@ -27,6 +27,19 @@ describe("ChainSettingsConfig (production configuration)", () => {
     })
   )
 
+  it.effect("batches by default, as BATCH_* say, and refuses a batch of no request", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual((yield* load(env)).batch, { quietMillis: 10, waitMillis: 250, maxRequests: 64 })
+      assert.deepStrictEqual(
+        (yield* load({ ...env, BATCH_QUIET_MS: "5", BATCH_WAIT_MS: "0", BATCH_MAX_REQUESTS: "1" })).batch,
+        { quietMillis: 5, waitMillis: 0, maxRequests: 1 }
+      )
+      const none = yield* Effect.flip(load({ ...env, BATCH_MAX_REQUESTS: "0" }))
+      assert.instanceOf(none, Config.ConfigError)
+      assert.include(String(none), "BATCH_MAX_REQUESTS must be at least 1")
+    })
+  )
+
   it.effect("takes TOKEN_ADDRESS over the default, and requires it off Arbitrum One", () =>
     Effect.gen(function* () {
       const token = "0x3333333333333333333333333333333333333333"

@@ -7,6 +7,7 @@ import { Config, ConfigProvider, Effect, Option, Redacted, Schema } from "effect
 import type { Address, Hex } from "viem"
 import { defaultRpcRetries, defaultRpcTimeoutMillis, rpcUrlsOf } from "./ChainClient.ts"
 import type { RelayerOptions } from "./Relayer.ts"
+import type { BatchOptions } from "./RequestBatcher.ts"
 
 /** Arbitrum One's native USDC (Circle), the default settlement token on chain 42161. */
 export const arbitrumOneUsdc: Address = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
@@ -27,7 +28,32 @@ export interface ChainSettings {
   readonly rpcRetries?: number
   /** How the relayer follows its transactions (`MAX_FEE_PER_GAS`, `RELAYER_REPLACE_AFTER_MS`, `RELAYER_KEY_WAIT_MS`). */
   readonly relayer?: Omit<RelayerOptions, "journal">
+  /** How signed requests share transactions (`BATCH_QUIET_MS`, `BATCH_WAIT_MS`, `BATCH_MAX_REQUESTS`). */
+  readonly batch?: BatchOptions
 }
+
+/**
+ * How signed requests share transactions (decision 0065): a batch closes when no request came for `BATCH_QUIET_MS`
+ * (default 10), `BATCH_WAIT_MS` after it opened (default 250), or at `BATCH_MAX_REQUESTS` (default 64; 1 sends each
+ * request alone).
+ */
+export const BatchConfig: Config.Config<BatchOptions> = Config.all({
+  quietMillis: Config.Int("BATCH_QUIET_MS").pipe(Config.withDefault(10)),
+  waitMillis: Config.Int("BATCH_WAIT_MS").pipe(Config.withDefault(250)),
+  maxRequests: Config.Int("BATCH_MAX_REQUESTS").pipe(Config.withDefault(64))
+}).pipe(
+  Config.mapEffect((batch) =>
+    batch.quietMillis >= 1 && batch.waitMillis >= 0 && batch.maxRequests >= 1
+      ? Effect.succeed(batch)
+      : Effect.fail(
+          new Config.ConfigError(
+            new ConfigProvider.SourceError({
+              message: "BATCH_QUIET_MS and BATCH_MAX_REQUESTS must be at least 1, BATCH_WAIT_MS at least 0"
+            })
+          )
+        )
+  )
+)
 
 // Checked as an address (0x + 40 hex), so a typo fails at start-up rather than on the first payment.
 const address = (name: string) => Config.schema(EvmAddress, name)
@@ -121,10 +147,12 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
       confirmations: Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations)),
       minBalance: Config.schema(Schema.BigIntFromString, "RELAYER_MIN_BALANCE_WEI").pipe(
         Config.withDefault(defaultMinBalanceWei)
-      )
+      ),
+      batch: BatchConfig
     }).pipe(
       Config.map(
         ({
+          batch,
           minBalance,
           confirmations,
           escrow,
@@ -150,6 +178,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
             maxFeePerGas: Option.getOrUndefined(maxFeePerGas)
           },
           relayerKeys,
+          batch,
           addresses: { forwarder, escrow, token }
         })
       )

@@ -14,8 +14,11 @@ import {
 } from "viem"
 import { readError } from "./ChainRevert.ts"
 
-/** The contracts version this server is built for: 2 made the service's powers a role of every relayer key. */
-export const contractsVersion = 2n
+/**
+ * The contracts version this server deploys: 2 made the service's powers a role of every relayer key; 3 added the
+ * forwarder's `executeEach` (many signed requests in one transaction, decision 0065).
+ */
+export const contractsVersion = 3n
 
 /** The suite at the configured addresses is of another version: one line saying what to do. */
 export class ContractsVersionMismatch extends Schema.TaggedError<ContractsVersionMismatch>()(

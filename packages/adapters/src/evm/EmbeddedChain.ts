@@ -9,6 +9,7 @@ import { makeChainClient } from "./ChainClient.ts"
 import { readError } from "./ChainRevert.ts"
 import { type ContractsVersionMismatch, checkSuite } from "./ContractsVersion.ts"
 import { makeRelayer, type RelayerOptions } from "./Relayer.ts"
+import type { BatchOptions } from "./RequestBatcher.ts"
 import { type DeployedSuite, deploySuite, mintTestUsdc } from "./Suite.ts"
 import { make } from "./ViemChainGateway.ts"
 
@@ -52,6 +53,8 @@ export class EmbeddedChain extends Context.Service<
     readonly rpcRetries?: number
     /** How the relayer follows its transactions; its journal is the context's `TransactionJournal` when there is one. */
     readonly relayer?: Omit<RelayerOptions, "journal">
+    /** How signed requests share transactions (decision 0065). */
+    readonly batch?: BatchOptions | undefined
   }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable | ContractsVersionMismatch> =>
     Layer.effectContext(
       Effect.gen(function* () {
@@ -82,7 +85,7 @@ export class EmbeddedChain extends Context.Service<
           relayer.addresses,
           "the saved chain was made by an older svc; move SVC_DATA_DIR away to start with a fresh one"
         )
-        const gateway = yield* make(client, relayer, suite)
+        const gateway = yield* make(client, relayer, suite, { batch: options.batch })
         const embedded = EmbeddedChain.of({
           suite,
           relayer: relayer.address,

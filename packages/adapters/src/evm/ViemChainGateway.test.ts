@@ -12,6 +12,7 @@ import {
   rolesRequestOf
 } from "@svc/domain/chain"
 import {
+  makeSalt,
   type PaymentEntry,
   paymentsTypedData,
   paymentTypedData,
@@ -21,7 +22,8 @@ import {
   type TypedDataBundle,
   typedDataDigestUnsafe
 } from "@svc/domain/eip712"
-import { Context, Effect, Fiber, Layer, Stream } from "effect"
+import { Randomness } from "@svc/domain/Randomness"
+import { Cause, Context, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { Wallet } from "ethers"
 import {
   type Address,
@@ -30,6 +32,7 @@ import {
   type Hex,
   keccak256,
   type PublicClient,
+  parseEventLogs,
   toHex
 } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -515,7 +518,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
     )
   })
 
-  it.effect("20 concurrent executions for one team all land, from one key of the relayer, on consecutive nonces", () =>
+  it.effect("20 concurrent executions for one team all land, carried together by one key, on consecutive nonces", () =>
     Effect.gen(function* () {
       const { chain, client, ownerKey, suite, team } = yield* Fixture
       const gateway = yield* ChainGateway
@@ -526,9 +529,11 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
       const settlements = yield* Effect.forEach(requests, (request) => gateway.executePayments(request), {
         concurrency: "unbounded"
       })
-      assert.strictEqual(new Set(settlements.map((s) => s.transactionHash)).size, 20)
-      const transactions = yield* Effect.forEach(settlements, (s) =>
-        Effect.promise(() => client.getTransaction({ hash: s.transactionHash }))
+      // Waiting together, they share transactions (decision 0065).
+      const hashes = [...new Set(settlements.map((s) => s.transactionHash))]
+      assert.isBelow(hashes.length, 20)
+      const transactions = yield* Effect.forEach(hashes, (hash) =>
+        Effect.promise(() => client.getTransaction({ hash }))
       )
       // One team's transactions keep to one key (their order is its nonce order); it runs on without a gap.
       const senders = new Set(transactions.map((t) => t.from.toLowerCase()))
@@ -550,6 +555,74 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ChainGateway 
       assert.isTrue(settlements.every((s) => s.payments.length === 1 && s.payments[0]?.outcome === "paid"))
       assert.deepStrictEqual(yield* balances(nora), [20_000n])
     })
+  )
+
+  it.effect(
+    "40 single payments from three teams at once share transactions; one that fails there fails alone, naming why",
+    () =>
+      Effect.gen(function* () {
+        const { client, suite } = yield* Fixture
+        const gateway = yield* ChainGateway
+        const teams = [yield* freshTeam(), yield* freshTeam(), yield* freshTeam()]
+        // A team holding 1.5 USDC signs two payments of 1 USDC: each estimates alone, and together one cannot be paid.
+        const short = yield* freshTeam(1_500_000n)
+        // Salts as the service hands them out: the bits of one random word in turn.
+        const salts = Effect.runSync(Effect.replicateEffect(makeSalt, 42).pipe(Effect.provide(Randomness.layer)))
+        const signedOne = (ownerKey: Hex, account: Address, amount: bigint) =>
+          Effect.gen(function* () {
+            const bundle = paymentTypedData(
+              yield* location,
+              { ...(yield* envelope(ownerKey, account)), salt: salts.pop() as string },
+              entry(suite.token, newWallet(), amount)
+            )
+            return { request: paymentRequestOf(bundle.typed_data), signature: yield* sign(bundle, ownerKey, "viem") }
+          })
+        const requests = yield* Effect.forEach(Array.from({ length: 40 }), (_, i) => {
+          const team = teams[i % 3] as (typeof teams)[number]
+          return signedOne(team.ownerKey, team.account, 1_000n + BigInt(i))
+        })
+        const shortRequests = [
+          yield* signedOne(short.ownerKey, short.account, 1_000_000n),
+          yield* signedOne(short.ownerKey, short.account, 1_000_000n)
+        ]
+        const [settled, shortExits] = yield* Effect.all(
+          [
+            Effect.forEach(requests, (request) => gateway.executePayment(request), { concurrency: "unbounded" }),
+            Effect.forEach(shortRequests, (request) => Effect.exit(gateway.executePayment(request)), {
+              concurrency: "unbounded"
+            })
+          ],
+          { concurrency: "unbounded" }
+        )
+        // Each paid once, with its own outcome (the amount tells them apart).
+        assert.deepStrictEqual(
+          settled.map((settlement) => settlement.payments.map((p) => [p.outcome, p.amount])),
+          requests.map((_, i) => [["paid", 1_000n + BigInt(i)]])
+        )
+        const transactions = new Set(settled.map((settlement) => settlement.transactionHash))
+        assert.isBelow(transactions.size, 40)
+        const receipts = yield* Effect.forEach([...transactions], (hash) =>
+          Effect.promise(() => client.getTransactionReceipt({ hash }))
+        )
+        console.error(
+          "GAS",
+          transactions.size,
+          receipts.map((r) => [r.gasUsed, r.logs.length]),
+          receipts.reduce((s, r) => s + r.gasUsed, 0n) / 40n
+        )
+        const logs = receipts.flatMap((receipt) =>
+          parseEventLogs({ abi: svcAccountForwarderAbi, eventName: "RequestExecuted", logs: receipt.logs })
+        )
+        assert.strictEqual(logs.filter((log) => requests.some((r) => r.request.salt === log.args.salt)).length, 40)
+        // Of the short team's two, one was paid, and the other failed alone, with the reason the chain gives.
+        const outcomes = shortExits.map((exit) =>
+          exit._tag === "Success"
+            ? "paid"
+            : (Cause.findErrorOption(exit.cause).pipe(Option.getOrUndefined)?._tag ?? "?")
+        )
+        assert.sameMembers(outcomes, ["paid", "InsufficientBalance"])
+        assert.deepStrictEqual(yield* balances(short.account), [500_000n])
+      })
   )
 
   it.effect("the digest the forwarder computes equals the domain's, for each kind of request", () =>

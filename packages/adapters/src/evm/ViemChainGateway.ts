@@ -24,10 +24,11 @@ import {
   type TokenTransfer,
   TransactionJournal
 } from "@svc/domain/chain"
-import { Cause, type Config, Effect, Layer, Option, Queue, Redacted, Stream } from "effect"
+import { Cause, type Config, Effect, Layer, Option, Queue, Redacted, type Scope, Stream } from "effect"
 import {
   type Abi,
   type Address,
+  ContractFunctionRevertedError,
   concat,
   encodeAbiParameters,
   encodeFunctionData,
@@ -37,6 +38,7 @@ import {
   hexToNumber,
   isAddressEqual,
   keccak256,
+  type Log,
   type PublicClient,
   parseEventLogs,
   type TransactionReceipt,
@@ -57,6 +59,7 @@ import {
 import { type ChainSettings, ChainSettingsConfig } from "./ChainSettings.ts"
 import { type ContractsVersionMismatch, checkSuite } from "./ContractsVersion.ts"
 import { makeRelayer, type Relayer } from "./Relayer.ts"
+import { type BatchOptions, logsOfRequest, makeRequestBatcher } from "./RequestBatcher.ts"
 
 interface ContractCall {
   readonly address: Address
@@ -69,9 +72,9 @@ const forwarderAbi: Abi = [...svcAccountForwarderAbi, ...suiteErrorsAbi]
 const accountAbi: Abi = [...svcAccountAbi, ...suiteErrorsAbi]
 const escrowAbi: Abi = [...svcEscrowAbi, ...suiteErrorsAbi]
 
-/** The outcomes a receipt reports for one account, in log order (which is request order). */
-const outcomesOf = (receipt: TransactionReceipt, account: Address, escrow: Address): ReadonlyArray<PaymentOutcome> =>
-  parseEventLogs({ abi: svcAccountAbi, logs: receipt.logs.filter((log) => isAddressEqual(log.address, account)) })
+/** The outcomes `logs` report for one account, in log order (which is request order). */
+const outcomesOf = (logs: ReadonlyArray<Log>, account: Address, escrow: Address): ReadonlyArray<PaymentOutcome> =>
+  parseEventLogs({ abi: svcAccountAbi, logs: logs.filter((log) => isAddressEqual(log.address, account)) })
     .map((log): PaymentOutcome | undefined => {
       switch (log.eventName) {
         case "PaymentExecuted":
@@ -96,20 +99,42 @@ const outcomesOf = (receipt: TransactionReceipt, account: Address, escrow: Addre
     })
     .filter((outcome) => outcome !== undefined)
 
-/** Builds the gateway on a client and a relayer for a deployed suite. */
+/**
+ * Builds the gateway on a client and a relayer for a deployed suite (contracts version 3): signed requests waiting at
+ * the same time share transactions (`batch`, decision 0065).
+ */
 export const make: (
   client: PublicClient,
   relayer: Relayer,
-  addresses: SuiteAddresses
-) => Effect.Effect<ChainGateway["Service"], ChainUnavailable> = Effect.fnUntraced(function* (
+  addresses: SuiteAddresses,
+  options?: { readonly batch?: BatchOptions | undefined }
+) => Effect.Effect<ChainGateway["Service"], ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
   client: PublicClient,
   relayer: Relayer,
-  addresses: SuiteAddresses
+  addresses: SuiteAddresses,
+  options: { readonly batch?: BatchOptions | undefined } = {}
 ) {
   const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
+  // `maxRequests: 1` sends each request as its own transaction, estimated alone (the benchmarks' baseline).
+  const batcher =
+    options.batch?.maxRequests === 1
+      ? undefined
+      : yield* makeRequestBatcher(client, relayer, addresses.forwarder, options.batch)
 
   const read = <A>(call: ContractCall) =>
     Effect.tryPromise({ try: () => client.readContract(call as never) as Promise<A>, catch: readError })
+
+  const estimateOf = <E>(call: ContractCall, toError: (error: unknown) => E) =>
+    Effect.tryPromise({
+      try: () => client.estimateContractGas({ ...call, account: relayer.address } as never),
+      catch: toError
+    })
+
+  // Nothing is sent before the estimate answers: an unreachable node here leaves the request free to retry.
+  const firstEstimate = <E>(estimate: Effect.Effect<bigint, E>) =>
+    Effect.mapError(estimate, (error) =>
+      error instanceof ChainUnavailable ? new ChainUnavailable({ reason: error.reason, nothingSent: true }) : error
+    )
 
   /**
    * Estimates (which names any refusal without spending gas), sends through the relayer, waits for inclusion of
@@ -122,15 +147,9 @@ export const make: (
     affinity?: Address,
     progress?: SettlementProgress
   ) => {
-    const estimate = Effect.tryPromise({
-      try: () => client.estimateContractGas({ ...call, account: relayer.address } as never),
-      catch: toError
-    })
+    const estimate = estimateOf(call, toError)
     return Effect.gen(function* () {
-      // Nothing is sent before the estimate answers: an unreachable node here leaves the request free to retry.
-      const gas = yield* Effect.mapError(estimate, (error) =>
-        error instanceof ChainUnavailable ? new ChainUnavailable({ reason: error.reason, nothingSent: true }) : error
-      )
+      const gas = yield* firstEstimate(estimate)
       const hash = yield* relayer.send({
         to: call.address,
         data: encodeFunctionData(call as never),
@@ -150,31 +169,80 @@ export const make: (
     })
   }
 
+  /**
+   * A signed request for the forwarder: estimated alone, then carried, with the others waiting at the same time when
+   * the suite can (`executeEach`), and answered with the receipt of the transaction that executed it. One that a batch
+   * carried without executing it is estimated again at the new state, which names what changed (a concurrent request
+   * spent the salt, or the balance).
+   */
+  const submitRequest = <E>(
+    functionName: string,
+    args: ReadonlyArray<unknown>,
+    request: { readonly to: Address; readonly salt: bigint; readonly entries: number },
+    toError: (error: unknown) => E,
+    progress?: SettlementProgress
+  ) => {
+    const call: ContractCall = { address: addresses.forwarder, abi: forwarderAbi, functionName, args }
+    const carries = [`salt:${request.salt}`, `account:${request.to}`]
+    if (batcher === undefined) return submit(call, toError, carries, request.to, progress)
+    return Effect.gen(function* () {
+      const carried = yield* batcher.carry({
+        data: encodeFunctionData(call as never),
+        weight: 100_000n + 60_000n * BigInt(request.entries),
+        salt: request.salt,
+        account: request.to,
+        carries: [functionName, ...carries],
+        progress
+      })
+      if (carried._tag === "Refused") {
+        return yield* Effect.fail(
+          toError(new ContractFunctionRevertedError({ abi: forwarderAbi, data: carried.reason, functionName }))
+        )
+      }
+      const { executed, receipt } = carried
+      if (executed) return receipt
+      yield* estimateOf(call, toError)
+      return yield* Effect.fail(
+        new SettlementReverted({
+          reason: `request of salt ${request.salt} was not executed in transaction ${receipt.transactionHash}`
+        })
+      )
+    })
+  }
+
   const location = { chainId, verifyingContract: addresses.forwarder }
 
-  /** What a request's receipt settled on `account`, as every execution (and its reconciliation) answers it. */
-  const settlementOf = (receipt: TransactionReceipt, account: Address): Settlement => ({
+  /**
+   * What a request's receipt settled on `account`, as every execution (and its reconciliation) answers it: the logs
+   * of the request of `salt` when the transaction carried several.
+   */
+  const settlementOf = (receipt: TransactionReceipt, account: Address, salt?: bigint): Settlement => ({
     transactionHash: receipt.transactionHash,
     blockNumber: receipt.blockNumber,
     gasUsed: receipt.gasUsed,
-    payments: outcomesOf(receipt, account, addresses.escrow)
+    payments: outcomesOf(
+      (salt === undefined ? undefined : logsOfRequest(receipt, addresses.forwarder, salt)) ?? receipt.logs,
+      account,
+      addresses.escrow
+    )
   })
 
   const settle = (
     functionName: string,
     request: { from: Address; to: Address; salt: bigint },
+    entries: number,
     args: ReadonlyArray<unknown>,
     digest: () => Hex,
     progress?: SettlementProgress
   ) => {
     const context: RevertContext = { account: request.to, signer: request.from, digest }
-    return submit(
-      { address: addresses.forwarder, abi: forwarderAbi, functionName, args },
+    return submitRequest(
+      functionName,
+      args,
+      { ...request, entries },
       (error) => requestError(error, context),
-      [`salt:${request.salt}`, `account:${request.to}`],
-      request.to,
       progress
-    ).pipe(Effect.map((receipt) => settlementOf(receipt, request.to)))
+    ).pipe(Effect.map((receipt) => settlementOf(receipt, request.to, request.salt)))
   }
 
   const envelope = (request: { from: Address; to: Address; salt: bigint; expires: bigint }) => ({
@@ -191,6 +259,7 @@ export const make: (
     return yield* settle(
       "executePayments",
       request,
+      request.data.payments.length,
       [{ ...envelope(request), payments: request.data.payments }, signature],
       () => paymentsRequestDigest(location, request),
       progress
@@ -204,6 +273,7 @@ export const make: (
     return yield* settle(
       "executePayment",
       request,
+      1,
       [{ ...envelope(request), data: request.data }, signature],
       () => paymentRequestDigest(location, request),
       progress
@@ -219,22 +289,18 @@ export const make: (
       signer: request.from,
       digest: () => rolesRequestDigest(location, request)
     }
-    const receipt = yield* submit(
-      {
-        address: addresses.forwarder,
-        abi: forwarderAbi,
-        functionName: "executeRoles",
-        args: [{ ...envelope(request), data: request.data }, signature]
-      },
+    const receipt = yield* submitRequest(
+      "executeRoles",
+      [{ ...envelope(request), data: request.data }, signature],
+      { ...request, entries: request.data.length },
       (error) => requestError(error, context),
-      [`salt:${request.salt}`, `account:${request.to}`],
-      request.to,
       progress
     )
+    const logs = logsOfRequest(receipt, addresses.forwarder, request.salt) ?? receipt.logs
     const grants = parseEventLogs({
       abi: svcAccountAbi,
       eventName: "RoleGranted",
-      logs: receipt.logs.filter((log) => isAddressEqual(log.address, request.to))
+      logs: logs.filter((log) => isAddressEqual(log.address, request.to))
     }).map((log) => ({ role: log.args.role, account: log.args.account }))
     return {
       transactionHash: receipt.transactionHash,
@@ -294,7 +360,7 @@ export const make: (
       try: () => client.getTransactionReceipt({ hash: log.transactionHash }),
       catch: readError
     })
-    return settlementOf(receipt, account)
+    return settlementOf(receipt, account, salt)
   })
 
   const hasRole = (account: Address, role: string, wallet: Address) =>
@@ -576,7 +642,7 @@ export const layer = (
         relayer.addresses,
         "deploy this version with `npm run deploy` and set FORWARDER_ADDRESS and ESCROW_ADDRESS to the addresses it prints"
       )
-      return yield* make(client, relayer, settings.addresses)
+      return yield* make(client, relayer, settings.addresses, { batch: settings.batch })
     })
   )
 

@@ -4,6 +4,7 @@
 export { makeChainClient, rpcUrlsOf } from "./ChainClient.ts"
 export {
   arbitrumOneUsdc,
+  BatchConfig,
   type ChainSettings,
   ChainSettingsConfig,
   defaultConfirmations,
@@ -22,5 +23,12 @@ export {
   type RelayerOptions,
   sendLeaseMillis
 } from "./Relayer.ts"
+export {
+  type BatchOptions,
+  type Carried,
+  logsOfRequest,
+  makeRequestBatcher,
+  type RequestBatcher
+} from "./RequestBatcher.ts"
 export { type DeployedSuite, deploySuite, mintTestUsdc, setOperators } from "./Suite.ts"
 export * as ViemChainGateway from "./ViemChainGateway.ts"

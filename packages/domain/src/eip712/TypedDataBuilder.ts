@@ -4,7 +4,7 @@
  * The pure builders take every value; the `make*` builders draw the salt from `Randomness` and the expiry from
  * `Clock`, so the API issues fresh requests and tests stay deterministic.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect } from "effect"
 import { getAddress } from "viem"
 import type { Address, Uint256String } from "../Evm.ts"
 import { type Randomness, randomHex } from "../Randomness.ts"
@@ -116,10 +116,28 @@ export const rolesTypedData = (
   primary_type: PrimaryTypes.roles
 })
 
-/** A salt of 256 random bits, as a decimal string. */
-export const makeSalt: Effect.Effect<Uint256String, never, Randomness> = Effect.map(randomHex(32), (hex) =>
-  BigInt(`0x${hex}`).toString(10)
+/**
+ * The salts this process hands out (decision 0065): a word of 248 random bits, and its 256 salts in turn. The
+ * forwarder keeps used salts as bits of a word, so the requests of one word share one storage slot: the first costs
+ * a new slot, the others a bit in it. Words are random, so processes never share one.
+ */
+export const SaltWords = Context.Reference<{ current?: { readonly word: bigint; next: number } }>(
+  "@svc/domain/eip712/SaltWords",
+  { defaultValue: () => ({}) }
 )
+
+/** A fresh salt (the next bit of this process's word), as a decimal string. */
+export const makeSalt: Effect.Effect<Uint256String, never, Randomness> = Effect.gen(function* () {
+  const words = yield* SaltWords
+  const spent = () => words.current === undefined || words.current.next > 255
+  if (spent()) {
+    const word = BigInt(`0x${yield* randomHex(31)}`)
+    // Another fiber may have begun a word meanwhile: either serves, and no bit is handed out twice.
+    if (spent()) words.current = { word, next: 0 }
+  }
+  const current = words.current as { readonly word: bigint; next: number }
+  return ((current.word << 8n) | BigInt(current.next++)).toString(10)
+})
 
 /** Who signs and which account the request acts on; the lifetime defaults to 10 minutes. */
 export interface EnvelopeParameters {

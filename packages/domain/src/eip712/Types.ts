@@ -2,7 +2,8 @@
  * The EIP-712 vocabulary shared by the domain's builders and the on-chain `SvcAccountForwarder`.
  *
  * Every request has the same envelope: `from` is the wallet that signs, `to` is the svc account the request
- * acts on, `salt` is 256 random bits that the forwarder accepts once, `expires` is a unix time in seconds.
+ * acts on, `salt` is a uint256 that the forwarder accepts once (the service hands out the bits of a random word in
+ * turn: `makeSalt`), `expires` is a unix time in seconds.
  * Changing anything here changes every digest: the contracts hash the same type strings.
  */
 

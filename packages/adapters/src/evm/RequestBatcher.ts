@@ -1,0 +1,248 @@
+/**
+ * Many signed requests in one transaction (decision 0065). Requests that wait for the chain at the same time, from one
+ * team or many, are carried together through the forwarder's `executeEach`, which executes each on its own: one that
+ * fails (a spent salt, a balance too low) changes nothing and is reported, and the others go on. A request alone is
+ * sent as itself.
+ *
+ * A batch is simulated first (one `eth_call` of `executeEach` on the pending state), which answers each request's
+ * outcome and gas: one that would revert is refused with its reason and nothing is sent for it, and the transaction
+ * carries only the others, each with a gas cap from the simulation. One call for the batch replaces an estimate per
+ * request.
+ *
+ * The policy: a batch opens with the first request that waits, and closes once no other came for `quietMillis`
+ * (10 ms), `waitMillis` (250 ms) after it opened, or at `maxRequests` (64): a lone request waits 10 ms, a burst goes
+ * together. A batch is split into transactions of at most `maxGas` estimated gas, and by relayer key: requests whose
+ * accounts map to different keys (the relayer's affinity) go in different transactions, so each account's order stays
+ * its key's nonce order. Transactions are sent as their batch closes, without waiting for earlier ones to be mined.
+ */
+import { svcAccountForwarderAbi } from "@svc/contracts"
+import { ChainUnavailable, type SettlementProgress } from "@svc/domain/chain"
+import { Cause, Clock, Deferred, Duration, Effect, Option, Queue, type Scope } from "effect"
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hash,
+  type Hex,
+  isAddressEqual,
+  type Log,
+  type PublicClient,
+  parseEventLogs,
+  type TransactionReceipt
+} from "viem"
+import { readError } from "./ChainRevert.ts"
+import { keyOfAffinity, type Relayer } from "./Relayer.ts"
+
+/** How requests are gathered into transactions. */
+export interface BatchOptions {
+  /** A batch closes when no request came for this long (default 10 ms)... */
+  readonly quietMillis?: number | undefined
+  /** ...or this long after its first request (default 250 ms). */
+  readonly waitMillis?: number | undefined
+  /** The most requests one transaction carries (default 64). */
+  readonly maxRequests?: number | undefined
+  /** The most gas one transaction carries, by the requests' weights (default 10,000,000). */
+  readonly maxGas?: bigint | undefined
+}
+
+/** A signed request for the forwarder. */
+export interface BatchedRequest {
+  /** Its calldata for the forwarder (`executePayment`, `executePayments` or `executeRoles`). */
+  readonly data: Hex
+  /** A generous guess of its gas (from its entries), to split batches and bound its simulation. */
+  readonly weight: bigint
+  readonly salt: bigint
+  /** The account it acts on (the relayer's affinity). */
+  readonly account: Address
+  /** What it carries, for the journal. */
+  readonly carries: ReadonlyArray<string>
+  readonly progress?: SettlementProgress | undefined
+}
+
+/**
+ * What became of a request: refused by the simulation with its revert data (nothing sent), or carried by a
+ * transaction, with its receipt and whether it executed there.
+ */
+export type Carried =
+  | { readonly _tag: "Refused"; readonly reason: Hex }
+  | { readonly _tag: "Mined"; readonly receipt: TransactionReceipt; readonly executed: boolean }
+
+/** Gathers requests into transactions and sees each through to its receipt. */
+export interface RequestBatcher {
+  readonly carry: (request: BatchedRequest) => Effect.Effect<Carried, ChainUnavailable>
+}
+
+interface Waiting {
+  readonly request: BatchedRequest
+  readonly done: Deferred.Deferred<Carried, ChainUnavailable>
+}
+
+/**
+ * The logs of the request of `salt` that `receipt`'s transaction executed on `forwarder`: those after its
+ * `RequestExecuted` and before the forwarder's next log; `undefined` when it did not execute there.
+ */
+export const logsOfRequest = (
+  receipt: TransactionReceipt,
+  forwarder: Address,
+  salt: bigint
+): ReadonlyArray<Log> | undefined => {
+  let start: number | undefined
+  for (const [index, log] of receipt.logs.entries()) {
+    if (!isAddressEqual(log.address, forwarder)) continue
+    if (start !== undefined) return receipt.logs.slice(start + 1, index)
+    const [parsed] = parseEventLogs({ abi: svcAccountForwarderAbi, eventName: "RequestExecuted", logs: [log] })
+    if (parsed?.args.salt === salt) start = index
+  }
+  return start === undefined ? undefined : receipt.logs.slice(start + 1)
+}
+
+/** Gas a transaction's calldata costs at most (16 a byte) and its base, over what its calls use. */
+const envelopeGas = (data: Hex) => 21_000n + 16n * BigInt((data.length - 2) / 2) + 10_000n
+
+/** A cap for a request that used `gasUsed` in the simulation: a fifth more, and some. */
+const capOf = (gasUsed: bigint) => gasUsed + gasUsed / 5n + 20_000n
+
+/** A batcher sending through `relayer` to `forwarder` on `client`'s chain; it runs for the scope's lifetime. */
+export const makeRequestBatcher: (
+  client: PublicClient,
+  relayer: Relayer,
+  forwarder: Address,
+  options?: BatchOptions
+) => Effect.Effect<RequestBatcher, never, Scope.Scope> = Effect.fnUntraced(function* (
+  client: PublicClient,
+  relayer: Relayer,
+  forwarder: Address,
+  options: BatchOptions = {}
+): Effect.fn.Return<RequestBatcher, never, Scope.Scope> {
+  const quietMillis = Math.max(1, options.quietMillis ?? 10)
+  const waitMillis = options.waitMillis ?? 250
+  const maxRequests = Math.max(1, options.maxRequests ?? 64)
+  const maxGas = options.maxGas ?? 10_000_000n
+  const scope = yield* Effect.scope
+  const queue = yield* Queue.unbounded<Waiting>()
+
+  const heard = (group: ReadonlyArray<Waiting>, hash: Hash) =>
+    Effect.forEach(group, ({ request }) => request.progress?.onSent?.(hash) ?? Effect.void, { discard: true })
+
+  const executeEach = (calls: ReadonlyArray<{ readonly data: Hex; readonly gas: bigint }>) =>
+    encodeFunctionData({ abi: svcAccountForwarderAbi, functionName: "executeEach", args: [calls] })
+
+  /** Each request's outcome and gas on the pending state, read without sending anything. */
+  const simulate = (requests: ReadonlyArray<BatchedRequest>) =>
+    Effect.tryPromise({
+      try: () =>
+        client.call({
+          account: relayer.address,
+          to: forwarder,
+          data: executeEach(requests.map((request) => ({ data: request.data, gas: 4n * request.weight }))),
+          blockTag: "pending"
+        }),
+      catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
+    }).pipe(
+      Effect.map(({ data }) =>
+        decodeFunctionResult({ abi: svcAccountForwarderAbi, functionName: "executeEach", data: data ?? "0x" })
+      )
+    )
+
+  /** Simulates `group` (one key's), refuses what would revert, sends the rest in one transaction, answers each. */
+  const send = (group: ReadonlyArray<Waiting>) =>
+    Effect.gen(function* () {
+      const results = yield* simulate(group.map((waiting) => waiting.request))
+      const going: Array<Waiting & { readonly cap: bigint }> = []
+      for (const [index, waiting] of group.entries()) {
+        const result = results[index]
+        if (result?.ok === true) going.push({ ...waiting, cap: capOf(result.gasUsed) })
+        else yield* Deferred.succeed(waiting.done, { _tag: "Refused", reason: result?.reason ?? "0x" })
+      }
+      const [first] = going
+      if (first === undefined) return
+      const alone = going.length === 1
+      const data = alone
+        ? first.request.data
+        : executeEach(going.map(({ cap, request }) => ({ data: request.data, gas: cap })))
+      const hash = yield* relayer.send({
+        to: forwarder,
+        data,
+        gas: going.reduce((sum, { cap }) => sum + cap, 0n) + envelopeGas(data),
+        carries: alone ? first.request.carries : ["executeEach", ...going.flatMap(({ request }) => request.carries)],
+        affinity: first.request.account
+      })
+      yield* heard(going, hash)
+      const receipt = yield* relayer.receipt(hash, (version) => heard(going, version))
+      for (const { request, done } of going) {
+        const executed =
+          receipt.status === "success" && (alone || logsOfRequest(receipt, forwarder, request.salt) !== undefined)
+        yield* Deferred.succeed(done, { _tag: "Mined", receipt, executed })
+      }
+    }).pipe(
+      // Whatever ended it, no request is left waiting (those answered already keep their answer).
+      Effect.onExit((exit) =>
+        exit._tag === "Success"
+          ? Effect.void
+          : Effect.forEach(group, ({ done }) => Deferred.failCause(done, exit.cause), { discard: true })
+      ),
+      Effect.ignore
+    )
+
+  /** Splits what waits into transactions: by relayer key, then by count and gas. */
+  const groupsOf = (waiting: ReadonlyArray<Waiting>) => {
+    const byKey = new Map<string, Array<Array<Waiting>>>()
+    for (const entry of waiting) {
+      const key = keyOfAffinity(entry.request.account, relayer.addresses).toLowerCase()
+      const groups = byKey.get(key) ?? []
+      byKey.set(key, groups)
+      const open = groups.at(-1)
+      const gas = open?.reduce((sum, { request }) => sum + request.weight, 0n) ?? 0n
+      if (open !== undefined && open.length < maxRequests && gas + entry.request.weight <= maxGas) open.push(entry)
+      else groups.push([entry])
+    }
+    return [...byKey.values()].flat()
+  }
+
+  /** Whatever waits now, without waiting for more. */
+  const waiting = Effect.gen(function* () {
+    const taken: Array<Waiting> = []
+    while (true) {
+      const next = yield* Queue.poll(queue)
+      if (Option.isNone(next)) return taken
+      taken.push(next.value)
+    }
+  })
+
+  /** A batch: from the first request, while more keep coming (each within `quietMillis`), `waitMillis` at most. */
+  const gather = Effect.gen(function* () {
+    const batch = [yield* Queue.take(queue)]
+    const closes = (yield* Clock.currentTimeMillis) + waitMillis
+    while (batch.length < maxRequests) {
+      const left = closes - (yield* Clock.currentTimeMillis)
+      if (left <= 0) break
+      yield* Effect.sleep(Duration.millis(Math.min(quietMillis, left)))
+      const more = yield* waiting
+      if (more.length === 0) break
+      batch.push(...more)
+    }
+    return batch
+  })
+
+  yield* Effect.gen(function* () {
+    while (true) {
+      for (const group of groupsOf(yield* gather)) yield* Effect.forkIn(send(group), scope)
+    }
+  }).pipe(
+    Effect.onExit(() =>
+      Effect.flatMap(waiting, (left) =>
+        Effect.forEach(left, ({ done }) => Deferred.failCause(done, Cause.interrupt()), { discard: true })
+      )
+    ),
+    Effect.forkIn(scope)
+  )
+
+  const carry = (request: BatchedRequest) =>
+    Effect.gen(function* () {
+      const done = yield* Deferred.make<Carried, ChainUnavailable>()
+      yield* Queue.offer(queue, { request, done })
+      return yield* Deferred.await(done)
+    })
+
+  return { carry } satisfies RequestBatcher
+})
