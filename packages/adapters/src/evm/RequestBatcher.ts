@@ -77,6 +77,9 @@ interface Waiting {
   readonly done: Deferred.Deferred<Carried, ChainUnavailable>
 }
 
+/** Each executed request's logs in a receipt, by salt: computed once a receipt (a batch's is read by each request). */
+const requestLogs = new WeakMap<TransactionReceipt, Map<bigint, ReadonlyArray<Log>>>()
+
 /**
  * The logs of the request of `salt` that `receipt`'s transaction executed on `forwarder`: those after its
  * `RequestExecuted` and before the forwarder's next log; `undefined` when it did not execute there.
@@ -86,14 +89,24 @@ export const logsOfRequest = (
   forwarder: Address,
   salt: bigint
 ): ReadonlyArray<Log> | undefined => {
-  let start: number | undefined
-  for (const [index, log] of receipt.logs.entries()) {
-    if (!isAddressEqual(log.address, forwarder)) continue
-    if (start !== undefined) return receipt.logs.slice(start + 1, index)
-    const [parsed] = parseEventLogs({ abi: svcAccountForwarderAbi, eventName: "RequestExecuted", logs: [log] })
-    if (parsed?.args.salt === salt) start = index
+  let bySalt = requestLogs.get(receipt)
+  if (bySalt === undefined) {
+    bySalt = new Map()
+    let open: { readonly salt: bigint; readonly start: number } | undefined
+    const close = (end: number) => {
+      if (open !== undefined) bySalt?.set(open.salt, receipt.logs.slice(open.start + 1, end))
+      open = undefined
+    }
+    for (const [index, log] of receipt.logs.entries()) {
+      if (!isAddressEqual(log.address, forwarder)) continue
+      close(index)
+      const [parsed] = parseEventLogs({ abi: svcAccountForwarderAbi, eventName: "RequestExecuted", logs: [log] })
+      if (parsed !== undefined) open = { salt: parsed.args.salt, start: index }
+    }
+    close(receipt.logs.length)
+    requestLogs.set(receipt, bySalt)
   }
-  return start === undefined ? undefined : receipt.logs.slice(start + 1)
+  return bySalt.get(salt)
 }
 
 /** Gas a transaction's calldata costs at most (16 a byte) and its base, over what its calls use. */
