@@ -458,6 +458,8 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
           const kinds = executed.filter((log) => log.args.kind !== 3)
           assert.strictEqual(kinds.length, bodies.length)
           assert.strictEqual(new Set(kinds.map((log) => log.args.salt)).size, bodies.length)
+          // Requests waiting together shared transactions (decision 0065).
+          assert.isBelow(new Set(kinds.map((log) => log.transactionHash)).size, bodies.length)
           // None lost: each team's balance went down by exactly what it paid, and every payment is listed.
           for (const [t, { team, account }] of teams.entries()) {
             const paid = bodies
