@@ -134,8 +134,13 @@ export const makeRequestBatcher: (
   const scope = yield* Effect.scope
   const queue = yield* Queue.unbounded<Waiting>()
 
+  // Each request notes its transaction (a write of its own): all at once, so a store that commits waiting writes
+  // together (jongodb, decision 0062) takes them in one commit rather than one after the other.
   const heard = (group: ReadonlyArray<Waiting>, hash: Hash) =>
-    Effect.forEach(group, ({ request }) => request.progress?.onSent?.(hash) ?? Effect.void, { discard: true })
+    Effect.forEach(group, ({ request }) => request.progress?.onSent?.(hash) ?? Effect.void, {
+      concurrency: "unbounded",
+      discard: true
+    })
 
   const executeEach = (calls: ReadonlyArray<{ readonly data: Hex; readonly gas: bigint }>) =>
     encodeFunctionData({ abi: svcAccountForwarderAbi, functionName: "executeEach", args: [calls] })
