@@ -129,6 +129,9 @@ describe("deposits", () => {
             ],
             ["deposit.received", "complete", 1_234, s.outsider.address]
           )
+          // Announced within two blocks of its confirmation (CHAIN_CONFIRMATIONS 1: its own block is confirmation).
+          assert.isAtLeast(transferEvent?.data.confirmations, 1)
+          assert.isAtMost(transferEvent?.data.confirmations, 3)
           // The funding mint (from the zero address) and the transfer, each once.
           assert.deepStrictEqual(yield* depositEvents(s.server, storage, s.t.team), [
             ["deposit.received", "complete", 1_234],

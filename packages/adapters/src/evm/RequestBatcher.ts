@@ -204,17 +204,18 @@ export const makeRequestBatcher: (
 
   /** Splits what waits into transactions: by relayer key, then by count and gas. */
   const groupsOf = (waiting: ReadonlyArray<Waiting>) => {
-    const byKey = new Map<string, Array<Array<Waiting>>>()
+    const byKey = new Map<string, Array<{ entries: Array<Waiting>; weight: bigint }>>()
     for (const entry of waiting) {
       const key = keyOfAffinity(entry.request.account, relayer.addresses).toLowerCase()
       const groups = byKey.get(key) ?? []
       byKey.set(key, groups)
       const open = groups.at(-1)
-      const gas = open?.reduce((sum, { request }) => sum + request.weight, 0n) ?? 0n
-      if (open !== undefined && open.length < maxRequests && gas + entry.request.weight <= maxGas) open.push(entry)
-      else groups.push([entry])
+      if (open !== undefined && open.entries.length < maxRequests && open.weight + entry.request.weight <= maxGas) {
+        open.entries.push(entry)
+        open.weight += entry.request.weight
+      } else groups.push({ entries: [entry], weight: entry.request.weight })
     }
-    return [...byKey.values()].flat()
+    return [...byKey.values()].flat().map((group) => group.entries)
   }
 
   /** Whatever waits now, without waiting for more. */
