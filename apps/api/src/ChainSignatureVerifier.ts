@@ -3,12 +3,13 @@
  * counterfactual wallets, against the node at `rpcUrl`.
  *
  * One rule, the forwarder's (docs/decisions/0054): a signer without code on chain signs with a canonical 65-byte
- * ECDSA signature (low `s`, `v` in {0, 1, 27, 28}) that recovers to exactly that signer, checked by the domain's
- * `recoverSigner`, as without a chain; only a signer with code (ERC-1271) or a counterfactual wallet's wrapped
+ * ECDSA signature (low `s`, `v` in {0, 1, 27, 28}) that recovers to exactly that signer, checked as without a chain
+ * (`SignerKeys`, which keeps the keys of signers who sign again); only a signer with code (ERC-1271) or a counterfactual wallet's wrapped
  * signature (ERC-6492) is asked of the chain, through viem's `verifyHash`. viem's own ECDSA path accepts the
  * malleable high-`s` twin of a valid signature, which the forwarder refuses: it is never reached for an account
  * without code.
  */
+import { SignerKeys } from "@svc/adapters/evm"
 import { ChainUnavailable } from "@svc/domain/chain"
 import { SignatureVerifier, type VerifyHashParameters } from "@svc/domain/signature"
 import { Effect, Layer } from "effect"
@@ -28,7 +29,7 @@ export const layer = (rpcUrl: string) =>
   Layer.effect(
     SignatureVerifier,
     Effect.gen(function* () {
-      const accounts = yield* SignatureVerifier.pipe(Effect.provide(SignatureVerifier.layer))
+      const accounts = SignerKeys.makeSignerKeys()
       const client = createPublicClient({
         transport: http(rpcUrl, { retryCount: 1, timeout: 3_000 }),
         pollingInterval: 10

@@ -3,6 +3,7 @@
  * at `/openapi.json` and docs at `/docs`, over SQLite (the embedded default) or MongoDB (to scale out).
  */
 import { randomBytes, randomUUID } from "node:crypto"
+import { SignerKeys } from "@svc/adapters/evm"
 import { AccessTokens, Api } from "@svc/adapters/http"
 import {
   AuthenticationLive,
@@ -48,7 +49,7 @@ import {
   SettlementWait
 } from "@svc/domain/payment"
 import { Randomness } from "@svc/domain/Randomness"
-import { SignatureVerifier } from "@svc/domain/signature"
+import type { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
 import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type WebhookUrlRules } from "@svc/domain/webhook"
 import { type Duration, Effect, Layer, Redacted } from "effect"
@@ -193,7 +194,7 @@ export const services = (options: ServerOptions) =>
     AccessTokens.make(options.jwtSecret ?? Redacted.make(randomBytes(48).toString("base64url"))),
     IdGenerator.layer,
     Randomness.layer,
-    options.signatureVerifier ?? SignatureVerifier.layer,
+    options.signatureVerifier ?? SignerKeys.layer,
     options.teamBalances ?? TeamBalances.layerZero,
     options.mailer ?? LogMailer.layer,
     RateLimits.layer(options.rateLimits ?? defaultRateLimits),

@@ -30,5 +30,6 @@ export {
   makeRequestBatcher,
   type RequestBatcher
 } from "./RequestBatcher.ts"
+export * as SignerKeys from "./SignerKeys.ts"
 export { type DeployedSuite, deploySuite, mintTestUsdc, setOperators } from "./Suite.ts"
 export * as ViemChainGateway from "./ViemChainGateway.ts"

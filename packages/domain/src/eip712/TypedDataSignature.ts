@@ -85,6 +85,8 @@ export const ensureSameTypedData = <B extends TypedDataBundle>(
   received: unknown
 ): Effect.Effect<Bytes32, TypedDataMismatch> => {
   const expected = typedDataDigestUnsafe(issued)
+  // A copy written exactly as issued (the usual case) encodes the same: hashed once.
+  if (JSON.stringify(received) === JSON.stringify(issued.typed_data)) return Effect.succeed(expected)
   return typedDataDigest({ ...issued, typed_data: received } as B).pipe(
     Effect.mapError(() => new TypedDataMismatch({ expected, received: "malformed typed_data" })),
     Effect.flatMap((digest) =>

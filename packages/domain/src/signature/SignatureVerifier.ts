@@ -36,14 +36,30 @@ export class SignatureVerifier extends Context.Service<
 /** Half the secp256k1 group order: a larger `s` is the malleable twin of a valid signature (EIP-2). */
 const halfOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
 
+/** A canonical 65-byte signature's parts: `r`, `s` (low) and the recovery bit (0 or 1). */
+export interface CanonicalSignature {
+  readonly r: bigint
+  readonly s: bigint
+  readonly recovery: 0 | 1
+}
+
 /**
- * The address that signed `hash`, or `undefined` unless the bytes are a canonical 65-byte signature: `s` in the lower
- * half of the curve order and `v` in {0, 1, 27, 28}, exactly what the on-chain forwarder accepts.
+ * The parts of a canonical 65-byte signature, exactly what the on-chain forwarder accepts: `s` in the lower half of
+ * the curve order and `v` in {0, 1, 27, 28}; `undefined` for anything else.
  */
-export const recoverSigner = (hash: Bytes32, signature: Hex): Effect.Effect<Address | undefined> => {
-  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return Effect.succeed(undefined)
+export const canonicalSignature = (signature: Hex): CanonicalSignature | undefined => {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined
   const s = BigInt(`0x${signature.slice(66, 130)}`)
   const v = Number.parseInt(signature.slice(130, 132), 16)
-  if (s > halfOrder || ![0, 1, 27, 28].includes(v)) return Effect.succeed(undefined)
-  return Effect.tryPromise(() => recoverAddress({ hash, signature })).pipe(Effect.orElseSucceed(() => undefined))
+  if (s > halfOrder || ![0, 1, 27, 28].includes(v)) return undefined
+  return { r: BigInt(signature.slice(0, 66)), s, recovery: (v % 27) as 0 | 1 }
 }
+
+/**
+ * The address that signed `hash`, or `undefined` unless the bytes are a canonical 65-byte signature
+ * (`canonicalSignature`).
+ */
+export const recoverSigner = (hash: Bytes32, signature: Hex): Effect.Effect<Address | undefined> =>
+  canonicalSignature(signature) === undefined
+    ? Effect.succeed(undefined)
+    : Effect.tryPromise(() => recoverAddress({ hash, signature })).pipe(Effect.orElseSucceed(() => undefined))
