@@ -3,9 +3,13 @@
  * `exp`, `jti` and the key id in the header. Verification accepts only HS256 under our key id, so `alg: none`,
  * other algorithms and tokens of another key are all refused, and only claims we issue: `iat` not in the future and
  * a lifetime of at most 24 hours.
+ *
+ * A token verified once is known by its exact text until it expires (`knownTokens` of them, the oldest forgotten
+ * first): the same bytes under the same key verify the same way, so a caller's next requests skip the HMAC. Past its
+ * `exp` a known token goes through `jose` again, which answers whether it is expired.
  */
 
-import { createHash, randomUUID } from "node:crypto"
+import { createHash, randomUUID, webcrypto } from "node:crypto"
 import { AccessTokenClaims, accessTokenLifetimeSeconds } from "@svc/domain/auth"
 import type { UserId } from "@svc/domain/Ids"
 import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
@@ -16,6 +20,9 @@ export const tokenLifetimeSeconds = accessTokenLifetimeSeconds
 
 /** How far a token's `iat` may be ahead of our clock (another replica's clock). */
 const clockSkewSeconds = 60
+
+/** How many verified tokens are known by their text. */
+export const knownTokens = 10_000
 
 /** Why a token was refused: `expired` or anything else (`invalid`). */
 export class TokenRefused extends Schema.TaggedError<TokenRefused>()("TokenRefused", {
@@ -41,6 +48,13 @@ export class AccessTokens extends Context.Service<
       const key = new TextEncoder().encode(Redacted.value(secret))
       const kid = createHash("sha256").update(key).digest("hex").slice(0, 16)
       const issuer = "svc"
+      // Imported once: given raw bytes, jose imports the key again for every token.
+      const verifyKey = webcrypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["verify"])
+      const known = new Map<string, TokenClaims>()
+      const remember = (token: string, claims: TokenClaims) => {
+        if (known.size >= knownTokens) known.delete(known.keys().next().value as string)
+        known.set(token, claims)
+      }
       return AccessTokens.of({
         issue: (user) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -57,10 +71,12 @@ export class AccessTokens extends Context.Service<
             })
           ),
         verify: (token) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.tryPromise({
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const claims = known.get(token)
+            if (claims !== undefined && now < claims.exp * 1000) return Effect.succeed(claims)
+            return Effect.tryPromise({
               try: async () => {
-                const { payload, protectedHeader } = await jwtVerify(token, key, {
+                const { payload, protectedHeader } = await jwtVerify(token, await verifyKey, {
                   algorithms: ["HS256"],
                   issuer,
                   currentDate: new Date(now),
@@ -72,11 +88,13 @@ export class AccessTokens extends Context.Service<
                 if (protectedHeader.kid !== kid) throw new Error("unknown key id")
                 // We never issue a token that lives longer than 24 hours (SPEC §8).
                 if ((payload.exp ?? 0) - (payload.iat ?? 0) > tokenLifetimeSeconds) throw new Error("lifetime too long")
-                return decodeClaims(payload)
+                const verified = decodeClaims(payload)
+                remember(token, verified)
+                return verified
               },
               catch: (error) => new TokenRefused({ reason: error instanceof errors.JWTExpired ? "expired" : "invalid" })
             })
-          )
+          })
       })
     })
 
