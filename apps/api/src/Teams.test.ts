@@ -292,6 +292,14 @@ describe("team routes", () => {
       })
       assert.deepStrictEqual(putTeam.data, { default_pay_now: true, invoice_prefix: "INV-", payment_reminder_days: 7 })
       assert.deepStrictEqual((yield* api.teams.getSettings({ params: { team_nanoid: teamId } })).data, putTeam.data)
+      // Lengths count characters: nine emoji are nine of the prefix's 16, not 18 (issue 21, item 3).
+      const emojiPrefix = "\u{1f680}".repeat(9)
+      const putEmoji = yield* api.teams.updateSettings({
+        params: { team_nanoid: teamId },
+        payload: { invoice_prefix: emojiPrefix }
+      })
+      assert.strictEqual(putEmoji.data.invoice_prefix, emojiPrefix)
+      yield* api.teams.updateSettings({ params: { team_nanoid: teamId }, payload: { invoice_prefix: "INV-" } })
 
       const memberPath = { team_nanoid: teamId, user_nanoid: contractor.user }
       const memberSettings = yield* api.teams.getMemberSettings({ params: memberPath })

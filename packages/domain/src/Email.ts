@@ -3,6 +3,7 @@
  * we compare, store and hash, applied once when a value is decoded.
  */
 import { Schema, SchemaTransformation } from "effect"
+import { isCharacterLength } from "./Text.ts"
 
 /** The longest e-mail address (RFC 5321's path limit less its angle brackets). */
 export const maxEmailLength = 254
@@ -17,13 +18,13 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 export const Email = Schema.String.pipe(
   // Also before normalising, so the bound shows in OpenAPI (which describes what is sent) and long input stops early.
   Schema.check(
-    Schema.isMaxLength(maxEmailLength, {
+    isCharacterLength(0, maxEmailLength, {
       message: `Expected an e-mail address of at most ${maxEmailLength} characters`
     })
   ),
   Schema.decode(SchemaTransformation.transform({ decode: normalizeEmail, encode: (email) => email })),
   Schema.check(
-    Schema.isMaxLength(maxEmailLength),
+    isCharacterLength(0, maxEmailLength),
     Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/u, {
       expected: "an e-mail address",
       message: "Expected an e-mail address (local@domain.tld)"

@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { ImageUrl, PlainText } from "./Text.ts"
+import { PaymentRecipientRequest } from "./payment/PaymentRequests.ts"
+import { characterCount, ImageUrl, PlainText } from "./Text.ts"
+import { TeamName } from "./team/Team.ts"
+import { TeamSettings } from "./team/TeamSettings.ts"
 import { CreateWebhookRequest } from "./webhook/WebhookRequests.ts"
 
 const name = Schema.is(PlainText({ min: 2, max: 50, what: "a team name" }))
@@ -77,5 +80,37 @@ describe("the text policy (docs/decisions/0059)", () => {
     assert.strictEqual(endpoint("Pay\u0000ments", ""), "Failure")
     assert.strictEqual(endpoint("Payments", "evil \u202e txt.exe"), "Failure")
     assert.strictEqual(endpoint("   ", ""), "Failure")
+  })
+
+  it("counts lengths in characters (code points), not UTF-16 units, in the check and in the JSON Schema", () => {
+    const emoji = "\u{1f680}"
+    const accent = "e\u0301"
+    assert.strictEqual(characterCount(emoji.repeat(9)), 9)
+    assert.strictEqual(characterCount(accent), 2)
+    const prefix = (invoice_prefix: string) =>
+      Schema.is(TeamSettings)({ default_pay_now: true, invoice_prefix, payment_reminder_days: 3 })
+    assert.isTrue(prefix(emoji.repeat(9)), "9 emoji (18 UTF-16 units)")
+    assert.isTrue(prefix(emoji.repeat(16)))
+    assert.isFalse(prefix(emoji.repeat(17)))
+    assert.isTrue(prefix(accent.repeat(8)), "8 letters with a combining mark: 16 code points")
+    assert.isFalse(prefix(accent.repeat(8) + "x"))
+    const teamName = Schema.is(TeamName)
+    assert.isTrue(teamName(emoji.repeat(50)))
+    assert.isFalse(teamName(emoji.repeat(51)))
+    assert.isFalse(teamName(emoji), "one character is under the minimum of 2")
+    assert.isTrue(teamName(emoji.repeat(2)))
+    // A 1,000-character description holding 10 emoji.
+    const description = `${emoji.repeat(10)}${"d".repeat(990)}`
+    const payments = (invoice_description: string) =>
+      Schema.is(PaymentRecipientRequest)({
+        to: "us-abcdefghijkl",
+        amount_cents: 100,
+        currency_symbol: "USD",
+        invoice_description
+      })
+    assert.isTrue(payments(description))
+    assert.isFalse(payments(`${description}d`))
+    const schema = Schema.toJsonSchemaDocument(TeamName).schema as { minLength?: number; maxLength?: number }
+    assert.deepStrictEqual([schema.minLength, schema.maxLength], [2, 50])
   })
 })

@@ -26,6 +26,30 @@ const tagCharacters = /[\u{e0000}-\u{e007f}]/u
 export const refusedCharacter = (text: string, multiline = false): boolean =>
   !text.isWellFormed() || (multiline ? multiLineForbidden : singleLineForbidden).test(text) || tagCharacters.test(text)
 
+/** How many characters `text` holds: Unicode code points, as JSON Schema's `minLength` and `maxLength` count them. */
+export const characterCount = (text: string): number => {
+  let count = 0
+  for (const _ of text) count++
+  return count
+}
+
+/**
+ * A string of `min` to `max` characters (code points, not UTF-16 units: an emoji is one, a combining mark is one), in
+ * the check and in the JSON Schema alike (`minLength`, `maxLength`).
+ */
+export const isCharacterLength = (min: number, max: number, annotations?: { readonly message?: string }) =>
+  Schema.makeFilter(
+    (text: string) => {
+      const count = characterCount(text)
+      return count >= min && count <= max
+    },
+    {
+      expected: min > 0 ? `${min} to ${max} characters` : `at most ${max} characters`,
+      toJsonSchema: () => (min > 0 ? { minLength: min, maxLength: max } : { maxLength: max }),
+      ...annotations
+    }
+  )
+
 /** Text of `min` to `max` characters without control or bidi characters (line breaks and tabs when `multiline`). */
 export const PlainText = (options: {
   readonly min?: number
@@ -38,10 +62,7 @@ export const PlainText = (options: {
   const size = min > 0 ? `${min} to ${options.max} characters` : `at most ${options.max} characters`
   return Schema.String.pipe(
     Schema.check(
-      Schema.isBetweenLength(min, options.max, {
-        expected: `${options.what} of ${size}`,
-        message: `Expected ${options.what} of ${size}`
-      }),
+      isCharacterLength(min, options.max, { message: `Expected ${options.what} of ${size}` }),
       Schema.makeFilter((text: string) => !refusedCharacter(text, multiline), {
         expected: `${options.what} without control, invisible or bidirectional characters`,
         message: `Expected ${options.what} without control, invisible or bidirectional characters`
@@ -57,7 +78,7 @@ export const PlainText = (options: {
 /** An image URL to show: empty, or `https:` and at most 2048 characters (no `javascript:`, `data:` or `http:`). */
 export const ImageUrl = Schema.String.pipe(
   Schema.check(
-    Schema.isMaxLength(2048, { message: "Expected an image URL of at most 2048 characters" }),
+    isCharacterLength(0, 2048, { message: "Expected an image URL of at most 2048 characters" }),
     Schema.makeFilter((url: string) => url === "" || isHttpsUrl(url), {
       expected: "an https: URL, or empty",
       message: "Expected an https: URL, or empty"

@@ -2,6 +2,7 @@
  * Team and member settings (SPEC §4.12; shapes are ours, recorded in docs/decisions).
  */
 import { Schema } from "effect"
+import { isCharacterLength } from "../Text.ts"
 
 const Reminder = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 90 })))
 
@@ -10,7 +11,9 @@ export const TeamSettings = Schema.Struct({
   /** Whether `POST /v2/payments` pays now when the caller does not say. */
   default_pay_now: Schema.Boolean,
   /** Prefix of invoice numbers, up to 16 characters. */
-  invoice_prefix: Schema.String.pipe(Schema.check(Schema.isMaxLength(16))),
+  invoice_prefix: Schema.String.pipe(
+    Schema.check(isCharacterLength(0, 16, { message: "Expected an invoice prefix of at most 16 characters" }))
+  ),
   /** Days before a scheduled payment that payees are reminded, 0 to 90. */
   payment_reminder_days: Reminder
 })
@@ -23,7 +26,11 @@ export const MemberSettings = Schema.Struct({
   /** Whether the member gets e-mail notifications for payments. */
   payment_notifications: Schema.Boolean,
   /** Default `invoice_description` for payments to this member, up to 500 characters. */
-  default_invoice_description: Schema.String.pipe(Schema.check(Schema.isMaxLength(500)))
+  default_invoice_description: Schema.String.pipe(
+    Schema.check(
+      isCharacterLength(0, 500, { message: "Expected a default invoice description of at most 500 characters" })
+    )
+  )
 })
 export type MemberSettings = typeof MemberSettings.Type
 

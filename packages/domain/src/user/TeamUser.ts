@@ -5,6 +5,7 @@ import { Schema, SchemaTransformation } from "effect"
 import { normalizeEmail } from "../Email.ts"
 import { isPayable, type Role } from "../membership/Role.ts"
 import { PostalAddress, postalAddressOf } from "../PostalAddress.ts"
+import { characterCount, isCharacterLength } from "../Text.ts"
 import { Onboarding, type User } from "./User.ts"
 
 /** The most e-mails one team users query may filter on (SPEC §8). */
@@ -14,7 +15,18 @@ export const maxEmails = 100
  * in normal form without empty entries, at most `maxEmails`, each at most 254 characters. Any string is taken: an
  * e-mail that matches nobody is simply absent from the answer.
  */
-export const EmailFilter = Schema.Array(Schema.String.pipe(Schema.check(Schema.isMaxLength(10_000))))
+export const EmailFilter = Schema.Array(
+  Schema.String.pipe(
+    Schema.check(
+      // At most `maxEmails` comma-separated entries of at most 254 characters each, as the decoded list is checked.
+      isCharacterLength(0, maxEmails * 255 - 1),
+      Schema.isPattern(/^[^,]{0,254}(?:,[^,]{0,254})*$/u, {
+        expected: "comma-separated e-mails of at most 254 characters each",
+        message: "An e-mail is longer than 254 characters"
+      })
+    )
+  )
+)
   .pipe(Schema.check(Schema.isMaxLength(maxEmails, { message: `At most ${maxEmails} e-mails may be given` })))
   .pipe(
     Schema.decodeTo(
@@ -24,7 +36,7 @@ export const EmailFilter = Schema.Array(Schema.String.pipe(Schema.check(Schema.i
             (emails) => emails.length <= maxEmails || `At most ${maxEmails} e-mails may be given, got ${emails.length}`
           ),
           Schema.makeFilter(
-            (emails) => emails.every((e) => e.length <= 254) || "An e-mail is longer than 254 characters"
+            (emails) => emails.every((e) => characterCount(e) <= 254) || "An e-mail is longer than 254 characters"
           )
         )
       ),

@@ -5,6 +5,7 @@ import { Schema } from "effect"
 import { EventTypeSchema } from "../event/EventCatalog.ts"
 import { PayloadVersion } from "../event/EventEnvelope.ts"
 import { CompanyId, TeamId, WebhookId } from "../Ids.ts"
+import { isCharacterLength } from "../Text.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { WebhookMachine } from "./WebhookMachine.ts"
 
@@ -14,7 +15,7 @@ import { WebhookMachine } from "./WebhookMachine.ts"
  */
 export const WebhookUrl = Schema.String.pipe(
   Schema.check(
-    Schema.isMaxLength(2048),
+    isCharacterLength(0, 2048, { message: "Expected a URL of at most 2048 characters" }),
     Schema.makeFilter((s) => {
       const url = URL.parse(s)
       if (url === null) return "Expected an absolute URL"
