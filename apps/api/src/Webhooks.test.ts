@@ -308,6 +308,28 @@ describe("URL rules (DESIGN §5b)", () => {
 })
 
 describe("delivery", () => {
+  it.live("a test delivery without a version arrives in the endpoint's pinned major, as its real events do", () =>
+    Effect.gen(function* () {
+      const { server, teamId, token } = yield* setup()
+      const receiver = yield* startReceiver()
+      const { id, secret } = yield* createEndpoint(server, token, {
+        team_nanoid: teamId,
+        url: receiver.url,
+        events: ["payment.sent"],
+        name: "pinned",
+        version: 1
+      })
+      const test = yield* call(server, "POST", `/v2/webhooks/test/${id}`, {
+        token,
+        body: { event_type: "payment.sent" }
+      })
+      assert.strictEqual(test.status, 200, JSON.stringify(test.body))
+      assert.strictEqual(test.body.data.version, 1)
+      const [request] = yield* receiver.waitFor(1)
+      assert.strictEqual(verified(secret, request!).event_version, "1.0")
+    })
+  )
+
   it.live(
     "a test delivery is real: signed (standardwebhooks and X-Svc-Signature), in the requested major, logged",
     () =>

@@ -27,8 +27,14 @@ export type WebhookParams = typeof WebhookParams.Type
 export const DeliveryParams = Schema.Struct({ webhook_nanoid: WebhookId, delivery_nanoid: DeliveryId })
 export type DeliveryParams = typeof DeliveryParams.Type
 
-/** POST /v2/webhooks/test/{webhook_nanoid} body (DESIGN §5): the kind to simulate, and the payload major. */
-export const WebhookTestRequest = Schema.Struct({ event_type: EventTypeSchema, version: VersionField })
+/**
+ * POST /v2/webhooks/test/{webhook_nanoid} body (DESIGN §5): the kind to simulate, and the payload major (by default
+ * the endpoint's own, as its real events arrive).
+ */
+export const WebhookTestRequest = Schema.Struct({
+  event_type: EventTypeSchema,
+  version: Schema.optionalKey(PayloadVersion)
+})
 export type WebhookTestRequest = typeof WebhookTestRequest.Type
 
 /** What a test delivery answers (SPEC §4.1). */

@@ -308,6 +308,7 @@ export class Webhooks extends Context.Service<
           const endpoint = yield* endpointFor(caller, id)
           if (endpoint.state !== "active") return yield* new WebhookDisabled({})
           const at = yield* now
+          const version = body.version ?? endpoint.version
           const event: DomainEvent = {
             id: yield* ids.make("event"),
             event_type: body.event_type,
@@ -322,7 +323,7 @@ export class Webhooks extends Context.Service<
             webhook_nanoid: id,
             team_nanoid: endpoint.team_nanoid,
             event,
-            version: body.version,
+            version,
             status: "pending",
             attempts: 0,
             next_attempt_at: at,
@@ -333,8 +334,8 @@ export class Webhooks extends Context.Service<
           return {
             delivery_nanoid: delivery.nanoid,
             message: "Test delivery queued; its attempts appear in the delivery log",
-            test_payload: renderEnvelope(event, body.version) as Record<string, unknown>,
-            version: body.version
+            test_payload: renderEnvelope(event, version) as Record<string, unknown>,
+            version
           }
         })
       })
