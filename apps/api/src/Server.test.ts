@@ -130,6 +130,22 @@ describe("API server", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("the document and the guide in /docs name the server's own address", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const document = (yield* call(server, "GET", "/openapi.json")).body as {
+        servers?: Array<{ url: string }>
+        info: { description: string; license?: { name: string } }
+      }
+      assert.deepStrictEqual(document.servers, [{ url: server.baseUrl }])
+      assert.include(document.info.description, `const base = "${server.baseUrl}"`)
+      assert.notInclude(document.info.description, "127.0.0.1:3000")
+      assert.strictEqual(document.info.license?.name, "MIT")
+      const docs = yield* Effect.promise(() => fetch(`${server.baseUrl}/docs`).then((r) => r.text()))
+      assert.include(docs, server.baseUrl)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("serves its OpenAPI 3.1 document with every route of the spec, and the docs", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer

@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { SignerKeys } from "@svc/adapters/evm"
-import { AccessTokens, Api } from "@svc/adapters/http"
+import { AccessTokens, Api, servedApi } from "@svc/adapters/http"
 import {
   AuthenticationLive,
   AuthHandlers,
@@ -143,15 +143,27 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
 /** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
   Layer.mergeAll(
-    HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-      Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers, DepositHandlers]),
-      Layer.provide(AuthenticationLive)
+    // The document names the server's public URL (`servers`, and the guide's examples call it).
+    Layer.unwrap(
+      Effect.map(ServerConfig, (config) => {
+        const api = servedApi(config.publicBaseUrl)
+        return Layer.mergeAll(
+          HttpApiBuilder.layer(api, { openapiPath: "/openapi.json" }).pipe(
+            Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers, DepositHandlers]),
+            Layer.provide(AuthenticationLive)
+          ),
+          // The Scalar bundle is inlined (no CDN); its default web fonts would be fetched from one, so system fonts.
+          HttpApiScalar.layer(api, {
+            path: "/docs",
+            scalar: {
+              withDefaultFonts: false,
+              hideModels: true,
+              authentication: { preferredSecurityScheme: "bearer" }
+            }
+          })
+        )
+      })
     ),
-    // The Scalar bundle is inlined (no CDN); its default web fonts would be fetched from one, so system fonts.
-    HttpApiScalar.layer(Api, {
-      path: "/docs",
-      scalar: { withDefaultFonts: false, hideModels: true, authentication: { preferredSecurityScheme: "bearer" } }
-    }),
     HttpRouter.middleware(
       Effect.map(
         Effect.all([withIdempotency, withRateLimits]),

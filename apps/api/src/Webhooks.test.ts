@@ -174,14 +174,26 @@ describe("webhook endpoints", () => {
         { ...base, url: `https://hooks.example/${"a".repeat(2100)}` },
         { ...base, events: [] },
         { ...base, events: ["payment.sent", "payment.sent"] },
-        { ...base, events: ["payment.unknown"] },
         { ...base, name: "" },
         { ...base, version: 11 },
         { ...base, team_nanoid: "te-short" }
       ]) {
         assertError(yield* call(server, "POST", "/v2/webhooks", { token, body }), 400, "VALIDATION_ERROR")
       }
+      // An unknown kind is the catalog's own error (issue 21), wherever a kind is named.
+      const unknownKind = { ...base, events: ["payment.unknown"] }
+      assertError(yield* call(server, "POST", "/v2/webhooks", { token, body: unknownKind }), 400, "INVALID_EVENT_TYPE")
       const { id } = yield* createEndpoint(server, token, base)
+      assertError(
+        yield* call(server, "PUT", `/v2/webhooks/${id}`, { token, body: { events: ["payment.unknown"] } }),
+        400,
+        "INVALID_EVENT_TYPE"
+      )
+      assertError(
+        yield* call(server, "POST", `/v2/webhooks/test/${id}`, { token, body: { event_type: "payment.unknown" } }),
+        400,
+        "INVALID_EVENT_TYPE"
+      )
       assertError(yield* call(server, "POST", `/v2/webhooks/test/${id}`, { token, body: {} }), 400, "VALIDATION_ERROR")
       assertError(
         yield* call(server, "POST", `/v2/webhooks/test/${id}`, {

@@ -381,7 +381,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
           env: { SVC_PRIVATE_KEY: adminKey }
         })
       )
-      assert.include(later.stdout, "Registered intents for $1.00 to 1 payees")
+      assert.include(later.stdout, "Registered intents for $1.00 to 1 payee\n")
 
       const payments = ok(yield* svc(["payments", "list", "--team", team, "--state", "complete"], { config })).stdout
       assert.include(payments, "$12.34")

@@ -6,6 +6,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { customAlphabet } from "nanoid"
+import { withArticle } from "./Text.ts"
 
 /** The nanoid alphabet (URL-safe). */
 export const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-"
@@ -39,7 +40,10 @@ const idSchema = (kind: IdKind) => {
   const rule = exact
     ? `"${prefix}" followed by ${bodyLength} characters of [0-9A-Za-z_-] (${idLength} in all)`
     : `"${prefix}" followed by 1 to 61 characters of [0-9A-Za-z_-]`
-  const annotations = { expected: `a ${kind} id: ${rule}`, message: `Expected a ${kind} id: ${rule}` }
+  const annotations = {
+    expected: `${withArticle(kind)} id: ${rule}`,
+    message: `Expected ${withArticle(kind)} id: ${rule}`
+  }
   return Schema.String.pipe(
     Schema.check(
       // The length first, so an over-long value is refused before the pattern reads it; OpenAPI shows both.

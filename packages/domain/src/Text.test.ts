@@ -1,10 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
+import { InviteId, UserId } from "./Ids.ts"
 import { PaymentRecipientRequest } from "./payment/PaymentRequests.ts"
-import { characterCount, ImageUrl, PlainText } from "./Text.ts"
+import { characterCount, ImageUrl, PlainText, withArticle } from "./Text.ts"
 import { TeamName } from "./team/Team.ts"
 import { TeamSettings } from "./team/TeamSettings.ts"
 import { CreateWebhookRequest } from "./webhook/WebhookRequests.ts"
+import { addressRefusal } from "./webhook/WebhookUrlPolicy.ts"
 
 const name = Schema.is(PlainText({ min: 2, max: 50, what: "a team name" }))
 const description = Schema.is(PlainText({ max: 500, what: "a description", multiline: true }))
@@ -112,5 +114,22 @@ describe("the text policy (docs/decisions/0059)", () => {
     assert.isFalse(payments(`${description}d`))
     const schema = Schema.toJsonSchemaDocument(TeamName).schema as { minLength?: number; maxLength?: number }
     assert.deepStrictEqual([schema.minLength, schema.maxLength], [2, 50])
+  })
+
+  it("messages take the article their word needs (issue 21: 'a unspecified address', 'a invite id')", () => {
+    assert.deepStrictEqual(
+      ["invite", "unspecified", "event", "user", "loopback", "link-local", "invalid"].map(withArticle),
+      ["an invite", "an unspecified", "an event", "a user", "a loopback", "a link-local", "an invalid"]
+    )
+    const messageOf = (schema: Schema.Decoder<unknown>, value: unknown) => {
+      const result = Schema.decodeUnknownExit(schema)(value)
+      return result._tag === "Failure" ? String(result.cause) : ""
+    }
+    assert.include(messageOf(InviteId, "in-x"), "Expected an invite id")
+    assert.include(messageOf(UserId, "us-x"), "Expected a user id")
+    assert.strictEqual(
+      addressRefusal("0.0.0.0", { requireHttps: false, allowPrivate: false }),
+      "The webhook URL must never point to an unspecified address"
+    )
   })
 })

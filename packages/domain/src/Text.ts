@@ -26,6 +26,9 @@ const tagCharacters = /[\u{e0000}-\u{e007f}]/u
 export const refusedCharacter = (text: string, multiline = false): boolean =>
   !text.isWellFormed() || (multiline ? multiLineForbidden : singleLineForbidden).test(text) || tagCharacters.test(text)
 
+/** `word` after its indefinite article: "an invite", "an unspecified", but "a user", "a loopback". */
+export const withArticle = (word: string): string => `${/^(?:[aeio]|u(?!se|ni|sua))/i.test(word) ? "an" : "a"} ${word}`
+
 /** How many characters `text` holds: Unicode code points, as JSON Schema's `minLength` and `maxLength` count them. */
 export const characterCount = (text: string): number => {
   let count = 0

@@ -280,7 +280,7 @@ const pay = Command.make(
     }
     if (!flags.json) {
       yield* Console.log(
-        `${payNow ? "Paid" : "Registered intents for"} ${formatCents(payees.reduce((s, p) => s + p.amount_cents, 0))} to ${payees.length} payees`
+        `${payNow ? "Paid" : "Registered intents for"} ${formatCents(payees.reduce((s, p) => s + p.amount_cents, 0))} to ${payees.length} ${payees.length === 1 ? "payee" : "payees"}`
       )
     }
   })

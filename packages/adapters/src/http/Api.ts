@@ -2,7 +2,7 @@
  * The svc HTTP contract: every group of the v2 API. Served by `apps/api`, and the source of the typed client.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
-import { apiGuide } from "./ApiGuide.ts"
+import { apiGuide, apiGuideFor } from "./ApiGuide.ts"
 import { AuthApi } from "./AuthApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
 import { DepositsApi } from "./DepositsApi.ts"
@@ -33,6 +33,11 @@ export class Api extends HttpApi.make("svc")
     OpenApi.annotations({
       title: "svc team payments API",
       version: "2.0.0",
-      description: apiGuide
+      description: apiGuide,
+      license: { name: "MIT", identifier: "MIT" }
     })
   ) {}
+
+/** The contract as a server at `base` documents it: its address in `servers` and in the guide's examples. */
+export const servedApi = (base: string) =>
+  Api.annotateMerge(OpenApi.annotations({ description: apiGuideFor(base), servers: [{ url: base }] }))

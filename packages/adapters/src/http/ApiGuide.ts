@@ -3,8 +3,13 @@
  * payment with EIP-712, each with a worked example a newcomer can paste. Markdown, as OpenAPI descriptions are.
  */
 
-/** The API's description: what it is, the two signatures it asks for, the error shape and the limits. */
-export const apiGuide = `Team payments in USDC, authorised by EIP-712 signatures and settled on an EVM chain.
+/**
+ * The API's description: what it is, the two signatures it asks for, the error shape and the limits; the examples
+ * call `base`, the server's public URL.
+ */
+export const apiGuideFor = (
+  base: string
+) => `Team payments in USDC, authorised by EIP-712 signatures and settled on an EVM chain.
 
 Every call but sign-in, \`/health\` and \`/ready\` needs \`Authorization: Bearer <JWT>\`. Two signatures are
 involved, both by the same wallet: an **EIP-4361 (SIWE) message** to sign in, and **EIP-712 typed data** for each
@@ -23,7 +28,7 @@ payment batch or manager invite.
 \`\`\`ts
 import { privateKeyToAccount } from "viem/accounts"
 
-const base = "http://127.0.0.1:3000"
+const base = "${base}"
 const key = process.env.PRIVATE_KEY as \`0x\${string}\`
 const account = privateKeyToAccount(key)
 const json = { "content-type": "application/json" }
@@ -121,3 +126,6 @@ answers \`404 INVALID_ID\`. Descriptions hold at most 1,000 characters, links 2,
 names 50 to 200 (each field shows its \`maxLength\`); a batch at most 1,000 payments, a request at most 100
 invites, a body at most 1 MiB (\`413 PAYLOAD_TOO_LARGE\`). Longer input answers \`400 VALIDATION_ERROR\` and
 changes nothing.`
+
+/** The guide as the contract carries it, for a server on its default local address. */
+export const apiGuide = apiGuideFor("http://127.0.0.1:3000")

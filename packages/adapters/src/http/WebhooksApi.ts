@@ -38,7 +38,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
-      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "INVALID_WEBHOOK_URL"]))
+      .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "INVALID_WEBHOOK_URL", "INVALID_EVENT_TYPE"]))
       .annotate(
         OpenApi.Description,
         "Registers an endpoint; `data.secret` is shown only here and on rotation. A replay of the same request with its `Idempotency-Key` (`idempotent-replayed: true`) answers without it: the service keeps no copy."
@@ -64,7 +64,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Update a webhook endpoint")
-      .pipe(answers(["WEBHOOK_NOT_FOUND", "INVALID_WEBHOOK_URL"]))
+      .pipe(answers(["WEBHOOK_NOT_FOUND", "INVALID_WEBHOOK_URL", "INVALID_EVENT_TYPE"]))
       .annotate(OpenApi.Description, "Changes an endpoint; enabling it re-queues what failed while it was off."),
     HttpApiEndpoint.delete("delete", "/v2/webhooks/:webhook_nanoid", {
       params: webhookPath,
@@ -120,7 +120,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Send a test delivery")
-      .pipe(answers(["WEBHOOK_NOT_FOUND", "WEBHOOK_DISABLED"]))
+      .pipe(answers(["WEBHOOK_NOT_FOUND", "WEBHOOK_DISABLED", "INVALID_EVENT_TYPE"]))
       .annotate(OpenApi.Description, "A real delivery of a sample payload of the kind and payload major asked for.")
   )
   .middleware(Authentication)

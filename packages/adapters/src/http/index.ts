@@ -2,7 +2,7 @@
  * The HTTP adapter: the HttpApi contract shared by the server and the typed client.
  */
 export { AccessTokens, type TokenClaims, TokenRefused, tokenLifetimeSeconds } from "./AccessTokens.ts"
-export { Api } from "./Api.ts"
+export { Api, servedApi } from "./Api.ts"
 export { type ApiClient, makeApiClient } from "./ApiClient.ts"
 export {
   type ApiError,

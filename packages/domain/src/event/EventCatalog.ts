@@ -53,6 +53,28 @@ export type EventType = keyof typeof EventCatalog
 /** Every event kind, in catalog order. */
 export const eventTypes = Object.keys(EventCatalog) as unknown as readonly [EventType, ...Array<EventType>]
 
+/**
+ * The kinds this service emits (docs/webhooks.md lists each, with what emits it). An event is made only of one of
+ * these (`NewEvent`), so emitting another kind means adding it here and to the docs. The rest of the catalog can be
+ * subscribed to and tested.
+ */
+export const emittedEventTypes = [
+  "payment.group.created",
+  "payment.sent",
+  "payment.failed",
+  "payment.canceled",
+  "deposit.received",
+  "token.transfer",
+  "invite.accepted",
+  "invite.rejected",
+  "invite.expired",
+  "team.member_added",
+  "team.member_removed"
+] as const satisfies ReadonlyArray<EventType>
+
+/** A kind this service emits. */
+export type EmittedEventType = (typeof emittedEventTypes)[number]
+
 /** The categories of SPEC §6. */
 export const EventCategory = Schema.Literals([
   "payments",
@@ -66,9 +88,13 @@ export const EventCategory = Schema.Literals([
 ])
 export type EventCategory = typeof EventCategory.Type
 
+/** What decoding an unknown kind says; the HTTP adapter answers it `INVALID_EVENT_TYPE`. */
+export const unknownEventTypeMessage = "Unknown event type: expected an event kind of the catalog (SPEC §6)"
+
 /** Schema of an event kind: one of the catalog. */
 export const EventTypeSchema = Schema.Literals(eventTypes).annotate({
-  description: "An event kind of the catalog (SPEC §6)"
+  description: "An event kind of the catalog (SPEC §6)",
+  message: unknownEventTypeMessage
 })
 
 /** The category of an event kind. */

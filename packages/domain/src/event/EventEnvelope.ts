@@ -9,7 +9,7 @@
 import { Clock, Effect, Schema } from "effect"
 import { CompanyId, EventId, IdGenerator, TeamId } from "../Ids.ts"
 import { type Randomness, randomHex } from "../Randomness.ts"
-import { EventCatalog, type EventType, EventTypeSchema } from "./EventCatalog.ts"
+import { type EmittedEventType, EventCatalog, type EventType, EventTypeSchema } from "./EventCatalog.ts"
 
 /** An event payload: a JSON object. */
 export const EventData = Schema.Record(Schema.String, Schema.Unknown)
@@ -117,7 +117,7 @@ export const makeUuid: Effect.Effect<string, never, Randomness> = Effect.map(ran
 
 /** What a use case knows when something happened. */
 export interface NewEvent {
-  readonly event_type: EventType
+  readonly event_type: EmittedEventType
   readonly data: EventData
   readonly company_nanoid?: CompanyId
   readonly team_nanoid?: TeamId

@@ -4,6 +4,7 @@
  * A team or user a v1 client sees for the first time gets the next free number of its kind.
  */
 import { Context, type Effect, type Option, Schema } from "effect"
+import { withArticle } from "../Text.ts"
 
 /** What a v1 id names: a team or a member by number, or anything with an account by its svcid address. */
 export const V1IdKind = Schema.Literals(["team", "user", "svcid"])
@@ -35,7 +36,8 @@ export const v1IdMappingIssue = (mapping: {
   if (!(kind in v1OfKind)) return `Unknown kind "${mapping.kind}": expected team, user or svcid`
   if (!v1OfKind[kind].test(mapping.v1))
     return `A ${kind} v1 id must be ${kind === "svcid" ? "an address (0x + 40 hex)" : "a number"}, got "${mapping.v1}"`
-  if (!nanoidOfKind[kind].test(mapping.nanoid)) return `"${mapping.nanoid}" is not a nanoid a ${kind} v1 id can map to`
+  if (!nanoidOfKind[kind].test(mapping.nanoid))
+    return `"${mapping.nanoid}" is not a nanoid ${withArticle(kind)} v1 id can map to`
   return undefined
 }
 

@@ -6,6 +6,7 @@
  */
 import { Context, Layer, Schema } from "effect"
 import { type ErrorCode, messageField } from "../errors/ErrorCatalog.ts"
+import { withArticle } from "../Text.ts"
 
 /** What a deployment accepts. */
 export interface WebhookUrlRules {
@@ -133,11 +134,11 @@ export const addressRefusal = (address: string, rules: WebhookUrlRules): string 
       return undefined
     case "private":
     case "loopback":
-      return rules.allowPrivate ? undefined : `The webhook URL must not point to a ${kind} address`
+      return rules.allowPrivate ? undefined : `The webhook URL must not point to ${withArticle(kind)} address`
     case "invalid":
       return "The webhook URL's host is not a valid address"
     default:
-      return `The webhook URL must never point to a ${kind} address`
+      return `The webhook URL must never point to ${withArticle(kind)} address`
   }
 }
 

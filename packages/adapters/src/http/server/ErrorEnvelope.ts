@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { ErrorCatalog, type ErrorCode, errorBody } from "@svc/domain/errors"
+import { unknownEventTypeMessage } from "@svc/domain/event"
 import { ByteSize, Cause, Context, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
@@ -57,9 +58,11 @@ const schemaErrorResponse = (error: HttpApiError.HttpApiSchemaError) => {
     case "Params":
       return errorResponse("INVALID_ID", truncate(`Invalid path: ${detail}`))
     case "Payload":
-      return detail.includes("Expected a valid JSON body")
-        ? errorResponse("INVALID_JSON")
-        : errorResponse("VALIDATION_ERROR", truncate(`Invalid body: ${detail}`))
+      if (detail.includes("Expected a valid JSON body")) return errorResponse("INVALID_JSON")
+      if (detail.includes(unknownEventTypeMessage)) {
+        return errorResponse("INVALID_EVENT_TYPE", truncate(`Invalid body: ${detail}`))
+      }
+      return errorResponse("VALIDATION_ERROR", truncate(`Invalid body: ${detail}`))
     case "Query":
       return errorResponse("VALIDATION_ERROR", truncate(`Invalid query: ${detail}`))
     case "Headers":
