@@ -781,6 +781,33 @@ describe("npm start", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a port in use stops the start with one line naming it, not a stack trace", () =>
+    Effect.gen(function* () {
+      const holder = createServer()
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => void holder.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => holder.close())
+      )
+      const address = holder.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      const child = spawn(process.execPath, [main], {
+        env: embeddedEnv(yield* dataDir, port),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => killGroup(child)))
+      let stderr = ""
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
+      yield* exited(child)
+      assert.strictEqual(child.exitCode, 1)
+      assert.include(stderr, `svc cannot start: 127.0.0.1:${port} is already in use (PORT, HOST)`)
+      assert.notInclude(stderr, "    at ")
+      assert.notInclude(stderr, "ServeError")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a database from a newer schema stops the start and is left as it was", () =>
     Effect.gen(function* () {
       const directory = yield* dataDir

@@ -342,9 +342,21 @@ const main = Effect.gen(function* () {
     DataDirectoryError: (error) => report(error.message),
     SqliteOpenFailed: (error) => report(error.message),
     SqliteSchemaTooNew: (error) => report(error.message),
-    AnvilStateError: (error) => report(`${error.message} (${error.file}); move it away to start with a fresh chain`)
+    AnvilStateError: (error) => report(`${error.message} (${error.file}); move it away to start with a fresh chain`),
+    ServeError: (error) => report(listenRefusal(error.cause))
   })
 )
+
+/** Why the server could not listen, as the operator can act on it (a busy port above all). */
+const listenRefusal = (cause: unknown) => {
+  const { code, address, port } = (cause ?? {}) as { code?: string; address?: string; port?: number }
+  const where = address === undefined ? `port ${port ?? "?"}` : `${address}:${port ?? "?"}`
+  if (code === "EADDRINUSE")
+    return `${where} is already in use (PORT, HOST): stop what holds it, or choose another port`
+  if (code === "EACCES") return `${where} may not be opened by this user (PORT, HOST): choose a port above 1023`
+  if (code === "EADDRNOTAVAIL") return `${where} is not an address of this machine (HOST)`
+  return `the server cannot listen on ${where}: ${cause instanceof Error ? cause.message : String(cause)}`
+}
 
 const report = (message: string) =>
   Effect.andThen(

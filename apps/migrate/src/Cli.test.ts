@@ -43,7 +43,14 @@ describe("migrate CLI", () => {
         ["--data-dir", dir, "translate"],
         `${JSON.stringify({ method: "DELETE", path: "/v1/teams/42/talent/7" })}\n${JSON.stringify({ method: "GET", path: "/v1/nothing" })}\n`
       )
-      assert.strictEqual(translated.code, 0, translated.stderr)
+      // A refused line is an error line and exit code 2 (issue 21); all translated is 0.
+      assert.strictEqual(translated.code, 2, translated.stderr)
+      assert.match(translated.stderr, /translated 1, refused 1/)
+      const clean = yield* migrate(
+        ["--data-dir", dir, "translate"],
+        `${JSON.stringify({ method: "DELETE", path: "/v1/teams/42/talent/7" })}\n`
+      )
+      assert.strictEqual(clean.code, 0, clean.stderr)
       const [first, second] = translated.stdout
         .trim()
         .split("\n")

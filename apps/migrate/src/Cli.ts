@@ -57,10 +57,12 @@ export const translate = Command.make(
     const source = Option.isSome(input) ? createReadStream(input.value) : process.stdin
     const counts = yield* withIdMap(translateStream(source, process.stdout))
     yield* Console.error(`translated ${counts.translated}, refused ${counts.refused}`)
+    // Exit code 2: every line was read, and some were refused (each with its error line); 1 stays "could not run".
+    if (counts.refused > 0) process.exitCode = 2
   })
 ).pipe(
   Command.withDescription(
-    "Read v1 requests as JSON lines {method, path, query?, body?} and write the v2 request(s) each becomes, ids mapped; an error line with the reason for anything untranslatable"
+    "Read v1 requests as JSON lines {method, path, query?, body?} and write the v2 request(s) each becomes, ids mapped; an error line with the reason for anything untranslatable, and exit code 2 when there was any"
   )
 )
 
