@@ -8,7 +8,7 @@
  * token of the mail the embedded server writes to its log, and revoked.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -233,6 +233,37 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       assert.strictEqual(after.code, 1)
       assert.include(after.stderr, "not signed in")
       assert.include(after.stderr, "svc login")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a kept session serves only its wallet: another key signs in as itself and says so; logout --all", () =>
+    Effect.gen(function* () {
+      const { adminKey, team } = yield* Embedded
+      const config = yield* tempDir("svc-cli-config-")
+      const admin = privateKeyToAccount(adminKey).address.toLowerCase()
+      const inviteeKey = generatePrivateKey()
+      const invitee = privateKeyToAccount(inviteeKey).address.toLowerCase()
+      ok(yield* svc(["login"], { config, env: { SVC_PRIVATE_KEY: adminKey } }))
+      // The invitee signs in last: theirs is the session of shells without a key.
+      ok(yield* svc(["login"], { config, env: { SVC_PRIVATE_KEY: inviteeKey } }))
+      assert.strictEqual(JSON.parse(ok(yield* svc(["--json", "whoami"], { config })).stdout).wallet, invitee)
+      // The admin's shell acts as the admin (its own kept session), not as the invitee.
+      const asAdmin = ok(yield* svc(["teams", "list"], { config, env: { SVC_PRIVATE_KEY: adminKey } }))
+      assert.include(asAdmin.stdout, team)
+      assert.notInclude(asAdmin.stderr, "signing in")
+      const whoAdmin = ok(yield* svc(["--json", "whoami"], { config, env: { SVC_PRIVATE_KEY: adminKey } }))
+      assert.strictEqual(JSON.parse(whoAdmin.stdout).wallet, admin)
+      // A key never signed in with signs in as its wallet, and says so.
+      const otherKey = generatePrivateKey()
+      const other = privateKeyToAccount(otherKey).address.toLowerCase()
+      const asOther = ok(yield* svc(["teams", "list"], { config, env: { SVC_PRIVATE_KEY: otherKey } }))
+      assert.include(asOther.stdout, "No teams.")
+      assert.include(asOther.stderr, `as ${other} (SVC_PRIVATE_KEY), not as ${invitee} of \`svc login\``)
+      // Without a key, still the invitee.
+      assert.strictEqual(JSON.parse(ok(yield* svc(["--json", "whoami"], { config })).stdout).wallet, invitee)
+      const out = ok(yield* svc(["--json", "logout", "--all"], { config }))
+      assert.deepStrictEqual(JSON.parse(out.stdout), { signed_out: true, sessions: 3, url: null })
+      assert.isFalse(existsSync(join(config, "svc", "credentials.json")))
     }).pipe(Effect.scoped)
   )
 

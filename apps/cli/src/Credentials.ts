@@ -1,7 +1,8 @@
 /**
- * Sessions kept between commands: one JWT per API URL in `$XDG_CONFIG_HOME/svc/credentials.json` (default
- * `~/.config/svc/`), the file readable by its owner only (0600, in a 0700 directory). Never a private key or a
- * password: a keystore's path at most, to sign in again when the JWT expires.
+ * Sessions kept between commands in `$XDG_CONFIG_HOME/svc/credentials.json` (default `~/.config/svc/`), the file
+ * readable by its owner only (0600, in a 0700 directory): one JWT per API URL and wallet, and for each URL the wallet
+ * `svc login` signed in last (its current session). Never a private key or a password: a keystore's path at most, to
+ * sign in again when the JWT expires.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
@@ -21,7 +22,10 @@ export interface StoredSession {
 }
 
 interface CredentialsFile {
+  /** By `sessionKey(url, wallet)`. */
   readonly sessions: Record<string, StoredSession>
+  /** Per URL, the wallet of the session used when no key names one (`svc login`'s). */
+  readonly current: Record<string, string>
 }
 
 /** The directory of the command line's configuration. */
@@ -30,16 +34,29 @@ export const configDirectory = (): string => join(process.env.XDG_CONFIG_HOME ||
 /** The credentials file. */
 export const credentialsFile = (): string => join(configDirectory(), "credentials.json")
 
-/** The key under which a URL's session is kept: the URL without a trailing slash. */
-const keyOf = (url: string) => url.replace(/\/+$/, "")
+/** A URL without a trailing slash. */
+const urlKey = (url: string) => url.replace(/\/+$/, "")
 
+/** Where a wallet's session at a URL is kept. */
+const sessionKey = (url: string, wallet: string) => `${urlKey(url)} ${wallet.toLowerCase()}`
+
+/** Reads the file; one written before sessions were kept per wallet (keyed by URL alone) is read as current ones. */
 const read = (): Effect.Effect<CredentialsFile, CliFailure> =>
   Effect.try({
     try: () => {
       const file = credentialsFile()
-      if (!existsSync(file)) return { sessions: {} }
+      if (!existsSync(file)) return { sessions: {}, current: {} }
       const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CredentialsFile>
-      return { sessions: parsed.sessions ?? {} }
+      const sessions: Record<string, StoredSession> = {}
+      const current: Record<string, string> = { ...parsed.current }
+      for (const [key, session] of Object.entries(parsed.sessions ?? {})) {
+        if (key.includes(" ")) sessions[key] = session
+        else {
+          sessions[sessionKey(key, session.wallet)] = session
+          current[urlKey(key)] ??= session.wallet.toLowerCase()
+        }
+      }
+      return { sessions, current }
     },
     catch: () =>
       new CliFailure({ message: `cannot read ${credentialsFile()}: remove it and sign in again with \`svc login\`` })
@@ -49,9 +66,10 @@ const read = (): Effect.Effect<CredentialsFile, CliFailure> =>
 const write = (content: CredentialsFile): Effect.Effect<void, CliFailure> =>
   Effect.try({
     try: () => {
+      const file = credentialsFile()
+      if (Object.keys(content.sessions).length === 0) return rmSync(file, { force: true })
       const directory = configDirectory()
       mkdirSync(directory, { recursive: true, mode: 0o700 })
-      const file = credentialsFile()
       const staging = `${file}.${process.pid}.tmp`
       writeFileSync(staging, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 })
       chmodSync(staging, 0o600)
@@ -63,23 +81,44 @@ const write = (content: CredentialsFile): Effect.Effect<void, CliFailure> =>
       })
   })
 
-/** The session kept for `url`, if any. */
-export const loadSession = (url: string): Effect.Effect<StoredSession | undefined, CliFailure> =>
-  Effect.map(read(), (content) => content.sessions[keyOf(url)])
+/** The session kept for `wallet` at `url`; without a wallet, the URL's current one (`svc login`'s). */
+export const loadSession = (url: string, wallet?: string): Effect.Effect<StoredSession | undefined, CliFailure> =>
+  Effect.map(read(), (content) => {
+    const owner = wallet ?? content.current[urlKey(url)]
+    return owner === undefined ? undefined : content.sessions[sessionKey(url, owner)]
+  })
 
-/** Keeps `session` for `url`. */
-export const saveSession = (url: string, session: StoredSession): Effect.Effect<void, CliFailure> =>
-  Effect.flatMap(read(), (content) => write({ sessions: { ...content.sessions, [keyOf(url)]: session } }))
+/** The wallet of the URL's current session, if any. */
+export const currentWallet = (url: string): Effect.Effect<string | undefined, CliFailure> =>
+  Effect.map(read(), (content) => content.current[urlKey(url)])
 
-/** Forgets the session for `url`; answers whether there was one. The file goes when no session is left. */
-export const removeSession = (url: string): Effect.Effect<boolean, CliFailure> =>
+/**
+ * Keeps `session` for its wallet at `url`. It becomes the URL's current session when `current` is set (`svc login`),
+ * or when the URL has none yet.
+ */
+export const saveSession = (
+  url: string,
+  session: StoredSession,
+  options: { readonly current: boolean }
+): Effect.Effect<void, CliFailure> =>
   Effect.flatMap(read(), (content) => {
-    const key = keyOf(url)
-    if (content.sessions[key] === undefined) return Effect.succeed(false)
-    const { [key]: _removed, ...rest } = content.sessions
-    if (Object.keys(rest).length > 0) return Effect.as(write({ sessions: rest }), true)
-    return Effect.as(
-      Effect.sync(() => rmSync(credentialsFile(), { force: true })),
-      true
-    )
+    const key = urlKey(url)
+    const current =
+      options.current || content.current[key] === undefined
+        ? { ...content.current, [key]: session.wallet.toLowerCase() }
+        : content.current
+    return write({ sessions: { ...content.sessions, [sessionKey(url, session.wallet)]: session }, current })
+  })
+
+/** Forgets every session at `url` (`all`: at every URL); answers how many there were. The file goes with the last. */
+export const removeSessions = (url: string, all = false): Effect.Effect<number, CliFailure> =>
+  Effect.flatMap(read(), (content) => {
+    const prefix = `${urlKey(url)} `
+    const gone = Object.keys(content.sessions).filter((key) => all || key.startsWith(prefix))
+    if (gone.length === 0) return Effect.succeed(0)
+    const sessions = Object.fromEntries(Object.entries(content.sessions).filter(([key]) => !gone.includes(key)))
+    const current = all
+      ? {}
+      : Object.fromEntries(Object.entries(content.current).filter(([key]) => key !== urlKey(url)))
+    return Effect.as(write({ sessions, current }), gone.length)
   })

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs"
 import { Effect, Option, Redacted } from "effect"
 import { Prompt } from "effect/cli"
 import type { Hex } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
 import { badArgument, CliFailure } from "./Failure.ts"
 
 /** Where the key came from, for messages (never the key itself). */
@@ -66,6 +67,30 @@ export const keyFromEnvironment = (): Effect.Effect<Option.Option<WalletKey>, Cl
   const trimmed = value.trim()
   const privateKey = (trimmed.startsWith("0x") ? trimmed : `0x${trimmed}`).toLowerCase() as Hex
   return Effect.succeed(Option.some({ privateKey: Redacted.make(privateKey), source: { _tag: "env" } }))
+}
+
+/**
+ * The wallet the key at hand belongs to, without opening a keystore: `--key-file`'s `address` field (ethers and
+ * foundry write it in the clear), else `SVC_PRIVATE_KEY`'s address; none without a key, or for a keystore that does
+ * not say.
+ */
+export const walletOfKeyAtHand = (keyFile: Option.Option<string>): Effect.Effect<Option.Option<string>, CliFailure> => {
+  if (Option.isSome(keyFile)) {
+    try {
+      const address = (JSON.parse(readFileSync(keyFile.value, "utf8")) as { address?: unknown }).address
+      return Effect.succeed(
+        typeof address === "string" && /^(0x)?[0-9a-fA-F]{40}$/.test(address)
+          ? Option.some(`0x${address.replace(/^0x/, "")}`.toLowerCase())
+          : Option.none()
+      )
+    } catch {
+      return Effect.fail(badArgument("--key-file", `cannot read ${keyFile.value}`))
+    }
+  }
+  return Effect.map(
+    keyFromEnvironment(),
+    Option.map((key) => privateKeyToAccount(Redacted.value(key.privateKey)).address.toLowerCase())
+  )
 }
 
 /** The key of `--key-file` when given, else of `SVC_PRIVATE_KEY`, else none. */

@@ -5,12 +5,12 @@
  */
 import { makeApiClient } from "@svc/adapters/http"
 import type { WalletAddress } from "@svc/domain/Evm"
-import { Clock, Effect, Option, Redacted } from "effect"
+import { Clock, Console, Effect, Option, Redacted } from "effect"
 import { privateKeyToAccount } from "viem/accounts"
 import { answer } from "./Api.ts"
-import { loadSession, type StoredSession, saveSession } from "./Credentials.ts"
+import { currentWallet, loadSession, type StoredSession, saveSession } from "./Credentials.ts"
 import { CliFailure } from "./Failure.ts"
-import { keyFromEnvironment, keyFromKeystore, type WalletKey } from "./Keys.ts"
+import { keyFromEnvironment, keyFromKeystore, type WalletKey, walletOfKeyAtHand } from "./Keys.ts"
 import type { RootFlags } from "./Root.ts"
 
 /** What the JWT says about its holder (read, not verified: the API verifies it). */
@@ -36,8 +36,15 @@ export const clientOf = (flags: RootFlags, token?: string) =>
     Effect.mapError(() => new CliFailure({ message: `invalid --url: ${flags.url}` }))
   )
 
-/** Signs in with `key` through SIWE and keeps the JWT; answers the kept session and the raw verify answer. */
-export const signIn = Effect.fn("Session.signIn")(function* (flags: RootFlags, key: WalletKey) {
+/**
+ * Signs in with `key` through SIWE and keeps the JWT for its wallet; answers the kept session and the raw verify
+ * answer. With `current` (`svc login`), it becomes the session used when no key names a wallet.
+ */
+export const signIn = Effect.fn("Session.signIn")(function* (
+  flags: RootFlags,
+  key: WalletKey,
+  options: { readonly current: boolean } = { current: false }
+) {
   const account = privateKeyToAccount(Redacted.value(key.privateKey))
   const client = yield* clientOf(flags)
   const challenge = yield* answer(
@@ -65,7 +72,7 @@ export const signIn = Effect.fn("Session.signIn")(function* (flags: RootFlags, k
     expires: claims.exp,
     key_file: key.source._tag === "file" ? key.source.path : undefined
   }
-  yield* saveSession(flags.url, session)
+  yield* saveSession(flags.url, session, options)
   return { session, verified }
 })
 
@@ -73,30 +80,40 @@ export const signIn = Effect.fn("Session.signIn")(function* (flags: RootFlags, k
 const renewalMarginSeconds = 60
 
 /**
- * The session for the flags' URL: the kept one while it is valid; otherwise a new sign-in with the key at hand
- * (`--key-file`, `SVC_PRIVATE_KEY`, or the keystore signed in with before); otherwise a failure saying to sign in.
+ * The session for the flags' URL, for the wallet of the key at hand (`--key-file`, else `SVC_PRIVATE_KEY`): its kept
+ * session while valid, else a new sign-in with that key. Without a key, the URL's current session (`svc login`'s)
+ * while valid, else a new sign-in with the keystore it was made with; otherwise a failure saying to sign in. A kept
+ * session is never used for another wallet's key: signing in as that wallet is said on stderr.
  */
 export const currentSession = Effect.fn("Session.current")(function* (flags: RootFlags) {
-  const kept = yield* loadSession(flags.url)
   const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-  if (kept !== undefined && kept.expires > now + renewalMarginSeconds) return kept
-  const fromEnvironment = yield* keyFromEnvironment()
-  const key = Option.isSome(flags.keyFile)
-    ? Option.some(yield* keyFromKeystore(flags.keyFile.value))
-    : Option.isSome(fromEnvironment)
-      ? fromEnvironment
-      : kept?.key_file !== undefined
-        ? Option.some(yield* keyFromKeystore(kept.key_file))
-        : Option.none<WalletKey>()
-  if (Option.isNone(key)) {
-    return yield* new CliFailure({
-      message:
-        kept === undefined
-          ? `not signed in to ${flags.url}: run \`svc login\` (with SVC_PRIVATE_KEY or --key-file)`
-          : `the session for ${flags.url} has expired: run \`svc login\` again`
-    })
+  const valid = (session: StoredSession | undefined) =>
+    session !== undefined && session.expires > now + renewalMarginSeconds
+  const named = yield* walletOfKeyAtHand(flags.keyFile)
+  const hasKey = Option.isSome(flags.keyFile) || Option.isSome(yield* keyFromEnvironment())
+  if (hasKey) {
+    const kept = Option.isSome(named) ? yield* loadSession(flags.url, named.value) : undefined
+    if (kept !== undefined && valid(kept)) return kept
+    const key = Option.isSome(flags.keyFile)
+      ? yield* keyFromKeystore(flags.keyFile.value)
+      : Option.getOrThrow(yield* keyFromEnvironment())
+    const wallet = privateKeyToAccount(Redacted.value(key.privateKey)).address.toLowerCase()
+    const current = yield* currentWallet(flags.url)
+    if (current !== undefined && current !== wallet) {
+      const source = key.source._tag === "file" ? `--key-file ${key.source.path}` : "SVC_PRIVATE_KEY"
+      yield* Console.error(`signing in to ${flags.url} as ${wallet} (${source}), not as ${current} of \`svc login\``)
+    }
+    return (yield* signIn(flags, key)).session
   }
-  return (yield* signIn(flags, key.value)).session
+  const kept = yield* loadSession(flags.url)
+  if (kept !== undefined && valid(kept)) return kept
+  if (kept?.key_file !== undefined) return (yield* signIn(flags, yield* keyFromKeystore(kept.key_file))).session
+  return yield* new CliFailure({
+    message:
+      kept === undefined
+        ? `not signed in to ${flags.url}: run \`svc login\` (with SVC_PRIVATE_KEY or --key-file)`
+        : `the session for ${flags.url} has expired: run \`svc login\` again`
+  })
 })
 
 /** A typed client signed in to the flags' URL, and the session it uses. */
@@ -111,7 +128,7 @@ export const authenticated = Effect.fn("Session.authenticated")(function* (flags
  */
 export const authenticatedAs = Effect.fn("Session.authenticatedAs")(function* (flags: RootFlags, key: WalletKey) {
   const wallet = privateKeyToAccount(Redacted.value(key.privateKey)).address.toLowerCase()
-  const kept = yield* loadSession(flags.url)
+  const kept = yield* loadSession(flags.url, wallet)
   const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
   const session =
     kept !== undefined && kept.wallet === wallet && kept.expires > now + renewalMarginSeconds

@@ -1,11 +1,11 @@
 /**
  * `svc login`, `svc logout`, `svc whoami`, `svc health`.
  */
-import { Clock, Console, Effect } from "effect"
-import { Command } from "effect/cli"
+import { Clock, Console, Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
 import { answer } from "../Api.ts"
-import { credentialsFile, loadSession, removeSession } from "../Credentials.ts"
-import { requireKey } from "../Keys.ts"
+import { credentialsFile, loadSession, removeSessions } from "../Credentials.ts"
+import { requireKey, walletOfKeyAtHand } from "../Keys.ts"
 import { fields, localDate, show } from "../Output.ts"
 import { svc } from "../Root.ts"
 import { clientOf, signIn } from "../Session.ts"
@@ -17,7 +17,7 @@ export const login = Command.make(
   Effect.fn("svc.login")(function* () {
     const flags = yield* svc
     const key = yield* requireKey(flags.keyFile)
-    const { session, verified } = yield* signIn(flags, key)
+    const { session, verified } = yield* signIn(flags, key, { current: true })
     if (flags.json) return yield* Console.log(verified.text)
     yield* Console.log(
       fields([
@@ -40,17 +40,27 @@ export const login = Command.make(
   ])
 )
 
-/** `svc logout`: forgets the session for the URL. */
+/** `svc logout`: forgets the sessions for the URL; `--all`, every session kept. */
 export const logout = Command.make(
   "logout",
-  {},
-  Effect.fn("svc.logout")(function* () {
+  {
+    all: Flag.Boolean("all").pipe(
+      Flag.withDescription("Forget every session kept, for every API URL"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("svc.logout")(function* ({ all }) {
     const flags = yield* svc
-    const removed = yield* removeSession(flags.url)
-    if (flags.json) return yield* Console.log(JSON.stringify({ signed_out: removed, url: flags.url }))
-    yield* Console.log(removed ? `Signed out of ${flags.url}` : `Not signed in to ${flags.url}`)
+    const removed = yield* removeSessions(flags.url, all)
+    if (flags.json) {
+      return yield* Console.log(
+        JSON.stringify({ signed_out: removed > 0, sessions: removed, url: all ? null : flags.url })
+      )
+    }
+    if (all) return yield* Console.log(removed > 0 ? `Signed out of ${removed} session(s)` : "No session was kept")
+    yield* Console.log(removed > 0 ? `Signed out of ${flags.url}` : `Not signed in to ${flags.url}`)
   })
-).pipe(Command.withDescription("Forget the kept session for the API URL"))
+).pipe(Command.withDescription("Forget the kept sessions for the API URL (--all: for every URL)"))
 
 /** `svc whoami`: the kept session, read locally. */
 export const whoami = Command.make(
@@ -58,7 +68,9 @@ export const whoami = Command.make(
   {},
   Effect.fn("svc.whoami")(function* () {
     const flags = yield* svc
-    const session = yield* loadSession(flags.url)
+    // The wallet of the key at hand, as the other commands would act; else `svc login`'s.
+    const named = yield* walletOfKeyAtHand(flags.keyFile)
+    const session = yield* loadSession(flags.url, Option.getOrUndefined(named))
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     if (session === undefined) {
       if (flags.json) return yield* Console.log(JSON.stringify({ signed_in: false, url: flags.url }))
