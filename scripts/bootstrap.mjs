@@ -124,6 +124,25 @@ const run = (command, stdio = "inherit") =>
     current.on("exit", (code, signal) => resolvePromise(code ?? 128 + (constants.signals[signal] ?? 0)))
   })
 
+// The invite page's test drives Debian's Chromium (issue 21): installed through apt when missing, as root (or with
+// password-less sudo). Without it that test fails and says how to install it.
+const chromiumPath = env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+if (task === "test" && process.platform === "linux" && !existsSync(chromiumPath) && existsSync("/usr/bin/apt-get")) {
+  log("installing Debian's chromium for the browser test (apt-get install chromium)")
+  const sudo = process.getuid?.() === 0 ? [] : ["sudo", "-n"]
+  const apt = (args) =>
+    run([...sudo, "apt-get", ...args], ["ignore", "ignore", "inherit"]).then((code) => {
+      if (code !== 0) throw new Error(`apt-get ${args[0]} exited ${code}`)
+    })
+  try {
+    await apt(["update", "-qq"])
+    env.DEBIAN_FRONTEND = "noninteractive"
+    await apt(["install", "-y", "-qq", "--no-install-recommends", "chromium"])
+  } catch (error) {
+    log(`could not install chromium (${error.message}): install it, or set CHROMIUM_PATH`)
+  }
+}
+
 // The command line's and the migration tool's stdout is their output (tables, JSON lines): the install reports on
 // stderr instead.
 const installStdio = ["svc", "migrate", "deploy"].includes(task) ? ["ignore", process.stderr, "inherit"] : "inherit"

@@ -13,6 +13,7 @@ import {
   defaultRateLimits,
   InviteHandlers,
   InviteHandlersWithoutChain,
+  InvitePage,
   methodsOf,
   PaymentHandlers,
   PendingBalanceHandlers,
@@ -164,6 +165,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
         )
       })
     ),
+    // The page an invite e-mail links to (issue 21).
+    InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
     HttpRouter.middleware(
       Effect.map(
         Effect.all([withIdempotency, withRateLimits]),

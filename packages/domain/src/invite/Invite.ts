@@ -81,3 +81,22 @@ export const InviteView = Schema.Struct({
   team: NameAndAvatar
 })
 export type InviteView = typeof InviteView.Type
+
+/**
+ * What the invite page shows to whoever holds the link (`GET /invites/accept`), before any wallet: the team, the role,
+ * who invited (unless anonymous), to which e-mail, and whether it can still be answered.
+ */
+export interface InvitePreview {
+  readonly invite_nanoid: InviteId
+  readonly kind: Invite["kind"]
+  readonly role: Role
+  readonly team_name: string
+  readonly inviter_name: string
+  readonly email: string
+  /** `expired` also for a pending invite past its lifetime. */
+  readonly state: Invite["state"]
+  readonly expires_at: string
+  /** The wallet a manager invite grants its role to. */
+  readonly account?: string | undefined
+}
+

@@ -23,7 +23,7 @@ import { TeamRepository } from "../team/TeamRepository.ts"
 import type { Caller } from "../user/Caller.ts"
 import { displayNameOf, type User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
-import { type Invite, type InviteView, inviteeNameOf, membershipRoleOf } from "./Invite.ts"
+import { type Invite, type InvitePreview, type InviteView, inviteeNameOf, membershipRoleOf } from "./Invite.ts"
 import { AlreadyTeamMember, InviteAnswered, type InviteClosed, InviteExpired, InviteRevoked } from "./InviteErrors.ts"
 import { InviteNotFound, InviteRepository } from "./InviteRepository.ts"
 import type { AnswerInviteRequest, CreateInvitesRequest } from "./InviteRequests.ts"
@@ -98,8 +98,9 @@ export const inviteMailOf = (options: {
       "",
       `Accept the invite: ${link}`,
       "",
-      `Sign in with the wallet you want to be paid to, then accept (POST /v2/invites/accept with invite_nanoid ${invite.nanoid} and the token of the link). The link works once and expires at ${invite.expires_at}.`,
-      "If you did not expect this invite, ignore this e-mail or reject it (POST /v2/invites/reject)."
+      `The link opens a page where you connect the wallet you want to be paid to and accept, or decline. It works once and expires at ${invite.expires_at}.`,
+      `(From code: POST /v2/invites/accept or /v2/invites/reject with invite_nanoid ${invite.nanoid} and the token of the link, signed in as that wallet.)`,
+      "If you did not expect this invite, ignore this e-mail or decline it."
     ].join("\n")
   }
 }
@@ -135,6 +136,11 @@ export class Invites extends Context.Service<
       caller: Caller,
       invite: InviteId
     ) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed | IllegalTransition>
+    /**
+     * What the link of an invite mail opens, without signing in: the invite the token opens (whatever its state), or
+     * `InviteNotFound` for a wrong token or an invite without one (the state stays hidden).
+     */
+    readonly preview: (invite: InviteId, token: string) => Effect.Effect<InvitePreview, InviteNotFound>
     /** Expires up to `limit` pending invites whose lifetime passed, each with its `invite.expired`; answers how many. */
     readonly expireDue: (limit?: number) => Effect.Effect<number>
   }
@@ -200,6 +206,27 @@ export class Invites extends Context.Service<
         const closed = closedReason(invite, yield* nowIso)
         if (closed !== undefined) return yield* closed
         return { invite, tokenHash }
+      })
+
+      const preview = Effect.fn("Invites.preview")(function* (id: InviteId, token: string) {
+        const invite = yield* invites.findById(id)
+        if (invite.kind === "admin" || invite.token_hash !== hashInviteToken(token)) {
+          return yield* new InviteNotFound({ nanoid: id })
+        }
+        const team = yield* teams.findById(invite.team_nanoid)
+        const inviter = invite.anonymous ? Option.none<User>() : yield* users.findById(invite.inviter_nanoid)
+        const now = yield* nowIso
+        return {
+          invite_nanoid: invite.nanoid,
+          kind: invite.kind,
+          role: membershipRoleOf(invite.role),
+          team_name: Option.match(team, { onNone: () => "", onSome: (t) => t.name }),
+          inviter_name: Option.match(inviter, { onNone: () => "", onSome: displayNameOf }),
+          email: invite.email,
+          state: invite.state === "pending" && invite.expires_at <= now ? "expired" : invite.state,
+          expires_at: invite.expires_at,
+          account: invite.account
+        } satisfies InvitePreview
       })
 
       /** After a lost race: the reason the invite is no longer pending, read again. */
@@ -471,6 +498,7 @@ export class Invites extends Context.Service<
         reject: (caller, body) => reject(caller, body).pipe(Effect.provide(context)),
         revoke: (caller, id) => revoke(caller, id).pipe(Effect.provide(context)),
         resend: (caller, id) => resend(caller, id).pipe(Effect.provide(context)),
+        preview: (id, token) => preview(id, token),
         expireDue: (limit = 100) => expireDue(limit).pipe(Effect.provide(context))
       })
     })

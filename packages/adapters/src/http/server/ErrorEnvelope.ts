@@ -30,6 +30,10 @@ const isJsonResponse = (response: HttpServerResponse.HttpServerResponse) => {
   return type?.startsWith("application/json") === true
 }
 
+/** A page for people (the invite page's "not found"), which keeps its HTML. */
+const isPage = (response: HttpServerResponse.HttpServerResponse) =>
+  response.body._tag !== "Empty" && response.body.contentType?.startsWith("text/html") === true
+
 /** The code for a non-JSON error response a lower layer produced (415 text, 413 empty, ...). */
 const codeForStatus = (status: number): ErrorCode => {
   switch (status) {
@@ -134,7 +138,9 @@ export const withErrorEnvelope = <E, R>(
     const requestId = yield* RequestId
     return yield* withBodyLimit(app).pipe(
       Effect.map((response) =>
-        response.status >= 400 && !isJsonResponse(response) ? errorResponse(codeForStatus(response.status)) : response
+        response.status >= 400 && !isJsonResponse(response) && !isPage(response)
+          ? errorResponse(codeForStatus(response.status))
+          : response
       ),
       Effect.catchCause((cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)

@@ -18,6 +18,7 @@ export {
 } from "./ErrorEnvelope.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
 export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
+export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
 export {
   PendingBalanceHandlers,

@@ -1,0 +1,136 @@
+/**
+ * The invite page as an invitee meets it (issue 21): the link of a mail received by a real SMTP server, opened in a
+ * real headless Chromium (Debian's, driven by playwright-core) with an EIP-1193 wallet injected into the page and
+ * backed by a test key. The invitee reads the invite without a wallet, signs in with SIWE and accepts, and is then a
+ * member; a used link, a page without a wallet, a declined invite and an unknown link each say what they are.
+ */
+import { existsSync } from "node:fs"
+import { assert, describe, it } from "@effect/vitest"
+import { SmtpMailer } from "@svc/adapters/mail"
+import { type ReceivedMail, startTestSmtpServer, textOf } from "@svc/adapters/mail/TestSmtpServer"
+import { Effect, Redacted } from "effect"
+import { type Browser, chromium, type Page } from "playwright-core"
+import type { Hex } from "viem"
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
+import { call, seedTeam, signIn, startTestServerWith } from "./TestServer.ts"
+
+/** Debian's Chromium (installed by the bootstrap when missing), or `CHROMIUM_PATH`. */
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+
+const browser = Effect.acquireRelease(
+  Effect.promise(() => {
+    if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: run npm test (it installs it)`)
+    return chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-gpu"] })
+  }),
+  (opened: Browser) => Effect.promise(() => opened.close())
+)
+
+/** A page with `window.ethereum` backed by `account` (accounts and personal_sign, as a browser wallet answers). */
+const pageWithWallet = (opened: Browser, account: PrivateKeyAccount | undefined) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const page = await opened.newPage()
+      if (account !== undefined) {
+        await page.exposeFunction("testWalletSign", (hex: Hex) => account.signMessage({ message: { raw: hex } }))
+        await page.addInitScript((address: string) => {
+          const sign = (globalThis as unknown as { testWalletSign: (hex: string) => Promise<string> }).testWalletSign
+          ;(globalThis as unknown as { ethereum: unknown }).ethereum = {
+            request: async ({ method, params }: { method: string; params?: Array<string> }) => {
+              if (method === "eth_requestAccounts" || method === "eth_accounts") return [address]
+              if (method === "personal_sign") return sign(params?.[0] ?? "0x")
+              throw Object.assign(new Error(`unsupported ${method}`), { code: 4200 })
+            }
+          }
+        }, account.address)
+      }
+      return page
+    }),
+    (page: Page) => Effect.promise(() => page.close())
+  )
+
+/** The link of a received invite mail. */
+const linkOf = (mail: ReceivedMail) => {
+  const match = /(http:\/\/\S+\/invites\/accept\?invite=in-[\w-]{12}&token=[0-9a-f]{64})/.exec(textOf(mail))
+  assert.isNotNull(match, textOf(mail))
+  return match![1]!
+}
+
+describe("the invite page", () => {
+  it.live(
+    "a mailed link opens in Chromium; an injected wallet signs in and accepts; used, walletless and unknown links say so",
+    () =>
+      Effect.gen(function* () {
+        const smtp = yield* startTestSmtpServer
+        const server = yield* startTestServerWith({
+          mailer: SmtpMailer.layer({ url: Redacted.make(smtp.url), from: "svc <invites@svc.test>" })
+        })
+        const { teamId, members } = yield* seedTeam(server, ["team_admin"])
+        const admin = yield* signIn(server, members[0]!.account)
+        const created = yield* call(server, "POST", "/v2/invites", {
+          token: admin,
+          body: {
+            nanoid: teamId,
+            invites: [{ email: "ada@example.com" }, { email: "bob@example.com" }, { email: "cy@example.com" }],
+            role: "team_employee"
+          }
+        })
+        assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+        const mails = new Map((yield* smtp.waitFor(3)).map((mail) => [mail.to[0], mail]))
+        const adaLink = linkOf(mails.get("ada@example.com")!)
+        const opened = yield* browser
+
+        // Readable without a wallet: the team, the role and who invited; served under a strict CSP, nothing outside.
+        const ada = privateKeyToAccount(generatePrivateKey())
+        const page = yield* pageWithWallet(opened, ada)
+        const outside: Array<string> = []
+        page.on("request", (request) => {
+          if (!request.url().startsWith(server.baseUrl)) outside.push(request.url())
+        })
+        const response = yield* Effect.promise(() => page.goto(adaLink))
+        assert.strictEqual(response?.status(), 200)
+        const csp = response?.headers()["content-security-policy"] ?? ""
+        assert.include(csp, "default-src 'none'")
+        assert.match(csp, /script-src 'sha256-[^']+'(;|$)/)
+        assert.strictEqual(yield* Effect.promise(() => page.textContent("#team")), "Test Team")
+        assert.strictEqual(yield* Effect.promise(() => page.textContent("#role")), "employee")
+        assert.include(yield* Effect.promise(() => page.textContent("main")), "Test team_admin invited you")
+
+        // Accept: connect, SIWE, accept; then Ada is a member.
+        yield* Effect.promise(() => page.click("#accept"))
+        yield* Effect.promise(() => page.waitForSelector("#status.done", { timeout: 15_000 }))
+        const done = yield* Effect.promise(() => page.textContent("#status"))
+        assert.include(done, `${ada.address.toLowerCase()} is now a member of Test Team as employee`)
+        const users = yield* call(server, "GET", `/v2/teams/${teamId}/users`, { token: admin })
+        const joined = (users.body.data.users as Array<{ email: string; role: string }>).find(
+          (user) => user.email === "ada@example.com"
+        )
+        assert.strictEqual(joined?.role, "team_employee")
+        assert.deepStrictEqual(outside, [])
+
+        // The same link again: used.
+        yield* Effect.promise(() => page.goto(adaLink))
+        assert.include(yield* Effect.promise(() => page.textContent("#status")), "already accepted")
+        assert.isTrue(yield* Effect.promise(() => page.isDisabled("#accept")))
+
+        // No wallet in the browser: said, and nothing to click.
+        const bare = yield* pageWithWallet(opened, undefined)
+        yield* Effect.promise(() => bare.goto(linkOf(mails.get("bob@example.com")!)))
+        assert.include(yield* Effect.promise(() => bare.textContent("#status")), "No wallet found")
+        assert.isTrue(yield* Effect.promise(() => bare.isDisabled("#accept")))
+
+        // Declined with a wallet.
+        const cyPage = yield* pageWithWallet(opened, privateKeyToAccount(generatePrivateKey()))
+        yield* Effect.promise(() => cyPage.goto(linkOf(mails.get("cy@example.com")!)))
+        yield* Effect.promise(() => cyPage.click("#reject"))
+        yield* Effect.promise(() => cyPage.waitForSelector("#status.done", { timeout: 15_000 }))
+        assert.include(yield* Effect.promise(() => cyPage.textContent("#status")), "Declined")
+
+        // An unknown link: 404, and a page that says so.
+        const wrong = adaLink.replace(/token=[0-9a-f]{64}/, `token=${"0".repeat(64)}`)
+        const missing = yield* Effect.promise(() => bare.goto(wrong))
+        assert.strictEqual(missing?.status(), 404)
+        assert.include(yield* Effect.promise(() => bare.textContent("main")), "This invite link is not valid")
+      }).pipe(Effect.scoped),
+    { timeout: 120_000 }
+  )
+})
