@@ -44,6 +44,12 @@ describe("API server", () => {
       const post = yield* call(server, "POST", "/health")
       assert.strictEqual(post.status, 405)
       assert.strictEqual(post.headers.get("allow"), "GET")
+      // Allow names only what is served for this very path: `accept` is no invite id, so DELETE is not (issue 21).
+      const options = yield* call(server, "OPTIONS", "/v2/invites/accept")
+      assert.strictEqual(options.status, 405)
+      assert.strictEqual(options.headers.get("allow"), "POST")
+      const revoke = yield* call(server, "PATCH", "/v2/invites/in-AAAAAAAAAAAA")
+      assert.strictEqual(revoke.headers.get("allow"), "DELETE")
       const unknown = yield* call(server, "PATCH", "/v2/nothing-here")
       assert.strictEqual(unknown.status, 404)
       assert.strictEqual(unknown.body.error_code, "ROUTE_NOT_FOUND")

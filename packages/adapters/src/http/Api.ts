@@ -7,6 +7,7 @@ import { AuthApi } from "./AuthApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
 import { DepositsApi } from "./DepositsApi.ts"
 import { InvitesApi } from "./InvitesApi.ts"
+import { finishDocument } from "./OpenApiDocument.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { TeamsApi } from "./TeamsApi.ts"
@@ -34,7 +35,8 @@ export class Api extends HttpApi.make("svc")
       title: "svc team payments API",
       version: "2.0.0",
       description: apiGuide,
-      license: { name: "MIT", identifier: "MIT" }
+      license: { name: "MIT", identifier: "MIT" },
+      transform: finishDocument
     })
   ) {}
 

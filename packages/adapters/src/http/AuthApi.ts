@@ -42,4 +42,9 @@ export class AuthApi extends HttpApiGroup.make("auth")
         ])
       )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Authentication" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Authentication",
+      description: "Sign in with Ethereum (EIP-4361): a challenge, a wallet signature, a 24-hour JWT."
+    })
+  ) {}

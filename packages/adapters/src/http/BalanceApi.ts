@@ -19,4 +19,9 @@ export class BalanceApi extends HttpApiGroup.make("balance")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "USER_NOT_FOUND", "NOT_FOUND", "NOT_IMPLEMENTED"]))
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Balance" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Balance",
+      description: "USDC held by a team's account or a user's wallet, read from the chain."
+    })
+  ) {}

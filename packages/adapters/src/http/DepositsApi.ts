@@ -27,4 +27,9 @@ export class DepositsApi extends HttpApiGroup.make("deposits")
       )
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Deposits" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Deposits",
+      description: "USDC that reached a team's account from outside, followed on chain."
+    })
+  ) {}

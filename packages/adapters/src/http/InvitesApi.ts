@@ -115,4 +115,9 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       .pipe(answers(["TEAM_NOT_FOUND", ...inviteClosed, ...signedRequestCodes]))
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Invites" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Invites",
+      description: "Member invites by e-mail, and manager roles granted on chain."
+    })
+  ) {}

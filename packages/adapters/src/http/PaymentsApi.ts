@@ -104,4 +104,9 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       )
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Payments" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Payments",
+      description: "Payment requests issued as EIP-712 typed data, executed once signed, listed and cancelled."
+    })
+  ) {}

@@ -71,4 +71,9 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
       error: NotReady
     }).annotate(OpenApi.Summary, "Readiness")
   )
-  .annotateMerge(OpenApi.annotations({ title: "System" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "System",
+      description: "Liveness and readiness for load balancers; not rate limited."
+    })
+  ) {}

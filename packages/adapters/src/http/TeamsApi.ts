@@ -176,4 +176,9 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND"]))
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Teams" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Teams",
+      description: "Teams, their members and settings, and the caller's own teams."
+    })
+  ) {}

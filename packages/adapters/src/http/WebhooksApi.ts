@@ -124,4 +124,9 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Description, "A real delivery of a sample payload of the kind and payload major asked for.")
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Webhooks" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Webhooks",
+      description: "Endpoints that receive the team's events, signed (Standard Webhooks), with their delivery log."
+    })
+  ) {}
