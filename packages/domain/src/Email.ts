@@ -20,6 +20,12 @@ export const Email = Schema.String.pipe(
   Schema.check(
     isCharacterLength(0, maxEmailLength, {
       message: `Expected an e-mail address of at most ${maxEmailLength} characters`
+    }),
+    // The shape checked below once normalised, stated on what is sent (spaces around are trimmed).
+    Schema.isPattern(/^\s*[^\s@]+@[^\s@]+\.[^\s@]+\s*$/u, {
+      expected: "an e-mail address",
+      message: "Expected an e-mail address (local@domain.tld)",
+      toJsonSchema: () => ({ format: "email", pattern: "^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$" })
     })
   ),
   Schema.decode(SchemaTransformation.transform({ decode: normalizeEmail, encode: (email) => email })),

@@ -78,13 +78,22 @@ export const PlainText = (options: {
   )
 }
 
+/**
+ * The shape of an http(s) URL as the schema states it (JSON Schema patterns have no flags): a host name, an optional
+ * port, path and query of plain URL characters. The server takes any absolute URL `URL.parse` reads; a URL of this
+ * shape is always one of them.
+ */
+export const urlPatternOf = (schemes: "https" | "http or https") =>
+  `^${schemes === "https" ? "[Hh][Tt][Tt][Pp][Ss]" : "[Hh][Tt][Tt][Pp][Ss]?"}://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,4})?(/[A-Za-z0-9._~!$'()*+,;=:@%/-]*)?(\\?[A-Za-z0-9._~!$'()*+,;=:@%/?&-]*)?$`
+
 /** An image URL to show: empty, or `https:` and at most 2048 characters (no `javascript:`, `data:` or `http:`). */
 export const ImageUrl = Schema.String.pipe(
   Schema.check(
     isCharacterLength(0, 2048, { message: "Expected an image URL of at most 2048 characters" }),
     Schema.makeFilter((url: string) => url === "" || isHttpsUrl(url), {
       expected: "an https: URL, or empty",
-      message: "Expected an https: URL, or empty"
+      message: "Expected an https: URL, or empty",
+      toJsonSchema: () => ({ anyOf: [{ maxLength: 0 }, { format: "uri", pattern: urlPatternOf("https") }] })
     })
   )
 )

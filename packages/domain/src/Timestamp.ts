@@ -11,13 +11,16 @@ export const IsoTimestamp = Schema.String.pipe(
       message: "Expected an ISO 8601 UTC date-time such as 2026-11-21T08:00:00.000Z"
     }),
     // Date.parse rolls 2026-02-31 over to March: a real instant formats back to the same calendar date and time.
-    Schema.makeFilter((s) => {
-      const millis = Date.parse(s)
-      return (
-        (!Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s.slice(0, 19))) ||
-        "Expected a real date-time"
-      )
-    })
+    Schema.makeFilter(
+      (s) => {
+        const millis = Date.parse(s)
+        return (
+          (!Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s.slice(0, 19))) ||
+          "Expected a real date-time"
+        )
+      },
+      { toJsonSchema: () => ({ format: "date-time" }) }
+    )
   )
 )
 export type IsoTimestamp = typeof IsoTimestamp.Type
@@ -26,10 +29,15 @@ export type IsoTimestamp = typeof IsoTimestamp.Type
 export const CalendarDate = Schema.String.pipe(
   Schema.check(
     Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/u, { expected: "a date YYYY-MM-DD", message: "Expected a date YYYY-MM-DD" }),
-    Schema.makeFilter((s) => {
-      const millis = Date.parse(`${s}T00:00:00.000Z`)
-      return (!Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s)) || "Expected a real calendar date"
-    })
+    Schema.makeFilter(
+      (s) => {
+        const millis = Date.parse(`${s}T00:00:00.000Z`)
+        return (
+          (!Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s)) || "Expected a real calendar date"
+        )
+      },
+      { toJsonSchema: () => ({ format: "date" }) }
+    )
   )
 )
 export type CalendarDate = typeof CalendarDate.Type

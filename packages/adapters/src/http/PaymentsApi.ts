@@ -46,7 +46,8 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "NOT_IMPLEMENTED"]))
       .annotate(
         OpenApi.Description,
-        "Payments of a team, newest first. Answers `{data}` without `success` (SPEC §1). `limit` or `cursor` ask for a " +
+        "Payments of a team, newest first. Answers `{data}` without `success` (SPEC §1). `end_date` must not be before " +
+          "`start_date` (400 `VALIDATION_ERROR`). `limit` or `cursor` ask for a " +
           "page and add `data.next_cursor` (null on the last page); without them at most the newest 1000 come back, " +
           "and the `X-Next-Cursor` header continues (docs/decisions/0039). `state=scheduled`: intents not yet due, and " +
           "payments being paid."

@@ -118,7 +118,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
       .annotate(
         OpenApi.Description,
-        "Users of the team. Paging only with `page` or `offset`; otherwise the full list. With both, `offset` wins and `page` is ignored (the answer's `page` is the one `offset` falls in). Unknown e-mails are absent. Stop when `has_more` is false: `next_page`/`next_offset` then name the end (the first page and offset with no user) and never go past it; asked past the end, they point back at it, so `next_offset` may be less than the `offset` asked (`?page=2&offset=5` of a three-user team answers `next_offset: 3`)."
+        "Users of the team. Paging only with `page` or `offset`; otherwise the full list. With both, `offset` wins and `page` is ignored (the answer's `page` is the one `offset` falls in). Unknown e-mails are absent. Stop when `has_more` is false: `next_page`/`next_offset` then name the end (the first page and offset with no user) and never go past it; asked past the end, they point back at it, so `next_offset` may be less than the `offset` asked (`?page=2&offset=5` of a three-user team answers `next_offset: 3`). `emails` may repeat and each value may list several, comma-separated: at most 100 e-mails in all (400 `VALIDATION_ERROR` beyond)."
       ),
     HttpApiEndpoint.get("memberSummary", "/v2/teams/:team_nanoid/member/:user_nanoid/summary", {
       params: memberPath,

@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { WalletAddress } from "../Evm.ts"
 import { UserId } from "../Ids.ts"
+import { isCharacterLength } from "../Text.ts"
 
 /** A JWT lives 24 hours (SPEC §5, §8). */
 export const accessTokenLifetimeSeconds = 24 * 60 * 60
@@ -31,7 +32,7 @@ export type SiweChallenge = typeof SiweChallenge.Type
  */
 export const SiweVerifyRequest = Schema.Struct({
   message: Schema.String.pipe(
-    Schema.check(Schema.isBetweenLength(1, 4096, { message: "Expected a message of 1 to 4096 characters" }))
+    Schema.check(isCharacterLength(1, 4096, { message: "Expected a message of 1 to 4096 characters" }))
   ),
   sig: Schema.TemplateLiteral(["0x", Schema.String]).pipe(
     Schema.check(
@@ -39,7 +40,7 @@ export const SiweVerifyRequest = Schema.Struct({
     )
   ),
   nonce: Schema.String.pipe(
-    Schema.check(Schema.isBetweenLength(8, 128, { message: "Expected a nonce of 8 to 128 characters" }))
+    Schema.check(isCharacterLength(8, 128, { message: "Expected a nonce of 8 to 128 characters" }))
   )
 })
 export type SiweVerifyRequest = typeof SiweVerifyRequest.Type

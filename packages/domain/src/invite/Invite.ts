@@ -99,4 +99,3 @@ export interface InvitePreview {
   /** The wallet a manager invite grants its role to. */
   readonly account?: string | undefined
 }
-

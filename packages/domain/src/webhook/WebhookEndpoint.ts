@@ -5,7 +5,7 @@ import { Schema } from "effect"
 import { EventTypeSchema } from "../event/EventCatalog.ts"
 import { PayloadVersion } from "../event/EventEnvelope.ts"
 import { CompanyId, TeamId, WebhookId } from "../Ids.ts"
-import { isCharacterLength } from "../Text.ts"
+import { isCharacterLength, urlPatternOf } from "../Text.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { WebhookMachine } from "./WebhookMachine.ts"
 
@@ -16,12 +16,15 @@ import { WebhookMachine } from "./WebhookMachine.ts"
 export const WebhookUrl = Schema.String.pipe(
   Schema.check(
     isCharacterLength(0, 2048, { message: "Expected a URL of at most 2048 characters" }),
-    Schema.makeFilter((s) => {
-      const url = URL.parse(s)
-      if (url === null) return "Expected an absolute URL"
-      if (url.protocol !== "https:" && url.protocol !== "http:") return "Expected an https URL"
-      return (url.username === "" && url.password === "") || "Expected a URL without credentials"
-    })
+    Schema.makeFilter(
+      (s) => {
+        const url = URL.parse(s)
+        if (url === null) return "Expected an absolute URL"
+        if (url.protocol !== "https:" && url.protocol !== "http:") return "Expected an https URL"
+        return (url.username === "" && url.password === "") || "Expected a URL without credentials"
+      },
+      { toJsonSchema: () => ({ format: "uri", pattern: urlPatternOf("http or https") }) }
+    )
   )
 )
 
