@@ -95,7 +95,7 @@ describe("the text policy (docs/decisions/0059)", () => {
     assert.isTrue(prefix(emoji.repeat(16)))
     assert.isFalse(prefix(emoji.repeat(17)))
     assert.isTrue(prefix(accent.repeat(8)), "8 letters with a combining mark: 16 code points")
-    assert.isFalse(prefix(accent.repeat(8) + "x"))
+    assert.isFalse(prefix(`${accent.repeat(8)}x`))
     const teamName = Schema.is(TeamName)
     assert.isTrue(teamName(emoji.repeat(50)))
     assert.isFalse(teamName(emoji.repeat(51)))
