@@ -250,7 +250,7 @@ describe("bad-input sweep", () => {
         seen.push(label)
         assert.isTrue(response.status >= 400 && response.status < 500, `${label} -> ${response.status}`)
         const body = response.body as Record<string, unknown>
-        assert.deepStrictEqual(Object.keys(body).sort(), ["data", "error_code", "success"], label)
+        assert.deepStrictEqual(Object.keys(body).sort(), ["data", "error_code", "request_id", "success"], label)
         assert.strictEqual(body.success, false, label)
         assert.isString(body.data, label)
         assert.match(String(body.error_code), /^[A-Z_]+$/, label)

@@ -138,7 +138,7 @@ const served = (server: TestServer) =>
 
 const assertValidationError = (response: CallResult) => {
   assert.strictEqual(response.status, 400, JSON.stringify(response.body))
-  assert.deepStrictEqual(Object.keys(response.body).sort(), ["data", "error_code", "success"])
+  assert.deepStrictEqual(Object.keys(response.body).sort(), ["data", "error_code", "request_id", "success"])
   assert.strictEqual(response.body.error_code, "VALIDATION_ERROR")
 }
 

@@ -153,7 +153,14 @@ describe("error envelope", () => {
       const server = yield* startTestServer
       const check = (response: { status: number; body: unknown; headers: Headers }, status: number, code: string) => {
         assert.strictEqual(response.status, status, JSON.stringify(response.body))
-        assert.deepStrictEqual(Object.keys(response.body as object).sort(), ["data", "error_code", "success"])
+        assert.deepStrictEqual(Object.keys(response.body as object).sort(), [
+          "data",
+          "error_code",
+          "request_id",
+          "success"
+        ])
+        // The envelope names the request as its header does (issue 22).
+        assert.strictEqual((response.body as { request_id: string }).request_id, response.headers.get("x-request-id"))
         assert.strictEqual((response.body as { error_code: string }).error_code, code)
         assert.match(response.headers.get("x-request-id") ?? "", /^req_/)
       }

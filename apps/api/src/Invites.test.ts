@@ -22,7 +22,7 @@ import {
 
 const assertError = (response: CallResult, status: number, code: string) => {
   assert.strictEqual(response.status, status, JSON.stringify(response.body))
-  assert.deepStrictEqual(Object.keys(response.body).sort(), ["data", "error_code", "success"])
+  assert.deepStrictEqual(Object.keys(response.body).sort(), ["data", "error_code", "request_id", "success"])
   assert.strictEqual(response.body.error_code, code)
   assert.strictEqual(response.body.success, false)
 }

@@ -40,10 +40,11 @@ const reasons: Partial<Record<ErrorCode, string>> = {
 
 /** A complete error response written on the socket, for requests Node refuses before any handler sees them. */
 const rawErrorResponse = (code: ErrorCode) => {
-  const body = JSON.stringify(errorBody(code))
+  const requestId = `req_${randomUUID().replaceAll("-", "")}`
+  const body = JSON.stringify({ ...errorBody(code), request_id: requestId })
   return (
     `HTTP/1.1 ${ErrorCatalog[code].status} ${reasons[code] ?? "Bad Request"}\r\ncontent-type: application/json\r\n` +
-    `x-request-id: req_${randomUUID().replaceAll("-", "")}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    `x-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
     `connection: close\r\n\r\n${body}`
   )
 }

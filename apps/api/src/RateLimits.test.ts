@@ -26,7 +26,8 @@ const assertLimited = (response: CallResult) => {
   assert.deepStrictEqual(response.body, {
     success: false,
     data: "Too many requests; retry later",
-    error_code: "RATE_LIMITED"
+    error_code: "RATE_LIMITED",
+    request_id: response.headers.get("x-request-id")
   })
   assert.isAtLeast(Number(response.headers.get("retry-after")), 1)
   assert.match(response.headers.get("x-request-id") ?? "", /^req_/)

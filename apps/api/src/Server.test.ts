@@ -136,6 +136,23 @@ describe("API server", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a caller's well-formed X-Request-Id is echoed and named in the error envelope; another is replaced", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const echoed = yield* call(server, "GET", "/health", { headers: { "x-request-id": "lb-7f3a:42" } })
+      assert.strictEqual(echoed.headers.get("x-request-id"), "lb-7f3a:42")
+      const refused = yield* call(server, "GET", "/v2/user/teams", { headers: { "x-request-id": "trace-9" } })
+      assert.strictEqual(refused.status, 401)
+      assert.strictEqual(refused.headers.get("x-request-id"), "trace-9")
+      assert.strictEqual(refused.body.request_id, "trace-9")
+      for (const bad of ["has space", "x".repeat(129), "semi;colon"]) {
+        const replaced = yield* call(server, "GET", "/v2/user/teams", { headers: { "x-request-id": bad } })
+        assert.match(replaced.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{32}$/)
+        assert.strictEqual(replaced.body.request_id, replaced.headers.get("x-request-id"))
+      }
+    }).pipe(Effect.scoped)
+  )
+
   it.live("the document and the guide in /docs name the server's own address", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer

@@ -1,20 +1,10 @@
 /**
- * The last touches of the OpenAPI document, so it says what the server does (issue 21, item 2):
- * - every operation can answer 431: Node refuses a request line and headers over its 16 KiB limit before any route
- *   runs, whatever the path;
- * - component schemas no operation refers to (the error classes Effect declares for every group) are left out.
+ * The last touch of the OpenAPI document (issue 21, item 2): component schemas no operation refers to (the error
+ * classes Effect declares for every group) are left out.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, walked by key
 type Json = any
-
-const methods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
-
-const headerLimit = {
-  description:
-    "Request Header Fields Too Large: the request line and headers exceed 16 KiB (Node's limit). Answered before any " +
-    "route runs, without a body."
-}
 
 /** The names of the component schemas `value` refers to. */
 const referencesOf = (value: Json, found: Set<string>) => {
@@ -23,13 +13,8 @@ const referencesOf = (value: Json, found: Set<string>) => {
   return found
 }
 
-/** The document with 431 on every operation and only the component schemas in use. */
+/** The document with only the component schemas in use. */
 export const finishDocument = (document: Record<string, Json>): Record<string, Json> => {
-  for (const item of Object.values(document.paths ?? {}) as Array<Record<string, Json>>) {
-    for (const [method, operation] of Object.entries(item)) {
-      if (methods.has(method)) operation.responses = { ...operation.responses, "431": headerLimit }
-    }
-  }
   const schemas: Record<string, Json> = document.components?.schemas ?? {}
   const used = referencesOf({ ...document, components: { ...document.components, schemas: {} } }, new Set())
   for (let added = true; added; ) {

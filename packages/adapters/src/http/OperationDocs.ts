@@ -68,6 +68,8 @@ export interface AnswersOptions {
   readonly dependencies?: boolean
   /** It is rate limited, so it may answer 429 (default true; `/health` and `/ready` are not). */
   readonly rateLimited?: boolean
+  /** Error statuses the endpoint documents itself, kept as they are (`/ready`'s 503 with its checks). */
+  readonly keep?: ReadonlyArray<number>
 }
 
 const transportCodes = {
@@ -76,7 +78,8 @@ const transportCodes = {
   body: ["VALIDATION_ERROR", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
   bearer: ["UNAUTHORIZED", "JWT_EXPIRED"],
   idempotent: ["IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED"],
-  everywhere: ["REQUEST_TIMEOUT", "INTERNAL_ERROR"],
+  // Node answers these before any route: a request it cannot parse, headers over 16 KiB, headers too slow to arrive.
+  everywhere: ["MALFORMED_REQUEST", "HEADERS_TOO_LARGE", "REQUEST_TIMEOUT", "INTERNAL_ERROR"],
   rateLimited: ["RATE_LIMITED"],
   dependencies: ["SERVICE_UNAVAILABLE"]
 } as const satisfies Record<string, ReadonlyArray<ErrorCode>>
@@ -96,7 +99,12 @@ const errorResponse = (codes: ReadonlyArray<ErrorCode>) => ({
         properties: {
           success: { type: "boolean", enum: [false] },
           data: { type: "string", description: "What went wrong, for people" },
-          error_code: { type: "string", enum: codes }
+          error_code: { type: "string", enum: codes },
+          request_id: {
+            type: "string",
+            description:
+              "Beyond the spec: the request's id, as in the `x-request-id` header (the caller's own when well formed)"
+          }
         },
         required: ["success", "data", "error_code"],
         additionalProperties: false
@@ -136,10 +144,11 @@ export const answers =
       }
       const responses: Record<string, unknown> = {}
       for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, unknown>)) {
-        if (Number(status) < 400) responses[status] = response
+        if (Number(status) < 400 || options.keep?.includes(Number(status)) === true) responses[status] = response
       }
       for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-        responses[String(status)] = errorResponse(byStatus.get(status) ?? [])
+        if (responses[String(status)] === undefined)
+          responses[String(status)] = errorResponse(byStatus.get(status) ?? [])
       }
       return { ...operation, responses }
     }

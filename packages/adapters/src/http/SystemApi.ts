@@ -69,7 +69,9 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
         })
       }),
       error: NotReady
-    }).annotate(OpenApi.Summary, "Readiness")
+    })
+      .annotate(OpenApi.Summary, "Readiness")
+      .pipe(answers([], { dependencies: false, rateLimited: false, keep: [503] }))
   )
   .annotateMerge(
     OpenApi.annotations({

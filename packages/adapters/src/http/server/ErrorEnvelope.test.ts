@@ -69,7 +69,8 @@ describe("error envelope", () => {
             assert.deepStrictEqual(body, {
               success: false,
               data: "The service is temporarily unavailable",
-              error_code: "SERVICE_UNAVAILABLE"
+              error_code: "SERVICE_UNAVAILABLE",
+              request_id: response.headers.get("x-request-id")
             })
           }
         }),

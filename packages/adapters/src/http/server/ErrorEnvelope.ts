@@ -171,21 +171,57 @@ export const withRequestId = <E, R>(
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
-    const requestId = `req_${randomUUID().replaceAll("-", "")}`
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // A caller's own id, when well formed, follows the request from its load balancer to our logs (issue 22).
+    const given = request.headers[requestIdHeader]
+    const requestId =
+      given !== undefined && wellFormedRequestId.test(given) ? given : `req_${randomUUID().replaceAll("-", "")}`
     // The router drops `;params` from a path segment: a path that carries them names no route of ours.
-    const path = (yield* HttpServerRequest.HttpServerRequest).url.split("?")[0] ?? ""
+    const path = request.url.split("?")[0] ?? ""
     const served = path.includes(";") ? Effect.succeed(errorResponse("ROUTE_NOT_FOUND")) : app
     return yield* withErrorEnvelope(served).pipe(
       Effect.map((response) =>
         // A refused body is left unread on the socket: say the connection closes, so a keep-alive client opens a new
         // one for its next request instead of meeting a dropped socket.
         HttpServerResponse.setHeaders(
-          response,
+          withRequestIdInBody(response, requestId),
           response.status === 413
             ? { [requestIdHeader]: requestId, connection: "close" }
             : { [requestIdHeader]: requestId }
         )
       ),
-      Effect.provideService(RequestId, requestId)
+      Effect.provideService(RequestId, requestId),
+      Effect.annotateLogs({ request_id: requestId })
     )
   })
+
+/** A caller's `X-Request-Id` we keep: 1 to 128 characters a log line and a header carry safely. */
+export const wellFormedRequestId = /^[A-Za-z0-9._:@/+=-]{1,128}$/
+
+/** An error envelope with `request_id` in it (beyond the spec); any other answer as it is. */
+const withRequestIdInBody = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+  if (response.status < 400 || !isJsonResponse(response)) return response
+  const sent = response.body
+  try {
+    const body = (
+      sent._tag === "Uint8Array"
+        ? JSON.parse(new TextDecoder().decode(sent.body))
+        : sent._tag === "Raw"
+          ? typeof sent.body === "string"
+            ? JSON.parse(sent.body)
+            : sent.body
+          : undefined
+    ) as Record<string, unknown> | undefined
+    if (body === undefined || body === null || typeof body !== "object") return response
+    if (body.success !== false || typeof body.error_code !== "string") return response
+    return HttpServerResponse.jsonUnsafe(
+      { ...body, request_id: requestId },
+      {
+        status: response.status,
+        headers: response.headers
+      }
+    )
+  } catch {
+    return response
+  }
+}
