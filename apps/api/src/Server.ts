@@ -53,7 +53,7 @@ import { Randomness } from "@svc/domain/Randomness"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
 import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type WebhookUrlRules } from "@svc/domain/webhook"
-import { type Duration, Effect, Layer, Redacted } from "effect"
+import { type Duration, Effect, Layer, Redacted, References } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import * as NodeServer from "./NodeServer.ts"
@@ -124,6 +124,8 @@ export interface ServerOptions {
   readonly headersTimeoutMillis?: number | undefined
   /** How long requests in flight may finish on stop before their connections close (`SHUTDOWN_GRACE_MS`, 5 s). */
   readonly shutdownGraceMillis?: number | undefined
+  /** Whether use cases and requests open spans (default false: nothing exports them, so they would only cost). */
+  readonly tracing?: boolean | undefined
 }
 
 /**
@@ -217,7 +219,9 @@ export const services = (options: ServerOptions) =>
     Layer.succeed(IssuedRequestPolicy, issuedRequestLimits(options)),
     options.settlementWaitMillis === undefined
       ? Layer.empty
-      : Layer.succeed(SettlementWait, options.settlementWaitMillis)
+      : Layer.succeed(SettlementWait, options.settlementWaitMillis),
+    // Spans cost a little on every call; nothing records them unless a tracer is configured (issue 22).
+    Layer.succeed(References.TracerEnabled, options.tracing === true)
   ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
 
 const serverConfig = (options: ServerOptions) =>
