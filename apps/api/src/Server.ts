@@ -14,6 +14,7 @@ import {
   InviteHandlers,
   InviteHandlersWithoutChain,
   InvitePage,
+  MetricsRoute,
   methodsOf,
   PaymentHandlers,
   PendingBalanceHandlers,
@@ -21,12 +22,14 @@ import {
   type RateLimitSettings,
   RateLimits,
   RequestTimeout,
+  routeTemplatesOf,
   ServerConfig,
   SystemHandlers,
   TeamHandlers,
   WebhookHandlers,
   withAllowedMethods,
   withErrorEnvelope,
+  withHttpMetrics,
   withIdempotency,
   withRateLimits,
   withRequestId,
@@ -126,6 +129,11 @@ export interface ServerOptions {
   readonly shutdownGraceMillis?: number | undefined
   /** Whether use cases and requests open spans (default false: nothing exports them, so they would only cost). */
   readonly tracing?: boolean | undefined
+  /**
+   * `GET /metrics` in the Prometheus text format: served when given, only to `Authorization: Bearer <token>` when it
+   * has a token (`METRICS_TOKEN`; embedded mode serves it openly). Not served without it.
+   */
+  readonly metrics?: { readonly token?: Redacted.Redacted<string> | undefined } | undefined
 }
 
 /**
@@ -142,6 +150,9 @@ export type Storage = Layer.Success<ReturnType<typeof storage>>
 
 /** 405 for a served path asked with another method. */
 const allowedMethods = withAllowedMethods(methodsOf(Api))
+
+/** Every answer counted and timed by method, route template and status (issue 22). */
+const httpMetrics = withHttpMetrics(routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json"]))
 
 /** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
@@ -177,8 +188,10 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
             // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
             // A limited request is refused before anything runs; the timeout is outside idempotency, which releases
             // its claim when interrupted.
-            withRequestId(
-              rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+            httpMetrics(
+              withRequestId(
+                rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+              )
             ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>
       ),
       { global: true }
@@ -275,7 +288,9 @@ export const defaultTimeouts = { requestMillis: 30_000, headersMillis: 10_000, s
 export const layer = (options: ServerOptions) => {
   // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
-  const routes = options.chain === undefined ? RoutesWithoutChain : Routes
+  const chainRoutes = options.chain === undefined ? RoutesWithoutChain : Routes
+  const routes =
+    options.metrics === undefined ? chainRoutes : Layer.merge(chainRoutes, MetricsRoute(options.metrics.token))
   return Layer.mergeAll(
     HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers(options)), {
       disableListenLog: true,

@@ -77,6 +77,8 @@ export interface TestServerOptions {
   readonly issuedRequests?: Server.ServerOptions["issuedRequests"]
   /** How signatures are checked; default the domain's (externally owned accounts), as without a chain. */
   readonly signatureVerifier?: Server.ServerOptions["signatureVerifier"]
+  /** `GET /metrics`; default not served. */
+  readonly metrics?: Server.ServerOptions["metrics"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -102,6 +104,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       ...options.webhooks,
       issuedRequests: options.issuedRequests,
       signatureVerifier: options.signatureVerifier,
+      metrics: options.metrics,
       ...options.webhooks,
       rateLimits: noRateLimits,
       ...options.limits

@@ -152,7 +152,8 @@ describe("webhook endpoints", () => {
       const foreign = yield* call(server, "GET", `/v2/webhooks/${data.webhook_nanoid}`, { token: strangerToken })
       const missing = yield* call(server, "GET", "/v2/webhooks/wh-000000000000", { token: strangerToken })
       assertError(foreign, 404, "WEBHOOK_NOT_FOUND")
-      assert.deepStrictEqual(foreign.body, missing.body)
+      // The same answer but for the request's own id.
+      assert.deepStrictEqual({ ...foreign.body, request_id: "" }, { ...missing.body, request_id: "" })
 
       const deleted = yield* call(server, "DELETE", `/v2/webhooks/${data.webhook_nanoid}`, { token })
       assert.deepStrictEqual(deleted.body.data, { webhook_nanoid: data.webhook_nanoid, deleted: true })

@@ -7,7 +7,7 @@
  * stops anvil.
  *
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
- * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `PUBLIC_BASE_URL`,
+ * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `METRICS_TOKEN` (GET /metrics behind it), `PUBLIC_BASE_URL`,
  * `RPC_URL` (one endpoint, or several separated by commas: failover), `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
  * `SETTLEMENT_WAIT_MS` (default 20000: how long PUT /v2/payments waits for its transaction to be final before answering
  * 202 with it in flight); `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
@@ -79,6 +79,7 @@ const main = Effect.gen(function* () {
   const webhookKeyConfig = yield* Config.option(Config.Redacted("WEBHOOK_SECRET_KEY"))
   const allowPrivateConfig = yield* Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
+  const metricsToken = yield* Config.option(Config.Redacted("METRICS_TOKEN"))
   const rpcUrlConfig = yield* Config.option(rpcUrlsConfig())
   // Redacted: the SMTP URL carries the mail server's password.
   const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
@@ -209,7 +210,9 @@ const main = Effect.gen(function* () {
       ...(Option.isSome(issuedMaxCount) ? { maxCount: issuedMaxCount.value } : {})
     },
     // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
-    signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl)
+    signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl),
+    // Metrics: open on the embedded server; in production only behind METRICS_TOKEN, never public by accident.
+    metrics: Option.isSome(metricsToken) ? { token: metricsToken.value } : embedded ? {} : undefined
   }
   // Embedded mode deploys the contracts on anvil once (a restored chain keeps them): the team balances come from the
   // chain, and the demo is funded.

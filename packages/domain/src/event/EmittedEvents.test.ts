@@ -15,7 +15,7 @@ const documentedKinds = (markdown: string): Array<string> => {
   const section = markdown.split("## Which operation emits which kind")[1]?.split("\n## ")[0] ?? ""
   return section
     .split("\n")
-    .map((line) => /^\| `([a-z_.]+)` \|/.exec(line)?.[1])
+    .map((line) => /^\|\s*`([a-z_.]+)`\s*\|/.exec(line)?.[1])
     .filter((kind): kind is string => kind !== undefined)
 }
 

@@ -4,7 +4,7 @@
  * recorded in one step. A replay, or a second replica receiving the same request, answers the first result; a
  * request the chain executed but whose result was never recorded is reconciled from the chain (docs/decisions/0017).
  */
-import { Array as Arr, Clock, DateTime, Effect, Exit, Option } from "effect"
+import { Array as Arr, Clock, DateTime, Effect, Exit, Metric, Option } from "effect"
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
@@ -30,6 +30,12 @@ import { chainFactsOf, executionEventsOf } from "./PaymentEvents.ts"
 import { type AbandonedRequest, type ExecutionResult, executionLeaseMillis, PaymentLedger } from "./PaymentLedger.ts"
 import { initialPaymentState, PaymentMachine, type PaymentState } from "./PaymentMachine.ts"
 import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
+
+/** Payments executed on chain and recorded (`pay_now`: paid now, or registered as intents). */
+export const paymentsExecuted = Metric.counter("svc_payments_executed_total", {
+  description: "Payments executed on chain and recorded, by pay_now",
+  incremental: true
+})
 
 /** Roles whose wallet may sign payments for a team (the forwarder's rule). */
 export const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
@@ -194,6 +200,7 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
       events
     })
   )
+  yield* Metric.update(Metric.withAttributes(paymentsExecuted, { pay_now: String(payNow) }), payments.length)
   return result
 })
 

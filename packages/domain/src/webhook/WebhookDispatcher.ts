@@ -5,7 +5,7 @@
  * number of dispatchers share the work; a dispatcher that dies mid-send loses nothing: its lease lapses and another
  * attempt is made.
  */
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Metric, Option } from "effect"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
 import { renderEnvelope } from "../event/EventEnvelope.ts"
 import { EventOutbox } from "../event/EventOutbox.ts"
@@ -25,6 +25,12 @@ import {
 import { liveSecrets, type WebhookEndpointRecord, type WebhookSecret } from "./WebhookEndpoint.ts"
 import { type ClaimedDelivery, WebhookDeliveryStore, WebhookEndpointRepository } from "./WebhookRepository.ts"
 import { WebhookSecretBox, WebhookSender } from "./WebhookSender.ts"
+
+/** Delivery attempts, by outcome: `delivered`, `retry` (a failure to try again) or `gone` (410: disabled). */
+export const webhookAttempts = Metric.counter("svc_webhook_delivery_attempts_total", {
+  description: "Webhook delivery attempts, by outcome (delivered, retry, gone)",
+  incremental: true
+})
 
 /** How a dispatcher works; the defaults are DESIGN §5's. */
 export interface DispatcherOptions {
@@ -195,6 +201,7 @@ export class WebhookDispatcher extends Context.Service<
             first_attempt_at: firstAttemptAt,
             at
           })
+          yield* Metric.update(Metric.withAttributes(webhookAttempts, { outcome }), 1)
           yield* afterAttempt(endpoint.value, outcome, at)
         })
 

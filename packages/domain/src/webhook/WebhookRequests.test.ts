@@ -6,10 +6,9 @@ import { CreateWebhookRequest, WebhookParams, WebhookTestRequest } from "./Webho
 const ok = (schema: Schema.Top, input: unknown) => Schema.decodeUnknownExit(schema as never)(input)._tag === "Success"
 
 describe("webhook schemas and delivery rules", () => {
-  it("the test body needs an event kind; version is 1 to 10, default 2", () => {
+  it("the test body needs an event kind; version is 1 to 10, by default the endpoint's (none in the body)", () => {
     assert.deepStrictEqual(Schema.decodeUnknownSync(WebhookTestRequest)({ event_type: "payment.sent" }), {
-      event_type: "payment.sent",
-      version: 2
+      event_type: "payment.sent"
     })
     assert.isTrue(ok(WebhookTestRequest, { event_type: "invite.accepted", version: 1 }))
     assert.isTrue(ok(WebhookTestRequest, { event_type: "invite.accepted", version: 10 }))

@@ -19,6 +19,14 @@ export {
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
 export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
+export {
+  httpDuration,
+  httpRequests,
+  MetricsRoute,
+  type RouteTemplateOf,
+  routeTemplatesOf,
+  withHttpMetrics
+} from "./Metrics.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
 export {
   PendingBalanceHandlers,
