@@ -44,7 +44,7 @@ const script = `
   }
   const byCode = {
     INVITE_NOT_FOUND: "This link is not valid any more (a newer e-mail may have replaced it).",
-    INVITE_ALREADY_ANSWERED: closed.accepted,
+    INVITE_ALREADY_ANSWERED: "This invite was already answered: the link works once.",
     INVITE_EXPIRED: closed.expired,
     INVITE_REVOKED: closed.revoked,
     ALREADY_TEAM_MEMBER: "This wallet is already a member of the team.",
@@ -88,9 +88,10 @@ const script = `
         ? "Done: " + wallet + " is now a member of " + invite.team_name + " as " + invite.role + "."
         : "Declined. You can close this page.", "done")
     } catch (error) {
-      const rejected = error && (error.code === 4001 || error.code === "ACTION_REJECTED")
-      say(rejected ? "The wallet declined the request. You can try again." : (error && error.message) || String(error), "error")
-      if (!error || !byCode[error.code] || error.code === "ALREADY_TEAM_MEMBER") enable(!byCode[error && error.code])
+      const declined = error && (error.code === 4001 || error.code === "ACTION_REJECTED")
+      say(declined ? "The wallet declined the request. You can try again." : (error && error.message) || String(error), "error")
+      // An answer that closes the invite leaves nothing to click; anything else (a wallet that declined) may be tried again.
+      enable(!(error && byCode[error.code]))
     }
   }
   buttons[0].addEventListener("click", answer("accept"))
