@@ -36,6 +36,14 @@ describe("emitted event kinds", () => {
     assert.deepStrictEqual([...documented].sort(), [...emittedEventTypes].sort())
   })
 
+  it("docs/payments.md names every payment kind the service emits, and that the dispatcher delivers them", () => {
+    const events = readFileSync(join(root, "docs/payments.md"), "utf8").split("## Events")[1]?.split("\n## ")[0] ?? ""
+    for (const kind of emittedEventTypes.filter((kind) => kind.startsWith("payment."))) {
+      assert.include(events, `\`${kind}\``, kind)
+    }
+    assert.notInclude(events, "not built yet")
+  })
+
   it("each kind listed as emitted is named by code that emits it", () => {
     const code = emitterSources(sources).join("\n")
     for (const kind of emittedEventTypes) assert.include(code, `"${kind}"`, kind)
