@@ -48,7 +48,7 @@ const setUp = (storage: "sqlite" | "mongo") =>
     yield* Effect.promise(() => node.setBalance({ address: outsider.address, value: parseEther("1") }))
     yield* embedded.mint(outsider.address, 1_000_000_000n).pipe(Effect.orDie)
     const wallet = createWalletClient({ account: outsider, transport: http(anvil.rpcUrl) })
-    /** The outside wallet sends `units` of USDC to the team's account; answers the transaction. */
+    /** The outside wallet sends `units` of USDC to the team's account, mined; answers the transaction. */
     const send = (units: bigint) =>
       Effect.promise(async () => {
         const hash = await wallet.writeContract({
@@ -58,6 +58,8 @@ const setUp = (storage: "sqlite" | "mongo") =>
           functionName: "transfer",
           args: [t.account, units]
         })
+        // Automine answers the hash before the block is always there: the follower must find it mined.
+        await node.waitForTransactionReceipt({ hash, pollingInterval: 10 })
         return hash
       })
     /** One follower pass, as a process with `holder` would run it. */
