@@ -7,26 +7,22 @@
 type Json = any
 
 /** The names of the component schemas `value` refers to. */
-const referencesOf = (value: Json, found: Set<string>) => {
-  const text = JSON.stringify(value)
-  for (const match of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) found.add(decodeURIComponent(match[1] ?? ""))
-  return found
-}
+const referencesOf = (value: Json): Array<string> =>
+  Array.from(JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g), (match) =>
+    decodeURIComponent(match[1] ?? "")
+  )
 
-/** The document with only the component schemas in use. */
+/** The document with only the component schemas in use: those the rest names, and those they name in turn. */
 export const finishDocument = (document: Record<string, Json>): Record<string, Json> => {
-  const schemas: Record<string, Json> = document.components?.schemas ?? {}
-  const used = referencesOf({ ...document, components: { ...document.components, schemas: {} } }, new Set())
-  for (let added = true; added; ) {
-    added = false
-    for (const name of [...used]) {
-      const before = used.size
-      referencesOf(schemas[name], used)
-      if (used.size > before) added = true
-    }
+  const schemas: Record<string, Json> | undefined = document.components?.schemas
+  if (schemas === undefined) return document
+  const used = new Set<string>()
+  const pending = referencesOf({ ...document, components: { ...document.components, schemas: {} } })
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (used.has(name)) continue
+    used.add(name)
+    pending.push(...referencesOf(schemas[name]))
   }
-  if (document.components?.schemas !== undefined) {
-    document.components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)))
-  }
+  document.components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)))
   return document
 }
