@@ -2,17 +2,29 @@
  * The invite page as an invitee meets it (issue 21): the link of a mail received by a real SMTP server, opened in a
  * real headless Chromium (Debian's, driven by playwright-core) with an EIP-1193 wallet injected into the page and
  * backed by a test key. The invitee reads the invite without a wallet, signs in with SIWE and accepts, and is then a
- * member; a used link, a page without a wallet, a declined invite and an unknown link each say what they are.
+ * member; a used link, a page without a wallet, a declined invite and an unknown link each say what they are. A manager
+ * invite's link opens the same page on a server settling on anvil: it names the wallet the role is granted to, refuses
+ * another wallet before anything is signed, declines with the right one, and says the role is granted once the admin's
+ * signed grant is executed.
  */
 import { existsSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { SmtpMailer } from "@svc/adapters/mail"
 import { type ReceivedMail, startTestSmtpServer, textOf } from "@svc/adapters/mail/TestSmtpServer"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect, Redacted } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import type { Hex } from "viem"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
-import { call, seedTeam, signIn, startTestServerWith } from "./TestServer.ts"
+import {
+  ChainTestServer,
+  call,
+  fundedTeam,
+  seedTeam,
+  signIn,
+  startChainTestServerWith,
+  startTestServerWith
+} from "./TestServer.ts"
 
 /** Debian's Chromium (installed by the bootstrap when missing), or `CHROMIUM_PATH`. */
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -130,6 +142,100 @@ describe("the invite page", () => {
         const missing = yield* Effect.promise(() => bare.goto(wrong))
         assert.strictEqual(missing?.status(), 404)
         assert.include(yield* Effect.promise(() => bare.textContent("main")), "This invite link is not valid")
+      }).pipe(Effect.scoped),
+    { timeout: 120_000 }
+  )
+
+  it.live(
+    "a manager invite's link opens the same page: another wallet is refused, its wallet declines, a granted role says so",
+    () =>
+      Effect.gen(function* () {
+        const smtp = yield* startTestSmtpServer
+        const chain = yield* startChainTestServerWith({
+          mailer: SmtpMailer.layer({ url: Redacted.make(smtp.url), from: "svc <invites@svc.test>" })
+        })
+        const { server } = chain
+        const team = yield* fundedTeam(1_000_000n).pipe(Effect.provideService(ChainTestServer, chain))
+        const finance = privateKeyToAccount(generatePrivateKey())
+        const viewer = privateKeyToAccount(generatePrivateKey())
+        const invite = (email: string, role: string, wallet: string) =>
+          Effect.gen(function* () {
+            const created = yield* call(server, "POST", "/v2/invites/manager", {
+              token: team.token,
+              body: { nanoid: team.team, invites: [{ email, role, wallet }] }
+            })
+            assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+            return created.body.data as TypedDataBundle & { invites: Array<string> }
+          })
+        const grant = (bundle: TypedDataBundle & { invites: Array<string> }) =>
+          Effect.gen(function* () {
+            const signature = yield* Effect.promise(() => team.admin.signTypedData(signableOf(bundle) as never))
+            return yield* call(server, "PUT", "/v2/invites/manager", {
+              token: team.token,
+              body: { invites: bundle.invites, signer: team.admin.address, typed_data: bundle.typed_data, signature }
+            })
+          })
+        const financeBundle = yield* invite("fin@example.com", "team_finance_admin", finance.address)
+        const viewerBundle = yield* invite("view@example.com", "team_viewer", viewer.address)
+        const mails = new Map((yield* smtp.waitFor(2)).map((mail) => [mail.to[0], mail]))
+        const financeMail = mails.get("fin@example.com")!
+        assert.match(
+          financeMail.raw.replace(/\r?\n[ \t]+/g, " "),
+          /^Subject: .*making you team_finance_admin of Test Team/m
+        )
+        assert.include(textOf(financeMail), finance.address.toLowerCase())
+        const opened = yield* browser
+
+        // Readable without a wallet: the team, the role and the wallet it is granted to; nothing to accept.
+        const stranger = yield* pageWithWallet(opened, privateKeyToAccount(generatePrivateKey()))
+        const response = yield* Effect.promise(() => stranger.goto(linkOf(financeMail)))
+        assert.strictEqual(response?.status(), 200)
+        assert.strictEqual(yield* Effect.promise(() => stranger.textContent("#role")), "finance admin")
+        assert.strictEqual(yield* Effect.promise(() => stranger.textContent("#wallet")), finance.address.toLowerCase())
+        assert.strictEqual(yield* Effect.promise(() => stranger.$("#accept")), null)
+        assert.include(yield* Effect.promise(() => stranger.textContent("main")), "nothing for you to sign")
+
+        // Another wallet: said before anything is signed, the invite still pending, and the button back.
+        yield* Effect.promise(() => stranger.click("#reject"))
+        yield* Effect.promise(() => stranger.waitForSelector("#status.error", { timeout: 15_000 }))
+        assert.include(
+          yield* Effect.promise(() => stranger.textContent("#status")),
+          `for the wallet ${finance.address.toLowerCase()}`
+        )
+        assert.isFalse(yield* Effect.promise(() => stranger.isDisabled("#reject")))
+        const pending = yield* call(server, "GET", `/v2/invites?nanoid=${team.team}`, { token: team.token })
+        assert.strictEqual(pending.body.data.length, 2)
+
+        // Its wallet declines; the admin's grant of it is then refused.
+        const financePage = yield* pageWithWallet(opened, finance)
+        yield* Effect.promise(() => financePage.goto(linkOf(financeMail)))
+        yield* Effect.promise(() => financePage.click("#reject"))
+        yield* Effect.promise(() => financePage.waitForSelector("#status.done", { timeout: 15_000 }))
+        assert.include(yield* Effect.promise(() => financePage.textContent("#status")), "Declined")
+        const refused = yield* grant(financeBundle)
+        assert.strictEqual(refused.status, 409, JSON.stringify(refused.body))
+        assert.strictEqual(refused.body.error_code, "INVITE_ALREADY_ANSWERED")
+
+        // The link alone accepts nothing: a manager invite is accepted by the admin's signed grant.
+        const viewerLink = linkOf(mails.get("view@example.com")!)
+        const viewerToken = new URL(viewerLink).searchParams.get("token")
+        const byLink = yield* call(server, "POST", "/v2/invites/accept", {
+          token: yield* signIn(server, viewer),
+          body: { invite_nanoid: viewerBundle.invites[0], token: viewerToken }
+        })
+        assert.strictEqual(byLink.status, 409, JSON.stringify(byLink.body))
+        assert.strictEqual(byLink.body.error_code, "INVALID_STATE_TRANSITION")
+
+        // Granted: the page says so, with nothing to click.
+        const granted = yield* grant(viewerBundle)
+        assert.strictEqual(granted.status, 200, JSON.stringify(granted.body))
+        const viewerPage = yield* pageWithWallet(opened, viewer)
+        yield* Effect.promise(() => viewerPage.goto(viewerLink))
+        assert.include(
+          yield* Effect.promise(() => viewerPage.textContent("#status.done")),
+          `The role is granted: ${viewer.address.toLowerCase()} is viewer of Test Team.`
+        )
+        assert.isTrue(yield* Effect.promise(() => viewerPage.isDisabled("#reject")))
       }).pipe(Effect.scoped),
     { timeout: 120_000 }
   )

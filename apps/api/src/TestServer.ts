@@ -313,34 +313,21 @@ export const placeholderTypedData = (from: string, to: string, expires = "1") =>
   }
 })
 
-/**
- * A test server on a SQLite file of its own, settling on a fresh suite deployed on the run's anvil, with the chain's
- * extras (faucet, gateway): for tests that pay or grant on chain. One per test file (`layer(ChainTestServer.layer)`).
- */
-export class ChainTestServer extends Context.Service<
-  ChainTestServer,
-  {
-    readonly server: TestServer
-    readonly embedded: EmbeddedChain["Service"]
-    readonly gateway: ChainGateway["Service"]
-  }
->()("@svc/api/test/ChainTestServer") {
-  /** The server and its chain, for the layer's scope. */
-  static readonly layer = Layer.effect(
-    ChainTestServer,
-    Effect.gen(function* () {
-      const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainId: 42161 })).pipe(
-        Effect.orDie
-      )
-      const server = yield* startTestServerWith({ chain: Layer.succeedContext(chainContext) })
-      return {
-        server,
-        embedded: Context.get(chainContext, EmbeddedChain),
-        gateway: Context.get(chainContext, ChainGateway)
-      }
-    })
+/** A `ChainTestServer` for the current scope, with `options` (all but the chain) as `startTestServerWith` takes them. */
+export const startChainTestServerWith = Effect.fn("ChainTestServer.start")(function* (
+  options: Omit<TestServerOptions, "chain"> = {}
+) {
+  const chainContext = yield* Layer.build(EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainId: 42161 })).pipe(
+    Effect.orDie
   )
-}
+  const server = yield* startTestServerWith({ ...options, chain: Layer.succeedContext(chainContext) })
+  const started: ChainTestServer["Service"] = {
+    server,
+    embedded: Context.get(chainContext, EmbeddedChain),
+    gateway: Context.get(chainContext, ChainGateway)
+  }
+  return started
+})
 
 /**
  * On a `ChainTestServer`: a team with one employee and an admin (a fresh key) who owns the team's svc account, minted
@@ -369,3 +356,19 @@ export const fundedTeam = (usdcUnits: bigint) =>
       employee: seeded.members[0] as SeededMember
     }
   })
+
+/**
+ * A test server on a SQLite file of its own, settling on a fresh suite deployed on the run's anvil, with the chain's
+ * extras (faucet, gateway): for tests that pay or grant on chain. One per test file (`layer(ChainTestServer.layer)`).
+ */
+export class ChainTestServer extends Context.Service<
+  ChainTestServer,
+  {
+    readonly server: TestServer
+    readonly embedded: EmbeddedChain["Service"]
+    readonly gateway: ChainGateway["Service"]
+  }
+>()("@svc/api/test/ChainTestServer") {
+  /** The server and its chain, for the layer's scope. */
+  static readonly layer = Layer.effect(ChainTestServer, startChainTestServerWith())
+}

@@ -56,10 +56,12 @@ export class InvitesApi extends HttpApiGroup.make("invites")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Accept an invite")
-      .pipe(answers(["INVITE_NOT_FOUND", ...inviteClosed, "TEAM_NOT_FOUND", "ROLE_CONFLICT"]))
+      .pipe(
+        answers(["INVITE_NOT_FOUND", ...inviteClosed, "TEAM_NOT_FOUND", "ROLE_CONFLICT", "INVALID_STATE_TRANSITION"])
+      )
       .annotate(
         OpenApi.Description,
-        "The signed-in invitee accepts with the token of the e-mail's link (a new team's admin invite: signed in with its wallet, no token): a member with the invite's role."
+        "The signed-in invitee accepts with the token of the e-mail's link (a new team's admin invite: signed in with its wallet, no token): a member with the invite's role. A manager invite is accepted by its signed grant (PUT /v2/invites/manager), not here: `INVALID_STATE_TRANSITION`."
       ),
     HttpApiEndpoint.post("reject", "/v2/invites/reject", {
       payload: AnswerInviteRequest,
@@ -68,7 +70,10 @@ export class InvitesApi extends HttpApiGroup.make("invites")
     })
       .annotate(OpenApi.Summary, "Reject an invite")
       .pipe(answers(["INVITE_NOT_FOUND", ...inviteClosed]))
-      .annotate(OpenApi.Description, "The signed-in invitee declines with the token of the e-mail's link."),
+      .annotate(
+        OpenApi.Description,
+        "The signed-in invitee declines with the token of the e-mail's link; a manager invite, signed in with the wallet it grants to."
+      ),
     HttpApiEndpoint.delete("revoke", "/v2/invites/:invite_nanoid", {
       params: invitePath,
       success: InviteStateResponse,

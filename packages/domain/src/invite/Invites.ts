@@ -87,6 +87,24 @@ export const inviteMailOf = (options: {
   const link = `${options.publicBaseUrl}/invites/accept?invite=${invite.nanoid}&token=${options.token}`
   const inviter = invite.anonymous || options.inviter === undefined ? "" : displayNameOf(options.inviter)
   const invitee = inviteeNameOf(invite)
+  if (invite.kind === "manager") {
+    return {
+      id: options.id,
+      to: invite.email,
+      subject: `${inviter === "" ? "You are" : `${inviter} is`} making you ${membershipRoleOf(invite.role)} of ${team.name} on svc`,
+      text: [
+        "Hello,",
+        "",
+        `${inviter === "" ? "A team admin" : inviter} is granting the wallet ${invite.account} the role ${membershipRoleOf(invite.role)} in the team "${team.name}".`,
+        "The role takes effect once they sign the grant: there is nothing for you to sign.",
+        "",
+        `See the invite, or decline it: ${link}`,
+        "",
+        `To decline, open the link and sign in with that wallet. The link works until the invite is answered, and expires at ${invite.expires_at}.`,
+        "If you did not expect this, decline it, or tell the team."
+      ].join("\n")
+    }
+  }
   return {
     id: options.id,
     to: invite.email,
@@ -119,12 +137,18 @@ export class Invites extends Context.Service<
       caller: Caller,
       nanoid: TeamId | CompanyId
     ) => Effect.Effect<ReadonlyArray<InviteView>, TeamNotFound | CompanyNotFound | InsufficientPermissions>
-    /** The signed-in invitee accepts: a member with the invite's role, the invite's e-mail recorded on the user. */
+    /**
+     * The signed-in invitee accepts: a member with the invite's role, the invite's e-mail recorded on the user. A
+     * manager invite is accepted by its signed grant instead (`IllegalTransition`).
+     */
     readonly accept: (
       caller: Caller,
       body: AnswerInviteRequest
-    ) => Effect.Effect<InviteOutcome, InviteNotFound | InviteClosed | TeamNotFound | AlreadyTeamMember>
-    /** The signed-in invitee declines. */
+    ) => Effect.Effect<
+      InviteOutcome,
+      InviteNotFound | InviteClosed | TeamNotFound | AlreadyTeamMember | IllegalTransition
+    >
+    /** The signed-in invitee declines (a manager invite: signed in with the wallet it grants to). */
     readonly reject: (
       caller: Caller,
       body: AnswerInviteRequest
@@ -199,7 +223,7 @@ export class Invites extends Context.Service<
             ? invite.account === caller.wallet && body.token === undefined
               ? invite.token_hash
               : undefined
-            : body.token === undefined
+            : body.token === undefined || (invite.kind === "manager" && invite.account !== caller.wallet)
               ? undefined
               : hashInviteToken(body.token)
         if (invite.token_hash !== tokenHash) return yield* new InviteNotFound({ nanoid: body.invite_nanoid })
@@ -342,6 +366,15 @@ export class Invites extends Context.Service<
 
       const accept = Effect.fn("Invites.accept")(function* (caller: Caller, body: AnswerInviteRequest) {
         const { invite, tokenHash } = yield* opened(caller, body)
+        // A manager invite is accepted by the admin's signed grant (PUT /v2/invites/manager), so that the role is on
+        // the chain before it is a membership; its invitee may only decline (decision 0070).
+        if (invite.kind === "manager") {
+          return yield* new IllegalTransition({
+            machine: "manager invite",
+            from: invite.state,
+            trigger: "be accepted by its invitee: the admin's signed grant accepts it"
+          })
+        }
         const team = yield* teams.findById(invite.team_nanoid)
         if (Option.isNone(team) || team.value.status !== "active") {
           return yield* new TeamNotFound({ team: invite.team_nanoid })
@@ -442,9 +475,9 @@ export class Invites extends Context.Service<
         const { invite, team } = yield* managed(caller, id)
         const closed = closedReason(invite, yield* nowIso)
         if (closed !== undefined) return yield* closed
-        // A manager invite is answered by its signed grant, an admin invite by its wallet: never by a mailed link.
-        if (invite.kind !== "member") {
-          return yield* new IllegalTransition({ machine: "manager invite", from: invite.state, trigger: "resend" })
+        // An admin invite is answered by its wallet signed in, never by a mailed link.
+        if (invite.kind === "admin") {
+          return yield* new IllegalTransition({ machine: "admin invite", from: invite.state, trigger: "resend" })
         }
         const { token, hash } = yield* makeInviteToken
         const renewed: Invite = {

@@ -11,8 +11,9 @@ import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { RolesTypedDataBundle } from "../eip712/TypedData.ts"
 import { makeRolesTypedData } from "../eip712/TypedDataBuilder.ts"
-import { makeDomainEvent } from "../event/EventEnvelope.ts"
+import { makeDomainEvent, makeUuid } from "../event/EventEnvelope.ts"
 import { IdGenerator, type InviteId } from "../Ids.ts"
+import type { Mail } from "../mail/Mail.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -31,6 +32,7 @@ import { AlreadyTeamMember, InviteAnswered, type InviteClosed, InviteExpired, In
 import { InviteRepository } from "./InviteRepository.ts"
 import type { CreateManagerInvitesRequest, ExecuteManagerInvitesRequest } from "./InviteRequests.ts"
 import { InviteSettings } from "./InviteSettings.ts"
+import { inviteMailOf } from "./Invites.ts"
 import { makeInviteToken } from "./InviteToken.ts"
 
 /** What POST /v2/invites/manager answers: the bundle to sign and the invites it covers. */
@@ -207,11 +209,13 @@ export class ManagerInvites extends Context.Service<
         }
         const now = yield* nowIso
         const expires_at = DateTime.formatIso(DateTime.add(yield* DateTime.now, { milliseconds: settings.ttlMillis }))
+        const inviter = Option.getOrUndefined(yield* users.findById(caller.nanoid))
         const list: Array<Invite> = []
+        const mails: Array<Mail> = []
         for (const entry of body.invites) {
-          // No link is mailed: the signed grant is the acceptance. The token is never shown.
-          const { hash } = yield* makeInviteToken
-          list.push({
+          // The signed grant is the acceptance; the mailed link opens the invite page, where the invitee may decline.
+          const { token, hash } = yield* makeInviteToken
+          const invite: Invite = {
             nanoid: yield* ids.make("invite"),
             team_nanoid: team.nanoid,
             company_nanoid: team.company_nanoid,
@@ -227,7 +231,18 @@ export class ManagerInvites extends Context.Service<
             expires_at,
             created_at: now,
             updated_at: now
-          })
+          }
+          list.push(invite)
+          mails.push(
+            inviteMailOf({
+              id: yield* makeUuid,
+              invite,
+              token,
+              team,
+              inviter,
+              publicBaseUrl: settings.publicBaseUrl
+            })
+          )
         }
         const [first, ...rest] = body.invites.map((entry) => ({ role: entry.role, account: entry.wallet }))
         const bundle = yield* makeRolesTypedData(
@@ -236,7 +251,7 @@ export class ManagerInvites extends Context.Service<
           // The request schema holds at least one invite.
           [first ?? { role: "team_viewer", account: caller.wallet }, ...rest]
         )
-        yield* invites.create(list, [])
+        yield* invites.create(list, mails)
         yield* store.issue({
           kind: "roles",
           salt: bundle.typed_data.salt,

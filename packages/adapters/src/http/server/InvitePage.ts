@@ -3,8 +3,10 @@
  * document (no CDN, fonts or outside scripts) under a strict Content-Security-Policy. It shows the team, the role and
  * who invited, readable without a wallet; then the invitee connects an EIP-1193 wallet (`window.ethereum`), signs in
  * with SIWE through the API (`GET /v2/auth/siwe`, `personal_sign`, `POST /v2/auth/verify`) and accepts or declines
- * (`POST /v2/invites/accept`, `/v2/invites/reject`). Every state says what it means: used, revoked, expired or unknown
- * link, no wallet, a wallet that is already a member.
+ * (`POST /v2/invites/accept`, `/v2/invites/reject`). A manager invite gets the same page: its role is granted by the
+ * admin's signed grant, so its invitee sees the invite and the wallet it grants to, and may decline with that wallet
+ * (decision 0070). Every state says what it means: used, revoked, expired or unknown link, no wallet, a wallet that is
+ * already a member, another wallet than the invite's.
  */
 import { createHash } from "node:crypto"
 import type { InviteId } from "@svc/domain/Ids"
@@ -33,11 +35,14 @@ const script = `
 (() => {
   const invite = JSON.parse(document.getElementById("invite-data").textContent)
   const status = document.getElementById("status")
-  const buttons = [document.getElementById("accept"), document.getElementById("reject")]
+  const buttons = [document.getElementById("accept"), document.getElementById("reject")].filter(Boolean)
+  const granted = invite.kind === "manager"
   const say = (text, kind) => { status.textContent = text; status.className = kind || "" }
   const enable = (on) => buttons.forEach((b) => { b.disabled = !on })
   const closed = {
-    accepted: "This invite was already accepted: the link works once.",
+    accepted: granted
+      ? "The role is granted: " + invite.account + " is " + invite.role + " of " + invite.team_name + "."
+      : "This invite was already accepted: the link works once.",
     rejected: "This invite was declined: the link works once.",
     revoked: "This invite was withdrawn by the team. Ask them for a new one.",
     expired: "This invite has expired. Ask the team to send it again."
@@ -50,7 +55,11 @@ const script = `
     ALREADY_TEAM_MEMBER: "This wallet is already a member of the team.",
     TEAM_NOT_FOUND: "The team no longer exists."
   }
-  if (invite.state !== "pending") { enable(false); say(closed[invite.state] || "This invite cannot be answered.", "error"); return }
+  if (invite.state !== "pending") {
+    enable(false)
+    say(closed[invite.state] || "This invite cannot be answered.", granted && invite.state === "accepted" ? "done" : "error")
+    return
+  }
   if (!window.ethereum) { enable(false); say("No wallet found: install a browser wallet (one that provides window.ethereum), then reload this page.", "error"); return }
   const api = async (method, path, body, jwt) => {
     const headers = { "content-type": "application/json" }
@@ -71,6 +80,10 @@ const script = `
     say("Connect your wallet…")
     const [wallet] = await window.ethereum.request({ method: "eth_requestAccounts" })
     if (!wallet) throw new Error("The wallet gave no account.")
+    // A wallet-bound invite is answered by its wallet only: said before anything is signed.
+    if (invite.account && wallet.toLowerCase() !== invite.account.toLowerCase()) {
+      throw new Error("This invite is for the wallet " + invite.account + ", and your wallet gave " + wallet + ". Switch to that account in your wallet, then try again.")
+    }
     const challenge = await api("GET", "/v2/auth/siwe?wallet=" + encodeURIComponent(wallet.toLowerCase()))
     say("Sign the sign-in message in your wallet…")
     const sig = await window.ethereum.request({ method: "personal_sign", params: [hexOf(challenge.siwe), wallet] })
@@ -94,8 +107,8 @@ const script = `
       enable(!(error && byCode[error.code]))
     }
   }
-  buttons[0].addEventListener("click", answer("accept"))
-  buttons[1].addEventListener("click", answer("reject"))
+  document.getElementById("accept")?.addEventListener("click", answer("accept"))
+  document.getElementById("reject").addEventListener("click", answer("reject"))
   enable(true)
 })()`
 
@@ -121,6 +134,26 @@ const roleNames: Record<string, string> = {
   team_viewer: "viewer"
 }
 
+/** The invite's team, role, wallet (when bound to one), e-mail and expiry. */
+const details = (preview: InvitePreview) =>
+  `<dl><dt>Team</dt><dd id="team">${escapeHtml(preview.team_name)}</dd><dt>Role</dt><dd id="role">${escapeHtml(roleNames[preview.role] ?? preview.role)}</dd>${preview.account === undefined ? "" : `<dt>Wallet</dt><dd id="wallet">${escapeHtml(preview.account)}</dd>`}<dt>Invited</dt><dd>${escapeHtml(preview.email)}</dd><dt>Expires</dt><dd>${escapeHtml(preview.expires_at.slice(0, 16).replace("T", " "))} UTC</dd></dl>`
+
+/** What a member invite asks: accept with the wallet to be paid to, or decline. */
+const memberInvite = (
+  preview: InvitePreview
+) => `<p>${preview.inviter_name === "" ? "You have been invited" : `<strong>${escapeHtml(preview.inviter_name)}</strong> invited you`} to join a team on svc, to be paid in USDC.</p>
+${details(preview)}
+<p>Accept with the wallet you want to be paid to: it signs you in (no transaction, no fee).</p>
+<button id="accept" disabled>Accept with my wallet</button><button id="reject" disabled>Decline</button>`
+
+/** What a manager invite asks: nothing to accept (the admin's signed grant does), and a decline by its wallet. */
+const managerInvite = (
+  preview: InvitePreview
+) => `<p>${preview.inviter_name === "" ? "A team admin" : `<strong>${escapeHtml(preview.inviter_name)}</strong>`} is granting a wallet a role in a team on svc.</p>
+${details(preview)}
+<p>The role takes effect once they sign the grant: there is nothing for you to sign. If you do not want it, decline with that wallet (no transaction, no fee).</p>
+<button id="reject" disabled>Decline</button>`
+
 /** The page for `preview` (its link's `token` given back to the API when answering), or for an unknown link. */
 export const invitePage = (preview: (InvitePreview & { readonly token: string }) | undefined): string => {
   const title = preview === undefined ? "Invite not found" : `Join ${preview.team_name}`
@@ -128,10 +161,7 @@ export const invitePage = (preview: (InvitePreview & { readonly token: string })
   const body =
     preview === undefined
       ? `<p class="error">This invite link is not valid: it may be mistyped, or a newer e-mail replaced it. Ask the team to send the invite again.</p>`
-      : `<p>${preview.inviter_name === "" ? "You have been invited" : `<strong>${escapeHtml(preview.inviter_name)}</strong> invited you`} to join a team on svc, to be paid in USDC.</p>
-<dl><dt>Team</dt><dd id="team">${escapeHtml(preview.team_name)}</dd><dt>Role</dt><dd id="role">${escapeHtml(role)}</dd><dt>Invited</dt><dd>${escapeHtml(preview.email)}</dd><dt>Expires</dt><dd>${escapeHtml(preview.expires_at.slice(0, 16).replace("T", " "))} UTC</dd></dl>
-<p>Accept with the wallet you want to be paid to: it signs you in (no transaction, no fee).</p>
-<button id="accept" disabled>Accept with my wallet</button><button id="reject" disabled>Decline</button>
+      : `${preview.kind === "manager" ? managerInvite(preview) : memberInvite(preview)}
 <p id="status" role="status" aria-live="polite"></p>
 <script type="application/json" id="invite-data">${scriptJson({ ...preview, role })}</script>
 <script>${script}</script>`
