@@ -2,9 +2,24 @@
  * `GET /metrics` (issue 22, item 1): the Prometheus text format, HTTP requests counted and timed by method, route
  * template and status (never the raw path), the domain's counters beside them; behind a bearer token when one is set.
  */
+
+import type { AddressInfo } from "node:net"
+import { createServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { call, seedTeam, signIn, startTestServerWith } from "./TestServer.ts"
+
+/** A port free now (the system's pick, released). */
+const freePort = Effect.promise(
+  () =>
+    new Promise<number>((resolve) => {
+      const probe = createServer()
+      probe.listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+)
 
 const metricsOf = (baseUrl: string, token?: string) =>
   Effect.promise(async () => {
@@ -47,6 +62,20 @@ describe("metrics", () => {
         assert.include(metrics.text, "svc_http_request_duration_seconds_bucket{")
         assert.notInclude(metrics.text, teamId)
       }).pipe(Effect.scoped)
+  )
+
+  it.live("on METRICS_PORT: alone on its own port, without a token, and not on the API's", () =>
+    Effect.gen(function* () {
+      const port = yield* freePort
+      const server = yield* startTestServerWith({ metrics: { port } })
+      assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
+      const scraped = `http://127.0.0.1:${port}`
+      const metrics = yield* metricsOf(scraped)
+      assert.strictEqual(metrics.status, 200)
+      assert.match(metrics.text, /^svc_http_requests_total\{.*route="\/health".*\} 1$/m)
+      assert.strictEqual((yield* metricsOf(server.baseUrl)).status, 404)
+      assert.strictEqual((yield* call({ baseUrl: scraped }, "GET", "/health")).status, 404)
+    }).pipe(Effect.scoped)
   )
 
   it.live("not served unless asked for", () =>

@@ -14,6 +14,7 @@ import {
   InviteHandlers,
   InviteHandlersWithoutChain,
   InvitePage,
+  MetricsListener,
   MetricsRoute,
   methodsOf,
   PaymentHandlers,
@@ -56,10 +57,11 @@ import { Randomness } from "@svc/domain/Randomness"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
 import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type WebhookUrlRules } from "@svc/domain/webhook"
-import { type Duration, Effect, Layer, Redacted, References } from "effect"
+import { Context, type Duration, Effect, identity, Layer, Redacted, type Scope, Tracer } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import * as NodeServer from "./NodeServer.ts"
+import { type TraceExport, tracedPorts, tracing } from "./Tracing.ts"
 
 /**
  * Where the server keeps its state: a SQLite file (the embedded default; `":memory:"` keeps nothing), or MongoDB, the
@@ -127,13 +129,22 @@ export interface ServerOptions {
   readonly headersTimeoutMillis?: number | undefined
   /** How long requests in flight may finish on stop before their connections close (`SHUTDOWN_GRACE_MS`, 5 s). */
   readonly shutdownGraceMillis?: number | undefined
-  /** Whether use cases and requests open spans (default false: nothing exports them, so they would only cost). */
-  readonly tracing?: boolean | undefined
+  /**
+   * Where spans go over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`, Tracing.ts). Without it requests, use cases and
+   * storage calls open no spans: nothing would export them, so they would only cost.
+   */
+  readonly traces?: TraceExport | undefined
   /**
    * `GET /metrics` in the Prometheus text format: served when given, only to `Authorization: Bearer <token>` when it
-   * has a token (`METRICS_TOKEN`; embedded mode serves it openly). Not served without it.
+   * has a token (`METRICS_TOKEN`; embedded mode serves it openly). With `port` (`METRICS_PORT`) it is served on that
+   * port instead, alone, on `host`; and on the API's port too only with a token. Not served without it.
    */
-  readonly metrics?: { readonly token?: Redacted.Redacted<string> | undefined } | undefined
+  readonly metrics?:
+    | {
+        readonly token?: Redacted.Redacted<string> | undefined
+        readonly port?: number | undefined
+      }
+    | undefined
 }
 
 /**
@@ -233,8 +244,8 @@ export const services = (options: ServerOptions) =>
     options.settlementWaitMillis === undefined
       ? Layer.empty
       : Layer.succeed(SettlementWait, options.settlementWaitMillis),
-    // Spans cost a little on every call; nothing records them unless a tracer is configured (issue 22).
-    Layer.succeed(References.TracerEnabled, options.tracing === true)
+    // Spans cost a little on every call: made only when they are exported (issue 22).
+    tracing(options.traces)
   ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
 
 const serverConfig = (options: ServerOptions) =>
@@ -285,12 +296,34 @@ export const defaultTimeouts = { requestMillis: 30_000, headersMillis: 10_000, s
  * served wait for them; on stop, requests in flight finish within the grace, then every connection closes
  * (NodeServer.ts, decision 0036).
  */
-export const layer = (options: ServerOptions) => {
+export const layer = (options: ServerOptions) => detached(served(options))
+
+/**
+ * `layer` built without the span it is built in: the routes and workers keep the context they are built in, so each
+ * request and each worker pass would otherwise be a child of that span, all of them one endless trace.
+ */
+const detached = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+  Layer.effectContext(
+    Effect.updateContext(
+      Layer.build(layer),
+      (context: Context.Context<R | Scope.Scope>) =>
+        Context.omit(Tracer.ParentSpan)(context) as Context.Context<R | Scope.Scope>
+    )
+  )
+
+const served = (options: ServerOptions) => {
   // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
   const chainRoutes = options.chain === undefined ? RoutesWithoutChain : Routes
+  const metrics = options.metrics
   const routes =
-    options.metrics === undefined ? chainRoutes : Layer.merge(chainRoutes, MetricsRoute(options.metrics.token))
+    metrics === undefined || (metrics.port !== undefined && metrics.token === undefined)
+      ? chainRoutes
+      : Layer.merge(chainRoutes, MetricsRoute(metrics.token))
+  const metricsListener =
+    metrics?.port === undefined
+      ? Layer.empty
+      : MetricsListener({ port: metrics.port, host: options.host ?? "127.0.0.1" })
   return Layer.mergeAll(
     HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers(options)), {
       disableListenLog: true,
@@ -298,14 +331,17 @@ export const layer = (options: ServerOptions) => {
       // Paths match as written: `/V2/TEAMS` and `//v2/...` name no route (the router folds both by default).
       routerConfig: { caseSensitive: true, ignoreDuplicateSlashes: false }
     }),
-    dispatcher(options)
+    dispatcher(options),
+    metricsListener
   ).pipe(
     Layer.provideMerge(services(options)),
     Layer.provideMerge(chain),
     Layer.provideMerge(
-      Layer.isLayer(options.storage)
-        ? (options.storage as Layer.Layer<Storage>)
-        : storage((options.storage as StorageOptions | undefined) ?? { _tag: "sqlite", filename: ":memory:" })
+      (options.traces === undefined ? identity : tracedPorts)(
+        Layer.isLayer(options.storage)
+          ? (options.storage as Layer.Layer<Storage>)
+          : storage((options.storage as StorageOptions | undefined) ?? { _tag: "sqlite", filename: ":memory:" })
+      )
     ),
     Layer.provideMerge(
       NodeServer.layer({

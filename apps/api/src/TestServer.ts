@@ -79,6 +79,8 @@ export interface TestServerOptions {
   readonly signatureVerifier?: Server.ServerOptions["signatureVerifier"]
   /** `GET /metrics`; default not served. */
   readonly metrics?: Server.ServerOptions["metrics"]
+  /** Where spans go; default nowhere (tracing off). */
+  readonly traces?: Server.ServerOptions["traces"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -105,7 +107,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       issuedRequests: options.issuedRequests,
       signatureVerifier: options.signatureVerifier,
       metrics: options.metrics,
-      ...options.webhooks,
+      traces: options.traces,
       rateLimits: noRateLimits,
       ...options.limits
     })

@@ -802,7 +802,7 @@ describe("npm start", () => {
       })
       yield* exited(child)
       assert.strictEqual(child.exitCode, 1)
-      assert.include(stderr, `svc cannot start: 127.0.0.1:${port} is already in use (PORT, HOST)`)
+      assert.include(stderr, `svc cannot start: 127.0.0.1:${port} is already in use (PORT, HOST, METRICS_PORT)`)
       assert.notInclude(stderr, "    at ")
       assert.notInclude(stderr, "ServeError")
     }).pipe(Effect.scoped)

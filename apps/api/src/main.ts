@@ -7,7 +7,7 @@
  * stops anvil.
  *
  * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
- * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `METRICS_TOKEN` (GET /metrics behind it), `PUBLIC_BASE_URL`,
+ * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `METRICS_TOKEN` (GET /metrics behind it) or `METRICS_PORT` (GET /metrics alone on that port), `PUBLIC_BASE_URL`,
  * `RPC_URL` (one endpoint, or several separated by commas: failover), `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
  * `SETTLEMENT_WAIT_MS` (default 20000: how long PUT /v2/payments waits for its transaction to be final before answering
  * 202 with it in flight); `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
@@ -21,6 +21,10 @@
  * the socket's, not `X-Forwarded-For`), `REQUEST_TIMEOUT_MS` (default 30000: a request still running is answered
  * 503), `HEADERS_TIMEOUT_MS` (10000), `SHUTDOWN_GRACE_MS` (5000: on stop, requests in flight get this long before
  * every connection is closed).
+ *
+ * Traces (both modes): `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) sends spans over
+ * OTLP/HTTP JSON, with `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_SERVICE_NAME` (default `svc-api`); without it nothing
+ * is traced.
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
@@ -59,6 +63,7 @@ import {
   writeEmbeddedState
 } from "./EmbeddedData.ts"
 import * as Server from "./Server.ts"
+import { otlpHeadersOf, tracesUrlOf } from "./Tracing.ts"
 
 /** A start refused for a reason the operator can fix: printed as one line, exit code 1. */
 class StartRefused extends Schema.TaggedError<StartRefused>()("StartRefused", { message: Schema.String }) {}
@@ -80,6 +85,19 @@ const main = Effect.gen(function* () {
   const allowPrivateConfig = yield* Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS"))
   const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
   const metricsToken = yield* Config.option(Config.Redacted("METRICS_TOKEN"))
+  const metricsPort = yield* Config.option(Config.Int("METRICS_PORT"))
+  // Traces (Tracing.ts): the standard OpenTelemetry variables; the headers may carry a collector's key.
+  const tracesUrl = tracesUrlOf({
+    OTEL_SDK_DISABLED: Option.getOrUndefined(yield* Config.option(Config.String("OTEL_SDK_DISABLED"))),
+    OTEL_EXPORTER_OTLP_ENDPOINT: Option.getOrUndefined(
+      yield* Config.option(Config.String("OTEL_EXPORTER_OTLP_ENDPOINT"))
+    ),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Option.getOrUndefined(
+      yield* Config.option(Config.String("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+    )
+  })
+  const otlpHeaders = yield* Config.option(Config.Redacted("OTEL_EXPORTER_OTLP_HEADERS"))
+  const serviceName = yield* Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("svc-api"))
   const rpcUrlConfig = yield* Config.option(rpcUrlsConfig())
   // Redacted: the SMTP URL carries the mail server's password.
   const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
@@ -211,8 +229,20 @@ const main = Effect.gen(function* () {
     },
     // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
     signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl),
-    // Metrics: open on the embedded server; in production only behind METRICS_TOKEN, never public by accident.
-    metrics: Option.isSome(metricsToken) ? { token: metricsToken.value } : embedded ? {} : undefined
+    // Metrics: open on the embedded server; in production only on METRICS_PORT or behind METRICS_TOKEN, never
+    // public by accident.
+    metrics:
+      Option.isSome(metricsToken) || Option.isSome(metricsPort) || embedded
+        ? { token: Option.getOrUndefined(metricsToken), port: Option.getOrUndefined(metricsPort) }
+        : undefined,
+    traces:
+      tracesUrl === undefined
+        ? undefined
+        : {
+            url: tracesUrl,
+            headers: otlpHeadersOf(Option.match(otlpHeaders, { onNone: () => undefined, onSome: Redacted.value })),
+            serviceName
+          }
   }
   // Embedded mode deploys the contracts on anvil once (a restored chain keeps them): the team balances come from the
   // chain, and the demo is funded.
@@ -355,7 +385,7 @@ const listenRefusal = (cause: unknown) => {
   const { code, address, port } = (cause ?? {}) as { code?: string; address?: string; port?: number }
   const where = address === undefined ? `port ${port ?? "?"}` : `${address}:${port ?? "?"}`
   if (code === "EADDRINUSE")
-    return `${where} is already in use (PORT, HOST): stop what holds it, or choose another port`
+    return `${where} is already in use (PORT, HOST, METRICS_PORT): stop what holds it, or choose another port`
   if (code === "EACCES") return `${where} may not be opened by this user (PORT, HOST): choose a port above 1023`
   if (code === "EADDRNOTAVAIL") return `${where} is not an address of this machine (HOST)`
   return `the server cannot listen on ${where}: ${cause instanceof Error ? cause.message : String(cause)}`

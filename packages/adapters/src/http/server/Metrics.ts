@@ -5,8 +5,9 @@
  * `GET /metrics` serves them: openly in embedded mode, behind `METRICS_TOKEN` as a bearer token in production.
  */
 import { timingSafeEqual } from "node:crypto"
-import { Effect, Metric, Redacted } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { createServer } from "node:http"
+import { Effect, Layer, Metric, Redacted } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
 
@@ -68,6 +69,9 @@ export const withHttpMetrics =
       return response
     })
 
+/** The Prometheus text format's content type. */
+const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
+
 /** Whether `header` is `Bearer <token>`, compared in constant time. */
 const bearerMatches = (header: string | undefined, token: Redacted.Redacted<string>) => {
   const expected = Buffer.from(`Bearer ${Redacted.value(token)}`)
@@ -89,6 +93,35 @@ export const MetricsRoute = (token: Redacted.Redacted<string> | undefined) =>
           })
         )
       : Effect.map(PrometheusMetrics.format(), (text) =>
-          HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+          HttpServerResponse.text(text, { contentType: prometheusContentType })
         )
+  )
+
+/**
+ * `GET /metrics` on a port of its own (`METRICS_PORT`), for a scraper on a private network: that listener serves
+ * nothing else (404), and needs no token. Fails with the listen error (`ServeError`) when the port cannot be opened.
+ */
+export const MetricsListener = (options: { readonly port: number; readonly host: string }) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<never>()
+      const format = Effect.runPromiseWith(context)
+      const server = createServer((request, response) => {
+        if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
+          response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("only GET /metrics here\n")
+          return
+        }
+        format(PrometheusMetrics.format()).then(
+          (text) => response.writeHead(200, { "content-type": prometheusContentType }).end(text),
+          () => response.writeHead(500).end()
+        )
+      })
+      yield* Effect.acquireRelease(
+        Effect.callback<void, HttpServerError.ServeError>((resume) => {
+          server.once("error", (cause) => resume(Effect.fail(new HttpServerError.ServeError({ cause }))))
+          server.listen(options.port, options.host, () => resume(Effect.void))
+        }),
+        () => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+    })
   )

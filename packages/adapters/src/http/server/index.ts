@@ -22,6 +22,7 @@ export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./Inv
 export {
   httpDuration,
   httpRequests,
+  MetricsListener,
   MetricsRoute,
   type RouteTemplateOf,
   routeTemplatesOf,
