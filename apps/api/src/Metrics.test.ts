@@ -78,6 +78,20 @@ describe("metrics", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("rate-limit refusals are counted by the limit that refused", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServerWith({
+        metrics: {},
+        limits: { rateLimits: { perIp: 2, perUser: 0, signIn: 0, trustProxy: false } }
+      })
+      const statuses = []
+      for (let i = 0; i < 3; i++) statuses.push((yield* call(server, "GET", "/v2/user/teams")).status)
+      assert.strictEqual(statuses[2], 429)
+      const metrics = yield* metricsOf(server.baseUrl)
+      assert.match(metrics.text, /^svc_rate_limited_total\{limit="ip"\} 1$/m)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("not served unless asked for", () =>
     Effect.gen(function* () {
       const server = yield* startTestServerWith()

@@ -33,6 +33,7 @@ import {
 } from "@svc/domain/eip712"
 import type { TeamId } from "@svc/domain/Ids"
 import { Effect, Fiber } from "effect"
+import parsePrometheus from "parse-prometheus-text-format"
 import {
   type Address,
   type BaseError,
@@ -44,6 +45,7 @@ import {
   toHex
 } from "viem"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
+import { startReceiver } from "./WebhookReceiver.ts"
 
 const main = resolve(import.meta.dirname, "main.ts")
 
@@ -759,6 +761,66 @@ describe("npm start", () => {
           for (const pattern of patterns) assert.notMatch(content, pattern, `${name} holds ${pattern}`)
         }
         assert.strictEqual(statSync(directory).mode & 0o777, 0o700)
+      }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "/metrics parses with an independent parser, and its HTTP, settlement, webhook and relayer figures move with a payment",
+    () =>
+      Effect.gen(function* () {
+        const started = yield* start
+        const token = yield* signIn(started.base, privateKeyToAccount(started.key))
+        const receiver = yield* startReceiver()
+        const hook = yield* request(started.base, "POST", "/v2/webhooks", token, {
+          team_nanoid: started.team,
+          url: receiver.url,
+          events: ["payment.sent"],
+          name: "ops"
+        })
+        assert.strictEqual(hook.status, 200, JSON.stringify(hook))
+        /**
+         * The scrape, read by `parse-prometheus-text-format` (it throws on a line outside the format): the sum of a
+         * family's samples with `labels` (a value, or a histogram's count), NaN when there is none.
+         */
+        const scrape = Effect.promise(async () => {
+          const text = await (await fetch(`${started.base}/metrics`)).text()
+          const families = parsePrometheus(text)
+          return (name: string, labels: Record<string, string> = {}) => {
+            const samples = (families.find((f) => f.name === name)?.metrics ?? []).filter((m) =>
+              Object.entries(labels).every(([key, value]) => m.labels?.[key] === value)
+            )
+            return samples.length === 0
+              ? Number.NaN
+              : samples.reduce((sum, m) => sum + Number(m.value ?? m.count ?? Number.NaN), 0)
+          }
+        })
+        const put = { method: "PUT", route: "/v2/payments", status: "200" }
+        const before = yield* scrape
+        assert.strictEqual(before("svc_database_up"), 1)
+        assert.strictEqual(yield* pay(started, token, 250), 200)
+        yield* receiver.waitFor(1)
+        // The delivery is counted once its attempt is recorded, a moment after the receiver answered.
+        let after = yield* scrape
+        for (
+          let i = 0;
+          i < 100 && !(after("svc_webhook_delivery_attempts_total", { outcome: "delivered" }) >= 1);
+          i++
+        ) {
+          yield* Effect.sleep(50)
+          after = yield* scrape
+        }
+        const moved = (name: string, labels?: Record<string, string>) =>
+          (after(name, labels) || 0) - (before(name, labels) || 0)
+        assert.strictEqual(moved("svc_http_requests_total", put), 1)
+        assert.strictEqual(moved("svc_payments_issued_total"), 1)
+        assert.strictEqual(moved("svc_payments_executed_total", { pay_now: "true" }), 1)
+        assert.strictEqual(moved("svc_settlement_seconds"), 1)
+        assert.strictEqual(moved("svc_webhook_delivery_attempts_total", { outcome: "delivered" }), 1)
+        assert.strictEqual(after("svc_webhook_backlog_deliveries"), 0)
+        assert.strictEqual(after("svc_outbox_lag_seconds"), 0)
+        assert.strictEqual(moved("svc_relayer_nonce"), 1)
+        assert.isBelow(moved("svc_relayer_balance_wei"), 0)
+        assert.strictEqual(after("svc_relayer_pending_transactions"), 0)
       }).pipe(Effect.scoped)
   )
 

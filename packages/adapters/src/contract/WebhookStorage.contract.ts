@@ -99,6 +99,7 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         // The same event and endpoint again, under another id: ignored.
         yield* store.enqueue([{ ...delivery(4, { event: 1 }) }])
         assert.isUndefined(yield* store.findById(deliveryId(4)))
+        assert.deepStrictEqual(yield* store.backlog, { count: 3, oldest: 1_001 })
         const [a, b] = yield* Effect.all(
           [
             store.claimDue({ now: 2_000, limit: 10, leaseMillis: 1_000 }),
@@ -156,6 +157,7 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         })
         const done = yield* store.findById(deliveryId(1))
         assert.strictEqual(done?.status, "succeeded")
+        assert.deepStrictEqual(yield* store.backlog, { count: 2, oldest: 1_002 })
         assert.deepStrictEqual(
           done?.attempt_log.map((x) => [x.number, x.status_code, x.error]),
           [

@@ -34,7 +34,7 @@ import {
   TransactionJournal,
   type TransactionStatus
 } from "@svc/domain/chain"
-import { Cause, Clock, Deferred, Duration, Effect, Option, Ref, Schedule, type Scope, Semaphore } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Metric, Option, Ref, Schedule, type Scope, Semaphore } from "effect"
 import {
   type Address,
   type Hash,
@@ -96,6 +96,12 @@ export interface RelayerOptions {
  * above one send (an RPC call bounded by `RPC_TIMEOUT_MS`); a live sender gives it back at once.
  */
 export const sendLeaseMillis = 10_000
+
+/** Transactions seen mined that a reorganisation took out of the chain (sent again, or found in a later block). */
+export const transactionsReorganised = Metric.counter("svc_transactions_reorganised_total", {
+  description: "Relayer transactions seen mined that a reorganisation took out of the chain",
+  incremental: true
+})
 
 /** A failure whose sending side is unknown happened before any send (fees, nonce, signing). */
 const unsentUnlessKnown = (error: ChainUnavailable) =>
@@ -612,7 +618,10 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
       const live = versions.filter((version) => version.status !== "failed" && version.status !== "replaced")
       // A block that held one of them was reorganised away: it is in flight again.
       for (const version of live) {
-        if (version.status === "included" || version.status === "confirmed") yield* setStatus(version.hash, "sent")
+        if (version.status === "included" || version.status === "confirmed") {
+          yield* setStatus(version.hash, "sent")
+          yield* Metric.update(transactionsReorganised, 1)
+        }
       }
       if (nonce < minedCount) {
         // The chain has passed this nonce, and none of our versions is in it: something else took it.
@@ -730,6 +739,7 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
 
   const health = Effect.gen(function* () {
     const balance = yield* read(() => client.getBalance({ address: account.address }))
+    const nonce = yield* read(() => client.getTransactionCount({ address: account.address, blockTag: "latest" }))
     const open = yield* journal.unfinished(chainId, relayer)
     const now = yield* Clock.currentTimeMillis
     const oldest = open.reduce((min, row) => Math.min(min, row.createdAt), Number.POSITIVE_INFINITY)
@@ -738,6 +748,7 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
       balance,
       low: balance < (options.minBalance ?? 0n),
       pending: new Set(open.map((row) => row.nonce)).size,
+      nonce,
       oldestPendingMillis: open.length === 0 ? undefined : now - oldest
     } satisfies RelayerHealth
   })

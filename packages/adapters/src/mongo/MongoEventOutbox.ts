@@ -117,7 +117,14 @@ export const layer = Layer.effect(
         }),
       markDispatched: (id: EventId) =>
         Effect.promise(() => col.updateOne({ _id: id }, { $set: { dispatched: true } })).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(eventOf))
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(eventOf)),
+      backlog: Effect.promise(async () => {
+        const [count, oldest] = await Promise.all([
+          col.countDocuments({ dispatched: false }),
+          col.findOne({ dispatched: false }, { sort: { created: 1, _id: 1 }, projection: { created: 1 } })
+        ])
+        return { count, oldest: oldest?.created }
+      })
     })
   })
 )

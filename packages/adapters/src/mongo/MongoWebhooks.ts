@@ -281,7 +281,15 @@ export const deliveries = Layer.effect(
             },
             requeueSet(now)
           )
-        ).pipe(Effect.map((r) => r.modifiedCount))
+        ).pipe(Effect.map((r) => r.modifiedCount)),
+      backlog: Effect.promise(async () => {
+        const pending = { status: "pending" } as Filter<DeliveryDocument>
+        const [count, oldest] = await Promise.all([
+          col.countDocuments(pending),
+          col.findOne(pending, { sort: { created_at: 1 }, projection: { created_at: 1 } })
+        ])
+        return { count, oldest: oldest?.created_at }
+      })
     })
   })
 )

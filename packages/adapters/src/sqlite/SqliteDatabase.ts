@@ -9,6 +9,7 @@
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
+import type { Backlog } from "@svc/domain/event"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Migration, migrations } from "./Migrations.ts"
 
@@ -93,6 +94,12 @@ export const transactionOn = <A>(connection: DatabaseSync, work: () => A): A => 
     throw error
   }
 }
+
+/** A `count(*) AS n, min(…) AS oldest` row as a `Backlog`. */
+export const backlogOf = (row: Record<string, unknown> | undefined): Backlog => ({
+  count: Number(row?.n ?? 0),
+  oldest: row?.oldest === null || row?.oldest === undefined ? undefined : Number(row.oldest)
+})
 
 /** The schema version stored in the file. */
 export const userVersionOf = (connection: DatabaseSync): number =>

@@ -7,7 +7,7 @@ import type { DatabaseSync } from "node:sqlite"
 import { type DomainEvent, EventOutbox } from "@svc/domain/event"
 import { Effect, Layer } from "effect"
 import * as Leases from "./Leases.ts"
-import { SqliteDatabase } from "./SqliteDatabase.ts"
+import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
 
 /**
  * Appends events on `connection`, ignoring ids already there (`ignoreDuplicates`) or failing on them (inside a
@@ -49,6 +49,9 @@ export const layer = Layer.effect(
     })
     const markDispatched = connection.prepare("UPDATE event_outbox SET dispatched = 1 WHERE id = ?")
     const find = connection.prepare("SELECT event FROM event_outbox WHERE id = ?")
+    const backlog = connection.prepare(
+      "SELECT count(*) AS n, min(created) AS oldest FROM event_outbox WHERE dispatched = 0"
+    )
     return EventOutbox.of({
       append: (events) => Effect.sync(() => transaction(() => append(events))),
       claim: ({ now, limit, worker, leaseMillis }) =>
@@ -62,7 +65,8 @@ export const layer = Layer.effect(
         Effect.sync(() => {
           const row = find.get(id)
           return row === undefined ? undefined : (JSON.parse(row.event as string) as DomainEvent)
-        })
+        }),
+      backlog: Effect.sync(() => backlogOf(backlog.get()))
     })
   })
 )

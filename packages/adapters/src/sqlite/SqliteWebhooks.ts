@@ -21,7 +21,7 @@ import {
 } from "@svc/domain/webhook"
 import { Effect, Layer } from "effect"
 import * as Leases from "./Leases.ts"
-import { SqliteDatabase } from "./SqliteDatabase.ts"
+import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
 
 /** The record after `patch` (fields set, `unset` ones removed). */
 export const patched = (record: WebhookEndpointRecord, patch: WebhookEndpointPatch): WebhookEndpointRecord => {
@@ -159,6 +159,9 @@ export const deliveries = Layer.effect(
        VALUES (?, ?, ?, ?, ?, ?)`
     )
     const find = connection.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE nanoid = ?`)
+    const backlog = connection.prepare(
+      "SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'"
+    )
     const page = connection.prepare(
       `SELECT ${columns} FROM webhook_deliveries
        WHERE webhook_nanoid = :webhook AND (:status IS NULL OR status = :status)
@@ -270,7 +273,8 @@ export const deliveries = Layer.effect(
         ),
       requeue: (id, now) => Effect.sync(() => requeue.run({ nanoid: id, now }).changes > 0),
       requeueFailed: (webhook, { since, by, now }) =>
-        Effect.sync(() => Number(requeueFailedBy[by].run({ webhook, since, now }).changes))
+        Effect.sync(() => Number(requeueFailedBy[by].run({ webhook, since, now }).changes)),
+      backlog: Effect.sync(() => backlogOf(backlog.get()))
     })
   })
 )

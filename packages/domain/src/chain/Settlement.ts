@@ -111,6 +111,8 @@ export interface RelayerHealth {
   readonly low: boolean
   /** Journaled transactions not final yet. */
   readonly pending: number
+  /** Its transactions mined so far: the next nonce the chain expects from it. */
+  readonly nonce: number
   /** How long the oldest of them has been out (ms), when there is one. */
   readonly oldestPendingMillis?: number | undefined
 }

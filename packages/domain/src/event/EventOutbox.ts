@@ -5,6 +5,12 @@ import { Context, type Effect } from "effect"
 import type { EventId } from "../Ids.ts"
 import type { DomainEvent } from "./EventEnvelope.ts"
 
+/** What waits in a queue: how many, and since when the oldest (epoch ms), for metrics. */
+export interface Backlog {
+  readonly count: number
+  readonly oldest?: number | undefined
+}
+
 /**
  * Recorded events awaiting fan-out. Implementations must keep an appended event until it is marked dispatched,
  * ignore a second append of the same id, and lease each claimed event to one worker at a time across machines.
@@ -22,5 +28,7 @@ export class EventOutbox extends Context.Service<
     }) => Effect.Effect<ReadonlyArray<DomainEvent>>
     readonly markDispatched: (id: EventId) => Effect.Effect<void>
     readonly findById: (id: EventId) => Effect.Effect<DomainEvent | undefined>
+    /** The undispatched events: how many, and when the oldest was recorded (the outbox's lag). */
+    readonly backlog: Effect.Effect<Backlog>
   }
 >()("@svc/domain/event/EventOutbox") {}

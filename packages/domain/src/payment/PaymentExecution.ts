@@ -37,6 +37,18 @@ export const paymentsExecuted = Metric.counter("svc_payments_executed_total", {
   incremental: true
 })
 
+/** Requests whose transaction the chain refused (their salt released, nothing paid), by the refusal. */
+export const paymentsFailed = Metric.counter("svc_payment_requests_failed_total", {
+  description: "Signed payment requests the chain refused (nothing paid; the request may be sent again), by reason",
+  incremental: true
+})
+
+/** From the claim of a signed request (its PUT) to its settlement recorded, final on chain. */
+export const settlementSeconds = Metric.histogram("svc_settlement_seconds", {
+  description: "Time from a PUT /v2/payments claiming its request to its transaction final and recorded",
+  boundaries: [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300]
+})
+
 /** Roles whose wallet may sign payments for a team (the forwarder's rule). */
 export const payingRoles: ReadonlyArray<Role> = ["team_admin", "team_finance_admin"]
 
@@ -107,7 +119,13 @@ const afterRefusal =
       ? Effect.flatMap(settlementOnChain(issued), (settlement) =>
           settlement === undefined ? Effect.fail(error) : Effect.succeed(settlement)
         )
-      : Effect.andThen(releaseOnRefusal(issued.salt, issued.claimToken, error), Effect.fail(error))
+      : Effect.andThen(
+          Effect.andThen(
+            releaseOnRefusal(issued.salt, issued.claimToken, error),
+            Metric.update(Metric.withAttributes(paymentsFailed, { reason: error._tag }), 1)
+          ),
+          Effect.fail(error)
+        )
 
 /** Sends the signed request to the chain. */
 const settleOnChain = Effect.fn("PaymentExecution.settleOnChain")(function* (
@@ -201,6 +219,7 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
     })
   )
   yield* Metric.update(Metric.withAttributes(paymentsExecuted, { pay_now: String(payNow) }), payments.length)
+  yield* Metric.update(settlementSeconds, ((yield* Clock.currentTimeMillis) - issued.executedAt) / 1000)
   return result
 })
 

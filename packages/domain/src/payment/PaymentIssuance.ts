@@ -2,7 +2,7 @@
  * Issuing payment typed data (POST /v2/payments, POST /v2/payments/external_entity/instant): recipients resolved to
  * their svc accounts, entries built from the plan, and the bundle recorded with what execution needs to record it.
  */
-import { Array as Arr, Clock, Effect, Schema } from "effect"
+import { Array as Arr, Clock, Effect, Metric, Schema } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address } from "../Evm.ts"
 import {
@@ -39,6 +39,12 @@ const forwarderOf = (chain: ChainGateway["Service"]) => ({
   verifyingContract: chain.addresses.forwarder
 })
 
+/** Payments issued for signing (POST /v2/payments and the instant payment's issue). */
+export const paymentsIssued = Metric.counter("svc_payments_issued_total", {
+  description: "Payments issued for signing (POST /v2/payments)",
+  incremental: true
+})
+
 /**
  * Records what was issued to the caller, for PUT /v2/payments to check the signed copy against, within the team's
  * budget of unexecuted requests (`IssuedRequestPolicy`).
@@ -64,6 +70,7 @@ const recordIssued = Effect.fn("PaymentIssuance.recordIssued")(function* (
     maxCount: policy.maxCount,
     now: yield* Clock.currentTimeMillis
   })
+  yield* Metric.update(paymentsIssued, request.payments.length)
 })
 
 /**

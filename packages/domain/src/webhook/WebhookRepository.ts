@@ -4,6 +4,7 @@
 import { Context, type Effect, Schema } from "effect"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { EventType } from "../event/EventCatalog.ts"
+import type { Backlog } from "../event/EventOutbox.ts"
 import type { DeliveryId, TeamId, WebhookId } from "../Ids.ts"
 import type { Lease } from "../Lease.ts"
 import type { StaleState } from "../StaleState.ts"
@@ -122,5 +123,7 @@ export class WebhookDeliveryStore extends Context.Service<
       webhook: WebhookId,
       options: { readonly since: number; readonly by: "created" | "updated"; readonly now: number }
     ) => Effect.Effect<number>
+    /** The pending deliveries: how many, and when the oldest was created. */
+    readonly backlog: Effect.Effect<Backlog>
   }
 >()("@svc/domain/webhook/WebhookDeliveryStore") {}

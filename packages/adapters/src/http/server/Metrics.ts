@@ -6,7 +6,11 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
-import { Effect, Layer, Metric, Redacted } from "effect"
+import { ChainGateway } from "@svc/domain/chain"
+import { EventOutbox } from "@svc/domain/event"
+import { StorageHealth } from "@svc/domain/StorageHealth"
+import { WebhookDeliveryStore } from "@svc/domain/webhook"
+import { Clock, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
@@ -69,6 +73,103 @@ export const withHttpMetrics =
       return response
     })
 
+/** Figures read from the stores and the chain each time the metrics are scraped. */
+const gauges = {
+  databaseUp: Metric.gauge("svc_database_up", { description: "1 when the database answered the scrape's ping" }),
+  outboxPending: Metric.gauge("svc_outbox_pending_events", { description: "Events recorded and not fanned out yet" }),
+  outboxLag: Metric.gauge("svc_outbox_lag_seconds", {
+    description: "Age of the oldest event not fanned out yet (0 when none)"
+  }),
+  webhookBacklog: Metric.gauge("svc_webhook_backlog_deliveries", {
+    description: "Webhook deliveries pending (due now or waiting for a retry)"
+  }),
+  webhookBacklogAge: Metric.gauge("svc_webhook_backlog_oldest_seconds", {
+    description: "Age of the oldest pending webhook delivery (0 when none)"
+  }),
+  relayerBalance: Metric.gauge("svc_relayer_balance_wei", { description: "A relayer key's gas balance, in wei" }),
+  relayerNonce: Metric.gauge("svc_relayer_nonce", { description: "A relayer key's transactions mined so far" }),
+  relayerPending: Metric.gauge("svc_relayer_pending_transactions", {
+    description: "A relayer key's journaled transactions not final yet"
+  }),
+  relayerOldestPending: Metric.gauge("svc_relayer_oldest_pending_seconds", {
+    description: "How long a relayer key's oldest transaction not final yet has been out (0 when none)"
+  })
+}
+
+/** How long each figure may take to read: a slow dependency must not hold the scrape. */
+const readTimeout = Duration.seconds(2)
+
+/** The figure `read` gives, or nothing when it fails or is slow (its gauge keeps its last value). */
+const sample = <A, E>(read: Effect.Effect<A, E>, record: (value: A) => Effect.Effect<void>) =>
+  read.pipe(
+    Effect.timeout(readTimeout),
+    Effect.flatMap(record),
+    Effect.catchCause(() => Effect.void)
+  )
+
+/**
+ * Reads the gauges: the database's health, the outbox's lag, the webhook backlog and, with a chain, each relayer
+ * key's balance, nonce and pending transactions. Each from the service when this process has it.
+ */
+export const collectGauges = Effect.gen(function* () {
+  const now = yield* Clock.currentTimeMillis
+  const ageOf = (oldest: number | undefined) => (oldest === undefined ? 0 : Math.max(0, now - oldest) / 1000)
+  const storage = yield* Effect.serviceOption(StorageHealth)
+  const outbox = yield* Effect.serviceOption(EventOutbox)
+  const deliveries = yield* Effect.serviceOption(WebhookDeliveryStore)
+  const chain = yield* Effect.serviceOption(ChainGateway)
+  yield* Effect.all(
+    [
+      Option.isNone(storage)
+        ? Effect.void
+        : storage.value.ping.pipe(
+            Effect.timeout(readTimeout),
+            Effect.as(1),
+            Effect.catchCause(() => Effect.succeed(0)),
+            Effect.flatMap((up) => Metric.update(gauges.databaseUp, up))
+          ),
+      Option.isNone(outbox)
+        ? Effect.void
+        : sample(outbox.value.backlog, (backlog) =>
+            Effect.andThen(
+              Metric.update(gauges.outboxPending, backlog.count),
+              Metric.update(gauges.outboxLag, ageOf(backlog.oldest))
+            )
+          ),
+      Option.isNone(deliveries)
+        ? Effect.void
+        : sample(deliveries.value.backlog, (backlog) =>
+            Effect.andThen(
+              Metric.update(gauges.webhookBacklog, backlog.count),
+              Metric.update(gauges.webhookBacklogAge, ageOf(backlog.oldest))
+            )
+          ),
+      Option.isNone(chain)
+        ? Effect.void
+        : sample(chain.value.relayerHealth, (keys) =>
+            Effect.forEach(
+              keys,
+              (key) => {
+                const of = <A>(gauge: Metric.Metric<A, unknown>) =>
+                  Metric.withAttributes(gauge, { address: key.address })
+                return Effect.all([
+                  Metric.update(of(gauges.relayerBalance), Number(key.balance)),
+                  Metric.update(of(gauges.relayerNonce), key.nonce),
+                  Metric.update(of(gauges.relayerPending), key.pending),
+                  Metric.update(of(gauges.relayerOldestPending), (key.oldestPendingMillis ?? 0) / 1000)
+                ])
+              },
+              { discard: true }
+            )
+          )
+    ],
+    { concurrency: "unbounded", discard: true }
+  )
+})
+
+/** The metrics, gauges read first, in the Prometheus text format. */
+const scrape = Effect.andThen(collectGauges, PrometheusMetrics.format())
+
 /** The Prometheus text format's content type. */
 const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -92,9 +193,7 @@ export const MetricsRoute = (token: Redacted.Redacted<string> | undefined) =>
             headers: { "www-authenticate": 'Bearer realm="metrics"' }
           })
         )
-      : Effect.map(PrometheusMetrics.format(), (text) =>
-          HttpServerResponse.text(text, { contentType: prometheusContentType })
-        )
+      : Effect.map(scrape, (text) => HttpServerResponse.text(text, { contentType: prometheusContentType }))
   )
 
 /**
@@ -111,7 +210,7 @@ export const MetricsListener = (options: { readonly port: number; readonly host:
           response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("only GET /metrics here\n")
           return
         }
-        format(PrometheusMetrics.format()).then(
+        format(scrape).then(
           (text) => response.writeHead(200, { "content-type": prometheusContentType }).end(text),
           () => response.writeHead(500).end()
         )

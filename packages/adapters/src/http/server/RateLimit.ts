@@ -9,7 +9,7 @@
  * buckets holds at most `maxKeys` keys, the least recently seen evicted first (a full bucket is the same as none), so
  * a flood of addresses cannot grow memory.
  */
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AccessTokens } from "../AccessTokens.ts"
 import { errorResponse } from "./ErrorEnvelope.ts"
@@ -115,7 +115,8 @@ export class RateLimits extends Context.Service<
     })
 }
 
-const exempt = new Set(["/health", "/ready"])
+// Probes and the scraper: an orchestrator or Prometheus must see the process even while a client floods it.
+const exempt = new Set(["/health", "/ready", "/metrics"])
 const signInPaths = new Set(["/v2/auth/siwe", "/v2/auth/verify"])
 
 /**
@@ -128,8 +129,17 @@ const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProxy: bool
   return request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"
 }
 
-const refused = (retryAfterSeconds: number) =>
-  HttpServerResponse.setHeader(errorResponse("RATE_LIMITED"), "retry-after", String(retryAfterSeconds))
+/** Requests refused 429, by the limit that refused them. */
+export const rateLimited = Metric.counter("svc_rate_limited_total", {
+  description: "Requests refused 429 RATE_LIMITED, by limit (sign_in, ip, user, bytes)",
+  incremental: true
+})
+
+const refused = (limit: "sign_in" | "ip" | "user" | "bytes", retryAfterSeconds: number) =>
+  Effect.as(
+    Metric.update(Metric.withAttributes(rateLimited, { limit }), 1),
+    HttpServerResponse.setHeader(errorResponse("RATE_LIMITED"), "retry-after", String(retryAfterSeconds))
+  )
 
 /** Wraps the app with the rate limits; needs the buckets and the token verifier (for the per-user limit). */
 export const withRateLimits = Effect.gen(function* () {
@@ -145,9 +155,9 @@ export const withRateLimits = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const ip = clientIp(request, limits.settings.trustProxy)
       const signIn = signInPaths.has(path) ? limits.signIn?.take(ip, now) : undefined
-      if (signIn?._tag === "Refused") return refused(signIn.retryAfterSeconds)
+      if (signIn?._tag === "Refused") return yield* refused("sign_in", signIn.retryAfterSeconds)
       const byIp = limits.perIp?.take(ip, now)
-      if (byIp?._tag === "Refused") return refused(byIp.retryAfterSeconds)
+      if (byIp?._tag === "Refused") return yield* refused("ip", byIp.retryAfterSeconds)
       if (limits.perUser === undefined && limits.bytesPerUser === undefined) return yield* app
       const token = Redacted.value(yield* bearerCredential)
       if (token === "") return yield* app
@@ -156,13 +166,13 @@ export const withRateLimits = Effect.gen(function* () {
       const served = Effect.provideService(app, VerifiedToken, { token, verdict })
       if (verdict._tag === "Failure") return yield* served
       const byUser = limits.perUser?.take(verdict.value.sub, now)
-      if (byUser?._tag === "Refused") return refused(byUser.retryAfterSeconds)
+      if (byUser?._tag === "Refused") return yield* refused("user", byUser.retryAfterSeconds)
       // The bytes it declares, before they are read: a flood of large bodies is refused before any is parsed.
       const declared = Number(request.headers["content-length"] ?? 0)
       const bytes =
         declared > 0
           ? limits.bytesPerUser?.take(verdict.value.sub, now, Number.isFinite(declared) ? declared : 0)
           : undefined
-      return bytes?._tag === "Refused" ? refused(bytes.retryAfterSeconds) : yield* served
+      return bytes?._tag === "Refused" ? yield* refused("bytes", bytes.retryAfterSeconds) : yield* served
     })
 })
