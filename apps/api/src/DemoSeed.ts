@@ -44,6 +44,8 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
   readonly fund?: ((owner: Address, team: TeamId) => Effect.Effect<{ account: Address; usdc: bigint }>) | undefined
   /** The one command that sends test USDC to an account (the embedded chain's), printed for the demo team's. */
   readonly sendUsdcCommand?: ((account: Address) => string) | undefined
+  /** Where the demo's summary goes (default the console; a log line with `LOG_FORMAT=json`). */
+  readonly print?: ((text: string) => Effect.Effect<void>) | undefined
 }) {
   const { plan } = options
   const ids = yield* IdGenerator
@@ -110,7 +112,7 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
     }
   }
 
-  yield* Console.log(
+  yield* (options.print ?? Console.log)(
     [
       "",
       "svc is running on the embedded defaults (SQLite + anvil, kept in the data directory).",

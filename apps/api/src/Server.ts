@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { SignerKeys } from "@svc/adapters/evm"
 import { AccessTokens, Api, servedApi } from "@svc/adapters/http"
 import {
+  AccessLog,
   AuthenticationLive,
   AuthHandlers,
   BalanceHandlers,
@@ -28,6 +29,7 @@ import {
   SystemHandlers,
   TeamHandlers,
   WebhookHandlers,
+  withAccessLog,
   withAllowedMethods,
   withErrorEnvelope,
   withHttpMetrics,
@@ -163,7 +165,11 @@ export type Storage = Layer.Success<ReturnType<typeof storage>>
 const allowedMethods = withAllowedMethods(methodsOf(Api))
 
 /** Every answer counted and timed by method, route template and status (issue 22). */
-const httpMetrics = withHttpMetrics(routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json"]))
+const routeTemplates = routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json"])
+const httpMetrics = withHttpMetrics(routeTemplates)
+
+/** One log line per answer, with its request id (Effect's own request logger runs outside it, so it is off). */
+const accessLog = withAccessLog(routeTemplates)
 
 /** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
@@ -200,8 +206,10 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
             // A limited request is refused before anything runs; the timeout is outside idempotency, which releases
             // its claim when interrupted.
             httpMetrics(
-              withRequestId(
-                rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+              accessLog(
+                withRequestId(
+                  rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+                )
               )
             ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>
       ),
@@ -245,7 +253,8 @@ export const services = (options: ServerOptions) =>
       ? Layer.empty
       : Layer.succeed(SettlementWait, options.settlementWaitMillis),
     // Spans cost a little on every call: made only when they are exported (issue 22).
-    tracing(options.traces)
+    tracing(options.traces),
+    Layer.succeed(AccessLog, options.logRequests !== false)
   ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
 
 const serverConfig = (options: ServerOptions) =>
@@ -327,7 +336,7 @@ const served = (options: ServerOptions) => {
   return Layer.mergeAll(
     HttpRouter.serve(options.workers === false ? routes : Layer.merge(routes, workers(options)), {
       disableListenLog: true,
-      disableLogger: options.logRequests === false,
+      disableLogger: true,
       // Paths match as written: `/V2/TEAMS` and `//v2/...` name no route (the router folds both by default).
       routerConfig: { caseSensitive: true, ignoreDuplicateSlashes: false }
     }),

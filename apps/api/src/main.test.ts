@@ -765,6 +765,39 @@ describe("npm start", () => {
   )
 
   it.live(
+    "LOG_FORMAT=json: every line one JSON object; a caller's X-Request-Id comes back and is in its log lines",
+    () =>
+      Effect.gen(function* () {
+        const started = yield* startIn(yield* dataDir, 0, { LOG_FORMAT: "json" })
+        const id = "lb-7f3a:trace/42"
+        const answer = yield* Effect.promise(() =>
+          fetch(`${started.base}/v2/teams/te-AAAAAAAAAAAA`, { headers: { "x-request-id": id } })
+        )
+        assert.strictEqual(answer.headers.get("x-request-id"), id)
+        assert.strictEqual(((yield* Effect.promise(() => answer.json())) as { request_id: string }).request_id, id)
+        const lines = () =>
+          started
+            .output()
+            .split("\n")
+            .filter((line) => line !== "")
+        for (let i = 0; i < 100 && !lines().some((line) => line.includes(id)); i++) yield* Effect.sleep(20)
+        const parsed = lines().map(
+          (line) => JSON.parse(line) as { level: string; annotations: Record<string, unknown> }
+        )
+        assert.isTrue(parsed.every((entry) => typeof entry.level === "string"))
+        const ofRequest = parsed.filter((entry) => entry.annotations.request_id === id)
+        assert.isAtLeast(ofRequest.length, 1, started.output())
+        assert.strictEqual(ofRequest.at(-1)?.annotations["http.route"], "/v2/teams/{team_nanoid}")
+        // The query is never logged: an invite link's token stays out of the logs.
+        const token = "a".repeat(64)
+        yield* Effect.promise(() => fetch(`${started.base}/invites/accept?invite=in-AAAAAAAAAAAA&token=${token}`))
+        for (let i = 0; i < 100 && !started.output().includes("/invites/accept"); i++) yield* Effect.sleep(20)
+        assert.include(started.output(), '"http.path":"/invites/accept"')
+        assert.notInclude(started.output(), token)
+      }).pipe(Effect.scoped)
+  )
+
+  it.live(
     "/metrics parses with an independent parser, and its HTTP, settlement, webhook and relayer figures move with a payment",
     () =>
       Effect.gen(function* () {

@@ -45,7 +45,22 @@ import { DepositFollower } from "@svc/domain/deposit"
 import type { TeamId } from "@svc/domain/Ids"
 import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
 import { TeamBalances } from "@svc/domain/team"
-import { Cause, Config, Console, Context, Effect, Exit, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import {
+  Cause,
+  Config,
+  Console,
+  Context,
+  Effect,
+  Exit,
+  Layer,
+  Logger,
+  type LogLevel,
+  Option,
+  Redacted,
+  References,
+  Runtime,
+  Schema
+} from "effect"
 import { HttpServer } from "effect/http"
 import { type Address, encodeFunctionData } from "viem"
 import { generatePrivateKey } from "viem/accounts"
@@ -72,6 +87,14 @@ const refuse = (message: string) => Effect.fail(new StartRefused({ message }))
 
 /** Contracts of another version (decision 0060): refused, with what to do. */
 const refuseVersion = (error: ContractsVersionMismatch) => refuse(error.message)
+
+/** `LOG_FORMAT`: `json` (one object per line; the default in production) or `text` (embedded mode's default). */
+const logFormat = Effect.gen(function* () {
+  const production = Option.isSome(yield* Config.option(Config.Redacted("MONGODB_URI")))
+  return yield* Config.Literals(["json", "text"], "LOG_FORMAT").pipe(
+    Config.withDefault(production ? ("json" as const) : ("text" as const))
+  )
+})
 
 const main = Effect.gen(function* () {
   // All configuration is read and checked before anything starts.
@@ -362,7 +385,9 @@ const main = Effect.gen(function* () {
             ]
             return `curl -s ${rpcUrl} -H 'content-type: application/json' -d '${JSON.stringify(batch)}'`
           }
-    yield* seedDemo({ plan, baseUrl, fund, sendUsdcCommand }).pipe(Effect.provide(server))
+    // A JSON log stays one object per line: the summary is then a log line too.
+    const print = (yield* logFormat) === "json" ? (text: string) => Effect.logInfo(text) : undefined
+    yield* seedDemo({ plan, baseUrl, fund, sendUsdcCommand, print }).pipe(Effect.provide(server))
     yield* persisted?.save ?? Effect.void
   }
   yield* Effect.logInfo(`svc API at ${baseUrl} (docs at ${baseUrl}/docs, OpenAPI at ${baseUrl}/openapi.json)`)
@@ -400,7 +425,31 @@ const report = (message: string) =>
   )
 
 // A stop asked for (SIGTERM, Ctrl-C) that ran every finalizer is a clean exit: code 0, not the default 130.
-NodeRuntime.runMain(main, {
+/** How log lines are written: `LOG_FORMAT`, and `LOG_LEVEL` (the least level written, default `info`). */
+const logging = Effect.gen(function* () {
+  const format = yield* logFormat
+  const level = yield* Config.Literals(
+    ["all", "trace", "debug", "info", "warn", "error", "fatal", "none"],
+    "LOG_LEVEL"
+  ).pipe(Config.withDefault("info" as const))
+  return Layer.merge(
+    format === "json" ? Logger.layer([Logger.consoleJson]) : Layer.empty,
+    Layer.succeed(References.MinimumLogLevel, logLevels[level])
+  )
+})
+
+const logLevels = {
+  all: "All",
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  error: "Error",
+  fatal: "Fatal",
+  none: "None"
+} as const satisfies Record<string, LogLevel.LogLevel>
+
+NodeRuntime.runMain(Effect.provide(main, Layer.unwrap(logging)), {
   teardown: (exit, onExit) =>
     Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 })

@@ -10,7 +10,7 @@ import { ChainGateway } from "@svc/domain/chain"
 import { EventOutbox } from "@svc/domain/event"
 import { StorageHealth } from "@svc/domain/StorageHealth"
 import { WebhookDeliveryStore } from "@svc/domain/webhook"
-import { Clock, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
@@ -172,6 +172,36 @@ const scrape = Effect.andThen(collectGauges, PrometheusMetrics.format())
 
 /** The Prometheus text format's content type. */
 const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+/** Whether answers are logged (`ServerOptions.logRequests`; tests turn it off). */
+export class AccessLog extends Context.Reference<boolean>("@svc/adapters/http/server/AccessLog", {
+  defaultValue: () => true
+}) {}
+
+/**
+ * Wraps the app (outside `withRequestId`): one log line per answer, "Sent HTTP response", annotated with the request's
+ * id, method, route template, path (never the query, which may carry an invite's token), status and duration.
+ */
+export const withAccessLog =
+  (templateOf: RouteTemplateOf) =>
+  <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    Effect.gen(function* () {
+      if (!(yield* AccessLog)) return yield* app
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const started = performance.now()
+      const response = yield* app
+      yield* Effect.logInfo("Sent HTTP response").pipe(
+        Effect.annotateLogs({
+          request_id: response.headers["x-request-id"] ?? "",
+          "http.method": request.method,
+          "http.route": templateOf(request.url),
+          "http.path": request.url.split("?")[0] ?? "",
+          "http.status": response.status,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10
+        })
+      )
+      return response
+    })
 
 /** Whether `header` is `Bearer <token>`, compared in constant time. */
 const bearerMatches = (header: string | undefined, token: Redacted.Redacted<string>) => {

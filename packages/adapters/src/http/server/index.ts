@@ -20,12 +20,14 @@ export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
 export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
 export {
+  AccessLog,
   httpDuration,
   httpRequests,
   MetricsListener,
   MetricsRoute,
   type RouteTemplateOf,
   routeTemplatesOf,
+  withAccessLog,
   withHttpMetrics
 } from "./Metrics.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
