@@ -40,8 +40,8 @@ import {
   withUtf8Bodies
 } from "@svc/adapters/http/server"
 import { LogMailer } from "@svc/adapters/mail"
-import { MongoStorage } from "@svc/adapters/mongo"
-import { SqliteStorage } from "@svc/adapters/sqlite"
+import { MongoStorage, type MongoTimeouts, type MongoUnreachable } from "@svc/adapters/mongo"
+import { type SqliteDatabaseError, SqliteStorage } from "@svc/adapters/sqlite"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import type { ChainGateway } from "@svc/domain/chain"
 import { IdGenerator } from "@svc/domain/Ids"
@@ -71,7 +71,13 @@ import { type TraceExport, tracedPorts, tracing } from "./Tracing.ts"
  */
 export type StorageOptions =
   | { readonly _tag: "sqlite"; readonly filename: string; readonly busyTimeoutMillis?: number | undefined }
-  | { readonly _tag: "mongo"; readonly uri: string; readonly database?: string | undefined }
+  | {
+      readonly _tag: "mongo"
+      readonly uri: string
+      readonly database?: string | undefined
+      /** The driver's bounds (`MONGODB_SERVER_SELECTION_TIMEOUT_MS`, `_CONNECT_TIMEOUT_MS`, `_SOCKET_TIMEOUT_MS`). */
+      readonly timeouts?: MongoTimeouts | undefined
+    }
 
 /** What the server needs to know. */
 export interface ServerOptions {
@@ -153,13 +159,16 @@ export interface ServerOptions {
  * Every storage port on the chosen database: SQLite (the file is created, or migrated, at start) or MongoDB (indexes
  * created at start).
  */
-export const storage = (options: StorageOptions) =>
+export const storage = (options: StorageOptions): Layer.Layer<Storage, StorageError> =>
   options._tag === "sqlite"
     ? SqliteStorage.layer({ filename: options.filename, busyTimeoutMillis: options.busyTimeoutMillis })
-    : MongoStorage.layer({ uri: options.uri, database: options.database })
+    : MongoStorage.layer({ uri: options.uri, database: options.database, timeouts: options.timeouts })
 
-/** The storage ports, as `storage` provides them. */
-export type Storage = Layer.Success<ReturnType<typeof storage>>
+/** The storage ports, as `storage` provides them (each database provides them all). */
+export type Storage = Layer.Success<ReturnType<typeof SqliteStorage.layer>>
+
+/** Why the database could not be opened at start. */
+export type StorageError = SqliteDatabaseError | MongoUnreachable
 
 /** 405 for a served path asked with another method. */
 const allowedMethods = withAllowedMethods(methodsOf(Api))

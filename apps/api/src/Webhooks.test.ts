@@ -481,7 +481,15 @@ describe("delivery", () => {
       const succeeded = yield* call(server, "GET", `/v2/webhooks/${id}/deliveries?status=failed`, { token })
       assert.deepStrictEqual(succeeded.body.data.items, [])
 
-      // 410 Gone disables the endpoint; what fails while it is off is sent once it is enabled again.
+      // 410 Gone disables the endpoint, and the team's endpoint that listens hears it (beyond the spec); what fails
+      // while it is off is sent once it is enabled again.
+      const watcher = yield* startReceiver()
+      const watching = yield* createEndpoint(server, token, {
+        team_nanoid: teamId,
+        url: watcher.url,
+        events: ["webhook.endpoint.disabled"],
+        name: "watch"
+      })
       receiver.answer = () => ({ status: 410 })
       yield* call(server, "POST", `/v2/webhooks/test/${id}`, { token, body: { event_type: "payment.sent" } })
       yield* call(server, "GET", `/v2/webhooks/${id}`, { token }).pipe(
@@ -497,6 +505,10 @@ describe("delivery", () => {
         409,
         "WEBHOOK_DISABLED"
       )
+      const [told] = yield* watcher.waitFor(1)
+      const disabled = verified(watching.secret, told!)
+      assert.strictEqual(disabled.event_type, "webhook.endpoint.disabled")
+      assert.deepInclude(disabled.data, { nanoid: id, name: "ops", url: receiver.url, reason: "gone" })
       receiver.answer = () => ({ status: 204 })
       const before = receiver.received.length
       const enabled = yield* call(server, "PUT", `/v2/webhooks/${id}`, { token, body: { is_active: true } })

@@ -383,6 +383,32 @@ describe("npm start", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("an unreachable MongoDB stops the start with one line, within MONGODB_SERVER_SELECTION_TIMEOUT_MS", () =>
+    Effect.gen(function* () {
+      const env = {
+        ...embeddedEnv(yield* dataDir),
+        MONGODB_URI: "mongodb://operator:hunter2-secret@127.0.0.1:1/svc",
+        MONGODB_SERVER_SELECTION_TIMEOUT_MS: "400",
+        JWT_SECRET: "x".repeat(40),
+        WEBHOOK_SECRET_KEY: "y".repeat(40),
+        PUBLIC_BASE_URL: "https://svc.example",
+        SMTP_URL: "smtp://127.0.0.1:1"
+      }
+      const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "pipe"] })
+      let output = ""
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString()
+      }
+      child.stdout?.on("data", collect)
+      child.stderr?.on("data", collect)
+      yield* exited(child)
+      assert.strictEqual(child.exitCode, 1)
+      assert.include(output, "svc cannot start: MongoDB at 127.0.0.1:1 did not answer within 400 ms")
+      assert.notInclude(output, "hunter2-secret")
+      assert.notInclude(output, "    at ")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("seeds the demo and prints it: the printed admin key signs in and sees the funded team", () =>
     Effect.gen(function* () {
       const { child, output, base, database } = yield* start

@@ -39,6 +39,7 @@ import {
 } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
 import { SmtpMailer } from "@svc/adapters/mail"
+import { defaultMongoTimeouts } from "@svc/adapters/mongo"
 import { testUsdcAbi } from "@svc/contracts"
 import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/chain"
 import { DepositFollower } from "@svc/domain/deposit"
@@ -103,6 +104,18 @@ const main = Effect.gen(function* () {
   // Redacted: both URIs usually carry credentials.
   const mongoUriConfig = yield* Config.option(Config.Redacted("MONGODB_URI"))
   const database = yield* Config.option(Config.String("MONGODB_DATABASE"))
+  // The driver's bounds: a dead database fails a request within seconds, answered 503 (docs/operations.md).
+  const mongoTimeouts = {
+    serverSelectionMillis: yield* Config.Int("MONGODB_SERVER_SELECTION_TIMEOUT_MS").pipe(
+      Config.withDefault(defaultMongoTimeouts.serverSelectionMillis)
+    ),
+    connectMillis: yield* Config.Int("MONGODB_CONNECT_TIMEOUT_MS").pipe(
+      Config.withDefault(defaultMongoTimeouts.connectMillis)
+    ),
+    socketMillis: yield* Config.Int("MONGODB_SOCKET_TIMEOUT_MS").pipe(
+      Config.withDefault(defaultMongoTimeouts.socketMillis)
+    )
+  }
   const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
   const webhookKeyConfig = yield* Config.option(Config.Redacted("WEBHOOK_SECRET_KEY"))
   const allowPrivateConfig = yield* Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS"))
@@ -191,7 +204,12 @@ const main = Effect.gen(function* () {
   const storage = yield* Layer.build(
     Server.storage(
       Option.isSome(mongoUriConfig)
-        ? { _tag: "mongo", uri: Redacted.value(mongoUriConfig.value), database: Option.getOrUndefined(database) }
+        ? {
+            _tag: "mongo",
+            uri: Redacted.value(mongoUriConfig.value),
+            database: Option.getOrUndefined(database),
+            timeouts: mongoTimeouts
+          }
         : { _tag: "sqlite", filename: databaseFileOf(dataDirectory) }
     )
   )
@@ -400,6 +418,7 @@ const main = Effect.gen(function* () {
     DataDirectoryError: (error) => report(error.message),
     SqliteOpenFailed: (error) => report(error.message),
     SqliteSchemaTooNew: (error) => report(error.message),
+    MongoUnreachable: (error) => report(error.message),
     AnvilStateError: (error) => report(`${error.message} (${error.file}); move it away to start with a fresh chain`),
     ServeError: (error) => report(listenRefusal(error.cause))
   })

@@ -4,8 +4,9 @@
  * in the checkout), migrated at open like the server's.
  */
 import { join, resolve } from "node:path"
-import { MongoDatabase, MongoV1IdMap } from "@svc/adapters/mongo"
-import { SqliteDatabase, SqliteV1IdMap } from "@svc/adapters/sqlite"
+import { MongoDatabase, type MongoUnreachable, MongoV1IdMap } from "@svc/adapters/mongo"
+import { SqliteDatabase, type SqliteDatabaseError, SqliteV1IdMap } from "@svc/adapters/sqlite"
+import type { V1IdMap } from "@svc/domain/migration"
 import { Layer } from "effect"
 
 /** Where to find the map. */
@@ -21,8 +22,11 @@ export const defaultDataDir = resolve(import.meta.dirname, "..", "..", "..", ".d
 /** The server's database file in a data directory (as `apps/api`'s embedded mode names it). */
 export const databaseFileOf = (dataDir: string) => join(resolve(dataDir), "svc.db")
 
-/** The id map on the chosen storage; opening SQLite fails with `SqliteDatabaseError` (unwritable, too new). */
-export const idMapLayer = (options: IdMapStoreOptions) =>
+/**
+ * The id map on the chosen storage; opening SQLite fails with `SqliteDatabaseError` (unwritable, too new), MongoDB with
+ * `MongoUnreachable`.
+ */
+export const idMapLayer = (options: IdMapStoreOptions): Layer.Layer<V1IdMap, SqliteDatabaseError | MongoUnreachable> =>
   options.mongoUri !== undefined && options.mongoUri !== ""
     ? MongoV1IdMap.layer.pipe(
         Layer.provide(MongoDatabase.layer({ uri: options.mongoUri, database: options.mongoDatabase }))

@@ -3,7 +3,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import { run } from "./Cli.ts"
 
-const reported = ["IdFileRejected", "SqliteOpenFailed", "SqliteSchemaTooNew"]
+const reported = ["IdFileRejected", "SqliteOpenFailed", "SqliteSchemaTooNew", "MongoUnreachable"]
 
 run(process.argv.slice(2)).pipe(
   // The tool's own failures are one clear line and exit code 1, not a stack trace.

@@ -76,13 +76,23 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         assert.strictEqual(failing.name, "x")
         const cleared = yield* endpoints.update(webhookId(1), { unset: ["failing_since"] })
         assert.isUndefined(cleared.failing_since)
-        const off = yield* endpoints.transition(webhookId(1), "active", "disabled", {
-          disabled_at: "2026-01-03T00:00:00.000Z"
-        })
+        const off = yield* endpoints.transition(
+          webhookId(1),
+          "active",
+          "disabled",
+          { disabled_at: "2026-01-03T00:00:00.000Z" },
+          [event(30, "webhook.endpoint.disabled")]
+        )
+        // The transition's events are in the outbox with it; a refused transition appends none.
+        const outbox = yield* EventOutbox
+        assert.strictEqual((yield* outbox.findById(event(30).id))?.event_type, "webhook.endpoint.disabled")
         assert.strictEqual(off.state, "disabled")
         assert.strictEqual(off.disabled_at, "2026-01-03T00:00:00.000Z")
-        const stale = yield* Effect.flip(endpoints.transition(webhookId(1), "active", "disabled", {}))
+        const stale = yield* Effect.flip(
+          endpoints.transition(webhookId(1), "active", "disabled", {}, [event(31, "webhook.endpoint.disabled")])
+        )
         assert.strictEqual(stale._tag, "StaleState")
+        assert.isUndefined(yield* outbox.findById(event(31).id))
         assert.deepStrictEqual(
           (yield* endpoints.subscribed(teamId(1), "payment.sent")).map((e) => e.nanoid),
           [webhookId(2)]

@@ -1,7 +1,7 @@
 /**
  * The MongoDB connection as a scoped service: one `MongoClient`, closed when the scope closes.
  */
-import { Config, Context, Effect, Layer, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { type Db, MongoClient } from "mongodb"
 import { guardWrites, serializeTransactions } from "./MongoTransaction.ts"
 
@@ -17,6 +17,14 @@ export interface MongoTimeouts {
 
 /** A dead database answers within 3 s; no operation of ours legitimately takes 20 s. */
 export const defaultMongoTimeouts = { serverSelectionMillis: 3_000, connectMillis: 3_000, socketMillis: 20_000 }
+
+/** The database did not answer at start: said in one line, naming its hosts (never the URI's credentials). */
+export class MongoUnreachable extends Schema.TaggedError<MongoUnreachable>()("MongoUnreachable", {
+  message: Schema.String
+}) {}
+
+/** The hosts of a MongoDB URI, without its credentials, path or options. */
+export const hostsOf = (uri: string): string => /^[a-z+]+:\/\/(?:[^@/]*@)?([^/?]*)/i.exec(uri)?.[1] ?? "?"
 
 /** The database svc stores its state in. */
 export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db: Db; readonly client: MongoClient }>()(
@@ -34,20 +42,26 @@ export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db:
     Layer.effect(
       MongoDatabase,
       Effect.acquireRelease(
-        Effect.promise(async () => {
-          const timeouts = { ...defaultMongoTimeouts, ...options.timeouts }
-          const client = new MongoClient(options.uri, {
-            maxPoolSize: 50,
-            serverSelectionTimeoutMS: timeouts.serverSelectionMillis,
-            connectTimeoutMS: timeouts.connectMillis,
-            socketTimeoutMS: timeouts.socketMillis
-          })
-          await client.connect()
-          // jongodb (embedded mode, tests) breaks on overlapping transactions, and loses writes that overlap a commit;
-          // MongoDB needs neither the queue nor the lock.
-          const { version } = await client.db("admin").command({ buildInfo: 1 })
-          if (String(version).includes("jongodb")) serializeTransactions(client)
-          return client
+        Effect.tryPromise({
+          try: async () => {
+            const timeouts = { ...defaultMongoTimeouts, ...options.timeouts }
+            const client = new MongoClient(options.uri, {
+              maxPoolSize: 50,
+              serverSelectionTimeoutMS: timeouts.serverSelectionMillis,
+              connectTimeoutMS: timeouts.connectMillis,
+              socketTimeoutMS: timeouts.socketMillis
+            })
+            await client.connect()
+            // jongodb (embedded mode, tests) breaks on overlapping transactions, and loses writes that overlap a commit;
+            // MongoDB needs neither the queue nor the lock.
+            const { version } = await client.db("admin").command({ buildInfo: 1 })
+            if (String(version).includes("jongodb")) serializeTransactions(client)
+            return client
+          },
+          catch: (error) =>
+            new MongoUnreachable({
+              message: `MongoDB at ${hostsOf(options.uri)} did not answer within ${options.timeouts?.serverSelectionMillis ?? defaultMongoTimeouts.serverSelectionMillis} ms (MONGODB_URI, MONGODB_SERVER_SELECTION_TIMEOUT_MS): ${error instanceof Error ? error.message : String(error)}`
+            })
         }),
         (client) => Effect.promise(() => client.close())
       ).pipe(

@@ -3,11 +3,15 @@
  * database of its own.
  */
 import { randomUUID } from "node:crypto"
+import { Layer } from "effect"
 import { inject } from "vitest"
 import { registerStorageContracts } from "../contract/index.ts"
 import * as MongoStorage from "./MongoStorage.ts"
 
 registerStorageContracts({
   name: "MongoDB",
-  layer: () => MongoStorage.layer({ uri: inject("mongoUri"), database: `contract_${randomUUID().replaceAll("-", "")}` })
+  layer: () =>
+    Layer.orDie(
+      MongoStorage.layer({ uri: inject("mongoUri"), database: `contract_${randomUUID().replaceAll("-", "")}` })
+    )
 })

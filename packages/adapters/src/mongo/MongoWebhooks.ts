@@ -22,6 +22,7 @@ import { Effect, Layer } from "effect"
 import { type Document, type Filter, MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface EndpointDocument extends WebhookEndpointRecord {
@@ -47,8 +48,9 @@ const updateOf = (patch: WebhookEndpointPatch, extra: Document = {}) => {
 export const endpoints = Layer.effect(
   WebhookEndpointRepository,
   Effect.gen(function* () {
-    const { db } = yield* MongoDatabase
+    const { db, client } = yield* MongoDatabase
     const col = db.collection<EndpointDocument>("webhook_endpoints")
+    const outbox = db.collection<OutboxDocument>(outboxCollection)
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     const findById = (id: string) =>
       Effect.promise(() => col.findOne({ _id: id })).pipe(
@@ -77,8 +79,17 @@ export const endpoints = Layer.effect(
         Effect.promise(() => col.updateOne({ _id: id }, updateOf(patch) as never)).pipe(
           Effect.flatMap(() => findById(id))
         ),
-      transition: (id, from, to, patch) =>
-        Effect.promise(() => col.updateOne({ _id: id, state: from }, updateOf(patch, { state: to }) as never)).pipe(
+      transition: (id, from, to, patch, events = []) =>
+        inTransaction(client, async (session) => {
+          const result = await col.updateOne({ _id: id, state: from }, updateOf(patch, { state: to }) as never, {
+            session
+          })
+          // Events of a transition commit with it, numbered in the same transaction (decision 0024).
+          if (result.modifiedCount === 1 && events.length > 0) {
+            await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
+          }
+          return result
+        }).pipe(
           Effect.flatMap(
             (result): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> =>
               result.modifiedCount === 1

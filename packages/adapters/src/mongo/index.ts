@@ -3,7 +3,7 @@
  * issued typed data, the payments ledger and the event outbox.
  */
 export * as Leases from "./Leases.ts"
-export { defaultMongoTimeouts, MongoDatabase, type MongoTimeouts } from "./MongoDatabase.ts"
+export { defaultMongoTimeouts, MongoDatabase, type MongoTimeouts, MongoUnreachable } from "./MongoDatabase.ts"
 export * as MongoDeposits from "./MongoDeposits.ts"
 export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"

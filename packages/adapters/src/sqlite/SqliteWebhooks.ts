@@ -22,6 +22,7 @@ import {
 import { Effect, Layer } from "effect"
 import * as Leases from "./Leases.ts"
 import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
+import { appendOn } from "./SqliteEventOutbox.ts"
 
 /** The record after `patch` (fields set, `unset` ones removed). */
 export const patched = (record: WebhookEndpointRecord, patch: WebhookEndpointPatch): WebhookEndpointRecord => {
@@ -39,6 +40,8 @@ export const endpoints = Layer.effect(
   WebhookEndpointRepository,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
+    // Events of a transition commit with it; a duplicate id there is a lost race and undoes it.
+    const append = appendOn(connection, { ignoreDuplicates: false })
     const insert = connection.prepare(
       "INSERT INTO webhook_endpoints (nanoid, team_nanoid, state, created_at, record) VALUES (?, ?, ?, ?, ?)"
     )
@@ -88,13 +91,14 @@ export const endpoints = Layer.effect(
           })
           return updated === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(updated)
         }),
-      transition: (id, from, to, patch) =>
+      transition: (id, from, to, patch, events = []) =>
         Effect.suspend((): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> => {
           const updated = transaction(() => {
             const record = recordOf(find.get(id))
             if (record === undefined || record.state !== from) return record === undefined ? undefined : "stale"
             const next = { ...patched(record, patch), state: to }
             write.run(next.state, JSON.stringify(next), id)
+            append(events)
             return next
           })
           if (updated === undefined) return Effect.fail(new WebhookNotFound({ nanoid: id }))

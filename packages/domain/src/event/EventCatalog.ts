@@ -44,7 +44,9 @@ export const EventCatalog = {
   "invoice.canceled": { category: "invoices", payloadKey: "invoice" },
   "action_item.created": { category: "action_items", payloadKey: "action_item" },
   "action_item.completed": { category: "action_items", payloadKey: "action_item" },
-  "action_item.finished": { category: "action_items", payloadKey: "action_item" }
+  "action_item.finished": { category: "action_items", payloadKey: "action_item" },
+  // Beyond the spec (issue 22): an endpoint the service stopped delivering to, told to the team's other endpoints.
+  "webhook.endpoint.disabled": { category: "webhooks", payloadKey: "webhook" }
 } as const satisfies Record<string, { readonly category: string; readonly payloadKey: string }>
 
 /** An event kind. */
@@ -69,7 +71,8 @@ export const emittedEventTypes = [
   "invite.rejected",
   "invite.expired",
   "team.member_added",
-  "team.member_removed"
+  "team.member_removed",
+  "webhook.endpoint.disabled"
 ] as const satisfies ReadonlyArray<EventType>
 
 /** A kind this service emits. */
@@ -84,7 +87,8 @@ export const EventCategory = Schema.Literals([
   "team",
   "documents",
   "invoices",
-  "action_items"
+  "action_items",
+  "webhooks"
 ])
 export type EventCategory = typeof EventCategory.Type
 

@@ -96,6 +96,18 @@ export const MemberEventPayload = Schema.Struct({
 })
 export type MemberEventPayload = typeof MemberEventPayload.Type
 
+/** `webhook` of `webhook.endpoint.disabled` (beyond the spec): the endpoint, and why it was disabled. */
+export const WebhookEndpointEventPayload = Schema.Struct({
+  nanoid: Schema.String,
+  name: Schema.String,
+  url: Schema.String,
+  /** `gone`: it answered 410; `failing`: every delivery failed for 5 days. */
+  reason: Schema.Literals(["gone", "failing"]),
+  failing_since: Schema.NullOr(Schema.String),
+  disabled_at: Schema.String
+})
+export type WebhookEndpointEventPayload = typeof WebhookEndpointEventPayload.Type
+
 /** The event payload of a payment, given what the event shows of its recipient and token. */
 export const paymentEventPayloadOf = (
   payment: Payment,
@@ -176,6 +188,14 @@ const samples: Record<string, (type: EventType) => EventData> = {
     role: "team_employee",
     joined_at: sampleTime
   }),
+  webhook: () => ({
+    nanoid: "wh-sample000001",
+    name: "ops",
+    url: "https://example.com/webhooks",
+    reason: "failing",
+    failing_since: "2026-01-10T10:30:00.000Z",
+    disabled_at: sampleTime
+  }),
   deposit: (type) => ({
     nanoid: "dp-sample000001",
     entity_nanoid: "te-sample000001",
@@ -203,7 +223,9 @@ export const samplePayloadOf = (type: EventType): EventData => {
           ? "invite"
           : type.startsWith("team.member_")
             ? "member"
-            : undefined
+            : type === "webhook.endpoint.disabled"
+              ? "webhook"
+              : undefined
   const data =
     key === undefined ? { nanoid: `sample-${type.replace(/\W/g, "-")}`, created_at: sampleTime } : samples[key]?.(type)
   return { ...data, test: true }

@@ -7,8 +7,9 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Metric, Option } from "effect"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
-import { renderEnvelope } from "../event/EventEnvelope.ts"
+import { makeDomainEvent, renderEnvelope } from "../event/EventEnvelope.ts"
 import { EventOutbox } from "../event/EventOutbox.ts"
+import type { WebhookEndpointEventPayload } from "../event/EventPayload.ts"
 import { IdGenerator } from "../Ids.ts"
 import { Randomness } from "../Randomness.ts"
 import { isoOf } from "../Timestamp.ts"
@@ -133,18 +134,41 @@ export class WebhookDispatcher extends Context.Service<
             }
             return
           }
-          const disable = (reason: string) =>
-            endpoints
-              .transition(endpoint.nanoid, "active", "disabled", { disabled_at: isoOf(at), updated_at: isoOf(at) })
-              .pipe(
-                Effect.tap(() => Effect.logWarning(`webhook endpoint ${endpoint.nanoid} disabled: ${reason}`)),
-                Effect.ignore
+          // Disabled with `webhook.endpoint.disabled` in the same step: the team's other endpoints hear of it.
+          const disable = (reason: "gone" | "failing") =>
+            Effect.gen(function* () {
+              const event = yield* makeDomainEvent({
+                event_type: "webhook.endpoint.disabled",
+                team_nanoid: endpoint.team_nanoid,
+                data: {
+                  nanoid: endpoint.nanoid,
+                  name: endpoint.name,
+                  url: endpoint.url,
+                  reason,
+                  failing_since: endpoint.failing_since ?? null,
+                  disabled_at: isoOf(at)
+                } satisfies WebhookEndpointEventPayload
+              })
+              yield* endpoints.transition(
+                endpoint.nanoid,
+                "active",
+                "disabled",
+                { disabled_at: isoOf(at), updated_at: isoOf(at) },
+                [event]
               )
-          if (outcome === "gone") return yield* disable("the receiver answered 410 Gone")
+              yield* Effect.logWarning(
+                `webhook endpoint ${endpoint.nanoid} disabled: ${reason === "gone" ? "the receiver answered 410 Gone" : "every delivery failed for 5 days"}`
+              )
+            }).pipe(
+              Effect.provideService(IdGenerator, ids),
+              Effect.provideService(Randomness, randomness),
+              Effect.ignore
+            )
+          if (outcome === "gone") return yield* disable("gone")
           if (endpoint.failing_since === undefined) {
             yield* endpoints.update(endpoint.nanoid, { failing_since: isoOf(at) }).pipe(Effect.ignore)
           } else if (at - Date.parse(endpoint.failing_since) >= failingDisableAfterMillis) {
-            yield* disable("every delivery failed for 5 days")
+            yield* disable("failing")
           }
         })
 
