@@ -291,19 +291,27 @@ describe("outages", () => {
         assertUnavailable(yield* call(server, "GET", `/v2/auth/siwe?wallet=${seeded.members[0]!.account.address}`))
         const notReady = yield* call(server, "GET", "/ready")
         assertUnavailable(notReady)
-        assert.deepStrictEqual(notReady.body.data, {
-          status: "not_ready",
-          checks: { database: "down", chain: "absent", relayer: "absent" }
-        })
+        assert.strictEqual(notReady.body.data.status, "not_ready")
+        assert.deepStrictEqual(notReady.body.data.checks, { database: "down", chain: "absent", relayer: "absent" })
         assert.strictEqual((yield* call(server, "GET", "/health")).status, 200)
+        // The mail worker's next pass meets the outage: it backs off, and /ready names it.
+        const namesMail = (response: CallResult) =>
+          ((response.body.data.workers ?? []) as Array<{ worker: string }>).some((w) => w.worker === "mail worker")
+        const named = yield* call(server, "GET", "/ready").pipe(
+          Effect.repeat({ until: namesMail, schedule: Schedule.spaced("100 millis") }),
+          Effect.timeout("30 seconds"),
+          Effect.orDie
+        )
+        const mail = named.body.data.workers.find((w: { worker: string }) => w.worker === "mail worker")
+        assert.isAtLeast(mail.failures, 1)
+        assert.match(mail.since, /^\d{4}-\d\d-\d\dT/)
+        assert.notStrictEqual(mail.reason, "")
 
         // Started again on the same port (empty: jongodb keeps nothing), the server serves without a restart.
         yield* startJongodb({ port: mongo.port }).pipe(Effect.orDie)
         const ready = yield* untilStatus(server, "/ready", 200)
-        assert.deepStrictEqual(ready.body.data, {
-          status: "ready",
-          checks: { database: "up", chain: "absent", relayer: "absent" }
-        })
+        assert.strictEqual(ready.body.data.status, "ready")
+        assert.deepStrictEqual(ready.body.data.checks, { database: "up", chain: "absent", relayer: "absent" })
         const siwe = yield* call(server, "GET", `/v2/auth/siwe?wallet=${seeded.members[0]!.account.address}`)
         assert.strictEqual(siwe.status, 200, JSON.stringify(siwe.body))
       }).pipe(Effect.scoped),

@@ -34,7 +34,8 @@ import {
   TransactionJournal,
   type TransactionStatus
 } from "@svc/domain/chain"
-import { Cause, Clock, Deferred, Duration, Effect, Metric, Option, Ref, Schedule, type Scope, Semaphore } from "effect"
+import { repeatQuietly } from "@svc/domain/Worker"
+import { Cause, Clock, Deferred, Duration, Effect, Metric, Option, Ref, type Scope, Semaphore } from "effect"
 import {
   type Address,
   type Hash,
@@ -687,14 +688,15 @@ const makeKeyRelayer = Effect.fnUntraced(function* (
 
   // One process at a time follows the key: the lease outlives a few missed passes, and is given back on the way out.
   yield* Effect.addFinalizer(() => journal.release(chainId, relayer, "monitor", holder))
-  yield* Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    if (yield* journal.lease(chainId, relayer, "monitor", holder, now, now + 3 * monitorMillis)) yield* monitor
-  }).pipe(
-    Effect.catch((error) => Effect.logWarning(`the relayer's monitor could not read the chain: ${error.reason}`)),
-    Effect.repeat(Schedule.spaced(Duration.millis(monitorMillis))),
-    Effect.forkScoped
-  )
+  // While the chain cannot be read, the monitor backs off quietly (a line when it starts failing, one when it works).
+  yield* repeatQuietly(
+    `relayer monitor ${account.address}`,
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      if (yield* journal.lease(chainId, relayer, "monitor", holder, now, now + 3 * monitorMillis)) yield* monitor
+    }),
+    { every: Duration.millis(monitorMillis), maxBackoff: Duration.millis(8 * monitorMillis) }
+  ).pipe(Effect.forkScoped)
 
   const receipt = Effect.fn("Relayer.receipt")(function* (
     hash: Hash,

@@ -29,6 +29,16 @@ export const RelayerReport = Schema.Struct({
   oldest_pending_seconds: Schema.NullOr(Schema.Number)
 })
 
+/** A background worker of this process failing now (it backs off, quietly, until a pass works again). */
+export const WorkerOutageReport = Schema.Struct({
+  worker: Schema.String,
+  /** When it started failing (ISO 8601). */
+  since: Schema.String,
+  /** Its first failure, one line. */
+  reason: Schema.String,
+  failures: Schema.Number
+})
+
 /** 503 from `GET /ready`: which dependency is down, in the same shape as the 200. */
 export class NotReady extends Schema.Error<NotReady>("NotReady")(
   {
@@ -37,6 +47,7 @@ export class NotReady extends Schema.Error<NotReady>("NotReady")(
       status: Schema.Literal("not_ready"),
       checks: ReadinessChecks,
       relayers: Schema.optionalKey(Schema.Array(RelayerReport)),
+      workers: Schema.optionalKey(Schema.Array(WorkerOutageReport)),
       /** What the supervisor of this process's own node is doing (embedded mode), when the chain is down for that. */
       chain_status: Schema.optionalKey(Schema.String)
     }),
@@ -65,7 +76,9 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
         data: Schema.Struct({
           status: Schema.Literal("ready"),
           checks: ReadinessChecks,
-          relayers: Schema.optionalKey(Schema.Array(RelayerReport))
+          relayers: Schema.optionalKey(Schema.Array(RelayerReport)),
+          /** Workers failing now (the checks above decide readiness; these name what a worker meets). */
+          workers: Schema.optionalKey(Schema.Array(WorkerOutageReport))
         })
       }),
       error: NotReady

@@ -6,7 +6,7 @@
  * pending deposit no longer on the canonical chain is dropped without an event, and a confirmed one within the window
  * is withdrawn with `deposit.received` of status `reverted`.
  */
-import { Clock, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Clock, DateTime, Duration, Effect, Layer, Option } from "effect"
 import type { Hex } from "viem"
 import { type BlockCursor, checkCursor } from "../chain/BlockCursor.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
@@ -16,6 +16,7 @@ import type { TeamId } from "../Ids.ts"
 import { tokenInfo } from "../payment/PaymentEvents.ts"
 import type { Team } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { repeatQuietly } from "../Worker.ts"
 import { centsOfUnits, type Deposit, depositEventIdOf, depositIdOf, uuidOf } from "./Deposit.ts"
 import { DepositLedger } from "./DepositLedger.ts"
 
@@ -208,9 +209,7 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
 /** The follower, a pass every `every` (default 1 s), for the lifetime of the layer's scope. */
 export const layer = (options: FollowerOptions & { readonly every?: Duration.Input }) =>
   Layer.effectDiscard(
-    followOnce(options).pipe(
-      Effect.catchCause((cause) => Effect.logWarning("deposit follower pass failed", cause)),
-      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(1))),
+    repeatQuietly("deposit follower", followOnce(options), { every: options.every ?? Duration.seconds(1) }).pipe(
       Effect.forkScoped
     )
   )

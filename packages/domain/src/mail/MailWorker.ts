@@ -2,7 +2,8 @@
  * The mail worker: sends queued mails, retrying a mail the server refused with a growing delay. Any number of workers
  * share the outbox: each mail is leased to one of them at a time (decision 0027).
  */
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
+import { repeatQuietly } from "../Worker.ts"
 import { Mailer } from "./Mailer.ts"
 import { MailOutbox } from "./MailOutbox.ts"
 
@@ -51,9 +52,7 @@ export const sendQueuedMails = Effect.fn("MailWorker.sendQueuedMails")(function*
 /** A worker polling the outbox every `every` (default 2 s) for the lifetime of the layer's scope. */
 export const layer = (options: { readonly every?: Duration.Input } = {}) =>
   Layer.effectDiscard(
-    sendQueuedMails().pipe(
-      Effect.catchCause((cause) => Effect.logError("mail worker pass failed", cause)),
-      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(2))),
+    repeatQuietly("mail worker", sendQueuedMails(), { every: options.every ?? Duration.seconds(2) }).pipe(
       Effect.forkScoped
     )
   )

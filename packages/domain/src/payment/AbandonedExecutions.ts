@@ -4,8 +4,9 @@
  * without waiting for the client to send the same PUT again. Any number of processes may sweep: the ledger's
  * `takeOver` lets exactly one finish each request.
  */
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import type { Uint256String } from "../Evm.ts"
+import { repeatQuietly } from "../Worker.ts"
 import { type AbandonedOutcome, finishAbandoned } from "./PaymentExecution.ts"
 import { PaymentLedger } from "./PaymentLedger.ts"
 
@@ -23,9 +24,7 @@ export const finishAbandonedRequests = Effect.fn("AbandonedExecutions.finish")(f
 /** A sweep every `every` (default 15 s), for the lifetime of the layer's scope. */
 export const layer = (options: { readonly every?: Duration.Input } = {}) =>
   Layer.effectDiscard(
-    finishAbandonedRequests().pipe(
-      Effect.catchCause((cause) => Effect.logError("abandoned executions pass failed", cause)),
-      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(15))),
-      Effect.forkScoped
-    )
+    repeatQuietly("abandoned executions", finishAbandonedRequests(), {
+      every: options.every ?? Duration.seconds(15)
+    }).pipe(Effect.forkScoped)
   )

@@ -3,13 +3,14 @@
  * runners share the work: each intent is leased to one runner at a time by a conditional update in the ledger, and
  * the chain refuses a second execution of an intent, so none is paid twice (docs/decisions/0018).
  */
-import { Clock, DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, DateTime, Duration, Effect, Layer } from "effect"
 import type { IntentError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { ChainFacts } from "../event/EventPayload.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { repeatQuietly } from "../Worker.ts"
 import { cancelPayment } from "./IntentCancellation.ts"
 import type { Payment } from "./Payment.ts"
 import { chainFactsOf, paymentEventOf } from "./PaymentEvents.ts"
@@ -128,9 +129,7 @@ export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (
 /** A runner polling every `every` for due intents, for the lifetime of the layer's scope. */
 export const layer = (options: { readonly worker: string; readonly every?: Duration.Input }) =>
   Layer.effectDiscard(
-    runDueIntents(options.worker).pipe(
-      Effect.catchCause((cause) => Effect.logError("intent runner pass failed", cause)),
-      Effect.repeat(Schedule.spaced(options.every ?? Duration.seconds(5))),
+    repeatQuietly("intent runner", runDueIntents(options.worker), { every: options.every ?? Duration.seconds(5) }).pipe(
       Effect.forkScoped
     )
   )

@@ -3,8 +3,9 @@
  * are deleted, so abandoned requests stop growing the database. Any number of sweepers may run at once: a delete of
  * an already deleted record changes nothing, and only unclaimed records are deleted, so no lease is needed.
  */
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { repeatQuietly } from "../Worker.ts"
 import { IssuedRequestPolicy } from "./IssuedRequestPolicy.ts"
 
 /** Records deleted per statement: bounds each write, so a large backlog never holds the database for long. */
@@ -26,9 +27,7 @@ export const sweep = Effect.fn("IssuedRequestExpiry.sweep")(function* () {
 /** A sweeper running every `every` (default one minute) for the lifetime of the layer's scope. */
 export const layer = (options: { readonly every?: Duration.Input | undefined } = {}) =>
   Layer.effectDiscard(
-    sweep().pipe(
-      Effect.catchCause((cause) => Effect.logError("issued request sweep failed", cause)),
-      Effect.repeat(Schedule.spaced(options.every ?? Duration.minutes(1))),
+    repeatQuietly("issued request sweep", sweep(), { every: options.every ?? Duration.minutes(1) }).pipe(
       Effect.forkScoped
     )
   )

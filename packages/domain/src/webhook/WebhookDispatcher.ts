@@ -13,6 +13,7 @@ import type { WebhookEndpointEventPayload } from "../event/EventPayload.ts"
 import { IdGenerator } from "../Ids.ts"
 import { Randomness } from "../Randomness.ts"
 import { isoOf } from "../Timestamp.ts"
+import { repeatQuietly } from "../Worker.ts"
 import {
   type AttemptResult,
   defaultRetrySchedule,
@@ -260,13 +261,12 @@ export class WebhookDispatcher extends Context.Service<
       Effect.gen(function* () {
         const dispatcher = yield* WebhookDispatcher
         const idle = Duration.millis(options.idleMillis ?? 50)
+        // A pass that found work is followed at once; an idle one waits `idle`; a failing one backs off quietly.
         const loop = (name: string, pass: Effect.Effect<number>) =>
-          pass.pipe(
-            Effect.catchCause((cause) => Effect.as(Effect.logError(`webhook ${name} pass failed`, cause), 0)),
-            Effect.flatMap((done) => (done === 0 ? Effect.sleep(idle) : Effect.void)),
-            Effect.forever,
-            Effect.forkScoped
-          )
+          repeatQuietly(`webhook ${name}`, Effect.repeat(pass, { while: (done) => done > 0 }), {
+            every: idle,
+            maxBackoff: Duration.seconds(30)
+          }).pipe(Effect.forkScoped)
         yield* loop("fan-out", dispatcher.fanOut)
         for (let i = 0; i < (options.loops ?? 4); i++) yield* loop("delivery", dispatcher.deliverDue)
       })

@@ -3,6 +3,7 @@
  */
 import { ChainGateway, ChainSupervision, type RelayerHealth } from "@svc/domain/chain"
 import { StorageHealth } from "@svc/domain/StorageHealth"
+import { workerOutages } from "@svc/domain/Worker"
 import { Duration, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -72,7 +73,20 @@ export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
         )
         const relayer = relayerCheck(Option.isSome(chain), health)
         const all: ReadinessChecks = { ...checks, relayer }
-        const report = health === undefined ? {} : { relayers: health.map(reportOf) }
+        const failing = workerOutages()
+        const report = {
+          ...(health === undefined ? {} : { relayers: health.map(reportOf) }),
+          ...(failing.length === 0
+            ? {}
+            : {
+                workers: failing.map((outage) => ({
+                  worker: outage.worker,
+                  since: new Date(outage.since).toISOString(),
+                  reason: outage.reason,
+                  failures: outage.failures
+                }))
+              })
+        }
         if (checks.database === "down" || checks.chain === "down" || relayer === "low" || relayer === "down") {
           return yield* new NotReady({
             success: false,
