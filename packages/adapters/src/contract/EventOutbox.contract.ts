@@ -43,7 +43,7 @@ export const eventOutboxContract = (storage: StorageUnderTest) =>
         )
         const ids = [...(a ?? []), ...(b ?? [])].map((e) => e.id).sort()
         // The backlog counts undispatched events, leased or not, and dates the oldest.
-        assert.deepStrictEqual(yield* outbox.backlog, { count: 4, oldest: event(20).created })
+        assert.deepStrictEqual(yield* outbox.backlog, { count: 4, oldest: event(20).created * 1000 })
         assert.deepStrictEqual(ids, [event(20).id, event(21).id, event(22).id, event(23).id])
         assert.deepStrictEqual(yield* outbox.claim({ now: now + 999, limit: 10, worker: "c", leaseMillis: 1000 }), [])
         yield* outbox.markDispatched(event(20).id)
@@ -58,7 +58,7 @@ export const eventOutboxContract = (storage: StorageUnderTest) =>
           rest.map((e) => e.id),
           [event(23).id]
         )
-        assert.deepStrictEqual(yield* outbox.backlog, { count: 2, oldest: event(21).created })
+        assert.deepStrictEqual(yield* outbox.backlog, { count: 2, oldest: event(21).created * 1000 })
         // Dispatched events stay readable.
         assert.isDefined(yield* outbox.findById(event(20).id))
       }).pipe(Effect.provide(storage.layer()))

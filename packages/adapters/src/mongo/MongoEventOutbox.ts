@@ -123,7 +123,8 @@ export const layer = Layer.effect(
           col.countDocuments({ dispatched: false }),
           col.findOne({ dispatched: false }, { sort: { created: 1, _id: 1 }, projection: { created: 1 } })
         ])
-        return { count, oldest: oldest?.created }
+        // `created` is the event's, in seconds.
+        return { count, oldest: oldest === null ? undefined : oldest.created * 1000 }
       })
     })
   })

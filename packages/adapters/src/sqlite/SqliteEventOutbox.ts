@@ -49,8 +49,9 @@ export const layer = Layer.effect(
     })
     const markDispatched = connection.prepare("UPDATE event_outbox SET dispatched = 1 WHERE id = ?")
     const find = connection.prepare("SELECT event FROM event_outbox WHERE id = ?")
+    // `created` is the event's, in seconds: the backlog dates in milliseconds.
     const backlog = connection.prepare(
-      "SELECT count(*) AS n, min(created) AS oldest FROM event_outbox WHERE dispatched = 0"
+      "SELECT count(*) AS n, min(created) * 1000 AS oldest FROM event_outbox WHERE dispatched = 0"
     )
     return EventOutbox.of({
       append: (events) => Effect.sync(() => transaction(() => append(events))),

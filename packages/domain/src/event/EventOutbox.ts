@@ -28,7 +28,7 @@ export class EventOutbox extends Context.Service<
     }) => Effect.Effect<ReadonlyArray<DomainEvent>>
     readonly markDispatched: (id: EventId) => Effect.Effect<void>
     readonly findById: (id: EventId) => Effect.Effect<DomainEvent | undefined>
-    /** The undispatched events: how many, and when the oldest was recorded (the outbox's lag). */
+    /** The undispatched events: how many, and when the oldest was recorded, in epoch ms (the outbox's lag). */
     readonly backlog: Effect.Effect<Backlog>
   }
 >()("@svc/domain/event/EventOutbox") {}
