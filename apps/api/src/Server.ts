@@ -56,6 +56,7 @@ import {
   SettlementWait
 } from "@svc/domain/payment"
 import { Randomness } from "@svc/domain/Randomness"
+import { defaultRetention, type RetentionWindows, RetentionWorker } from "@svc/domain/retention"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import { TeamBalances } from "@svc/domain/team"
 import { type DispatcherOptions, WebhookDispatcher, WebhookUrlPolicy, type WebhookUrlRules } from "@svc/domain/webhook"
@@ -119,7 +120,14 @@ export interface ServerOptions {
    * `SETTLEMENT_WAIT_MS`, default 20000; decision 0061).
    */
   readonly settlementWaitMillis?: number | undefined
-  /** Whether this process also runs the mail worker and the invite and issued-request sweeps (default true). */
+  /**
+   * How long what only grows is kept once done (ms per kind, `RETENTION_*_DAYS`; default `defaultRetention`), and how
+   * often the pruning worker runs (default every 10 minutes; it runs with the other workers).
+   */
+  readonly retention?:
+    | { readonly windows?: Partial<RetentionWindows> | undefined; readonly every?: Duration.Input | undefined }
+    | undefined
+  /** Whether this process also runs the mail worker, the invite and issued-request sweeps and retention (default true). */
   readonly workers?: boolean | undefined
   /** The key webhook signing secrets are sealed with (decision 0024); without it one for this server's lifetime. */
   readonly webhookSecretKey?: Redacted.Redacted<string> | undefined
@@ -278,14 +286,19 @@ const issuedRequestLimits = (options: ServerOptions): IssuedRequestLimits => {
 }
 
 /**
- * The storage-only workers every API process runs unless told not to: mail delivery, invite expiry and the sweep of
- * expired issued requests.
+ * The storage-only workers every API process runs unless told not to: mail delivery, invite expiry, the sweep of
+ * expired issued requests and retention (one process at a time prunes, under its lease).
  */
 const workers = (options: ServerOptions) =>
   Layer.mergeAll(
     MailWorker.layer(),
     InviteExpiry.layer().pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
-    IssuedRequestExpiry.layer({ every: options.issuedRequests?.sweepEvery })
+    IssuedRequestExpiry.layer({ every: options.issuedRequests?.sweepEvery }),
+    RetentionWorker.layer({
+      windows: { ...defaultRetention, ...options.retention?.windows },
+      worker: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
+      every: options.retention?.every
+    })
   )
 
 /** Webhook delivery: the URL rules, the sender on them, and the secret box. */

@@ -81,6 +81,8 @@ export interface TestServerOptions {
   readonly metrics?: Server.ServerOptions["metrics"]
   /** Where spans go; default nowhere (tracing off). */
   readonly traces?: Server.ServerOptions["traces"]
+  /** Retention windows and how often the pruning worker runs; default the server's. */
+  readonly retention?: Server.ServerOptions["retention"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -108,6 +110,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       signatureVerifier: options.signatureVerifier,
       metrics: options.metrics,
       traces: options.traces,
+      retention: options.retention,
       rateLimits: noRateLimits,
       ...options.limits
     })

@@ -45,12 +45,14 @@ import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/ch
 import { DepositFollower } from "@svc/domain/deposit"
 import type { TeamId } from "@svc/domain/Ids"
 import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
+import { defaultRetention } from "@svc/domain/retention"
 import { TeamBalances } from "@svc/domain/team"
 import {
   Cause,
   Config,
   Console,
   Context,
+  Duration,
   Effect,
   Exit,
   Layer,
@@ -158,6 +160,22 @@ const main = Effect.gen(function* () {
     Config.withDefault(Server.defaultTimeouts.shutdownGraceMillis)
   )
   const settlementWaitMillis = yield* Config.option(Config.Int("SETTLEMENT_WAIT_MS"))
+  // Retention (docs/operations.md): days each kind is kept once done (fractions allowed; 0 keeps it for ever).
+  const retentionDays = (name: string, fallback: number) =>
+    Config.Number(name).pipe(
+      Config.withDefault(fallback / 86_400_000),
+      Config.map((days) => Math.round(days * 86_400_000))
+    )
+  const retention = {
+    windows: {
+      events: yield* retentionDays("RETENTION_EVENTS_DAYS", defaultRetention.events),
+      deliveries: yield* retentionDays("RETENTION_DELIVERIES_DAYS", defaultRetention.deliveries),
+      requests: yield* retentionDays("RETENTION_REQUESTS_DAYS", defaultRetention.requests),
+      mails: yield* retentionDays("RETENTION_MAILS_DAYS", defaultRetention.mails),
+      transactions: yield* retentionDays("RETENTION_TRANSACTIONS_DAYS", defaultRetention.transactions)
+    },
+    every: Duration.millis(yield* Config.Int("RETENTION_EVERY_MS").pipe(Config.withDefault(600_000)))
+  }
   const issuedMaxBytes = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_BYTES"))
   const issuedMaxCount = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_COUNT"))
   const relayerConfigured =
@@ -264,6 +282,7 @@ const main = Effect.gen(function* () {
     headersTimeoutMillis,
     shutdownGraceMillis,
     settlementWaitMillis: Option.getOrUndefined(settlementWaitMillis),
+    retention,
     issuedRequests: {
       ...(Option.isSome(issuedMaxBytes) ? { maxBytes: issuedMaxBytes.value } : {}),
       ...(Option.isSome(issuedMaxCount) ? { maxCount: issuedMaxCount.value } : {})

@@ -15,6 +15,7 @@ import type { MailOutbox } from "@svc/domain/mail"
 import type { MembershipRepository } from "@svc/domain/membership"
 import type { V1IdMap } from "@svc/domain/migration"
 import type { PaymentLedger } from "@svc/domain/payment"
+import type { RetentionStore } from "@svc/domain/retention"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
 import type { UserRepository } from "@svc/domain/user"
 import type { WebhookDeliveryStore, WebhookEndpointRepository } from "@svc/domain/webhook"
@@ -39,6 +40,7 @@ export type Storage =
   | WebhookDeliveryStore
   | V1IdMap
   | TransactionJournal
+  | RetentionStore
 
 /** An adapter under test: its name, and a layer of a fresh, empty store (built once per test). */
 export interface StorageUnderTest {

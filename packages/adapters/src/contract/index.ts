@@ -12,6 +12,7 @@ import { mailOutboxContract } from "./MailOutbox.contract.ts"
 import { membershipRepositoryContract } from "./MembershipRepository.contract.ts"
 import { nonceStoreContract } from "./NonceStore.contract.ts"
 import { paymentLedgerContract } from "./PaymentLedger.contract.ts"
+import { retentionContract } from "./Retention.contract.ts"
 import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 import { teamRepositoryContract } from "./TeamRepository.contract.ts"
@@ -40,4 +41,5 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   v1IdMapContract(storage)
   transactionJournalContract(storage)
   depositLedgerContract(storage)
+  retentionContract(storage)
 }

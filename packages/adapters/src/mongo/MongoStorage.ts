@@ -11,6 +11,7 @@ import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
+import * as MongoRetention from "./MongoRetention.ts"
 import * as MongoStorageHealth from "./MongoStorageHealth.ts"
 import * as MongoTransactionJournal from "./MongoTransactionJournal.ts"
 import * as MongoV1IdMap from "./MongoV1IdMap.ts"
@@ -29,7 +30,8 @@ export const ports = Layer.mergeAll(
   MongoWebhooks.layer,
   MongoV1IdMap.layer,
   MongoStorageHealth.layer,
-  MongoTransactionJournal.layer
+  MongoTransactionJournal.layer,
+  MongoRetention.layer
 )
 
 /**

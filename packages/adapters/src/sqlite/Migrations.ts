@@ -297,5 +297,19 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX deposits_unsettled ON deposits (state, block_number);
       CREATE INDEX teams_by_account ON teams (lower(json_extract(record, '$.svc_account')));
     `
+  },
+  {
+    // Retention (issue 22): the pruning worker's lease, and what it finds done records by.
+    version: 9,
+    sql: `
+      CREATE TABLE worker_leases (
+        name TEXT PRIMARY KEY,
+        lease_holder TEXT NOT NULL,
+        lease_until INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_settled ON webhook_deliveries (status, updated_at);
+      CREATE INDEX mail_outbox_by_age ON mail_outbox (state, created);
+      CREATE INDEX chain_transactions_by_age ON chain_transactions (status, updated_at);
+    `
   }
 ]

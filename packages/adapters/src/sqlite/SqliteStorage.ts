@@ -11,6 +11,7 @@ import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
+import * as SqliteRetention from "./SqliteRetention.ts"
 import * as SqliteStorageHealth from "./SqliteStorageHealth.ts"
 import * as SqliteTransactionJournal from "./SqliteTransactionJournal.ts"
 import * as SqliteV1IdMap from "./SqliteV1IdMap.ts"
@@ -29,7 +30,8 @@ export const ports = Layer.mergeAll(
   SqliteWebhooks.layer,
   SqliteV1IdMap.layer,
   SqliteStorageHealth.layer,
-  SqliteTransactionJournal.layer
+  SqliteTransactionJournal.layer,
+  SqliteRetention.layer
 )
 
 /**

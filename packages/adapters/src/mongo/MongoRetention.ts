@@ -1,0 +1,95 @@
+/**
+ * Retention in MongoDB (`@svc/domain/retention`): the pruning lease is a `worker_leases` document, and each kind is
+ * deleted by id after an indexed query of its state and age, bounded by `limit`.
+ */
+import { type RetainedKind, RetentionStore } from "@svc/domain/retention"
+import { Effect, Layer } from "effect"
+import { type Document, type Filter, MongoServerError } from "mongodb"
+import { MongoDatabase } from "./MongoDatabase.ts"
+import { outboxCollection } from "./MongoEventOutbox.ts"
+import { issuedCollection } from "./MongoIssuedTypedDataStore.ts"
+
+interface LeaseDocument {
+  _id: string
+  lease_holder: string
+  lease_until: number
+}
+
+/** Each kind's collection, what is done before `before`, and the index that finds it. */
+const pruned: Record<
+  RetainedKind,
+  { readonly collection: string; readonly done: (before: number) => Filter<Document>; readonly index: Document }
+> = {
+  // `created` is the event's, in seconds.
+  events: {
+    collection: outboxCollection,
+    done: (before) => ({ dispatched: true, created: { $lt: Math.floor(before / 1000) } }),
+    index: { dispatched: 1, created: 1 }
+  },
+  deliveries: {
+    collection: "webhook_deliveries",
+    done: (before) => ({ status: { $in: ["succeeded", "failed"] }, updated_at: { $lt: before } }),
+    index: { status: 1, updated_at: 1 }
+  },
+  requests: {
+    collection: issuedCollection,
+    done: (before) => ({ state: "executed", executedAt: { $lt: before } }),
+    index: { state: 1, executedAt: 1 }
+  },
+  mails: {
+    collection: "mail_outbox",
+    done: (before) => ({ state: { $in: ["sent", "failed"] }, created: { $lt: before } }),
+    index: { state: 1, created: 1 }
+  },
+  transactions: {
+    collection: "chain_transactions",
+    done: (before) => ({ status: { $in: ["confirmed", "replaced", "failed"] }, updatedAt: { $lt: before } }),
+    index: { status: 1, updatedAt: 1 }
+  }
+}
+
+/** The retention store; its indexes are created at start. */
+export const layer = Layer.effect(
+  RetentionStore,
+  Effect.gen(function* () {
+    const { db } = yield* MongoDatabase
+    const leases = db.collection<LeaseDocument>("worker_leases")
+    yield* Effect.promise(() =>
+      Promise.all(Object.values(pruned).map((kind) => db.collection(kind.collection).createIndex(kind.index)))
+    )
+    return RetentionStore.of({
+      lease: (holder, now, until) =>
+        Effect.promise(async () => {
+          try {
+            // Free (lapsed) or ours: taken; held by another: the upsert's insert meets its id and is refused.
+            await leases.updateOne(
+              { _id: "retention", $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
+              { $set: { lease_holder: holder, lease_until: until } },
+              { upsert: true }
+            )
+            return true
+          } catch (error) {
+            if (error instanceof MongoServerError && error.code === 11000) return false
+            throw error
+          }
+        }),
+      prune: (kind, before, limit) =>
+        Effect.promise(async () => {
+          const { collection, done } = pruned[kind]
+          const col = db.collection(collection)
+          const ids = (
+            await col
+              .find(done(before), { projection: { _id: 1 } })
+              .limit(limit)
+              .toArray()
+          ).map((doc) => doc._id)
+          if (ids.length === 0) return 0
+          // A delivery and its attempts go together: the attempts first, so none outlives its delivery.
+          if (kind === "deliveries") {
+            await db.collection("webhook_attempts").deleteMany({ delivery_nanoid: { $in: ids } })
+          }
+          return (await col.deleteMany({ _id: { $in: ids } })).deletedCount
+        })
+    })
+  })
+)
