@@ -1,13 +1,15 @@
 /**
- * Benchmark (issue 14, defect 10): the memory of the embedded server (`npm start`) under rounds of a sustained mixed
- * load. After each round the API process is asked (over its inspector) to collect garbage and report
- * `process.memoryUsage()`; its RSS and anvil's (a child process, measured apart) are read from `/proc`. Flat means no
- * growth round over round after the first (warm-up) rounds.
+ * Benchmark (issue 14, defect 10; issue 22, item 5): the memory and the database of the embedded server (`npm start`)
+ * under rounds of a sustained mixed load. After each round the API process is asked (over its inspector) to collect
+ * garbage and report `process.memoryUsage()`; its RSS and anvil's (a child process, measured apart) are read from
+ * `/proc`. The SQLite file is measured too (its size, its WAL, its free pages, and through `dbstat` the bytes of the
+ * tables retention prunes apart from the records it keeps), with retention windows of `SOAK_RETENTION_SECONDS`
+ * (default 60) checked every 10 s. Flat means no growth round over round after the first (warm-up) rounds.
  *
  * The load, from a child process so the client does not share the server's event loop: sign-in (SIWE challenge and
  * verify), `GET /v2/teams/{id}/users`, `GET /v2/balance`, `POST /v2/payments` then a signed `PUT /v2/payments`
- * executed on anvil (some issued twice with an `Idempotency-Key`, then executed), and refused requests (401, 400,
- * 404, 405, 413).
+ * executed on anvil (some issued twice with an `Idempotency-Key`, then executed), each delivered as webhooks to a
+ * local receiver, invites (a mail each), and refused requests (401, 400, 404, 405, 413).
  *
  * Run: `node apps/api/bench/soak.bench.ts` (Linux: reads `/proc`). `SOAK_ROUNDS` (default 5), `SOAK_SECONDS` (default
  * 30), `SOAK_CONCURRENCY` (default 8), `SOAK_SERVER_LOG` (a file for the server's log; default none). It prints its
@@ -15,9 +17,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 import * as BenchRun from "./BenchRun.ts"
@@ -27,6 +32,7 @@ const smoke = process.env.BENCH_SMOKE === "1"
 const rounds = Number(process.env.SOAK_ROUNDS ?? (smoke ? 2 : 5))
 const seconds = Number(process.env.SOAK_SECONDS ?? (smoke ? 3 : 30))
 const concurrency = Number(process.env.SOAK_CONCURRENCY ?? (smoke ? 2 : 8))
+const retentionSeconds = Number(process.env.SOAK_RETENTION_SECONDS ?? (smoke ? 1 : 60))
 const main = resolve(import.meta.dirname, "../src/main.ts")
 
 // biome-ignore lint/suspicious/noExplicitAny: the load reads arbitrary JSON bodies
@@ -70,6 +76,21 @@ const load = async (base: string, team: string, adminKey: `0x${string}`, duratio
     return verified.body.data.jwt as string
   }
   const token = await signIn(admin)
+  // The team's webhooks go to a receiver in this process that takes every delivery.
+  const receiver = createServer((request, response) => {
+    request.resume()
+    request.on("end", () => response.writeHead(204).end())
+  })
+  await new Promise<void>((listening) => receiver.listen(0, "127.0.0.1", listening))
+  const hook = await send("POST", "/v2/webhooks", {
+    token,
+    body: {
+      team_nanoid: team,
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      events: ["payment.sent", "payment.group.created"],
+      name: "soak"
+    }
+  })
   const users = await send("GET", `/v2/teams/${team}/users`, { token })
   const payee = (users.body.data.users as Array<{ nanoid: string; payable: boolean }>).find((u) => u.payable)?.nanoid
   const pay = async (n: number) => {
@@ -137,6 +158,11 @@ const load = async (base: string, team: string, adminKey: `0x${string}`, duratio
               body: { ...body, signer: admin.address, typed_data: issued.typed_data, signature }
             })
           }
+        } else if (i % 40 === 8) {
+          await send("POST", "/v2/invites", {
+            token,
+            body: { nanoid: team, invites: [{ email: `soak-${randomUUID()}@example.com` }], role: "team_employee" }
+          })
         } else await (refused[i % refused.length] as () => Promise<unknown>)()
       } catch {
         byStatus.failed = (byStatus.failed ?? 0) + 1
@@ -144,6 +170,9 @@ const load = async (base: string, team: string, adminKey: `0x${string}`, duratio
     }
   }
   await Promise.all(Array.from({ length: workers }, worker))
+  // Its receiver goes with this round: so does the endpoint (what it still had to deliver then fails, and is pruned).
+  await send("DELETE", `/v2/webhooks/${hook.body.data.webhook_nanoid}`, { token })
+  receiver.close()
   process.stdout.write(JSON.stringify({ requests, byStatus } satisfies LoadResult))
 }
 
@@ -173,7 +202,14 @@ const startServer = (dataDir: string) =>
         SVC_DATA_DIR: dataDir,
         RATE_LIMIT_PER_IP: "100000000",
         RATE_LIMIT_PER_USER: "100000000",
-        RATE_LIMIT_SIGN_IN: "100000000"
+        RATE_LIMIT_SIGN_IN: "100000000",
+        ...Object.fromEntries(
+          ["EVENTS", "DELIVERIES", "REQUESTS", "MAILS", "TRANSACTIONS"].map((kind) => [
+            `RETENTION_${kind}_DAYS`,
+            String(retentionSeconds / 86_400)
+          ])
+        ),
+        RETENTION_EVERY_MS: smoke ? "500" : "10000"
       }
       for (const name of [
         "MONGODB_URI",
@@ -269,8 +305,53 @@ const blockOf = async (rpcUrl: string) => {
   return Number(((await response.json()) as { result: string }).result)
 }
 
+/** The tables retention prunes (their indexes with them). */
+const pruned = new Set([
+  "event_outbox",
+  "webhook_deliveries",
+  "webhook_attempts",
+  "issued_requests",
+  "mail_outbox",
+  "chain_transactions"
+])
+
+/** The database file: its size, its WAL's, its free pages, and the bytes in pruned tables and in kept ones. */
+const databaseOf = (dataDir: string) => {
+  const file = join(dataDir, "svc.db")
+  const size = (path: string) => (existsSync(path) ? statSync(path).size : 0)
+  const db = new DatabaseSync(file, { readOnly: true })
+  try {
+    const tableOf = new Map(
+      db
+        .prepare("SELECT name, tbl_name FROM sqlite_schema")
+        .all()
+        .map((row) => [String(row.name), String(row.tbl_name)])
+    )
+    let prunedBytes = 0
+    let keptBytes = 0
+    for (const row of db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all()) {
+      const table = tableOf.get(String(row.name)) ?? String(row.name)
+      if (pruned.has(table)) prunedBytes += Number(row.bytes)
+      else keptBytes += Number(row.bytes)
+    }
+    const count = (table: string) => Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0)
+    return {
+      file: size(file),
+      wal: size(`${file}-wal`),
+      free: Number(db.prepare("PRAGMA freelist_count").get()?.freelist_count ?? 0) * 4096,
+      prunedBytes,
+      keptBytes,
+      prunedRows: [...pruned].reduce((sum, table) => sum + count(table), 0),
+      payments: count("payments")
+    }
+  } finally {
+    db.close()
+  }
+}
+
 interface Sample {
   readonly round: string
+  readonly database: ReturnType<typeof databaseOf>
   readonly blocks: number
   readonly requests: string
   readonly statuses: string
@@ -310,6 +391,7 @@ if (process.argv[2] === "--load") {
             .join(", ")
     return {
       round,
+      database: databaseOf(dataDir),
       blocks: await blockOf(server.rpcUrl),
       requests: result === undefined ? "" : String(result.requests),
       statuses,
@@ -339,13 +421,22 @@ if (process.argv[2] === "--load") {
     "",
     `## API: soak, ${rounds} ${seconds} s mixed loads (${new Date().toISOString().slice(0, 10)}, ${BenchRun.commit()})`,
     "",
-    `Machine: ${BenchRun.machine()}. ${rounds} rounds of ${seconds} s, ${concurrency} clients; \`npm start\` on its defaults.`,
+    `Machine: ${BenchRun.machine()}. ${rounds} rounds of ${seconds} s, ${concurrency} clients; \`npm start\` on its defaults, but retention windows of ${retentionSeconds} s, pruned every 10 s.`,
     "",
     "| after round | requests | statuses | blocks | API RSS (MB) | API heap used after GC (MB) | heap total (MB) | external (MB) | anvil RSS (MB) | load avg (1/5/15 min) |",
     "| ----------: | -------: | -------- | -----: | -----------: | --------------------------: | --------------: | ------------: | -------------: | --------------------- |",
     ...samples.map(
       (s) =>
         `| ${s.round} | ${s.requests} | ${s.statuses} | ${s.blocks} | ${mb(s.rss)} | ${mb(s.heapUsed)} | ${mb(s.heapTotal)} | ${mb(s.external)} | ${mb(s.anvilRss)} | ${s.load} |`
+    ),
+    "",
+    "The database (`svc.db`): the tables retention prunes (outbox events, webhook deliveries and attempts, signed requests, mails, relayer transactions, with their indexes) apart from the records it keeps (payments, invites, users, ...).",
+    "",
+    "| after round | file (MB) | WAL (MB) | free pages (MB) | pruned tables (MB) | their rows | kept records (MB) | payments |",
+    "| ----------: | --------: | -------: | --------------: | -----------------: | ---------: | ----------------: | -------: |",
+    ...samples.map(
+      (s) =>
+        `| ${s.round} | ${mb(s.database.file)} | ${mb(s.database.wal)} | ${mb(s.database.free)} | ${mb(s.database.prunedBytes)} | ${s.database.prunedRows} | ${mb(s.database.keptBytes)} | ${s.database.payments} |`
     ),
     "",
     "Command: `node apps/api/bench/soak.bench.ts`. Memory is the figure; the machine may be shared, so throughput varies.",
