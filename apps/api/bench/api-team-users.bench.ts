@@ -5,6 +5,8 @@
  *
  * Three runs: the embedded default (SQLite file) empty, the same with 10,000 users and 100,000 payments already
  * stored, and MongoDB on jongodb (empty; for the record). The baseline uses `node:sqlite` or the `mongodb` driver.
+ * The empty SQLite run also serves the same route from a second API server without the metrics middleware
+ * (`httpMetrics: false`), in the same rounds: what counting and timing each request costs (issue 22).
  *
  * Run: `node apps/api/bench/api-team-users.bench.ts` (starts its own jongodb; appends to bench/RESULTS.md).
  * `BENCH_SMOKE=1` runs the same paths with 1-second rounds and a small load (500 users, 2,000 payments) and writes
@@ -179,8 +181,11 @@ const startMongoBaseline = async (uri: string, database: string, secret: string)
 
 type Round = { rps: number; p99: number; errors: number }
 
-/** One run: a server on `storage`, a team of 100, optionally the bulk data, then alternating load on API and baseline. */
-const measure = (storage: Server.StorageOptions, loaded: boolean) =>
+/**
+ * One run: a server on `storage`, a team of 100, optionally the bulk data, then alternating load on API and baseline
+ * (and, with `withoutMetrics`, on a second API server on the same database without the metrics middleware).
+ */
+const measure = (storage: Server.StorageOptions, loaded: boolean, withoutMetrics = false) =>
   Effect.gen(function* () {
     const jwtSecret = "bench-secret-0123456789abcdef0123456789abcdef"
     const server = yield* startTestServerWith({ storage, jwtSecret })
@@ -214,35 +219,38 @@ const measure = (storage: Server.StorageOptions, loaded: boolean) =>
       )
     )
     if (ours !== theirs) return yield* Effect.die(`baseline and API answer differently:\n${ours}\n${theirs}`)
-    const results: { api: Array<Round>; baseline: Array<Round> } = { api: [], baseline: [] }
+    // The same storage and secret: the API as it is, less the metrics middleware.
+    const bare = withoutMetrics ? yield* startTestServerWith({ storage, jwtSecret, httpMetrics: false }) : undefined
+    const sides = [
+      ["api", server.baseUrl],
+      ["baseline", baseline.url],
+      ...(bare === undefined ? [] : [["bare", bare.baseUrl] as const])
+    ] as const
+    const results: Record<"api" | "baseline" | "bare", Array<Round>> = { api: [], baseline: [], bare: [] }
     if (!smoke) {
-      yield* Effect.promise(() => runLoad(`${server.baseUrl}${path}`, token, 1)) // warm-up
-      yield* Effect.promise(() => runLoad(`${baseline.url}${path}`, token, 1))
+      for (const [, base] of sides) yield* Effect.promise(() => runLoad(`${base}${path}`, token, 1)) // warm-up
     }
     for (let round = 0; round < rounds; round++) {
-      for (const [name, base] of [
-        ["api", server.baseUrl],
-        ["baseline", baseline.url]
-      ] as const) {
+      for (const [name, base] of sides) {
         const r = yield* Effect.promise(() => runLoad(`${base}${path}`, token, seconds))
         results[name].push({ rps: r.count / r.duration, p99: r.p99, errors: r.errors })
       }
     }
     yield* Effect.promise(() => baseline.close())
-    const summary = (name: "api" | "baseline") => {
+    const summary = (name: "api" | "baseline" | "bare") => {
       const rs = results[name]
       return {
-        rps: rs.reduce((s, r) => s + r.rps, 0) / rs.length,
-        p99: rs.reduce((s, r) => s + r.p99, 0) / rs.length,
+        rps: rs.reduce((s, r) => s + r.rps, 0) / Math.max(1, rs.length),
+        p99: rs.reduce((s, r) => s + r.p99, 0) / Math.max(1, rs.length),
         errors: rs.reduce((s, r) => s + r.errors, 0)
       }
     }
-    return { api: summary("api"), baseline: summary("baseline") }
+    return { api: summary("api"), baseline: summary("baseline"), bare: summary("bare") }
   }).pipe(Effect.scoped)
 
 const main = Effect.gen(function* () {
   const directory = mkdtempSync(join(tmpdir(), "bench-users-"))
-  const sqliteEmpty = yield* measure({ _tag: "sqlite", filename: join(directory, "empty.db") }, false)
+  const sqliteEmpty = yield* measure({ _tag: "sqlite", filename: join(directory, "empty.db") }, false, true)
   const sqliteLoaded = yield* measure({ _tag: "sqlite", filename: join(directory, "loaded.db") }, true)
   rmSync(directory, { recursive: true, force: true })
   const mongo = yield* startJongodb()
@@ -265,6 +273,8 @@ const main = Effect.gen(function* () {
       sqliteLoaded
     ),
     row("MongoDB on jongodb, empty (for the record)", mongoEmpty),
+    "",
+    `Metrics middleware (empty SQLite, the same rounds): ${sqliteEmpty.api.rps.toFixed(0)} requests/s with it, ${sqliteEmpty.bare.rps.toFixed(0)} without: it costs ${((1 - sqliteEmpty.api.rps / sqliteEmpty.bare.rps) * 100).toFixed(1)} % of the rate (goal under 5 %).`,
     "",
     `Loaded / empty, API requests/s: ${(sqliteLoaded.api.rps / sqliteEmpty.api.rps).toFixed(2)}. The machine is shared with other work, so`,
     "absolute numbers move between runs; the ratios are the figures to compare. Command:",

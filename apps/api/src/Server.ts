@@ -12,6 +12,7 @@ import {
   BalanceHandlers,
   DepositHandlers,
   defaultRateLimits,
+  HttpMetricsEnabled,
   InviteHandlers,
   InviteHandlersWithoutChain,
   InvitePage,
@@ -150,6 +151,8 @@ export interface ServerOptions {
    * storage calls open no spans: nothing would export them, so they would only cost.
    */
   readonly traces?: TraceExport | undefined
+  /** Whether answers are counted and timed for `/metrics` (default true; off only to measure what that costs). */
+  readonly httpMetrics?: boolean | undefined
   /**
    * `GET /metrics` in the Prometheus text format: served when given, only to `Authorization: Bearer <token>` when it
    * has a token (`METRICS_TOKEN`; embedded mode serves it openly). With `port` (`METRICS_PORT`) it is served on that
@@ -271,7 +274,8 @@ export const services = (options: ServerOptions) =>
       : Layer.succeed(SettlementWait, options.settlementWaitMillis),
     // Spans cost a little on every call: made only when they are exported (issue 22).
     tracing(options.traces),
-    Layer.succeed(AccessLog, options.logRequests !== false)
+    Layer.succeed(AccessLog, options.logRequests !== false),
+    Layer.succeed(HttpMetricsEnabled, options.httpMetrics !== false)
   ).pipe(Layer.provideMerge(inviteSettings(options)), Layer.provideMerge(serverConfig(options)))
 
 const serverConfig = (options: ServerOptions) =>

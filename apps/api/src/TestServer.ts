@@ -83,6 +83,8 @@ export interface TestServerOptions {
   readonly traces?: Server.ServerOptions["traces"]
   /** Retention windows and how often the pruning worker runs; default the server's. */
   readonly retention?: Server.ServerOptions["retention"]
+  /** Whether answers are counted for `/metrics`; default true. */
+  readonly httpMetrics?: boolean | undefined
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -111,6 +113,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       metrics: options.metrics,
       traces: options.traces,
       retention: options.retention,
+      httpMetrics: options.httpMetrics,
       rateLimits: noRateLimits,
       ...options.limits
     })

@@ -59,11 +59,17 @@ export const routeTemplatesOf = <Id extends string, Groups extends HttpApiGroup.
   }
 }
 
+/** Whether answers are counted and timed (`ServerOptions.httpMetrics`; off only to measure what it costs). */
+export class HttpMetricsEnabled extends Context.Reference<boolean>("@svc/adapters/http/server/HttpMetricsEnabled", {
+  defaultValue: () => true
+}) {}
+
 /** Wraps the app: each answer counted and timed under its method, route template and status. */
 export const withHttpMetrics =
   (templateOf: RouteTemplateOf) =>
   <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function* () {
+      if (!(yield* HttpMetricsEnabled)) return yield* app
       const request = yield* HttpServerRequest.HttpServerRequest
       const started = performance.now()
       const response = yield* app

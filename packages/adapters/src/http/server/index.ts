@@ -21,6 +21,7 @@ export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
 export {
   AccessLog,
+  HttpMetricsEnabled,
   httpDuration,
   httpRequests,
   MetricsListener,
