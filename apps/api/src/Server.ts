@@ -30,10 +30,9 @@ import {
   SystemHandlers,
   TeamHandlers,
   WebhookHandlers,
-  withAccessLog,
   withAllowedMethods,
   withErrorEnvelope,
-  withHttpMetrics,
+  withHttpObservability,
   withIdempotency,
   withRateLimits,
   withRequestId,
@@ -184,12 +183,13 @@ export type StorageError = SqliteDatabaseError | MongoUnreachable
 /** 405 for a served path asked with another method. */
 const allowedMethods = withAllowedMethods(methodsOf(Api))
 
-/** Every answer counted and timed by method, route template and status (issue 22). */
-const routeTemplates = routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json"])
-const httpMetrics = withHttpMetrics(routeTemplates)
-
-/** One log line per answer, with its request id (Effect's own request logger runs outside it, so it is off). */
-const accessLog = withAccessLog(routeTemplates)
+/**
+ * Every answer counted and timed by method, route template and status, and logged in one line with its request id
+ * (issue 22; Effect's own request logger runs outside the request id's annotation, so it is off).
+ */
+const httpObservability = withHttpObservability(
+  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json"])
+)
 
 /** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
 const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
@@ -225,11 +225,9 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
             // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
             // A limited request is refused before anything runs; the timeout is outside idempotency, which releases
             // its claim when interrupted.
-            httpMetrics(
-              accessLog(
-                withRequestId(
-                  rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
-                )
+            httpObservability(
+              withRequestId(
+                rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
               )
             ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>
       ),

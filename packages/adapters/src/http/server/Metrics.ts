@@ -64,21 +64,6 @@ export class HttpMetricsEnabled extends Context.Reference<boolean>("@svc/adapter
   defaultValue: () => true
 }) {}
 
-/** Wraps the app: each answer counted and timed under its method, route template and status. */
-export const withHttpMetrics =
-  (templateOf: RouteTemplateOf) =>
-  <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.gen(function* () {
-      if (!(yield* HttpMetricsEnabled)) return yield* app
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const started = performance.now()
-      const response = yield* app
-      const attributes = { method: request.method, route: templateOf(request.url), status: String(response.status) }
-      yield* Metric.update(Metric.withAttributes(httpRequests, attributes), 1)
-      yield* Metric.update(Metric.withAttributes(httpDuration, attributes), (performance.now() - started) / 1000)
-      return response
-    })
-
 /** Figures read from the stores and the chain each time the metrics are scraped. */
 const gauges = {
   databaseUp: Metric.gauge("svc_database_up", { description: "1 when the database answered the scrape's ping" }),
@@ -185,27 +170,39 @@ export class AccessLog extends Context.Reference<boolean>("@svc/adapters/http/se
 }) {}
 
 /**
- * Wraps the app (outside `withRequestId`): one log line per answer, "Sent HTTP response", annotated with the request's
- * id, method, route template, path (never the query, which may carry an invite's token), status and duration.
+ * Wraps the app (outside `withRequestId`): each answer counted and timed under its method, route template and status
+ * (`HttpMetricsEnabled`), and logged in one line, "Sent HTTP response", with the request's id, method, route template,
+ * path (never the query, which may carry an invite's token), status and duration (`AccessLog`).
  */
-export const withAccessLog =
+export const withHttpObservability =
   (templateOf: RouteTemplateOf) =>
   <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function* () {
-      if (!(yield* AccessLog)) return yield* app
+      const counted = yield* HttpMetricsEnabled
+      const logged = yield* AccessLog
+      if (!counted && !logged) return yield* app
       const request = yield* HttpServerRequest.HttpServerRequest
       const started = performance.now()
       const response = yield* app
-      yield* Effect.logInfo("Sent HTTP response").pipe(
-        Effect.annotateLogs({
-          request_id: response.headers["x-request-id"] ?? "",
-          "http.method": request.method,
-          "http.route": templateOf(request.url),
-          "http.path": request.url.split("?")[0] ?? "",
-          "http.status": response.status,
-          duration_ms: Math.round((performance.now() - started) * 10) / 10
-        })
-      )
+      const seconds = (performance.now() - started) / 1000
+      const route = templateOf(request.url)
+      if (counted) {
+        const attributes = { method: request.method, route, status: String(response.status) }
+        yield* Metric.update(Metric.withAttributes(httpRequests, attributes), 1)
+        yield* Metric.update(Metric.withAttributes(httpDuration, attributes), seconds)
+      }
+      if (logged) {
+        yield* Effect.logInfo("Sent HTTP response").pipe(
+          Effect.annotateLogs({
+            request_id: response.headers["x-request-id"] ?? "",
+            "http.method": request.method,
+            "http.route": route,
+            "http.path": request.url.split("?")[0] ?? "",
+            "http.status": response.status,
+            duration_ms: Math.round(seconds * 10_000) / 10
+          })
+        )
+      }
       return response
     })
 

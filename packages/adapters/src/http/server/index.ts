@@ -28,8 +28,7 @@ export {
   MetricsRoute,
   type RouteTemplateOf,
   routeTemplatesOf,
-  withAccessLog,
-  withHttpMetrics
+  withHttpObservability
 } from "./Metrics.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
 export {
