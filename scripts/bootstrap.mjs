@@ -8,7 +8,8 @@
 //
 // Plain JavaScript on purpose: it must run on the system Node before the toolchain exists.
 import { execFileSync, spawn } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { constants } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -143,13 +144,39 @@ if (task === "test" && process.platform === "linux" && !existsSync(chromiumPath)
   }
 }
 
-// The command line's and the migration tool's stdout is their output (tables, JSON lines): the install reports on
-// stderr instead.
-const installStdio = ["svc", "migrate", "deploy"].includes(task) ? ["ignore", process.stderr, "inherit"] : "inherit"
-const installed = await run(
-  [...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"],
-  installStdio
-)
-if (installed !== 0) process.exit(installed)
+/**
+ * What the install depends on, hashed: the lockfile, the workspace's manifests and the toolchain. The install is
+ * skipped when it matches the stamp the last one left, so a warm `npm run svc` starts the command at once and prints
+ * only its output (issue 20).
+ */
+const installInputs = () => {
+  const hash = createHash("sha256").update(`${NODE_VERSION} ${PNPM_VERSION} ${process.platform} ${process.arch}\n`)
+  const manifests = ["apps", "packages"].flatMap((dir) =>
+    existsSync(join(root, dir))
+      ? readdirSync(join(root, dir))
+          .map((name) => join(dir, name, "package.json"))
+          .filter((file) => existsSync(join(root, file)))
+      : []
+  )
+  for (const file of ["pnpm-lock.yaml", "pnpm-workspace.yaml", "package.json", ...manifests.sort()]) {
+    const path = join(root, file)
+    hash.update(`${file}\n`).update(existsSync(path) ? readFileSync(path) : "")
+  }
+  return hash.digest("hex")
+}
+const stamp = join(root, "node_modules", ".svc-install-stamp")
+const inputs = installInputs()
+const upToDate = existsSync(stamp) && readFileSync(stamp, "utf8") === inputs
+if (!upToDate) {
+  // The command line's and the migration tool's stdout is their output (tables, JSON lines): the install reports on
+  // stderr instead.
+  const installStdio = ["svc", "migrate", "deploy"].includes(task) ? ["ignore", process.stderr, "inherit"] : "inherit"
+  const installed = await run(
+    [...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"],
+    installStdio
+  )
+  if (installed !== 0) process.exit(installed)
+  writeFileSync(stamp, inputs)
+}
 const [program, ...args] = tasks[task]
 process.exit(await run([...(program === "node" ? [node] : pnpm), ...args, ...rest]))
