@@ -1,7 +1,8 @@
 /**
  * The dependency rule (DESIGN §3): dependencies point inward.
  *
- * - `packages/domain` source imports only `effect`, `viem`, `siwe`, `nanoid` (and its own files).
+ * - `packages/domain` source imports only `effect`, `viem`, `siwe`, `nanoid` (and its own files); `packages/contract`
+ *   only `effect` and `@svc/domain`.
  * - No package under `packages/` imports an app (`@svc/api`, `@svc/cli`, `@svc/migrate`, or a path into `apps/`).
  * - Only the HTTP adapter itself and the API's composition root (`apps/api/src/{Server,main,TestServer}.ts`) import
  *   the HTTP server (`@svc/adapters/http/server`): workers, tools and other apps use the domain's use cases.
@@ -15,6 +16,15 @@ import { join, relative, resolve } from "node:path"
 
 /** The packages the domain may import, with their subpaths. */
 export const domainAllowed = ["effect", "viem", "siwe", "nanoid"] as const
+
+/** Import lines that are text, not imports: the `/docs` guide's example code, in a template string. */
+const textOnly = new Set(["packages/contract/src/ApiGuide.ts viem/accounts"])
+
+/** What each inner package may import besides its own files: the domain, and the HTTP contract (DESIGN §3). */
+const innerAllowed: Readonly<Record<string, ReadonlyArray<string>>> = {
+  domain: domainAllowed,
+  contract: ["effect", "@svc/domain"]
+}
 const apps = ["@svc/api", "@svc/cli", "@svc/migrate"]
 
 /** The HTTP server's module, and the files besides tests that may import it (paths from the workspace root). */
@@ -103,13 +113,14 @@ export const findViolations = (root: string): Array<Violation> => {
             violations.push({ file: rel, specifier, rule: "only the API's composition root imports the HTTP server" })
             continue
           }
-          if (top !== "packages" || dir.name !== "domain" || isTestOrBench(rel)) continue
+          const allowed = top === "packages" ? innerAllowed[dir.name] : undefined
+          if (allowed === undefined || isTestOrBench(rel)) continue
           if (relativeImport) {
             if (!target?.startsWith(`${dirPath}/`)) {
-              violations.push({ file: rel, specifier, rule: "the domain imports only its own files" })
+              violations.push({ file: rel, specifier, rule: `the ${dir.name} imports only its own files` })
             }
-          } else if (!(domainAllowed as ReadonlyArray<string>).includes(packageOf(specifier))) {
-            violations.push({ file: rel, specifier, rule: `the domain may import only ${domainAllowed.join(", ")}` })
+          } else if (!allowed.includes(packageOf(specifier)) && !textOnly.has(`${rel} ${specifier}`)) {
+            violations.push({ file: rel, specifier, rule: `the ${dir.name} may import only ${allowed.join(", ")}` })
           }
         }
       }

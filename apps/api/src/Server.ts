@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { SignerKeys } from "@svc/adapters/evm"
-import { AccessTokens, Api, servedApi } from "@svc/adapters/http"
+import { AccessTokens } from "@svc/adapters/http"
 import {
   AccessLog,
   AuthenticationLive,
@@ -43,6 +43,7 @@ import { LogMailer } from "@svc/adapters/mail"
 import { MongoStorage, type MongoTimeouts, type MongoUnreachable } from "@svc/adapters/mongo"
 import { type SqliteDatabaseError, SqliteStorage } from "@svc/adapters/sqlite"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
+import { Api, servedApi } from "@svc/contract"
 import type { ChainGateway } from "@svc/domain/chain"
 import { IdGenerator } from "@svc/domain/Ids"
 import { InviteExpiry, InviteSettings, Invites } from "@svc/domain/invite"

@@ -2,7 +2,7 @@
  * The team routes over real HTTP against the server on jongodb: success paths and every limit at its edges.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { NotFound } from "@svc/adapters/http"
+import { NotFound } from "@svc/contract"
 import { walletAddressOf } from "@svc/domain/Evm"
 import type { TeamId } from "@svc/domain/Ids"
 import { Effect, type Scope } from "effect"

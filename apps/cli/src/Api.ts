@@ -3,7 +3,7 @@
  * the raw answer so `--json` prints exactly what the API said; every failure becomes a `CliFailure` with the API's
  * message and code.
  */
-import { statusOfApiError } from "@svc/adapters/http"
+import { statusOfApiError } from "@svc/contract"
 import { Effect, Schema } from "effect"
 import type { HttpClientResponse } from "effect/http"
 import { CliFailure, envelopeOf } from "./Failure.ts"

@@ -3,7 +3,7 @@
  * /v2/auth/verify), and the authenticated client every other command uses: it signs in again by itself when the kept
  * JWT has expired and a key is at hand.
  */
-import { makeApiClient } from "@svc/adapters/http"
+import { makeApiClient } from "@svc/contract"
 import type { WalletAddress } from "@svc/domain/Evm"
 import { Clock, Console, Effect, Option, Redacted } from "effect"
 import { privateKeyToAccount } from "viem/accounts"

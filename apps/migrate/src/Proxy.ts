@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Api, type ApiClient, makeApiClient, statusOfApiError } from "@svc/adapters/http"
+import { Api, type ApiClient, makeApiClient, statusOfApiError } from "@svc/contract"
 import type { TeamId } from "@svc/domain/Ids"
 import { V1IdMap } from "@svc/domain/migration"
 import { maxPaymentsPage, type PaymentItem } from "@svc/domain/payment"

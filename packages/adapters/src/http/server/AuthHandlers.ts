@@ -2,6 +2,8 @@
  * `GET /v2/auth/siwe` and `POST /v2/auth/verify` (SPEC §5) over the domain's `SignIn`: a single-use nonce per
  * message, then a JWT for the user whose wallet signed it (an unknown wallet becomes a new user, DESIGN §5).
  */
+
+import { Api, toApiError } from "@svc/contract"
 import { type NonceStore, SignIn, type SiweAudience } from "@svc/domain/auth"
 import type { IdGenerator } from "@svc/domain/Ids"
 import type { Randomness } from "@svc/domain/Randomness"
@@ -10,8 +12,6 @@ import type { UserRepository } from "@svc/domain/user"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { AccessTokens } from "../AccessTokens.ts"
-import { Api } from "../Api.ts"
-import { toApiError } from "../ApiError.ts"
 import { ok } from "./Respond.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 

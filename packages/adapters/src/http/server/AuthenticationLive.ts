@@ -2,11 +2,11 @@
  * The server side of bearer authentication: verifies the JWT (or reuses the idempotency middleware's verdict for it)
  * and provides the caller.
  */
+
+import { Authentication, apiError, CurrentUser, type Unauthorized } from "@svc/contract"
 import { UserRepository } from "@svc/domain/user"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AccessTokens } from "../AccessTokens.ts"
-import { apiError, type Unauthorized } from "../ApiError.ts"
-import { Authentication, CurrentUser } from "../Authentication.ts"
 import { verifyOnce } from "./VerifiedToken.ts"
 
 /** Missing, malformed, expired, foreign-key and `alg: none` tokens, and tokens naming no user, all answer 401. */

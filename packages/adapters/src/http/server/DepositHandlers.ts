@@ -1,10 +1,11 @@
 /** GET /v2/deposits over the domain's `listDeposits` (decision 0064). */
+
+import { Api } from "@svc/contract"
 import { ChainGateway } from "@svc/domain/chain"
 import { DepositLedger, listDeposits } from "@svc/domain/deposit"
 import { TeamAccess } from "@svc/domain/membership"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
 import { asCaller } from "./Respond.ts"
 
 /** The deposits handlers: what the ledger holds, confirmations from the chain when there is one. */

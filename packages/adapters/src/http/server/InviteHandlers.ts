@@ -2,12 +2,12 @@
  * The invite routes (DESIGN §5b, SPEC §4.9, §4.11) over the domain's `Invites` and `ManagerInvites`: one line per
  * endpoint. Without a chain, manager invites answer 501 after the permission check (`InviteHandlersWithoutChain`).
  */
+
+import { Api, apiError } from "@svc/contract"
 import { Invites, ManagerInvites } from "@svc/domain/invite"
 import { TeamAccess } from "@svc/domain/membership"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { apiError } from "../ApiError.ts"
 import { asCaller, respond, respondSettled } from "./Respond.ts"
 
 const pending = Effect.fail(apiError("NOT_IMPLEMENTED"))

@@ -2,13 +2,14 @@
  * The payment routes (SPEC §4.3, §4.5, §4.6, §4.7) and the balance route (DESIGN §5) over the domain's `Payments`:
  * one line per endpoint. docs/payments.md tells the flow.
  */
+
+import { Api } from "@svc/contract"
 import type { ChainGateway } from "@svc/domain/chain"
 import { Payments, type PaymentsPage, type PaymentsQuery } from "@svc/domain/payment"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
 import { asCaller, respond, respondSettled } from "./Respond.ts"
 
 /**

@@ -3,12 +3,12 @@
  * in `InviteHandlersWithoutChain`). Until then each one checks the caller's permission on the team it names, exactly
  * as the real handler will, and answers 501 NOT_IMPLEMENTED; the owning issue replaces the group's layer.
  */
+
+import { Api, apiError } from "@svc/contract"
 import { TeamId } from "@svc/domain/Ids"
 import { type Action, TeamAccess } from "@svc/domain/membership"
 import { Effect, Layer, Schema } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { apiError } from "../ApiError.ts"
 import { asCaller } from "./Respond.ts"
 
 const pending = Effect.fail(apiError("NOT_IMPLEMENTED"))

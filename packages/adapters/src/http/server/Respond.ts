@@ -2,12 +2,12 @@
  * How a handler runs a use case: for the caller the access token names, with domain errors translated once
  * (`toApiError`), the result in the success envelope (SPEC §1).
  */
+
+import { CurrentUser, toApiError } from "@svc/contract"
 import type { CodedError } from "@svc/domain/errors"
 import type { Caller } from "@svc/domain/user"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { toApiError } from "../ApiError.ts"
-import { CurrentUser } from "../Authentication.ts"
 
 /** `{success: true, data}`. */
 export const ok = <A>(data: A) => ({ success: true as const, data })

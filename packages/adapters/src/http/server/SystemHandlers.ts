@@ -1,13 +1,13 @@
 /**
  * `GET /health` and `GET /ready`.
  */
+
+import { Api, NotReady, type ReadinessChecks } from "@svc/contract"
 import { ChainGateway, ChainSupervision, type RelayerHealth } from "@svc/domain/chain"
 import { StorageHealth } from "@svc/domain/StorageHealth"
 import { workerOutages } from "@svc/domain/Worker"
 import { Duration, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { NotReady, type ReadinessChecks } from "../SystemApi.ts"
 
 /** How long readiness waits for each dependency: a probe must answer well before an orchestrator's own timeout. */
 const checkTimeout = Duration.seconds(2)

@@ -1,10 +1,11 @@
 /**
  * The team routes (SPEC §4.2, §4.4, §4.10, §4.12) over the domain's `Teams`: one line per endpoint.
  */
+
+import { Api } from "@svc/contract"
 import { Teams } from "@svc/domain/team"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
 import { respond, respondJson } from "./Respond.ts"
 
 /** The team handlers. */

@@ -1,10 +1,11 @@
 /**
  * The webhook routes (SPEC §4.1, §4.8, DESIGN §5b) over the domain's `Webhooks`: one line per endpoint.
  */
+
+import { Api } from "@svc/contract"
 import { Webhooks } from "@svc/domain/webhook"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
 import { respond } from "./Respond.ts"
 
 /** The webhook handlers. */

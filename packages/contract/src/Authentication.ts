@@ -7,7 +7,7 @@ import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Unauthorized } from "./ApiError.ts"
 
 /** The caller, as the access token names them. */
-export class CurrentUser extends Context.Service<CurrentUser, Caller>()("@svc/adapters/http/CurrentUser") {}
+export class CurrentUser extends Context.Service<CurrentUser, Caller>()("@svc/contract/CurrentUser") {}
 
 /**
  * `Authorization: Bearer <JWT>`, documented as OpenAPI's `http`/`bearer` scheme (lower case, as the specification
@@ -23,7 +23,7 @@ const bearerToken = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
 
 /** Requires `Authorization: Bearer <JWT>`; provides the `CurrentUser`; refuses with 401. */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentUser }>()(
-  "@svc/adapters/http/Authentication",
+  "@svc/contract/Authentication",
   {
     security: { bearer: bearerToken },
     error: Unauthorized
