@@ -1,0 +1,110 @@
+/**
+ * `@svc/client` against a real server settling on anvil (issue 20, item 3): a viem account and an ethers signer each
+ * sign in and pay a team member with one call (issued, checked, signed here, executed), the token is reused and renewed
+ * by the client itself, every operation answers a promise, an API refusal is an `SvcError` with the API's code, and
+ * `verifyWebhook` accepts what Standard Webhooks' own library signs (both secrets during a rotation) and nothing else.
+ */
+import { assert, layer } from "@effect/vitest"
+import { createSvcClient, SvcError, verifyWebhook, WebhookVerificationError } from "@svc/client"
+import { Effect } from "effect"
+import { Wallet } from "ethers"
+import { Webhook } from "standardwebhooks"
+import { privateKeyToAccount } from "viem/accounts"
+import { ChainTestServer, fundedTeam } from "./TestServer.ts"
+
+layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@svc/client", (it) => {
+  it.effect("a viem account and an ethers signer each sign in and pay a member in one call", () =>
+    Effect.gen(function* () {
+      const { server, gateway } = yield* ChainTestServer
+      const t = yield* fundedTeam(100_000_000n)
+      for (const account of [privateKeyToAccount(t.adminKey), new Wallet(t.adminKey)]) {
+        const svc = createSvcClient({ baseUrl: server.baseUrl, account })
+        const paid = yield* Effect.promise(() =>
+          svc.payments.pay({
+            team: t.team,
+            to: [{ to: t.employee.user, amount_cents: 1_234, invoice_description: "sdk" }]
+          })
+        )
+        assert.match(paid.transaction, /^0x[0-9a-f]{64}$/)
+        assert.strictEqual(paid.payments.length, 1)
+        assert.isFalse(paid.inFlight)
+        // Signed in once, by the first call: the same token after.
+        const jwt = yield* Effect.promise(() => svc.token())
+        assert.strictEqual(yield* Effect.promise(() => svc.token()), jwt)
+        const team = yield* Effect.promise(() => svc.teams.get({ params: { team_nanoid: t.team } } as never))
+        assert.strictEqual((team as { data: { nanoid: string } }).data.nanoid, t.team)
+      }
+      const listed = yield* Effect.promise(() =>
+        createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) }).payments.query({
+          query: { team_nanoid: t.team }
+        } as never)
+      )
+      assert.strictEqual((listed as { data: { items: Array<unknown> } }).data.items.length, 2)
+      assert.strictEqual(yield* gateway.balanceOf(t.account).pipe(Effect.orDie), 100_000_000n - 2n * 12_340_000n)
+    })
+  )
+
+  it.effect("an API refusal is an SvcError with its code and status; an unreachable API is NETWORK_ERROR", () =>
+    Effect.gen(function* () {
+      const { server } = yield* ChainTestServer
+      const t = yield* fundedTeam(1_000_000n)
+      const svc = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
+      const refused = yield* Effect.promise(() =>
+        svc.teams.get({ params: { team_nanoid: "te-AAAAAAAAAAAA" } } as never).then(
+          () => undefined,
+          (error: unknown) => error
+        )
+      )
+      assert.instanceOf(refused, SvcError)
+      assert.strictEqual((refused as SvcError).errorCode, "TEAM_NOT_FOUND")
+      assert.strictEqual((refused as SvcError).status, 404)
+      const overpaid = yield* Effect.promise(() =>
+        svc.payments.pay({ team: t.team, to: [{ to: t.employee.user, amount_cents: 5_000_000 }] }).then(
+          () => undefined,
+          (error: unknown) => error
+        )
+      )
+      assert.instanceOf(overpaid, SvcError)
+      const away = createSvcClient({ baseUrl: "http://127.0.0.1:1", account: privateKeyToAccount(t.adminKey) })
+      const unreachable = yield* Effect.promise(() =>
+        away.signIn().then(
+          () => undefined,
+          (error: unknown) => error
+        )
+      )
+      assert.strictEqual((unreachable as SvcError).errorCode, "NETWORK_ERROR")
+    })
+  )
+
+  it.effect(
+    "verifyWebhook: what Standard Webhooks signs verifies, with either secret during a rotation; nothing else",
+    () =>
+      Effect.sync(() => {
+        const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`
+        const next = `whsec_${Buffer.alloc(32, 9).toString("base64")}`
+        const body = JSON.stringify({ event_type: "payment.sent", data: { nanoid: "pa-000000000001" } })
+        const now = new Date()
+        const signature = new Webhook(secret).sign("dl-000000000001", now, body)
+        const headers = {
+          "webhook-id": "dl-000000000001",
+          "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+          "webhook-signature": signature
+        }
+        assert.deepStrictEqual(verifyWebhook({ secret, body, headers }), JSON.parse(body))
+        // During a rotation the service signs with both secrets: each verifies, and a receiver may hold both.
+        const both = {
+          ...headers,
+          "webhook-signature": `${signature} ${new Webhook(next).sign("dl-000000000001", now, body)}`
+        }
+        assert.deepStrictEqual(verifyWebhook({ secret: next, body, headers: both }), JSON.parse(body))
+        assert.deepStrictEqual(verifyWebhook({ secret: [next, secret], body, headers }), JSON.parse(body))
+        assert.deepStrictEqual(verifyWebhook({ secret, body, headers: new Headers(headers) }), JSON.parse(body))
+        const refused = (options: Parameters<typeof verifyWebhook>[0]) =>
+          assert.throws(() => verifyWebhook(options), WebhookVerificationError)
+        refused({ secret, body: body.replace("0001", "0002"), headers })
+        refused({ secret: next, body, headers })
+        refused({ secret, body, headers, now: new Date(now.getTime() + 10 * 60_000) })
+        refused({ secret, body, headers: { ...headers, "webhook-signature": "" } })
+      })
+  )
+})

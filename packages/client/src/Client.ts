@@ -1,0 +1,277 @@
+/**
+ * The svc client with plain promises (issue 20): `createSvcClient({ baseUrl, account })` signs in with the account's
+ * wallet (SIWE) when first needed and again when its token expires, exposes every operation of the API grouped by
+ * resource (derived from the HTTP contract, so it cannot drift from the server), and pays in one call: it issues the
+ * typed data, checks it pays what was asked, signs it here and executes it. The private key never leaves the process:
+ * only signatures are sent.
+ */
+import { type ApiClient, makeApiClient, statusOfApiError } from "@svc/contract"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import type { ErrorCode } from "@svc/domain/errors"
+import type { TeamId, UserId } from "@svc/domain/Ids"
+import type { ExecutePaymentsResponse } from "@svc/domain/payment"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+
+/** A viem account (`privateKeyToAccount`, a wallet client's local account, ...). */
+export interface ViemAccount {
+  readonly address: `0x${string}`
+  readonly signMessage: (args: { readonly message: string }) => Promise<`0x${string}`>
+  readonly signTypedData: (args: {
+    readonly domain: Record<string, unknown>
+    readonly types: Record<string, unknown>
+    readonly primaryType: string
+    readonly message: Record<string, unknown>
+  }) => Promise<`0x${string}`>
+}
+
+/** An ethers v6 signer (`Wallet`, a browser provider's signer, ...). */
+export interface EthersSigner {
+  readonly getAddress: () => Promise<string>
+  readonly signMessage: (message: string) => Promise<string>
+  readonly signTypedData: (
+    domain: Record<string, unknown>,
+    types: Record<string, Array<{ readonly name: string; readonly type: string }>>,
+    value: Record<string, unknown>
+  ) => Promise<string>
+}
+
+/** What signs for the client: a viem account or an ethers signer. */
+export type SvcAccount = ViemAccount | EthersSigner
+
+/** An answer of the API that is not a success, or no answer at all (`NETWORK_ERROR`). */
+export class SvcError extends Error {
+  override readonly name = "SvcError"
+  /**
+   * The API's `error_code`; `NETWORK_ERROR` when it could not be reached, `UNEXPECTED_RESPONSE` for an answer the
+   * contract does not describe (or typed data that does not pay what was asked).
+   */
+  readonly errorCode: ErrorCode | "NETWORK_ERROR" | "UNEXPECTED_RESPONSE"
+  /** The HTTP status, when the API answered. */
+  readonly status: number | undefined
+  constructor(errorCode: SvcError["errorCode"], message: string, status?: number) {
+    super(message)
+    this.errorCode = errorCode
+    this.status = status
+  }
+}
+
+/** The promise form of an Effect client: each group's operations answer a `Promise` of their success. */
+type Promised<C> = {
+  readonly [G in keyof C]: {
+    readonly [O in keyof C[G]]: C[G][O] extends (...args: infer P) => Effect.Effect<infer A, infer _E, infer _R>
+      ? (...args: P) => Promise<A>
+      : never
+  }
+}
+
+/** Every operation of the API, grouped by resource (`teams`, `payments`, `invites`, `webhooks`, ...). */
+export type SvcOperations = Promised<ApiClient>
+
+/** One payee of `payments.pay`. */
+export interface Payee {
+  /** A team member's user id (`us-…`). */
+  readonly to: string
+  readonly amount_cents: number
+  readonly invoice_description?: string
+}
+
+/** What `payments.pay` answers: the transaction, and the payments it made (or registered, for `payAt`). */
+export interface PaymentResult {
+  readonly transaction: string
+  readonly payments: ExecutePaymentsResponse["data"]["payments"]
+  /** True when the transaction was sent and is not final yet (the API answered 202; the same call again waits on). */
+  readonly inFlight: boolean
+}
+
+export interface SvcClient extends SvcOperations {
+  /** The wallet this client signs with. */
+  readonly address: () => Promise<`0x${string}`>
+  /** Signs in now (SIWE: the message from the API, signed here, exchanged for a JWT); answers the JWT. */
+  readonly signIn: () => Promise<string>
+  /** The current JWT, signing in again first when there is none or it expires within a minute. */
+  readonly token: () => Promise<string>
+  readonly payments: SvcOperations["payments"] & {
+    /**
+     * Pays team members from `team`: issues the typed data, checks it pays exactly the amounts asked, signs it with
+     * the account and executes it. With `payAt`, registers intents due then instead.
+     */
+    readonly pay: (request: {
+      readonly team: string
+      readonly to: ReadonlyArray<Payee>
+      readonly payAt?: Date
+    }) => Promise<PaymentResult>
+  }
+}
+
+const isEthers = (account: SvcAccount): account is EthersSigner =>
+  typeof (account as EthersSigner).getAddress === "function"
+
+/** A JWT's `exp` (seconds), without checking it: the server does. */
+const expiryOf = (jwt: string): number => {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")) as { exp?: number }
+    return typeof payload.exp === "number" ? payload.exp : 0
+  } catch {
+    return 0
+  }
+}
+
+/** Runs a client call: its success, or an `SvcError` naming the API's code. */
+const run = <A>(effect: Effect.Effect<A, unknown>): Promise<A> =>
+  Effect.runPromiseExit(effect).then((exit) => {
+    if (Exit.isSuccess(exit)) return exit.value
+    const error = Cause.squash(exit.cause) as {
+      error_code?: ErrorCode
+      data?: unknown
+      _tag?: string
+      message?: string
+    }
+    if (typeof error?.error_code === "string") {
+      throw new SvcError(
+        error.error_code,
+        typeof error.data === "string" ? error.data : error.error_code,
+        statusOfApiError(error as never)
+      )
+    }
+    if (error?._tag === "HttpClientError" || error?._tag === "RequestError") {
+      throw new SvcError("NETWORK_ERROR", error.message ?? "the API could not be reached")
+    }
+    throw new SvcError("UNEXPECTED_RESPONSE", error?.message ?? String(error))
+  })
+
+/** Each group's operations as promises (`operations.teams.get(...)`), over `client`. */
+const promised = <C extends object>(client: C): Promised<C> =>
+  Object.fromEntries(
+    Object.entries(client).map(([group, operations]) => [
+      group,
+      Object.fromEntries(
+        Object.entries(operations as Record<string, (...args: Array<unknown>) => Effect.Effect<unknown>>).map(
+          ([name, operation]) => [name, (...args: Array<unknown>) => run(operation(...args))]
+        )
+      )
+    ])
+  ) as Promised<C>
+
+/** 1 cent in USDC's 6-decimal units. */
+const unitsPerCent = 10_000n
+
+/**
+ * A client of the svc API at `baseUrl`, signing with `account`.
+ *
+ * @example
+ * const svc = createSvcClient({ baseUrl: "http://127.0.0.1:3000", account: privateKeyToAccount(key) })
+ * const { transaction } = await svc.payments.pay({ team: "te-…", to: [{ to: "us-…", amount_cents: 1_234 }] })
+ */
+export const createSvcClient = (options: { readonly baseUrl: string; readonly account: SvcAccount }): SvcClient => {
+  const { account } = options
+  const baseUrl = options.baseUrl.replace(/\/+$/, "")
+  const address = async () =>
+    (isEthers(account) ? await account.getAddress() : account.address).toLowerCase() as `0x${string}`
+  const signMessage = (message: string) =>
+    isEthers(account) ? account.signMessage(message) : account.signMessage({ message })
+  const signTypedData = (bundle: TypedDataBundle) => {
+    const signable = signableOf(bundle)
+    if (!isEthers(account)) return account.signTypedData(signable as never)
+    // ethers derives the domain type itself and refuses it among the types.
+    const { EIP712Domain: _domain, ...types } = bundle.types as Record<string, Array<{ name: string; type: string }>>
+    return account.signTypedData(bundle.domain, types, signable.message)
+  }
+
+  const anonymous = makeApiClient({ baseUrl })
+  let session: { readonly jwt: string; readonly expires: number } | undefined
+  let signingIn: Promise<string> | undefined
+
+  const signIn = (): Promise<string> => {
+    signingIn ??= (async () => {
+      try {
+        const wallet = await address()
+        const challenge = await run(Effect.flatMap(anonymous, (api) => api.auth.siwe({ query: { wallet } as never })))
+        const sig = await signMessage(challenge.data.siwe)
+        const verified = await run(
+          Effect.flatMap(anonymous, (api) =>
+            api.auth.verify({ payload: { message: challenge.data.siwe, sig, nonce: challenge.data.nonce } as never })
+          )
+        )
+        session = { jwt: verified.data.jwt, expires: expiryOf(verified.data.jwt) }
+        return verified.data.jwt
+      } finally {
+        signingIn = undefined
+      }
+    })()
+    return signingIn
+  }
+
+  const token = async () =>
+    session !== undefined && session.expires - 60 > Date.now() / 1000 ? session.jwt : await signIn()
+
+  // Every request carries the current token, asked for as it is sent: a long-lived client signs in again by itself.
+  const authenticated = Effect.runSync(
+    makeApiClient({
+      baseUrl,
+      httpClient: Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          HttpClient.mapRequestEffect(client, (request) =>
+            request.url.includes("/v2/auth/")
+              ? Effect.succeed(request)
+              : Effect.map(Effect.promise(token), (jwt) => HttpClientRequest.bearerToken(request, jwt))
+          )
+        )
+      ).pipe(Layer.provide(FetchHttpClient.layer))
+    })
+  )
+  const operations = promised(authenticated)
+
+  const pay = async (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => {
+    const body = {
+      from: request.team as TeamId,
+      to: request.to.map((payee) => ({
+        to: payee.to as UserId,
+        amount_cents: payee.amount_cents,
+        currency_symbol: "USD" as const,
+        invoice_description: payee.invoice_description ?? "Payment"
+      })),
+      pay_now: request.payAt === undefined,
+      network: "arbitrum" as const
+    }
+    const issued = await operations.payments.create({
+      payload: {
+        ...body,
+        ...(request.payAt === undefined ? {} : { pay_at_time: Math.floor(request.payAt.getTime() / 1000) })
+      }
+    } as never)
+    const bundle = (issued as { data: TypedDataBundle }).data
+    const entries = (bundle.typed_data as { data?: { payments?: ReadonlyArray<{ amount: string }> } }).data?.payments
+    // Signs only what pays exactly what was asked: the count, and each amount in order.
+    if (
+      entries === undefined ||
+      entries.length !== request.to.length ||
+      !entries.every(
+        (entry, index) => BigInt(entry.amount) === BigInt(request.to[index]?.amount_cents ?? 0) * unitsPerCent
+      )
+    ) {
+      throw new SvcError(
+        "UNEXPECTED_RESPONSE",
+        "the typed data the API issued does not pay what was asked: nothing was signed"
+      )
+    }
+    const signature = await signTypedData(bundle)
+    const executed = (await operations.payments.execute({
+      payload: { ...body, signer: await address(), typed_data: bundle.typed_data, signature }
+    } as never)) as unknown as { data: ExecutePaymentsResponse["data"] & { status?: string } }
+    return {
+      transaction: executed.data.transaction,
+      payments: executed.data.payments,
+      inFlight: executed.data.status === "in_flight"
+    }
+  }
+
+  return {
+    ...operations,
+    payments: { ...operations.payments, pay },
+    address,
+    signIn,
+    token
+  }
+}
