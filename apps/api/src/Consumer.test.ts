@@ -1,0 +1,158 @@
+/**
+ * What other teams install, installed as they would (issue 20, item 6): `@svc/domain`, `@svc/contract` and
+ * `@svc/client` packed (`scripts/pack.ts`) and installed with npm into an empty project outside the workspace, beside
+ * viem and ethers from the registry. There, on plain Node 24 with no loader, every export of every package imports;
+ * a viem account and an ethers signer each sign in and pay a team member of a real server settling on anvil; and a
+ * small TypeScript consumer (`moduleResolution: nodenext`) type-checks against the shipped `.d.ts`. No tarball holds a
+ * test, and the client pulls in no server dependency.
+ */
+import { execFile } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { ChainTestServer, fundedTeam } from "./TestServer.ts"
+
+const root = resolve(import.meta.dirname, "..", "..", "..")
+
+/** Runs `command` in `cwd`; answers its stdout, or fails with its output. */
+const sh = (command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) =>
+  Effect.promise(
+    () =>
+      new Promise<string>((done, fail) =>
+        execFile(
+          command,
+          [...args],
+          { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 },
+          (error, stdout, stderr) =>
+            error === null
+              ? done(stdout)
+              : fail(new Error(`${command} ${args.join(" ")}: ${error.message}\n${stdout}\n${stderr}`))
+        )
+      )
+  )
+
+/** Imports every export of the installed packages (their manifests' `exports`); prints how many. */
+const importAll = `
+import { readFileSync } from "node:fs"
+let count = 0
+for (const name of ["@svc/domain", "@svc/contract", "@svc/client"]) {
+  const manifest = JSON.parse(readFileSync(new URL(\`./node_modules/\${name}/package.json\`, import.meta.url), "utf8"))
+  for (const subpath of Object.keys(manifest.exports)) {
+    // Some hold only types (\`Lease\`): loading is what is checked.
+    await import(name + subpath.slice(1))
+    count++
+  }
+}
+console.log(JSON.stringify({ count }))
+`
+
+/** Signs in and pays with a viem account, then with an ethers signer. */
+const pay = `
+import { createSvcClient } from "@svc/client"
+import { privateKeyToAccount } from "viem/accounts"
+import { Wallet } from "ethers"
+const { BASE_URL, ADMIN_KEY, TEAM, MEMBER } = process.env
+const paid = []
+for (const account of [privateKeyToAccount(ADMIN_KEY), new Wallet(ADMIN_KEY)]) {
+  const svc = createSvcClient({ baseUrl: BASE_URL, account })
+  const result = await svc.payments.pay({ team: TEAM, to: [{ to: MEMBER, amount_cents: 250, invoice_description: "from a tarball" }] })
+  paid.push(result.transaction)
+}
+console.log(JSON.stringify({ paid }))
+`
+
+/** A typed consumer: what an integrator writes, checked against the shipped declarations. */
+const typed = `
+import { createSvcClient, SvcError, verifyWebhook } from "@svc/client"
+import { TypedDataBundle } from "@svc/domain/eip712"
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts"
+
+const svc = createSvcClient({ baseUrl: "http://127.0.0.1:3000", account: privateKeyToAccount(generatePrivateKey()) })
+export const paid: Promise<string> = svc.payments
+  .pay({ team: "te-xxxxxxxxxxxx", to: [{ to: "us-xxxxxxxxxxxx", amount_cents: 100 }] })
+  .then((result) => result.transaction)
+export const token: Promise<string> = svc.token()
+export const code = (error: unknown): string | undefined => (error instanceof SvcError ? error.errorCode : undefined)
+export const event = (body: string, headers: Record<string, string>) => verifyWebhook({ secret: "whsec_x", body, headers })
+export type Bundle = TypedDataBundle
+`
+
+layer(ChainTestServer.layer, { timeout: 600_000, excludeTestServices: true })("packages from tarballs", (it) => {
+  it.effect("install on plain Node, import every export, pay with viem and ethers, and type-check", () =>
+    Effect.gen(function* () {
+      const { server } = yield* ChainTestServer
+      const t = yield* fundedTeam(10_000_000n)
+      const work = mkdtempSync(join(tmpdir(), "svc-consumer-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(work, { recursive: true, force: true })))
+      const tarballs = (yield* sh(process.execPath, [join(root, "scripts", "pack.ts"), join(work, "tarballs")], root))
+        .trim()
+        .split("\n")
+      assert.strictEqual(tarballs.length, 3)
+      for (const tarball of tarballs) {
+        const files = yield* sh("tar", ["tzf", tarball], work)
+        assert.notMatch(files, /\.(test|bench)\.|\/src\//, tarball)
+        assert.match(files, /package\/dist\/index\.(js|d\.ts)|package\/dist\/[A-Za-z]+\.js/, tarball)
+      }
+      const project = join(work, "consumer")
+      yield* sh("mkdir", ["-p", project], work)
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+      yield* sh(
+        "npm",
+        [
+          "install",
+          "--no-audit",
+          "--no-fund",
+          "--loglevel=error",
+          ...tarballs,
+          "viem@2.57.1",
+          "ethers@6.17.0",
+          "@types/node@24.19.2"
+        ],
+        project
+      )
+      // The client brings no server: no database driver, mailer, node or adapters.
+      for (const absent of ["mongodb", "nodemailer", "@foundry-rs", "@svc/adapters", "jose"]) {
+        assert.isFalse(existsSync(join(project, "node_modules", absent)), `${absent} was installed`)
+      }
+      assert.deepStrictEqual(readdirSync(join(project, "node_modules", "@svc")).sort(), [
+        "client",
+        "contract",
+        "domain"
+      ])
+
+      writeFileSync(join(project, "import-all.mjs"), importAll)
+      const imported = JSON.parse(yield* sh(process.execPath, ["import-all.mjs"], project)) as { count: number }
+      assert.isAtLeast(imported.count, 30)
+
+      writeFileSync(join(project, "pay.mjs"), pay)
+      const env = { BASE_URL: server.baseUrl, ADMIN_KEY: t.adminKey, TEAM: t.team, MEMBER: t.employee.user }
+      const { paid } = JSON.parse(yield* sh(process.execPath, ["pay.mjs"], project, env)) as { paid: Array<string> }
+      assert.strictEqual(paid.length, 2)
+      for (const transaction of paid) assert.match(transaction, /^0x[0-9a-f]{64}$/)
+
+      writeFileSync(join(project, "consumer.ts"), typed)
+      writeFileSync(
+        join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            module: "nodenext",
+            moduleResolution: "nodenext",
+            target: "es2024",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ["node"]
+          },
+          files: ["consumer.ts"]
+        })
+      )
+      yield* sh(
+        process.execPath,
+        [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"],
+        project
+      )
+    }).pipe(Effect.scoped)
+  )
+})

@@ -1,0 +1,82 @@
+/**
+ * Packs the packages other teams install (issue 20): `@svc/domain`, `@svc/contract` and `@svc/client`, built to ESM
+ * JavaScript with `.d.ts` beside it. In the workspace their `exports` name the TypeScript sources, which Node runs as
+ * they are; Node refuses to strip types inside `node_modules`, so the tarball's `package.json` names `dist/` instead,
+ * with the `types` and `default` conditions, and ships `dist/` only (no test, benchmark or source).
+ *
+ * `node scripts/pack.ts <out-dir>` prints the tarballs' paths, one a line. One `tsc` program builds the three, so an
+ * import of another of them stays a bare specifier, resolved at run time to that package's `dist/`.
+ */
+import { execFileSync } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "..")
+const packed = ["domain", "contract", "client"] as const
+
+interface Manifest {
+  readonly name: string
+  readonly version: string
+  readonly exports: Record<string, string>
+  readonly dependencies?: Record<string, string>
+  readonly [field: string]: unknown
+}
+
+const manifestOf = (dir: string) =>
+  JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as Manifest
+
+/** `./src/eip712/index.ts` → the built files' conditions. */
+const built = (source: string) => {
+  const base = source.replace(/^\.\/src\//, "./dist/").replace(/\.ts$/, "")
+  return { types: `${base}.d.ts`, default: `${base}.js` }
+}
+
+/** The tarball's manifest: the built exports, only `dist/`, and the workspace's versions for its own packages. */
+export const publishedManifest = (manifest: Manifest, versions: ReadonlyMap<string, string>) => {
+  const { scripts: _scripts, devDependencies: _dev, ...rest } = manifest
+  return {
+    ...rest,
+    exports: Object.fromEntries(Object.entries(manifest.exports).map(([key, source]) => [key, built(source)])),
+    files: ["dist"],
+    ...(manifest.dependencies === undefined
+      ? {}
+      : {
+          dependencies: Object.fromEntries(
+            Object.entries(manifest.dependencies).map(([name, range]) => [
+              name,
+              range.startsWith("workspace:") ? (versions.get(name) ?? range) : range
+            ])
+          )
+        })
+  }
+}
+
+/** Builds the three and packs each into `out`; answers the tarballs' paths. */
+export const packAll = (out: string): Array<string> => {
+  const stage = join(root, ".cache", "pack")
+  rmSync(stage, { recursive: true, force: true })
+  execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.pack.json"], {
+    cwd: root,
+    stdio: "inherit"
+  })
+  mkdirSync(out, { recursive: true })
+  const manifests = new Map(packed.map((dir) => [dir, manifestOf(dir)]))
+  const versions = new Map([...manifests.values()].map((m) => [m.name, m.version]))
+  return packed.map((dir) => {
+    const manifest = manifests.get(dir) as Manifest
+    const target = join(stage, "packages", dir)
+    mkdirSync(target, { recursive: true })
+    cpSync(join(stage, "build", dir, "src"), join(target, "dist"), { recursive: true })
+    for (const doc of ["README.md", "CHANGELOG.md", "LICENSE"]) {
+      if (existsSync(join(root, "packages", dir, doc))) cpSync(join(root, "packages", dir, doc), join(target, doc))
+    }
+    writeFileSync(join(target, "package.json"), `${JSON.stringify(publishedManifest(manifest, versions), null, 2)}\n`)
+    const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: target, encoding: "utf8" })
+    return join(out, name.trim().split("\n").at(-1) ?? "")
+  })
+}
+
+if (import.meta.main) {
+  const out = resolve(process.argv[2] ?? join(root, ".cache", "tarballs"))
+  for (const tarball of packAll(out)) console.log(tarball)
+}
