@@ -27,7 +27,7 @@ describe("dependency rule", () => {
 
   it("allows the domain its four libraries and its own files", () => {
     const root = tree({
-      "packages/domain/src/a.ts": `import { Schema } from "effect/Schema"\nimport { keccak256 } from "viem"\nimport { SiweMessage } from "siwe"\nimport { nanoid } from "nanoid"\nimport { b } from "./b.ts"`,
+      "packages/domain/src/a.ts": `import { Schema } from "effect/Schema"\nimport { keccak256 } from "viem"\nimport { ParsedMessage } from "@spruceid/siwe-parser"\nimport { nanoid } from "nanoid"\nimport { b } from "./b.ts"`,
       "packages/domain/src/a.test.ts": `import { Wallet } from "ethers"`
     })
     expect(findViolations(root)).toEqual([])

@@ -1,7 +1,7 @@
 /**
  * The dependency rule (DESIGN §3): dependencies point inward.
  *
- * - `packages/domain` source imports only `effect`, `viem`, `siwe`, `nanoid` (and its own files); `packages/contract`
+ * - `packages/domain` source imports only `effect`, `viem`, `@spruceid/siwe-parser`, `nanoid` (and its own files); `packages/contract`
  *   only `effect` and `@svc/domain`.
  * - No package under `packages/` imports an app (`@svc/api`, `@svc/cli`, `@svc/migrate`, or a path into `apps/`).
  * - Only the HTTP adapter itself and the API's composition root (`apps/api/src/{Server,main,TestServer}.ts`) import
@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 
 /** The packages the domain may import, with their subpaths. */
-export const domainAllowed = ["effect", "viem", "siwe", "nanoid"] as const
+export const domainAllowed = ["effect", "viem", "@spruceid/siwe-parser", "nanoid"] as const
 
 /** Import lines that are text, not imports: the `/docs` guide's example code, in a template string. */
 const textOnly = new Set(["packages/contract/src/ApiGuide.ts viem/accounts"])

@@ -31,8 +31,10 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
         // Signed in once, by the first call: the same token after.
         const jwt = yield* Effect.promise(() => svc.token())
         assert.strictEqual(yield* Effect.promise(() => svc.token()), jwt)
-        const team = yield* Effect.promise(() => svc.teams.get({ params: { team_nanoid: t.team } } as never))
-        assert.strictEqual((team as { data: { nanoid: string } }).data.nanoid, t.team)
+        const health = yield* Effect.promise(() => svc.health())
+        assert.strictEqual(health.data.status, "ok")
+        const team = yield* Effect.promise(() => svc.teams.get({ params: { team_nanoid: t.team } }))
+        assert.strictEqual(team.data.nanoid, t.team)
       }
       const listed = yield* Effect.promise(() =>
         createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) }).payments.query({

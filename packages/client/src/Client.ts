@@ -11,7 +11,7 @@ import type { ErrorCode } from "@svc/domain/errors"
 import type { TeamId, UserId } from "@svc/domain/Ids"
 import type { ExecutePaymentsResponse } from "@svc/domain/payment"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 
 /** A viem account (`privateKeyToAccount`, a wallet client's local account, ...). */
 export interface ViemAccount {
@@ -56,13 +56,25 @@ export class SvcError extends Error {
   }
 }
 
-/** The promise form of an Effect client: each group's operations answer a `Promise` of their success. */
+/**
+ * An operation answering a `Promise` of its decoded success. (The Effect client's methods are generic in a response
+ * mode; read through `infer`, their answer is every mode's, so the raw-response forms are taken out.)
+ */
+type PromisedOperation<F> = F extends (request: infer P) => Effect.Effect<infer A, infer _E, infer _R>
+  ? (
+      ...request: {} extends Omit<P, "responseMode">
+        ? [request?: Omit<P, "responseMode">]
+        : [request: Omit<P, "responseMode">]
+    ) => Promise<Exclude<A, Response | readonly [unknown, Response]>>
+  : never
+
+type Response = HttpClientResponse.HttpClientResponse
+
+/** The promise form of an Effect client: each group's operations, and the top-level ones (`health`, `ready`). */
 type Promised<C> = {
-  readonly [G in keyof C]: {
-    readonly [O in keyof C[G]]: C[G][O] extends (...args: infer P) => Effect.Effect<infer A, infer _E, infer _R>
-      ? (...args: P) => Promise<A>
-      : never
-  }
+  readonly [K in keyof C]: C[K] extends (...args: ReadonlyArray<never>) => unknown
+    ? PromisedOperation<C[K]>
+    : { readonly [O in keyof C[K]]: PromisedOperation<C[K][O]> }
 }
 
 /** Every operation of the API, grouped by resource (`teams`, `payments`, `invites`, `webhooks`, ...). */
@@ -140,16 +152,26 @@ const run = <A>(effect: Effect.Effect<A, unknown>): Promise<A> =>
     throw new SvcError("UNEXPECTED_RESPONSE", error?.message ?? String(error))
   })
 
-/** Each group's operations as promises (`operations.teams.get(...)`), over `client`. */
+type Operation = (...args: Array<unknown>) => Effect.Effect<unknown>
+
+const promisedOperation =
+  (operation: Operation) =>
+  (...args: Array<unknown>) =>
+    run(operation(...args))
+
+/** Each group's operations as promises (`operations.teams.get(...)`), and the top-level ones, over `client`. */
 const promised = <C extends object>(client: C): Promised<C> =>
   Object.fromEntries(
-    Object.entries(client).map(([group, operations]) => [
-      group,
-      Object.fromEntries(
-        Object.entries(operations as Record<string, (...args: Array<unknown>) => Effect.Effect<unknown>>).map(
-          ([name, operation]) => [name, (...args: Array<unknown>) => run(operation(...args))]
-        )
-      )
+    Object.entries(client).map(([key, value]) => [
+      key,
+      typeof value === "function"
+        ? promisedOperation(value as Operation)
+        : Object.fromEntries(
+            Object.entries(value as Record<string, Operation>).map(([name, operation]) => [
+              name,
+              promisedOperation(operation)
+            ])
+          )
     ])
   ) as Promised<C>
 

@@ -2,10 +2,18 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { Wallet } from "ethers"
+import { SiweMessage } from "siwe"
 import { privateKeyToAccount } from "viem/accounts"
 import { Randomness } from "../Randomness.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
-import { makeSiweMessage, parseSiweMessage, type SiweExpectations, verifySiweMessage } from "./Siwe.ts"
+import {
+  formatSiweMessage,
+  makeSiweMessage,
+  parseSiweMessage,
+  type SiweExpectations,
+  type SiweFields,
+  verifySiweMessage
+} from "./Siwe.ts"
 
 // Anvil's first two dev keys: well known, test only.
 const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -118,6 +126,45 @@ describe("SIWE", () => {
         assert.strictEqual(error._tag, tag)
       }
     }).pipe(Effect.provide(services))
+  )
+
+  it.effect("messages are written as the reference implementation (siwe) writes them, and read back the same", () =>
+    Effect.gen(function* () {
+      const base: SiweFields = {
+        domain: "api.svc.example",
+        address: privateKeyToAccount(key).address as SiweFields["address"],
+        uri: "https://api.svc.example/v2/auth/verify",
+        version: "1",
+        chainId: 42161,
+        nonce: "0123456789abcdef0123456789abcdef",
+        issuedAt: "2026-11-25T10:00:00.000Z"
+      }
+      for (const fields of [
+        { ...base, statement: "Sign in to svc." },
+        base,
+        {
+          ...base,
+          scheme: "https",
+          statement: "Sign in.",
+          expirationTime: "2026-11-25T10:10:00.000Z",
+          notBefore: "2026-11-25T09:59:00.000Z",
+          requestId: "req-1",
+          resources: ["https://api.svc.example/a", "ipfs://bafy"]
+        }
+      ] satisfies ReadonlyArray<SiweFields>) {
+        const ours = yield* formatSiweMessage(fields)
+        const reference = new SiweMessage({
+          ...fields,
+          resources: fields.resources === undefined ? undefined : [...fields.resources]
+        } as Partial<SiweMessage>).prepareMessage()
+        assert.strictEqual(ours, reference)
+        const read = yield* parseSiweMessage(ours)
+        assert.strictEqual(read.nonce, fields.nonce)
+        assert.strictEqual(read.statement, fields.statement)
+      }
+      const refused = yield* Effect.flip(formatSiweMessage({ ...base, nonce: "short" }))
+      assert.strictEqual(refused._tag, "SiweMalformedMessage")
+    })
   )
 
   it.effect("a malformed message fails with SiweMalformedMessage", () =>

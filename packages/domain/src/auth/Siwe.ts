@@ -2,12 +2,15 @@
  * Sign-In with Ethereum (EIP-4361): write the message we ask a wallet to sign, read it back, check it was meant for
  * us and is current, and check its signature.
  *
- * Writing and parsing go through `siwe` (its ABNF parser is the reference); the signature goes through the
+ * Parsing goes through `@spruceid/siwe-parser` (the ABNF parser of the reference implementation, `siwe`, without its
+ * dependency on ethers); a message is written as EIP-4361 lays it out and read back by that parser before it is
+ * used, so nothing we write is one it refuses. The signature goes through the
  * `SignatureVerifier` port, so contract wallets work wherever the verifier supports them. Time comes from `Clock`
  * and nonces from `Randomness`.
  */
+
+import { ParsedMessage } from "@spruceid/siwe-parser"
 import { Clock, Effect } from "effect"
-import { SiweMessage } from "siwe"
 import { getAddress, type Hex, hashMessage } from "viem"
 import type { Address } from "../Evm.ts"
 import { type Randomness, randomHex } from "../Randomness.ts"
@@ -72,15 +75,33 @@ export const makeSiweNonce: Effect.Effect<string, never, Randomness> = randomHex
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+/** The EIP-4361 text of the fields (its ABNF's layout: a statement, when there is one, between blank lines). */
+const layoutOf = (fields: SiweFields): string => {
+  const header = `${fields.scheme === undefined ? "" : `${fields.scheme}://`}${fields.domain} wants you to sign in with your Ethereum account:`
+  const lines = [
+    `URI: ${fields.uri}`,
+    `Version: ${fields.version}`,
+    `Chain ID: ${fields.chainId}`,
+    `Nonce: ${fields.nonce}`,
+    `Issued At: ${fields.issuedAt}`,
+    ...(fields.expirationTime === undefined ? [] : [`Expiration Time: ${fields.expirationTime}`]),
+    ...(fields.notBefore === undefined ? [] : [`Not Before: ${fields.notBefore}`]),
+    ...(fields.requestId === undefined ? [] : [`Request ID: ${fields.requestId}`]),
+    ...(fields.resources === undefined ? [] : ["Resources:", ...fields.resources.map((resource) => `- ${resource}`)])
+  ]
+  const statement = fields.statement === undefined ? "\n" : `\n${fields.statement}\n`
+  return `${header}\n${getAddress(fields.address)}\n${statement}\n${lines.join("\n")}`
+}
+
 /** Writes the fields as EIP-4361 text; fails when a field cannot appear in a valid message. */
 export const formatSiweMessage = (fields: SiweFields): Effect.Effect<string, SiweMalformedMessage> =>
   Effect.try({
-    try: () =>
-      new SiweMessage({
-        ...fields,
-        address: getAddress(fields.address),
-        resources: fields.resources ? [...fields.resources] : undefined
-      } as Partial<SiweMessage>).prepareMessage(),
+    try: () => {
+      const message = layoutOf(fields)
+      // Read back by the reference parser: a field that cannot appear in a valid message fails here.
+      new ParsedMessage(message)
+      return message
+    },
     catch: (error) => new SiweMalformedMessage({ reason: reasonOf(error) })
   })
 
@@ -113,7 +134,7 @@ export const makeSiweMessage = Effect.fn("Siwe.makeSiweMessage")(function* (requ
 export const parseSiweMessage = (text: string): Effect.Effect<SiweFields, SiweMalformedMessage> =>
   Effect.try({
     try: (): SiweFields => {
-      const parsed = new SiweMessage(text)
+      const parsed = new ParsedMessage(text)
       return {
         scheme: parsed.scheme,
         domain: parsed.domain,
