@@ -4,7 +4,9 @@
  * they are; Node refuses to strip types inside `node_modules`, so the tarball's `package.json` names `dist/` instead,
  * with the `types` and `default` conditions, and ships `dist/` only (no test, benchmark or source).
  *
- * `node scripts/pack.ts <out-dir>` prints the tarballs' paths, one a line. One `tsc` program builds the three, so an
+ * The command line, `@svc/cli`, is packed as one bundled file (`packCli`).
+ *
+ * `node scripts/pack.ts <out-dir>` prints the tarballs' paths, one a line (the CLI's last). One `tsc` program builds the three, so an
  * import of another of them stays a bare specifier, resolved at run time to that package's `dist/`.
  */
 import { execFileSync } from "node:child_process"
@@ -76,7 +78,59 @@ export const packAll = (out: string): Array<string> => {
   })
 }
 
+/**
+ * Packs the command line, `@svc/cli`: one ESM file bundled with everything it uses (esbuild), so
+ * `npm i -g ./svc-cli-*.tgz` installs `svc` with nothing to resolve; answers the tarball's path.
+ */
+export const packCli = async (out: string): Promise<string> => {
+  const { build } = await import("esbuild")
+  const manifest = JSON.parse(readFileSync(join(root, "apps", "cli", "package.json"), "utf8")) as Manifest
+  const target = join(root, ".cache", "pack", "cli")
+  rmSync(target, { recursive: true, force: true })
+  await build({
+    entryPoints: [join(root, "apps", "cli", "src", "bin.ts")],
+    outfile: join(target, "dist", "svc.mjs"),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    legalComments: "none",
+    logLevel: "warning",
+    // The bundle is ESM; the CommonJS it holds may `require` Node's own modules.
+    banner: {
+      js: 'import { createRequire as svcRequire } from "node:module";const require = svcRequire(import.meta.url);'
+    }
+  })
+  const source = readFileSync(join(target, "dist", "svc.mjs"), "utf8")
+  writeFileSync(join(target, "dist", "svc.mjs"), `#!/usr/bin/env node\n${source.replace(/^#!.*\n/, "")}`, {
+    mode: 0o755
+  })
+  if (existsSync(join(root, "apps", "cli", "README.md")))
+    cpSync(join(root, "apps", "cli", "README.md"), join(target, "README.md"))
+  writeFileSync(
+    join(target, "package.json"),
+    `${JSON.stringify(
+      {
+        name: manifest.name,
+        version: manifest.version,
+        description: manifest.description,
+        type: "module",
+        license: manifest.license,
+        bin: { svc: "./dist/svc.mjs" },
+        files: ["dist"],
+        engines: { node: ">=24" }
+      },
+      null,
+      2
+    )}\n`
+  )
+  mkdirSync(out, { recursive: true })
+  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: target, encoding: "utf8" })
+  return join(out, name.trim().split("\n").at(-1) ?? "")
+}
+
 if (import.meta.main) {
   const out = resolve(process.argv[2] ?? join(root, ".cache", "tarballs"))
   for (const tarball of packAll(out)) console.log(tarball)
+  console.log(await packCli(out))
 }

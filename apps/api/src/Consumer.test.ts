@@ -4,7 +4,8 @@
  * viem and ethers from the registry. There, on plain Node 24 with no loader, every export of every package imports;
  * a viem account and an ethers signer each sign in and pay a team member of a real server settling on anvil; and a
  * small TypeScript consumer (`moduleResolution: nodenext`) type-checks against the shipped `.d.ts`. No tarball holds a
- * test, and the client pulls in no server dependency.
+ * test, and the client pulls in no server dependency. The command line, packed as one bundled file, installs globally
+ * from its tarball and answers `svc --help` and `svc health` against the server.
  */
 import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
@@ -86,14 +87,16 @@ layer(ChainTestServer.layer, { timeout: 600_000, excludeTestServices: true })("p
       const t = yield* fundedTeam(10_000_000n)
       const work = mkdtempSync(join(tmpdir(), "svc-consumer-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(work, { recursive: true, force: true })))
-      const tarballs = (yield* sh(process.execPath, [join(root, "scripts", "pack.ts"), join(work, "tarballs")], root))
+      const packed = (yield* sh(process.execPath, [join(root, "scripts", "pack.ts"), join(work, "tarballs")], root))
         .trim()
         .split("\n")
-      assert.strictEqual(tarballs.length, 3)
-      for (const tarball of tarballs) {
+      assert.strictEqual(packed.length, 4)
+      const tarballs = packed.slice(0, 3)
+      const cli = packed[3] as string
+      for (const tarball of packed) {
         const files = yield* sh("tar", ["tzf", tarball], work)
         assert.notMatch(files, /\.(test|bench)\.|\/src\//, tarball)
-        assert.match(files, /package\/dist\/index\.(js|d\.ts)|package\/dist\/[A-Za-z]+\.js/, tarball)
+        assert.match(files, /package\/dist\/[A-Za-z]+\.m?js/, tarball)
       }
       const project = join(work, "consumer")
       yield* sh("mkdir", ["-p", project], work)
@@ -153,6 +156,17 @@ layer(ChainTestServer.layer, { timeout: 600_000, excludeTestServices: true })("p
         [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"],
         project
       )
+
+      // The command line: `npm i -g` of its tarball, then `svc` as a user runs it.
+      const global = join(work, "global")
+      yield* sh(
+        "npm",
+        ["install", "--global", "--prefix", global, "--no-audit", "--no-fund", "--loglevel=error", cli],
+        work
+      )
+      const svc = join(global, "bin", "svc")
+      assert.match(yield* sh(svc, ["--help"], work), /USAGE\s+svc <subcommand>/)
+      assert.match(yield* sh(svc, ["health", "--url", server.baseUrl], work), /ok/i)
     }).pipe(Effect.scoped)
   )
 })
