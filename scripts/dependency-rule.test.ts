@@ -62,7 +62,7 @@ describe("dependency rule", () => {
       "packages/adapters/src/http/Api.ts": `import { x } from "./server/index.ts"`,
       "apps/api/src/Server.ts": `import { TeamHandlers } from "@svc/adapters/http/server"`,
       "apps/api/src/main.ts": `import { ServerConfig } from "@svc/adapters/http/server"`,
-      "apps/api/src/TestServer.ts": `import { ServerConfig } from "@svc/adapters/http/server"`,
+      "apps/api/test/TestServer.ts": `import { ServerConfig } from "@svc/adapters/http/server"`,
       "apps/api/src/Teams.test.ts": `import { TeamHandlers } from "@svc/adapters/http/server"`,
       "apps/api/src/IntentRunner.ts": `import { recipientsOf } from "@svc/adapters/http/server"`,
       "apps/cli/src/Cli.ts": `import { apiError } from "@svc/adapters/http"\nimport { s } from "@svc/adapters/http/server/Respond.ts"`,

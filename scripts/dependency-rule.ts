@@ -33,7 +33,7 @@ export const httpServerImporters = [
   "packages/adapters/src/http/",
   "apps/api/src/Server.ts",
   "apps/api/src/main.ts",
-  "apps/api/src/TestServer.ts"
+  "apps/api/test/TestServer.ts"
 ] as const
 const httpServerDir = "packages/adapters/src/http/server"
 

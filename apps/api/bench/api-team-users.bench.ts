@@ -29,7 +29,7 @@ import { jwtVerify } from "jose"
 import { MongoClient } from "mongodb"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import type * as Server from "../src/Server.ts"
-import { addMember, seedTeam, signIn, startTestServerWith } from "../src/TestServer.ts"
+import { addMember, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
 import { storeBulk } from "./BenchData.ts"
 import * as BenchRun from "./BenchRun.ts"
 

@@ -17,7 +17,7 @@ import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Fiber, Layer } from "effect"
 import { keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { addMember, call, seedTeam, signIn, startTestServerWith, type TestServer } from "../src/TestServer.ts"
+import { addMember, call, seedTeam, signIn, startTestServerWith, type TestServer } from "../test/TestServer.ts"
 import * as BenchRun from "./BenchRun.ts"
 
 const smoke = process.env.BENCH_SMOKE === "1"

@@ -23,7 +23,7 @@ import { TeamRepository } from "@svc/domain/team"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { startHangingProxy } from "../src/HangingProxy.ts"
+import { startHangingProxy } from "../test/HangingProxy.ts"
 import {
   addMember,
   type CallResult,
@@ -32,7 +32,7 @@ import {
   signIn,
   startTestServerWith,
   type TestServer
-} from "../src/TestServer.ts"
+} from "../test/TestServer.ts"
 import * as BenchRun from "./BenchRun.ts"
 
 interface Row {

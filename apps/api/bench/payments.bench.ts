@@ -32,7 +32,7 @@ import { TeamRepository } from "@svc/domain/team"
 import { Context, Effect, Layer } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import type * as Server from "../src/Server.ts"
-import { addMember, call, seedTeam, signIn, startTestServerWith } from "../src/TestServer.ts"
+import { addMember, call, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
 import { storeBulk } from "./BenchData.ts"
 import * as BenchRun from "./BenchRun.ts"
 

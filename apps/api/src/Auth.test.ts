@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { Wallet } from "ethers"
 import { SignJWT } from "jose"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { call, signIn, startTestServer, type TestServer } from "./TestServer.ts"
+import { call, signIn, startTestServer, type TestServer } from "../test/TestServer.ts"
 
 const assertError = (response: { status: number; body: unknown }, status: number, code: string) => {
   assert.strictEqual(response.status, status, JSON.stringify(response.body))

@@ -15,7 +15,7 @@ import {
   seedTeam,
   signIn,
   startTestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 const roles: ReadonlyArray<Role> = [
   "team_admin",

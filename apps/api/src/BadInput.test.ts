@@ -15,7 +15,7 @@ import {
   sqliteOf,
   startTestServer,
   type TestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 /** How to call one operation with valid input, so each bad variation differs from it in one place. */
 interface Case {

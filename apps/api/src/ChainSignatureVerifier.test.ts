@@ -7,9 +7,9 @@ import { HttpServer } from "effect/http"
 import { createTestClient, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
+import { call, signIn, type TestServer } from "../test/TestServer.ts"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
 import * as Server from "./Server.ts"
-import { call, signIn, type TestServer } from "./TestServer.ts"
 
 /** Runtime code answering every call with `magic` as a bytes4 word: an ERC-1271 wallet that accepts (or refuses) all. */
 const walletCode = (magic: string) => `0x63${magic}60e01b60005260206000f3` as const

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { Wallet } from "ethers"
 import { Webhook } from "standardwebhooks"
 import { privateKeyToAccount } from "viem/accounts"
-import { ChainTestServer, fundedTeam } from "./TestServer.ts"
+import { ChainTestServer, fundedTeam } from "../test/TestServer.ts"
 
 layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@svc/client", (it) => {
   it.effect("a viem account and an ethers signer each sign in and pay a member in one call", () =>

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createGenerator } from "json-schema-faker"
-import { call, seedTeam, signIn, startTestServerWith } from "./TestServer.ts"
+import { call, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, read by key
 type Json = any

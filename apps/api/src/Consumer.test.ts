@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { ChainTestServer, fundedTeam } from "./TestServer.ts"
+import { ChainTestServer, fundedTeam } from "../test/TestServer.ts"
 
 const root = resolve(import.meta.dirname, "..", "..", "..")
 

@@ -6,7 +6,7 @@
 import { DatabaseSync } from "node:sqlite"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type CallResult, call, seedTeam, signIn, startTestServer, type TestServer } from "./TestServer.ts"
+import { type CallResult, call, seedTeam, signIn, startTestServer, type TestServer } from "../test/TestServer.ts"
 
 /** A JSON Schema node as the served document has it. */
 interface Node {

@@ -23,8 +23,8 @@ import {
   startMongoTestServer,
   startTestServerWith,
   type TestServer
-} from "./TestServer.ts"
-import { startReceiver } from "./WebhookReceiver.ts"
+} from "../test/TestServer.ts"
+import { startReceiver } from "../test/WebhookReceiver.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any

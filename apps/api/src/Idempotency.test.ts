@@ -15,7 +15,7 @@ import {
   signIn,
   startTestServer,
   type TestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 /** A request whose body is sent chunked (no content-length), so only reading it can find out its size. */
 const callChunked = (

@@ -13,7 +13,7 @@ import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Context, Effect, Layer } from "effect"
 import { createTestClient, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { ChainTestServer, call, fundedTeam, startTestServerWith, type TestServer } from "./TestServer.ts"
+import { ChainTestServer, call, fundedTeam, startTestServerWith, type TestServer } from "../test/TestServer.ts"
 
 /** The team's payments as listed: state, amount and the transaction that created each. */
 const listed = (server: TestServer, team: string, token: string) =>

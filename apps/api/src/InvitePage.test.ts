@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { SmtpMailer } from "@svc/adapters/mail"
-import { type ReceivedMail, startTestSmtpServer, textOf } from "@svc/adapters/mail/TestSmtpServer"
+import { type ReceivedMail, startTestSmtpServer, textOf } from "@svc/adapters/test/TestSmtpServer"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect, Redacted } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
@@ -24,7 +24,7 @@ import {
   signIn,
   startChainTestServerWith,
   startTestServerWith
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 /** Debian's Chromium (installed by the bootstrap when missing), or `CHROMIUM_PATH`. */
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SmtpMailer } from "@svc/adapters/mail"
-import { type ReceivedMail, startTestSmtpServer, textOf } from "@svc/adapters/mail/TestSmtpServer"
+import { type ReceivedMail, startTestSmtpServer, textOf } from "@svc/adapters/test/TestSmtpServer"
 import { Effect, Redacted, type Scope } from "effect"
 import { Wallet } from "ethers"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -18,7 +18,7 @@ import {
   startTestServerWith,
   type TestServer,
   type TestServerOptions
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 const assertError = (response: CallResult, status: number, code: string) => {
   assert.strictEqual(response.status, status, JSON.stringify(response.body))

@@ -20,7 +20,7 @@ import {
   signIn,
   startTestServerWith,
   type TestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 /** Two servers on one anvil suite: one with a small budget, one whose requests expire in a second and are swept. */
 class Fixture extends Context.Service<Fixture, { readonly budgeted: TestServer; readonly shortLived: TestServer }>()(

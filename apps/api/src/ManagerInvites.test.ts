@@ -11,7 +11,7 @@ import { createPublicClient, type Hex, http, keccak256, parseAbi, toHex } from "
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
-import { ChainTestServer, call, fundedTeam as fundedTeamOn, seedTeam, signIn } from "./TestServer.ts"
+import { ChainTestServer, call, fundedTeam as fundedTeamOn, seedTeam, signIn } from "../test/TestServer.ts"
 
 const rpcUrl = inject("rpcUrl")
 const publicClient = createPublicClient({ chain: arbitrum, transport: http(rpcUrl), pollingInterval: 10 })

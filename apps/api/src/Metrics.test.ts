@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net"
 import { createServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { call, seedTeam, signIn, startTestServerWith } from "./TestServer.ts"
+import { call, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
 
 /** A port free now (the system's pick, released). */
 const freePort = Effect.promise(

@@ -9,7 +9,7 @@ import { resolve } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { lintFromString, loadConfig } from "@redocly/openapi-core"
 import { Effect } from "effect"
-import { call, startTestServer } from "./TestServer.ts"
+import { call, startTestServer } from "../test/TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, read by key
 type Json = any

@@ -20,7 +20,7 @@ import { Context, Effect, Exit, Layer, Redacted, Schedule, Scope } from "effect"
 import { type Hex, keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
-import { startHangingProxy } from "./HangingProxy.ts"
+import { startHangingProxy } from "../test/HangingProxy.ts"
 import {
   addMember,
   type CallResult,
@@ -32,7 +32,7 @@ import {
   startMongoTestServer,
   startTestServerWith,
   type TestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 const chainId = 42161
 

@@ -20,7 +20,7 @@ import {
   seedTeam,
   startTestServerWith,
   type TestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 class Fixture extends Context.Service<
   Fixture,

@@ -9,7 +9,7 @@ import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect } from "effect"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
-import { ChainTestServer, call, fundedTeam as fundedTeamOn } from "./TestServer.ts"
+import { ChainTestServer, call, fundedTeam as fundedTeamOn } from "../test/TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any

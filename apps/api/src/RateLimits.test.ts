@@ -16,7 +16,7 @@ import {
   seedTeam,
   signIn,
   startTestServerWith
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 const limited = (rateLimits: Partial<RateLimitSettings>) =>
   startTestServerWith({ limits: { rateLimits: { ...noRateLimits, ...rateLimits } } })

@@ -13,8 +13,8 @@ import {
   startTestServerWith,
   type TestServer,
   type TestServerOptions
-} from "./TestServer.ts"
-import { startReceiver } from "./WebhookReceiver.ts"
+} from "../test/TestServer.ts"
+import { startReceiver } from "../test/WebhookReceiver.ts"
 
 const options: TestServerOptions = {
   webhooks: {

@@ -26,7 +26,7 @@ import {
   signIn,
   startTestServerWith,
   type TestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 const rpcUrl = inject("rpcUrl")
 const publicClient = createPublicClient({ chain: arbitrum, transport: http(rpcUrl), pollingInterval: 10 })

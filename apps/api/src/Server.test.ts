@@ -2,8 +2,8 @@ import { Agent, request } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
+import { call, type SeededMember, seedTeam, signIn, startTestServer } from "../test/TestServer.ts"
 import * as Server from "./Server.ts"
-import { call, type SeededMember, seedTeam, signIn, startTestServer } from "./TestServer.ts"
 
 /** A request on `agent`: its status and `connection` header, or the socket error it met. */
 const onAgent = (

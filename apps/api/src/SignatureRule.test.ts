@@ -13,8 +13,8 @@ import { Context, Effect, Layer } from "effect"
 import type { Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
+import { addMember, call, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
 import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
-import { addMember, call, seedTeam, signIn, startTestServerWith } from "./TestServer.ts"
 
 const rpcUrl = inject("rpcUrl")
 

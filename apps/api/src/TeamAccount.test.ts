@@ -13,7 +13,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Address } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
-import { addMember, ChainTestServer, call, seedTeam, signIn, startTestServerWith } from "./TestServer.ts"
+import { addMember, ChainTestServer, call, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
 
 /** A JSON-RPC relay to anvil that can be switched off: while `down`, every request's socket is destroyed. */
 const switchableRpc = Effect.acquireRelease(

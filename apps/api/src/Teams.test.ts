@@ -17,7 +17,7 @@ import {
   startMongoTestServer,
   startTestServer,
   type TestServer
-} from "./TestServer.ts"
+} from "../test/TestServer.ts"
 
 const assertError = (response: { status: number; body: unknown }, status: number, code: string) => {
   assert.strictEqual(response.status, status, JSON.stringify(response.body))

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect } from "effect"
-import { ChainTestServer, call, fundedTeam, startChainTestServerWith } from "./TestServer.ts"
+import { ChainTestServer, call, fundedTeam, startChainTestServerWith } from "../test/TestServer.ts"
 import { otlpHeadersOf, tracesUrlOf } from "./Tracing.ts"
 
 /** One span as OTLP/JSON carries it. */

@@ -9,8 +9,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Schedule } from "effect"
 import { Webhook } from "standardwebhooks"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { addMember, call, seedTeam, signIn, sqliteOf, startTestServerWith, type TestServer } from "./TestServer.ts"
-import { type Received, startReceiver } from "./WebhookReceiver.ts"
+import {
+  addMember,
+  call,
+  seedTeam,
+  signIn,
+  sqliteOf,
+  startTestServerWith,
+  type TestServer
+} from "../test/TestServer.ts"
+import { type Received, startReceiver } from "../test/WebhookReceiver.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any

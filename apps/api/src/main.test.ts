@@ -45,7 +45,7 @@ import {
   toHex
 } from "viem"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
-import { startReceiver } from "./WebhookReceiver.ts"
+import { startReceiver } from "../test/WebhookReceiver.ts"
 
 const main = resolve(import.meta.dirname, "main.ts")
 

@@ -7,11 +7,11 @@ import { InviteRepository } from "@svc/domain/invite"
 import { Mailer, MailOutbox, MailWorker } from "@svc/domain/mail"
 import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
+import { startTestSmtpServer, textOf } from "../../test/TestSmtpServer.ts"
 import { invite, mail } from "../contract/Fixtures.ts"
 import { SqliteDatabase } from "../sqlite/SqliteDatabase.ts"
 import * as SqliteStorage from "../sqlite/SqliteStorage.ts"
 import * as SmtpMailer from "./SmtpMailer.ts"
-import { startTestSmtpServer, textOf } from "./TestSmtpServer.ts"
 
 const storage = SqliteStorage.ports.pipe(Layer.provideMerge(SqliteDatabase.layer({ filename: ":memory:" })))
 

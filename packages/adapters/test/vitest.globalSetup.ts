@@ -6,8 +6,8 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import type { TestProject } from "vitest/node"
-import { startAnvil } from "./Anvil.ts"
-import { startJongodb } from "./Jongodb.ts"
+import { startAnvil } from "../src/embedded/Anvil.ts"
+import { startJongodb } from "../src/embedded/Jongodb.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -24,7 +24,7 @@ import { HttpServer } from "effect/http"
 import type { Db } from "mongodb"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
-import * as Server from "./Server.ts"
+import * as Server from "../src/Server.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
