@@ -58,7 +58,7 @@ const prunes = (start: Effect.Effect<TestServer, unknown, Scope.Scope>) =>
     // The delivered one goes once its window passed; the one waiting for its retry stays.
     yield* deliveriesOf(server, token, delivered).pipe(
       Effect.repeat({ until: (items) => items.length === 0, schedule: Schedule.spaced("100 millis") }),
-      Effect.timeout("20 seconds"),
+      Effect.timeout("60 seconds"),
       Effect.orDie
     )
     yield* Effect.sleep("500 millis")
@@ -68,8 +68,10 @@ const prunes = (start: Effect.Effect<TestServer, unknown, Scope.Scope>) =>
   }).pipe(Effect.scoped)
 
 describe("retention", () => {
-  it.live("SQLite: a delivered delivery is pruned after its window, a pending one never", () =>
-    prunes(startTestServerWith(options))
+  it.live(
+    "SQLite: a delivered delivery is pruned after its window, a pending one never",
+    () => prunes(startTestServerWith(options)),
+    120_000
   )
-  it.live("MongoDB: the same", () => prunes(startMongoTestServer(options)))
+  it.live("MongoDB: the same", () => prunes(startMongoTestServer(options)), 120_000)
 })
