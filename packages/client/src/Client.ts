@@ -43,7 +43,7 @@ export type SvcAccount = ViemAccount | EthersSigner
 export class SvcError extends Error {
   override readonly name = "SvcError"
   /**
-   * The API's `error_code`; `NETWORK_ERROR` when it could not be reached, `UNEXPECTED_RESPONSE` for an answer the
+   * The API's `error_code`; `NETWORK_ERROR` when it could not be reached, `UNEXPECTED_RESPONSE` for a request or an answer the
    * contract does not describe (or typed data that does not pay what was asked).
    */
   readonly errorCode: ErrorCode | "NETWORK_ERROR" | "UNEXPECTED_RESPONSE"
