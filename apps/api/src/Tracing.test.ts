@@ -2,7 +2,7 @@
  * Traces over OTLP/HTTP (issue 22, item 2): a local OTLP receiver (a plain `node:http` server taking the JSON
  * encoding) gets the spans of a server settling on anvil. One PUT /v2/payments sent with a caller's W3C `traceparent`
  * is one trace under the caller's span, from the HTTP request through the use case and the storage calls to the
- * chain call.
+ * chain call; and the webhook delivery it causes carries its attempt's span on, as `traceparent`.
  */
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect } from "effect"
 import { ChainTestServer, call, fundedTeam, startChainTestServerWith } from "../test/TestServer.ts"
+import { startReceiver } from "../test/WebhookReceiver.ts"
 import { otlpHeadersOf, tracesUrlOf } from "./Tracing.ts"
 
 /** One span as OTLP/JSON carries it. */
@@ -74,6 +75,12 @@ describe("traces", () => {
         })
         const { server } = chain
         const t = yield* fundedTeam(100_000_000n).pipe(Effect.provideService(ChainTestServer, chain))
+        const receiver = yield* startReceiver()
+        const hook = yield* call(server, "POST", "/v2/webhooks", {
+          token: t.token,
+          body: { team_nanoid: t.team, url: receiver.url, events: ["payment.sent"], name: "traced" }
+        })
+        assert.strictEqual(hook.status, 200, JSON.stringify(hook.body))
         const body = {
           from: t.team,
           to: [{ to: t.employee.user, amount_cents: 500, currency_symbol: "USD", invoice_description: "traced" }],
@@ -127,6 +134,22 @@ describe("traces", () => {
           otlp.spans.some((span) => span.traceId !== traceId && attributeOf(span, "url.path") === "/v2/payments")
         )
         assert.strictEqual(otlp.headers[0]?.["x-collector-key"], "k1")
+
+        // The webhook delivery carries its attempt's trace context on: a trace the receiver can join.
+        const [delivered] = yield* receiver.waitFor(1)
+        const traceparent = String(delivered?.headers.traceparent ?? "")
+        assert.match(traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+        const [, deliveryTrace, deliverySpan] = traceparent.split("-")
+        for (
+          let waited = 0;
+          !otlp.spans.some((span) => span.spanId === deliverySpan) && waited < 15_000;
+          waited += 50
+        ) {
+          yield* Effect.sleep(50)
+        }
+        const attempt = otlp.spans.find((span) => span.spanId === deliverySpan)
+        assert.strictEqual(attempt?.traceId, deliveryTrace)
+        assert.strictEqual(attempt?.name, "WebhookDispatcher.attempt")
       }).pipe(Effect.scoped),
     { timeout: 120_000 }
   )

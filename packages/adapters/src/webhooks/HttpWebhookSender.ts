@@ -18,7 +18,8 @@ import {
   WebhookUrlPolicy,
   type WebhookUrlRules
 } from "@svc/domain/webhook"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { HttpTraceContext } from "effect/http"
 import { signatureHeaders } from "./WebhookSignature.ts"
 
 /** `Retry-After` (seconds or an HTTP date) in ms from `now`, if it says anything. */
@@ -63,7 +64,8 @@ const sendWith = (
   rules: WebhookUrlRules,
   resolver: Resolver,
   agents: { readonly http: http.Agent; readonly https: https.Agent },
-  delivery: OutgoingDelivery
+  delivery: OutgoingDelivery,
+  trace: Readonly<Record<string, string>>
 ): Promise<AttemptResult> =>
   new Promise((resolve) => {
     const started = performance.now()
@@ -75,6 +77,7 @@ const sendWith = (
     const secure = url.protocol === "https:"
     const headers = {
       ...signatureHeaders(delivery),
+      ...trace,
       "content-length": String(Buffer.byteLength(delivery.body))
     }
     let settled = false
@@ -138,7 +141,21 @@ export const layerWith = (resolver: Resolver) =>
             a.https.destroy()
           })
       )
-      return WebhookSender.of({ send: (delivery) => Effect.promise(() => sendWith(rules, resolver, agents, delivery)) })
+      return WebhookSender.of({
+        send: (delivery) =>
+          // With tracing on, the attempt's span goes with it (W3C `traceparent`), as Effect's own HTTP client does.
+          Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
+            Effect.promise(() =>
+              sendWith(
+                rules,
+                resolver,
+                agents,
+                delivery,
+                Option.isSome(span) ? { traceparent: HttpTraceContext.toHeaders(span.value).traceparent ?? "" } : {}
+              )
+            )
+          )
+      })
     })
   )
 
