@@ -5,7 +5,10 @@ import { Clock, Duration, Effect, Layer } from "effect"
 import { repeatQuietly } from "../Worker.ts"
 import { type RetainedKind, RetentionStore, type RetentionWindows, retainedKinds } from "./Retention.ts"
 
-/** One pass: with the lease, each kind pruned in batches of `batch`, at most `maxBatches` a kind; how many of each. */
+/**
+ * One pass: with the lease, each kind pruned in batches of `batch` (500) until caught up, at most `maxBatches` (1,000)
+ * a kind; answers how many of each.
+ */
 export const pruneOnce = Effect.fn("Retention.pruneOnce")(function* (options: {
   readonly windows: RetentionWindows
   readonly holder: string
@@ -21,10 +24,12 @@ export const pruneOnce = Effect.fn("Retention.pruneOnce")(function* (options: {
   for (const kind of retainedKinds) {
     const window = options.windows[kind]
     if (window <= 0) continue
-    for (let i = 0; i < (options.maxBatches ?? 20); i++) {
+    // Until caught up (a partial batch), within a bound; a batch is one short write, and others run between them.
+    for (let i = 0; i < (options.maxBatches ?? 1_000); i++) {
       const deleted = yield* store.prune(kind, now - window, batch)
       pruned[kind] += deleted
       if (deleted < batch) break
+      yield* Effect.yieldNow
     }
   }
   return pruned
