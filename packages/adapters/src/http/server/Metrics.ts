@@ -45,8 +45,10 @@ export const routeTemplatesOf = <Id extends string, Groups extends HttpApiGroup.
       template: segments.map((segment) => (segment.startsWith(":") ? `{${segment.slice(1)}}` : segment)).join("/")
     }
   })
-  return (path) => {
-    const parts = path.split("?")[0]?.split("/") ?? []
+  // Paths seen are remembered (bounded: ids make paths many), so a repeated path is matched once.
+  const known = new Map<string, string>()
+  const match = (path: string) => {
+    const parts = path.split("/")
     let best: (typeof routes)[number] | undefined
     for (const route of routes) {
       if (route.segments.length !== parts.length || (best !== undefined && route.literals <= best.literals)) continue
@@ -56,6 +58,16 @@ export const routeTemplatesOf = <Id extends string, Groups extends HttpApiGroup.
       if (fits) best = route
     }
     return best?.template ?? "unmatched"
+  }
+  return (url) => {
+    const path = url.split("?")[0] ?? ""
+    let template = known.get(path)
+    if (template === undefined) {
+      template = match(path)
+      if (known.size >= 10_000) known.clear()
+      known.set(path, template)
+    }
+    return template
   }
 }
 
@@ -169,6 +181,27 @@ export class AccessLog extends Context.Reference<boolean>("@svc/adapters/http/se
   defaultValue: () => true
 }) {}
 
+/** The counter and histogram of one method, route template and status: made once, so each answer only updates them. */
+const series = new Map<string, { readonly requests: typeof httpRequests; readonly duration: typeof httpDuration }>()
+
+/** The methods counted by name; any other (a client may send any token) is `OTHER`, so the series stay few. */
+const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+const seriesOf = (requestMethod: string, route: string, status: number) => {
+  const method = knownMethods.has(requestMethod) ? requestMethod : "OTHER"
+  const key = `${method} ${status} ${route}`
+  let found = series.get(key)
+  if (found === undefined) {
+    const attributes = { method, route, status: String(status) }
+    found = {
+      requests: Metric.withAttributes(httpRequests, attributes),
+      duration: Metric.withAttributes(httpDuration, attributes)
+    }
+    series.set(key, found)
+  }
+  return found
+}
+
 /**
  * Wraps the app (outside `withRequestId`): each answer counted and timed under its method, route template and status
  * (`HttpMetricsEnabled`), and logged in one line, "Sent HTTP response", with the request's id, method, route template,
@@ -187,9 +220,12 @@ export const withHttpObservability =
       const seconds = (performance.now() - started) / 1000
       const route = templateOf(request.url)
       if (counted) {
-        const attributes = { method: request.method, route, status: String(response.status) }
-        yield* Metric.update(Metric.withAttributes(httpRequests, attributes), 1)
-        yield* Metric.update(Metric.withAttributes(httpDuration, attributes), seconds)
+        const series = seriesOf(request.method, route, response.status)
+        yield* Effect.withFiber((fiber) => {
+          series.requests.updateUnsafe(1, fiber.context)
+          series.duration.updateUnsafe(seconds, fiber.context)
+          return Effect.void
+        })
       }
       if (logged) {
         yield* Effect.logInfo("Sent HTTP response").pipe(
