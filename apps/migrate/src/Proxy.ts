@@ -15,7 +15,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Api, type ApiClient, makeApiClient, statusOfApiError } from "@svc/contract"
 import type { TeamId } from "@svc/domain/Ids"
 import { V1IdMap } from "@svc/domain/migration"
-import { maxPaymentsPage, type PaymentItem } from "@svc/domain/payment"
+import { maxPaymentsPage, type PaymentItem, tokenAmountOf } from "@svc/domain/payment"
 import { Pagination, TeamUser } from "@svc/domain/user"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { HttpClient } from "effect/http"
@@ -320,7 +320,7 @@ const makeHandler = (stored: V1IdMap["Service"]) => {
           const balances = answer.data.balances.map((b) => ({
             currency: b.currency,
             balance_cents: b.balance_cents,
-            balance: (BigInt(b.balance_cents) * 10_000n).toString()
+            balance: tokenAmountOf(b.balance_cents)
           }))
           return ok({
             svcId: answer.data.svc_account_address.toLowerCase(),

@@ -15,7 +15,13 @@ import {
   InvitesQuery
 } from "@svc/domain/invite"
 import { V1IdMap } from "@svc/domain/migration"
-import { BalanceQuery, CreatePaymentsRequest, ExecutePaymentsRequest, PaymentsQuery } from "@svc/domain/payment"
+import {
+  BalanceQuery,
+  CreatePaymentsRequest,
+  ExecutePaymentsRequest,
+  PaymentsQuery,
+  unitsPerCent as unitsPerCentOf
+} from "@svc/domain/payment"
 import { Effect, Option, Schema, SchemaIssue } from "effect"
 
 /** Why a v1 request has no v2 form: the reason, and the HTTP status the proxy answers it with. */
@@ -250,7 +256,8 @@ export const invitesCreation = (resolver: V1IdResolver, body: Json, warmed: bool
   })
 
 /** USDC base units per cent (6 decimals, DESIGN §5). */
-export const unitsPerCent = 10_000n
+/** 1 cent in USDC's base units (the domain's conversion). */
+export const unitsPerCent = unitsPerCentOf()
 
 /** Cents of a v1 amount in token base units; refused, never rounded, when it is not a whole number of cents. */
 export const centsOf = (amount: unknown) =>

@@ -9,7 +9,7 @@ import { type ApiClient, makeApiClient, statusOfApiError } from "@svc/contract"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import type { ErrorCode } from "@svc/domain/errors"
 import type { TeamId, UserId } from "@svc/domain/Ids"
-import type { ExecutePaymentsResponse } from "@svc/domain/payment"
+import { type ExecutePaymentsResponse, tokenAmountOf } from "@svc/domain/payment"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 
@@ -175,9 +175,6 @@ const promised = <C extends object>(client: C): Promised<C> =>
     ])
   ) as Promised<C>
 
-/** 1 cent in USDC's 6-decimal units. */
-const unitsPerCent = 10_000n
-
 /**
  * A client of the svc API at `baseUrl`, signing with `account`.
  *
@@ -269,9 +266,7 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
     if (
       entries === undefined ||
       entries.length !== request.to.length ||
-      !entries.every(
-        (entry, index) => BigInt(entry.amount) === BigInt(request.to[index]?.amount_cents ?? 0) * unitsPerCent
-      )
+      !entries.every((entry, index) => entry.amount === tokenAmountOf(request.to[index]?.amount_cents ?? 0))
     ) {
       throw new SvcError(
         "UNEXPECTED_RESPONSE",

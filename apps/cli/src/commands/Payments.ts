@@ -7,7 +7,7 @@ import type { Email } from "@svc/domain/Email"
 import type { Signature, WalletAddress } from "@svc/domain/Evm"
 import { signTypedDataBundle } from "@svc/domain/eip712"
 import type { CompanyId, TeamId, UserId } from "@svc/domain/Ids"
-import { maxBatchSize, maxPaymentsPage, type PaymentItem } from "@svc/domain/payment"
+import { maxBatchSize, maxPaymentsPage, type PaymentItem, tokenAmountOf } from "@svc/domain/payment"
 import { Console, Effect, Option, Redacted } from "effect"
 import { Argument, Command, Flag, Prompt } from "effect/cli"
 import { privateKeyToAccount } from "viem/accounts"
@@ -30,7 +30,6 @@ const yesFlag = Flag.Boolean("yes").pipe(
 const datePattern = /^\d{4}-\d{2}-\d{2}$/
 
 /** USDC has 6 decimals: one cent is 10^4 token units (DESIGN §5). */
-const unitsPerCent = 10n ** 4n
 
 const list = Command.make(
   "list",
@@ -140,7 +139,7 @@ const progress = (done: number, total: number, paid: number, payees: number) =>
 /** Refuses to sign typed data that does not pay exactly the batch asked for (count and each amount). */
 const checkIssued = (batch: ReadonlyArray<Payee>, issued: ReadonlyArray<{ readonly amount: string }>) =>
   issued.length === batch.length &&
-  issued.every((payment, index) => BigInt(payment.amount) === BigInt(batch[index]?.amount_cents ?? 0) * unitsPerCent)
+  issued.every((payment, index) => BigInt(payment.amount) === BigInt(tokenAmountOf(batch[index]?.amount_cents ?? 0)))
     ? Effect.void
     : Effect.fail(
         new CliFailure({ message: "the typed data the API issued does not pay what was asked: nothing was signed" })
@@ -346,7 +345,7 @@ const payInstant = Command.make(
       })
     )
     const entry = issued.value.data.typed_data.data
-    if (BigInt(entry.amount) !== BigInt(amount_cents) * unitsPerCent) {
+    if (BigInt(entry.amount) !== BigInt(tokenAmountOf(amount_cents))) {
       return yield* new CliFailure({
         message: "the typed data the API issued does not pay what was asked: nothing was signed"
       })

@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { type Address, type Hex, keccak256, toHex } from "viem"
 import { uuidOfHex } from "../event/EventEnvelope.ts"
 import { alphabet, type DepositId, type EventId, type TeamId } from "../Ids.ts"
+import { unitsPerCent } from "../payment/Payment.ts"
 
 /** Where a deposit stands: read, not yet deep enough; announced; or no longer on the canonical chain. */
 export const DepositState = Schema.Literals(["pending", "confirmed", "reorged"])
@@ -53,5 +54,5 @@ export const depositEventIdOf = (deposit: DepositId, kind: string): EventId =>
 /** A v4-shaped UUID from a hash of `facts`: the idempotency key of an event derived from chain facts. */
 export const uuidOf = (facts: string): string => uuidOfHex(keccak256(toHex(facts)).slice(2, 34))
 
-/** Token units (6 decimals) -> cents, rounded down. */
-export const centsOfUnits = (units: bigint): number => Number(units / 10_000n)
+/** Token units (6 decimals) -> cents, rounded down (the payments' conversion). */
+export const centsOfUnits = (units: bigint): number => Number(units / unitsPerCent())
