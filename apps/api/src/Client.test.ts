@@ -4,6 +4,8 @@
  * by the client itself, every operation answers a promise, an API refusal is an `SvcError` with the API's code, and
  * `verifyWebhook` accepts what Standard Webhooks' own library signs (both secrets during a rotation) and nothing else.
  */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { createSvcClient, SvcError, verifyWebhook, WebhookVerificationError } from "@svc/client"
 import { Effect } from "effect"
@@ -76,6 +78,52 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
       )
       assert.strictEqual((unreachable as SvcError).errorCode, "NETWORK_ERROR")
     })
+  )
+
+  it.effect("a 401 to a signed-in client (a token the server no longer takes) signs in again and retries once", () =>
+    Effect.gen(function* () {
+      const { server } = yield* ChainTestServer
+      const t = yield* fundedTeam(1_000_000n)
+      // A proxy in front of the server that refuses the first authenticated team read, as a server whose secret
+      // changed would; it counts the sign-ins it passes on.
+      let refusedOnce = false
+      let verifies = 0
+      const proxy = createServer((request, response) => {
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("end", async () => {
+          if (request.url === "/v2/auth/verify") verifies++
+          if (!refusedOnce && request.url?.startsWith("/v2/teams/")) {
+            refusedOnce = true
+            response.writeHead(401, { "content-type": "application/json" })
+            response.end(JSON.stringify({ success: false, data: "Token refused", error_code: "UNAUTHORIZED" }))
+            return
+          }
+          const body = Buffer.concat(chunks)
+          const answer = await fetch(`${server.baseUrl}${request.url}`, {
+            method: request.method ?? "GET",
+            headers: Object.fromEntries(
+              Object.entries(request.headers).filter(([name]) => name !== "host" && name !== "content-length")
+            ) as Record<string, string>,
+            ...(body.length === 0 ? {} : { body })
+          })
+          response.writeHead(answer.status, {
+            "content-type": answer.headers.get("content-type") ?? "application/json"
+          })
+          response.end(Buffer.from(await answer.arrayBuffer()))
+        })
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((listening) => proxy.listen(0, "127.0.0.1", listening))),
+        () => Effect.promise(() => new Promise<void>((closed) => proxy.close(() => closed())))
+      )
+      const port = (proxy.address() as AddressInfo).port
+      const svc = createSvcClient({ baseUrl: `http://127.0.0.1:${port}`, account: privateKeyToAccount(t.adminKey) })
+      const team = yield* Effect.promise(() => svc.teams.get({ params: { team_nanoid: t.team } }))
+      assert.strictEqual(team.data.nanoid, t.team)
+      assert.isTrue(refusedOnce)
+      assert.strictEqual(verifies, 2)
+    }).pipe(Effect.scoped)
   )
 
   it.effect(

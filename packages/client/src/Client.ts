@@ -133,7 +133,10 @@ const expiryOf = (jwt: string): number => {
 const run = <A>(effect: Effect.Effect<A, unknown>): Promise<A> =>
   Effect.runPromiseExit(effect).then((exit) => {
     if (Exit.isSuccess(exit)) return exit.value
-    const error = Cause.squash(exit.cause) as {
+    const squashed = Cause.squash(exit.cause)
+    // A failed sign-in on the way (the token asked for as the request is sent) is already an SvcError.
+    if (squashed instanceof SvcError) throw squashed
+    const error = squashed as {
       error_code?: ErrorCode
       data?: unknown
       _tag?: string
@@ -154,22 +157,36 @@ const run = <A>(effect: Effect.Effect<A, unknown>): Promise<A> =>
 
 type Operation = (...args: Array<unknown>) => Effect.Effect<unknown>
 
+/**
+ * An operation as a promise. A 401 (a token the server no longer takes: it expired early, or the server's secret
+ * changed) forgets the token and tries once more, signed in again.
+ */
 const promisedOperation =
-  (operation: Operation) =>
-  (...args: Array<unknown>) =>
-    run(operation(...args))
+  (operation: Operation, forgetToken: (() => void) | undefined) =>
+  async (...args: Array<unknown>) => {
+    try {
+      return await run(operation(...args))
+    } catch (error) {
+      if (forgetToken === undefined || !(error instanceof SvcError) || error.status !== 401) throw error
+      forgetToken()
+      return run(operation(...args))
+    }
+  }
 
-/** Each group's operations as promises (`operations.teams.get(...)`), and the top-level ones, over `client`. */
-const promised = <C extends object>(client: C): Promised<C> =>
+/**
+ * Each group's operations as promises (`operations.teams.get(...)`), and the top-level ones, over `client`; the
+ * sign-in operations themselves are not retried.
+ */
+const promised = <C extends object>(client: C, forgetToken: () => void): Promised<C> =>
   Object.fromEntries(
     Object.entries(client).map(([key, value]) => [
       key,
       typeof value === "function"
-        ? promisedOperation(value as Operation)
+        ? promisedOperation(value as Operation, forgetToken)
         : Object.fromEntries(
             Object.entries(value as Record<string, Operation>).map(([name, operation]) => [
               name,
-              promisedOperation(operation)
+              promisedOperation(operation, key === "auth" ? undefined : forgetToken)
             ])
           )
     ])
@@ -240,7 +257,9 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
       ).pipe(Layer.provide(FetchHttpClient.layer))
     })
   )
-  const operations = promised(authenticated)
+  const operations = promised(authenticated, () => {
+    session = undefined
+  })
 
   const pay = async (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => {
     const body = {
