@@ -3,23 +3,10 @@
  * template and status (never the raw path), the domain's counters beside them; behind a bearer token when one is set.
  */
 
-import type { AddressInfo } from "node:net"
-import { createServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
+import { freePort } from "@svc/adapters/embedded"
 import { Effect, Redacted } from "effect"
 import { call, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
-
-/** A port free now (the system's pick, released). */
-const freePort = Effect.promise(
-  () =>
-    new Promise<number>((resolve) => {
-      const probe = createServer()
-      probe.listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as AddressInfo
-        probe.close(() => resolve(port))
-      })
-    })
-)
 
 const metricsOf = (baseUrl: string, token?: string) =>
   Effect.promise(async () => {

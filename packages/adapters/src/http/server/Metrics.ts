@@ -7,7 +7,7 @@
 import { timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
 import { ChainGateway } from "@svc/domain/chain"
-import { EventOutbox } from "@svc/domain/event"
+import { type Backlog, EventOutbox } from "@svc/domain/event"
 import { StorageHealth } from "@svc/domain/StorageHealth"
 import { WebhookDeliveryStore } from "@svc/domain/webhook"
 import { Clock, Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
@@ -116,7 +116,14 @@ const sample = <A, E>(read: Effect.Effect<A, E>, record: (value: A) => Effect.Ef
  */
 export const collectGauges = Effect.gen(function* () {
   const now = yield* Clock.currentTimeMillis
-  const ageOf = (oldest: number | undefined) => (oldest === undefined ? 0 : Math.max(0, now - oldest) / 1000)
+  /** A queue's size and the age of its oldest entry, in seconds (0 when empty). */
+  const backlogOf = (read: Effect.Effect<Backlog>, size: Metric.Gauge<number>, age: Metric.Gauge<number>) =>
+    sample(read, (backlog) =>
+      Effect.andThen(
+        Metric.update(size, backlog.count),
+        Metric.update(age, backlog.oldest === undefined ? 0 : Math.max(0, now - backlog.oldest) / 1000)
+      )
+    )
   const storage = yield* Effect.serviceOption(StorageHealth)
   const outbox = yield* Effect.serviceOption(EventOutbox)
   const deliveries = yield* Effect.serviceOption(WebhookDeliveryStore)
@@ -131,22 +138,10 @@ export const collectGauges = Effect.gen(function* () {
             Effect.catchCause(() => Effect.succeed(0)),
             Effect.flatMap((up) => Metric.update(gauges.databaseUp, up))
           ),
-      Option.isNone(outbox)
-        ? Effect.void
-        : sample(outbox.value.backlog, (backlog) =>
-            Effect.andThen(
-              Metric.update(gauges.outboxPending, backlog.count),
-              Metric.update(gauges.outboxLag, ageOf(backlog.oldest))
-            )
-          ),
+      Option.isNone(outbox) ? Effect.void : backlogOf(outbox.value.backlog, gauges.outboxPending, gauges.outboxLag),
       Option.isNone(deliveries)
         ? Effect.void
-        : sample(deliveries.value.backlog, (backlog) =>
-            Effect.andThen(
-              Metric.update(gauges.webhookBacklog, backlog.count),
-              Metric.update(gauges.webhookBacklogAge, ageOf(backlog.oldest))
-            )
-          ),
+        : backlogOf(deliveries.value.backlog, gauges.webhookBacklog, gauges.webhookBacklogAge),
       Option.isNone(chain)
         ? Effect.void
         : sample(chain.value.relayerHealth, (keys) =>
