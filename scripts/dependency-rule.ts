@@ -2,7 +2,7 @@
  * The dependency rule (DESIGN §3): dependencies point inward.
  *
  * - `packages/domain` source imports only `effect`, `viem`, `@spruceid/siwe-parser`, `nanoid` (and its own files); `packages/contract`
- *   only `effect` and `@svc/domain`.
+ *   only `effect` and `@svc/domain`; `packages/v1` only those and `@svc/contract`.
  * - No package under `packages/` imports an app (`@svc/api`, `@svc/cli`, `@svc/migrate`, or a path into `apps/`).
  * - Only the HTTP adapter itself and the API's composition root (`apps/api/src/{Server,main,TestServer}.ts`) import
  *   the HTTP server (`@svc/adapters/http/server`): workers, tools and other apps use the domain's use cases.
@@ -23,7 +23,8 @@ const textOnly = new Set(["packages/contract/src/ApiGuide.ts viem/accounts"])
 /** What each inner package may import besides its own files: the domain, and the HTTP contract (DESIGN §3). */
 const innerAllowed: Readonly<Record<string, ReadonlyArray<string>>> = {
   domain: domainAllowed,
-  contract: ["effect", "@svc/domain"]
+  contract: ["effect", "@svc/domain"],
+  v1: ["effect", "viem", "@svc/domain", "@svc/contract"]
 }
 const apps = ["@svc/api", "@svc/cli", "@svc/migrate"]
 

@@ -122,6 +122,25 @@ describe("rate limits", () => {
       }).pipe(Effect.scoped)
   )
 
+  it.live("/v1 served in-process is limited once per v1 call, not per v2 call it makes; refused in v1's shape", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServerWith({ v1: {}, limits: { rateLimits: { ...noRateLimits, perUser: 3 } } })
+      const { members } = yield* seedTeam(server, ["team_admin"])
+      const token = yield* signIn(server, (members[0] as SeededMember).account)
+      // Each listing of teams makes two v2 calls (the teams, and the team's balance for its svcid).
+      for (let i = 0; i < 3; i++) {
+        const teams = yield* call(server, "GET", "/v1/teams", { token })
+        assert.strictEqual(teams.status, 200, JSON.stringify(teams.body))
+      }
+      const refused = yield* call(server, "GET", "/v1/teams", { token })
+      assert.strictEqual(refused.status, 429)
+      assert.deepStrictEqual(refused.body, { message: "Too many requests; retry later" })
+      assert.isAtLeast(Number(refused.headers.get("retry-after")), 1)
+      // v2's own answers keep v2's envelope.
+      assertLimited(yield* call(server, "GET", "/v2/user/teams", { token }))
+    }).pipe(Effect.scoped)
+  )
+
   it.live("sign-in has its own stricter limit: a refused challenge stores no nonce; other routes are not touched", () =>
     Effect.gen(function* () {
       const server = yield* limited({ signIn: 2, perIp: 100 })

@@ -13,6 +13,7 @@ import {
   DepositHandlers,
   defaultRateLimits,
   HttpMetricsEnabled,
+  InProcessRequest,
   InviteHandlers,
   InviteHandlersWithoutChain,
   InvitePage,
@@ -29,6 +30,9 @@ import {
   ServerConfig,
   SystemHandlers,
   TeamHandlers,
+  type V1Options,
+  V1Route,
+  v1RouteTemplates,
   WebhookHandlers,
   withAllowedMethods,
   withErrorEnvelope,
@@ -37,7 +41,8 @@ import {
   withRateLimits,
   withRequestId,
   withRequestTimeout,
-  withUtf8Bodies
+  withUtf8Bodies,
+  withV1Errors
 } from "@svc/adapters/http/server"
 import { LogMailer } from "@svc/adapters/mail"
 import { MongoStorage, type MongoTimeouts, type MongoUnreachable } from "@svc/adapters/mongo"
@@ -164,6 +169,8 @@ export interface ServerOptions {
         readonly port?: number | undefined
       }
     | undefined
+  /** v1 served on `/v1` in this process (`SERVE_V1`; decision 0074); not served without it. */
+  readonly v1?: V1Options | undefined
 }
 
 /**
@@ -189,11 +196,14 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
  * (issue 22; Effect's own request logger runs outside the request id's annotation, so it is off).
  */
 const httpObservability = withHttpObservability(
-  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json"])
+  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json", ...v1RouteTemplates])
 )
 
-/** Every route, the middleware around them, OpenAPI and docs; needs storage and the server's services. */
-const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
+/**
+ * Every route, the middleware around them, OpenAPI and docs, and `/v1` when `v1` is given; needs storage and the
+ * server's services.
+ */
+const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | undefined) =>
   Layer.mergeAll(
     // The document names the server's public URL (`servers`, and the guide's examples call it).
     Layer.unwrap(
@@ -218,34 +228,49 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>) =>
     ),
     // The page an invite e-mail links to (issue 21).
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
+    V1Route(v1),
     HttpRouter.middleware(
       Effect.map(
         Effect.all([withIdempotency, withRateLimits]),
         ([idempotency, rateLimits]) =>
-          <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
+          <E>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) => {
             // Every failure becomes a response here; the router's type only lets middleware pass its errors through.
             // A limited request is refused before anything runs; the timeout is outside idempotency, which releases
             // its claim when interrupted.
-            httpObservability(
+            const v1Errors = v1 === undefined ? identity : withV1Errors
+            const outer = httpObservability(
               withRequestId(
-                rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+                v1Errors(
+                  rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+                )
               )
-            ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>
+            )
+            // A v1 call's v2 requests in this process: the v1 call went through the rest once.
+            const inner = withErrorEnvelope(allowedMethods(app))
+            return Effect.withFiber((fiber) => (fiber.getRef(InProcessRequest) ? inner : outer)) as Effect.Effect<
+              HttpServerResponse.HttpServerResponse,
+              E,
+              HttpServerRequest.HttpServerRequest
+            >
+          }
       ),
       { global: true }
     )
   )
 
 /** The routes with payments, balance and manager invites served on the chain. */
-export const Routes = makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers))
+export const Routes = (v1: V1Options | undefined) =>
+  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1)
 
 /**
  * The routes with payments and balance answering 501 after the permission check. They need a subset of what
  * `Routes` needs, so they are typed as `Routes` and one server layer serves either.
  */
-export const RoutesWithoutChain = makeRoutes(
-  Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers, InviteHandlersWithoutChain)
-) as unknown as typeof Routes
+export const RoutesWithoutChain = (v1: V1Options | undefined) =>
+  makeRoutes(
+    Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers, InviteHandlersWithoutChain),
+    v1
+  ) as unknown as ReturnType<typeof Routes>
 
 /** Invite settings: links point at the server's public URL. */
 const inviteSettings = (options: ServerOptions) =>
@@ -348,7 +373,7 @@ const detached = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
 const served = (options: ServerOptions) => {
   // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
   const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
-  const chainRoutes = options.chain === undefined ? RoutesWithoutChain : Routes
+  const chainRoutes = (options.chain === undefined ? RoutesWithoutChain : Routes)(options.v1)
   const metrics = options.metrics
   const routes =
     metrics === undefined || (metrics.port !== undefined && metrics.token === undefined)

@@ -22,6 +22,9 @@
  * 503), `HEADERS_TIMEOUT_MS` (10000), `SHUTDOWN_GRACE_MS` (5000: on stop, requests in flight get this long before
  * every connection is closed).
  *
+ * v1 (both modes, decision 0074): `SERVE_V1=true` serves v1 clients on `/v1` from this process, with
+ * `V1_DEPRECATED_SINCE` and `V1_SUNSET` (dates) in the `Deprecation` and `Sunset` headers.
+ *
  * Traces (both modes): `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) sends spans over
  * OTLP/HTTP JSON, with `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_SERVICE_NAME` (default `svc-api`); without it nothing
  * is traced.
@@ -87,6 +90,9 @@ import { otlpHeadersOf, tracesUrlOf } from "./Tracing.ts"
 class StartRefused extends Schema.TaggedError<StartRefused>()("StartRefused", { message: Schema.String }) {}
 
 const refuse = (message: string) => Effect.fail(new StartRefused({ message }))
+
+/** A date's time in milliseconds; NaN when it is not one. */
+const dateOf = (text: string) => new Date(text).getTime()
 
 /** Contracts of another version (decision 0060): refused, with what to do. */
 const refuseVersion = (error: ContractsVersionMismatch) => refuse(error.message)
@@ -176,6 +182,10 @@ const main = Effect.gen(function* () {
     },
     every: Duration.millis(yield* Config.Int("RETENTION_EVERY_MS").pipe(Config.withDefault(600_000)))
   }
+  // v1 on the API itself (decision 0074): off unless asked for; the dates go in each answer's headers.
+  const serveV1 = yield* Config.Boolean("SERVE_V1").pipe(Config.withDefault(false))
+  const v1DeprecatedSince = yield* Config.option(Config.String("V1_DEPRECATED_SINCE"))
+  const v1Sunset = yield* Config.option(Config.String("V1_SUNSET"))
   const issuedMaxBytes = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_BYTES"))
   const issuedMaxCount = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_COUNT"))
   const relayerConfigured =
@@ -214,6 +224,10 @@ const main = Effect.gen(function* () {
   }
   if (Option.isSome(secretConfig) && Redacted.value(secretConfig.value).length < 32) {
     return yield* refuse("JWT_SECRET must be at least 32 characters")
+  }
+  const v1Dates = { deprecatedSince: Option.map(v1DeprecatedSince, dateOf), sunset: Option.map(v1Sunset, dateOf) }
+  if (Option.exists(v1Dates.deprecatedSince, Number.isNaN) || Option.exists(v1Dates.sunset, Number.isNaN)) {
+    return yield* refuse("V1_DEPRECATED_SINCE and V1_SUNSET must be dates (2027-01-01 or 2027-01-01T00:00:00Z)")
   }
 
   // Embedded: the data directory must be usable before anything is written to it, and the database is opened (and
@@ -295,6 +309,12 @@ const main = Effect.gen(function* () {
       Option.isSome(metricsToken) || Option.isSome(metricsPort) || embedded
         ? { token: Option.getOrUndefined(metricsToken), port: Option.getOrUndefined(metricsPort) }
         : undefined,
+    v1: serveV1
+      ? {
+          deprecatedSince: Option.getOrUndefined(Option.map(v1Dates.deprecatedSince, (ms) => new Date(ms))),
+          sunset: Option.getOrUndefined(Option.map(v1Dates.sunset, (ms) => new Date(ms)))
+        }
+      : undefined,
     traces:
       tracesUrl === undefined
         ? undefined

@@ -85,6 +85,8 @@ export interface TestServerOptions {
   readonly retention?: Server.ServerOptions["retention"]
   /** Whether answers are counted for `/metrics`; default true. */
   readonly httpMetrics?: boolean | undefined
+  /** `/v1` served in-process; default not served. */
+  readonly v1?: Server.ServerOptions["v1"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -114,6 +116,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       traces: options.traces,
       retention: options.retention,
       httpMetrics: options.httpMetrics,
+      v1: options.v1,
       rateLimits: noRateLimits,
       ...options.limits
     })

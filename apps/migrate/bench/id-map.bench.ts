@@ -13,10 +13,10 @@ import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { Migrations, SqliteDatabase, SqliteV1IdMap } from "@svc/adapters/sqlite"
 import { V1IdMap } from "@svc/domain/migration"
+import { mapResolver } from "@svc/v1"
 import { Effect, Layer } from "effect"
 import { importIds } from "../src/IdFile.ts"
 import { translateLine } from "../src/Translate.ts"
-import { mapResolver } from "../src/V1Translation.ts"
 
 /** `BENCH_SMOKE=1`: the same paths on 20,000 ids, written nowhere. */
 const smoke = process.env.BENCH_SMOKE === "1"

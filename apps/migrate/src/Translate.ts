@@ -12,11 +12,10 @@ import type { Readable, Writable } from "node:stream"
 import { ExecuteManagerInvitesRequest } from "@svc/domain/invite"
 import type { V1IdMap } from "@svc/domain/migration"
 import { CreatePaymentsRequest, ExecutePaymentsRequest } from "@svc/domain/payment"
-import { Effect, Option, Schema } from "effect"
-import { translate as findRoute } from "./V1Routes.ts"
 import {
   balanceQuery,
   currentMapResolver,
+  findV1Route as findRoute,
   invitesCreation,
   invitesQuery,
   memberPath,
@@ -27,7 +26,8 @@ import {
   teamPath,
   Untranslatable,
   type V1IdResolver
-} from "./V1Translation.ts"
+} from "@svc/v1"
+import { Effect, Option, Schema } from "effect"
 
 /** A v1 request as `translate` reads it. */
 export interface V1Request {

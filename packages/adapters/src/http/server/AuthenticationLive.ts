@@ -4,36 +4,46 @@
  */
 
 import { Authentication, apiError, CurrentUser, type Unauthorized } from "@svc/contract"
-import { UserRepository } from "@svc/domain/user"
+import { type Caller, UserRepository } from "@svc/domain/user"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AccessTokens } from "../AccessTokens.ts"
 import { verifyOnce } from "./VerifiedToken.ts"
 
-/** Missing, malformed, expired, foreign-key and `alg: none` tokens, and tokens naming no user, all answer 401. */
+/**
+ * The caller a bearer token names. Missing, malformed, expired, foreign-key and `alg: none` tokens, and tokens naming
+ * no user, all fail with 401.
+ */
+export const callerOfToken = Effect.gen(function* () {
+  const tokens = yield* AccessTokens
+  const users = yield* UserRepository
+  return (token: string): Effect.Effect<Caller, Unauthorized> =>
+    Effect.gen(function* () {
+      if (token === "") return yield* Effect.fail(apiError("UNAUTHORIZED") as Unauthorized)
+      const claims = yield* verifyOnce(tokens, token).pipe(
+        Effect.mapError(
+          (refused) =>
+            (refused.reason === "expired"
+              ? apiError("JWT_EXPIRED")
+              : apiError("UNAUTHORIZED", "The access token is invalid")) as Unauthorized
+        )
+      )
+      // A valid token whose user is gone (or never was) opens nothing.
+      if (Option.isNone(yield* users.findById(claims.sub))) {
+        return yield* Effect.fail(apiError("UNAUTHORIZED", "The access token names no user") as Unauthorized)
+      }
+      return { nanoid: claims.sub, wallet: claims.wallet }
+    })
+})
+
+/** Bearer authentication: the caller the token names (`callerOfToken`) is the request's `CurrentUser`. */
 export const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.gen(function* () {
-    const tokens = yield* AccessTokens
-    const users = yield* UserRepository
-    return Authentication.of({
+  Effect.map(callerOfToken, (callerOf) =>
+    Authentication.of({
       bearer: (httpEffect, { credential }) =>
-        Effect.gen(function* () {
-          const token = Redacted.value(credential)
-          if (token === "") return yield* Effect.fail(apiError("UNAUTHORIZED") as Unauthorized)
-          const claims = yield* verifyOnce(tokens, token).pipe(
-            Effect.mapError(
-              (refused) =>
-                (refused.reason === "expired"
-                  ? apiError("JWT_EXPIRED")
-                  : apiError("UNAUTHORIZED", "The access token is invalid")) as Unauthorized
-            )
-          )
-          // A valid token whose user is gone (or never was) opens nothing.
-          if (Option.isNone(yield* users.findById(claims.sub))) {
-            return yield* Effect.fail(apiError("UNAUTHORIZED", "The access token names no user") as Unauthorized)
-          }
-          return yield* Effect.provideService(httpEffect, CurrentUser, { nanoid: claims.sub, wallet: claims.wallet })
-        })
+        Effect.flatMap(callerOf(Redacted.value(credential)), (caller) =>
+          Effect.provideService(httpEffect, CurrentUser, caller)
+        )
     })
-  })
+  )
 )

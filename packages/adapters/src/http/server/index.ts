@@ -4,8 +4,9 @@
  * `@svc/adapters/http`.
  */
 
+export { InProcessRequest } from "@svc/v1"
 export { type MethodsOf, methodsOf, withAllowedMethods } from "./AllowedMethods.ts"
-export { AuthenticationLive } from "./AuthenticationLive.ts"
+export { AuthenticationLive, callerOfToken } from "./AuthenticationLive.ts"
 export { AuthHandlers, type AuthRequirements } from "./AuthHandlers.ts"
 export { DepositHandlers } from "./DepositHandlers.ts"
 export {
@@ -49,4 +50,5 @@ export { ServerConfig } from "./ServerConfig.ts"
 export { SystemHandlers } from "./SystemHandlers.ts"
 export { TeamHandlers } from "./TeamHandlers.ts"
 export { charsetOf, withUtf8Bodies } from "./Utf8Bodies.ts"
+export { type V1Options, V1Route, v1RouteTemplates, withV1Errors } from "./V1Route.ts"
 export { WebhookHandlers } from "./WebhookHandlers.ts"

@@ -1,0 +1,139 @@
+/**
+ * The id map with a bounded in-process cache in front. A mapping, once stored, never changes or goes away (`record`
+ * refuses contradictions and nothing deletes), so a cached mapping is never stale, in this process or another: the
+ * proxy stays stateless while a v1 client's repeated calls cost no storage round trip.
+ *
+ * An id the store does not map is remembered as absent for `absentMillis` (2 s): a team's users whose svcid is not
+ * known (no account yet) would otherwise be looked up on every talent list. A mapping recorded through this cache ends
+ * that at once; one recorded by another process is seen within `absentMillis`.
+ */
+import { normalizeV1Id, type V1IdKind, V1IdMap } from "@svc/domain/migration"
+import { Clock, Effect, Option } from "effect"
+
+/** `ids` with the mappings it answers kept, up to `capacity` of them (the oldest go first). */
+export const cachedIdMap = (ids: V1IdMap["Service"], capacity = 100_000, absentMillis = 2_000): V1IdMap["Service"] => {
+  const byV1 = new Map<string, string>()
+  const byNanoid = new Map<string, string>()
+  /** `v1:<kind>:<v1>` and `nanoid:<kind>:<nanoid>` the store did not map, until when. */
+  const absent = new Map<string, number>()
+  const isAbsent = (key: string, now: number) => {
+    const until = absent.get(key)
+    if (until === undefined) return false
+    if (until > now) return true
+    absent.delete(key)
+    return false
+  }
+  const markAbsent = (key: string, now: number) => {
+    if (absent.size >= capacity) absent.delete(absent.keys().next().value as string)
+    absent.set(key, now + absentMillis)
+  }
+  const keep = (kind: V1IdKind, v1: string, nanoid: string) => {
+    absent.delete(`v1:${kind}:${v1}`)
+    absent.delete(`nanoid:${kind}:${nanoid}`)
+    if (byV1.size >= capacity) {
+      const oldest = byV1.keys().next().value as string
+      byNanoid.delete(`${oldest.slice(0, oldest.indexOf(":"))}:${byV1.get(oldest)}`)
+      byV1.delete(oldest)
+    }
+    byV1.set(`${kind}:${v1}`, nanoid)
+    byNanoid.set(`${kind}:${nanoid}`, v1)
+  }
+  const many = <A extends string>(
+    kind: V1IdKind,
+    side: "v1" | "nanoid",
+    keys: ReadonlyArray<A>,
+    cache: Map<string, string>,
+    load: (missing: ReadonlyArray<A>) => Effect.Effect<ReadonlyMap<string, string>>,
+    store: (key: string, value: string) => void
+  ) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const found = new Map<string, string>()
+      const missing: Array<A> = []
+      for (const key of keys) {
+        const hit = cache.get(`${kind}:${key}`)
+        if (hit !== undefined) found.set(key, hit)
+        else if (!isAbsent(`${side}:${kind}:${key}`, now)) missing.push(key)
+      }
+      if (missing.length > 0) {
+        const loaded = yield* load(missing)
+        for (const key of missing) {
+          const value = loaded.get(key)
+          if (value === undefined) markAbsent(`${side}:${kind}:${key}`, now)
+          else {
+            found.set(key, value)
+            store(key, value)
+          }
+        }
+      }
+      return found as ReadonlyMap<string, string>
+    })
+  const one = (kind: V1IdKind, side: "v1" | "nanoid", key: string, cache: Map<string, string>) =>
+    Effect.map(
+      many(
+        kind,
+        side,
+        [key],
+        cache,
+        (missing) =>
+          Effect.map(
+            side === "v1" ? ids.nanoidOf(kind, missing[0] as string) : ids.v1Of(kind, missing[0] as string),
+            (found) => (Option.isSome(found) ? new Map([[key, found.value]]) : new Map())
+          ),
+        (k, value) => (side === "v1" ? keep(kind, k, value) : keep(kind, value, k))
+      ),
+      (found) => Option.fromNullishOr(found.get(key))
+    )
+  return V1IdMap.of({
+    ...ids,
+    allocate: (kind, nanoid) => {
+      const hit = byNanoid.get(`${kind}:${nanoid}`)
+      return hit !== undefined
+        ? Effect.succeed(hit)
+        : Effect.tap(ids.allocate(kind, nanoid), (v1) => Effect.sync(() => keep(kind, v1, nanoid)))
+    },
+    allocateMany: (kind, nanoids) =>
+      Effect.gen(function* () {
+        const hits = nanoids.map((nanoid) => byNanoid.get(`${kind}:${nanoid}`))
+        if (hits.every((v1) => v1 !== undefined)) return hits as ReadonlyArray<string>
+        const v1s = yield* ids.allocateMany(kind, nanoids)
+        for (const [i, v1] of v1s.entries()) keep(kind, v1, nanoids[i] as string)
+        return v1s
+      }),
+    nanoidOf: (kind, v1) => {
+      const hit = byV1.get(`${kind}:${v1}`)
+      return hit !== undefined ? Effect.succeed(Option.some(hit)) : one(kind, "v1", v1, byV1)
+    },
+    v1Of: (kind, nanoid) => {
+      const hit = byNanoid.get(`${kind}:${nanoid}`)
+      return hit !== undefined ? Effect.succeed(Option.some(hit)) : one(kind, "nanoid", nanoid, byNanoid)
+    },
+    record: (mappings) =>
+      Effect.tap(ids.record(mappings), () =>
+        Effect.sync(() => {
+          for (const { kind, v1, nanoid } of mappings) {
+            absent.delete(`v1:${kind}:${normalizeV1Id(kind, v1)}`)
+            absent.delete(`nanoid:${kind}:${nanoid}`)
+          }
+        })
+      ),
+    nanoidsOf: (kind, v1s) =>
+      many(
+        kind,
+        "v1",
+        v1s,
+        byV1,
+        (missing) => ids.nanoidsOf(kind, missing),
+        (v1, nanoid) => keep(kind, v1, nanoid)
+      ),
+    v1IdsOf: (kind, nanoids) =>
+      many(
+        kind,
+        "nanoid",
+        nanoids,
+        byNanoid,
+        (missing) => ids.v1IdsOf(kind, missing),
+        (nanoid, v1) => keep(kind, v1, nanoid)
+      )
+  })
+}
