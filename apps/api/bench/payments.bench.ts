@@ -40,9 +40,14 @@ import * as BenchRun from "./BenchRun.ts"
 const smoke = process.env.BENCH_SMOKE === "1"
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? (smoke ? 2 : 8))
 const executions: ReadonlyArray<readonly [batch: number, count: number]> = [
-  [1, Number(process.env.BENCH_COUNT_1 ?? (smoke ? 4 : 60))],
-  [10, Number(process.env.BENCH_COUNT_10 ?? (smoke ? 2 : 40))]
+  [1, Number(process.env.BENCH_COUNT_1 ?? (smoke ? 4 : 240))],
+  [10, Number(process.env.BENCH_COUNT_10 ?? (smoke ? 2 : 80))]
 ]
+/**
+ * Requests sent through each path, uncounted, before it is timed: a fresh server's first requests compile its code
+ * paths (decoders, statements, the relayer's), which a run of a second or less would otherwise mostly measure.
+ */
+const warmup = Number(process.env.BENCH_WARMUP ?? (smoke ? 1 : 20))
 const issueSizes = [1, 100, 1000] as const
 const issueRounds = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 9))
 /** What the loaded runs store besides the team. */
@@ -151,17 +156,21 @@ const main = Effect.gen(function* () {
     })
 
   /** PUT /v2/payments on `storage`: pre-signed requests, `concurrency` in flight, beside the gateway alone. */
-  const measure = (storage: () => Server.StorageOptions, loaded: boolean) =>
+  const measure = (
+    storage: () => Server.StorageOptions,
+    loaded: boolean,
+    runs: ReadonlyArray<readonly [batch: number, count: number]> = executions
+  ) =>
     Effect.gen(function* () {
       const rows: Array<Execution> = []
-      for (const [n, count] of executions) {
+      for (const [n, count] of runs) {
         const result = yield* Effect.scoped(
           Effect.gen(function* () {
             const { server, token, issue, bodyOf } = yield* setup(storage(), loaded)
             const body = bodyOf(n)
             const requests: Array<unknown> = []
             const direct: Array<Signed<PaymentsForwardRequest>> = []
-            for (let i = 0; i < count; i++) {
+            for (let i = 0; i < count + warmup; i++) {
               const { bundle } = yield* issue(body)
               const signature = yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
               requests.push({ ...body, signer: admin.address, typed_data: bundle.typed_data, signature })
@@ -173,11 +182,15 @@ const main = Effect.gen(function* () {
                 signature: otherSignature
               })
             }
+            yield* Effect.forEach(direct.slice(0, warmup), (signed) => gateway.executePayments(signed), { concurrency })
             const directStarted = performance.now()
-            yield* Effect.forEach(direct, (signed) => gateway.executePayments(signed), { concurrency })
+            yield* Effect.forEach(direct.slice(warmup), (signed) => gateway.executePayments(signed), { concurrency })
             const directPerSecond = count / ((performance.now() - directStarted) / 1000)
+            yield* Effect.promise(() =>
+              runPuts(`${server.baseUrl}/v2/payments`, token, requests.slice(0, warmup), directory)
+            )
             const { seconds, p50 } = yield* Effect.promise(() =>
-              runPuts(`${server.baseUrl}/v2/payments`, token, requests, directory)
+              runPuts(`${server.baseUrl}/v2/payments`, token, requests.slice(warmup), directory)
             )
             console.error(`${storage()._tag}${loaded ? " loaded" : ""}: PUT ${n} x ${count}: ${seconds.toFixed(2)} s`)
             return { n, count, perSecond: count / seconds, directPerSecond, p50 }
@@ -197,9 +210,11 @@ const main = Effect.gen(function* () {
   const sqliteLoaded = yield* measure(sqliteFile, true)
   const mongo = yield* startJongodb()
   // jongodb's transactions cost time in proportion to the data it holds: each measurement starts on an empty database.
+  // jongodb answers a few PUTs a second: fewer of them, for the record.
   const mongoEmpty = yield* measure(
     () => ({ _tag: "mongo", uri: mongo.uri, database: `bench_${randomBytes(6).toString("hex")}` }),
-    false
+    false,
+    executions.map(([n, count]) => [n, Math.min(count, smoke ? count : n === 1 ? 60 : 40)] as const)
   )
 
   // POST /v2/payments: server time per batch size on the embedded default (median of rounds, after a warm-up each).
@@ -232,7 +247,8 @@ const main = Effect.gen(function* () {
     `Machine: ${BenchRun.machine()}. Embedded anvil (automine), one API process, its own relayer.`,
     "",
     `PUT /v2/payments, pre-signed batches, ${concurrency} in flight (each answer waits for the mined receipt), beside the`,
-    "chain gateway alone sending the same kind of signed batches, in the same run:",
+    `chain gateway alone sending the same kind of signed batches, in the same run; each path first sends ${warmup}`,
+    "requests that are not counted:",
     "",
     "| storage | batch | requests | API executions/s | gateway alone, executions/s | API / gateway | API p50 (ms) |",
     "| --- | ----: | -------: | ---------------: | --------------------------: | ------------: | -----------: |",
