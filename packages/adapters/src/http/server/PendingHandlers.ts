@@ -1,7 +1,7 @@
 /**
- * Routes the contract has and later issues serve (payments and balance without a chain; manager invites answer 501
- * in `InviteHandlersWithoutChain`). Until then each one checks the caller's permission on the team it names, exactly
- * as the real handler will, and answers 501 NOT_IMPLEMENTED; the owning issue replaces the group's layer.
+ * The payment and balance routes of a server started without a chain (decision 0016; manager invites answer 501 in
+ * `InviteHandlersWithoutChain`): each checks the caller's permission on the team it names, exactly as the handler
+ * served with a chain does, then answers 501 NOT_IMPLEMENTED.
  */
 
 import { Api, apiError } from "@svc/contract"
