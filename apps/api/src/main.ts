@@ -32,30 +32,16 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
-import {
-  BatchConfig,
-  type ContractsVersionMismatch,
-  defaultConfirmations,
-  EmbeddedChain,
-  rpcUrlConfig as rpcUrlsConfig,
-  ViemChainGateway
-} from "@svc/adapters/evm"
-import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
-import { SmtpMailer } from "@svc/adapters/mail"
-import { defaultMongoTimeouts } from "@svc/adapters/mongo"
-import { testUsdcAbi } from "@svc/contracts"
-import { ChainGateway, ChainSupervision, svcAccountSaltOf } from "@svc/domain/chain"
+import { BatchConfig, EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
+import { ChainGateway, ChainSupervision } from "@svc/domain/chain"
 import { DepositFollower } from "@svc/domain/deposit"
-import type { TeamId } from "@svc/domain/Ids"
 import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
-import { defaultRetention } from "@svc/domain/retention"
 import { TeamBalances } from "@svc/domain/team"
 import {
   Cause,
   Config,
   Console,
   Context,
-  Duration,
   Effect,
   Exit,
   Layer,
@@ -64,388 +50,184 @@ import {
   Option,
   Redacted,
   References,
-  Runtime,
-  Schema
+  Runtime
 } from "effect"
 import { HttpServer } from "effect/http"
-import { type Address, encodeFunctionData } from "viem"
-import { generatePrivateKey } from "viem/accounts"
+import { type AppConfig, logFormat, readAppConfig, refuseVersion, serverOptionsOf } from "./AppConfig.ts"
 import { resendLostExecutions } from "./ChainRecovery.ts"
-import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
-import { planDemo, seedDemo } from "./DemoSeed.ts"
-import {
-  chainStateFileOf,
-  databaseFileOf,
-  dataDirectoryOf,
-  type EmbeddedState,
-  lockDataDirectory,
-  prepareDataDirectory,
-  readEmbeddedState,
-  writeEmbeddedState
-} from "./EmbeddedData.ts"
+import { embeddedState, type StartedState, seedEmbeddedDemo } from "./Embedded.ts"
+import { chainStateFileOf, databaseFileOf, lockDataDirectory, prepareDataDirectory } from "./EmbeddedData.ts"
 import * as Server from "./Server.ts"
-import { otlpHeadersOf, tracesUrlOf } from "./Tracing.ts"
 
-/** A start refused for a reason the operator can fix: printed as one line, exit code 1. */
-class StartRefused extends Schema.TaggedError<StartRefused>()("StartRefused", { message: Schema.String }) {}
+/**
+ * The storage the configuration names, opened before anything else starts (a database from a newer schema is refused
+ * here); embedded, the data directory is made usable first, and locked while this process runs its own anvil.
+ */
+const openStorage = (config: AppConfig) =>
+  Effect.gen(function* () {
+    const { dataDirectory, mongoUriConfig } = config
+    if (config.embedded) yield* prepareDataDirectory(dataDirectory)
+    const storage = yield* Layer.build(
+      Server.storage(
+        Option.isSome(mongoUriConfig)
+          ? {
+              _tag: "mongo",
+              uri: Redacted.value(mongoUriConfig.value),
+              database: Option.getOrUndefined(config.database),
+              timeouts: config.mongoTimeouts
+            }
+          : { _tag: "sqlite", filename: databaseFileOf(dataDirectory) }
+      )
+    )
+    // One process per data directory while it runs its own anvil: a second start stops here, naming the first, before
+    // it starts anvil or writes anything (opening the database, which SQLite shares safely, changes nothing; a refused
+    // one leaves no lock file). With a chain of its own (`RPC_URL`) any number of processes share the database: their
+    // relayer keys are leased per send (decision 0060), every other claim was already leased in the store.
+    if (config.embeddedChain) yield* lockDataDirectory(dataDirectory)
+    return storage
+  })
 
-const refuse = (message: string) => Effect.fail(new StartRefused({ message }))
+/**
+ * Embedded mode's anvil, started on its saved chain (`--load-state`, whatever its size) and saved about every second;
+ * the RPC URL is `RPC_URL`'s when it is set.
+ */
+const startAnvil = (config: AppConfig) =>
+  Effect.gen(function* () {
+    const anvil =
+      config.embeddedChain && Option.isNone(config.rpcUrlConfig)
+        ? yield* startRestartableAnvil({ stateFile: chainStateFileOf(config.dataDirectory) })
+        : undefined
+    const rpcUrl = Option.isSome(config.rpcUrlConfig) ? Redacted.value(config.rpcUrlConfig.value) : anvil?.rpcUrl
+    // Acquired after anvil, so its last save runs before anvil stops.
+    const persisted = anvil === undefined ? undefined : yield* persistAnvilState({ anvil })
+    // Only embedded addresses are logged: production URIs may carry credentials.
+    if (config.embedded) {
+      const restored = persisted?.savedAt !== undefined ? " (chain restored)" : ""
+      const chain = config.embeddedChain ? `anvil at ${rpcUrl}${restored}` : "no chain"
+      yield* Effect.logInfo(`embedded SQLite at ${databaseFileOf(config.dataDirectory)}, ${chain}`)
+    }
+    return { anvil, rpcUrl, persisted }
+  })
 
-/** A date's time in milliseconds; NaN when it is not one. */
-const dateOf = (text: string) => new Date(text).getTime()
+/**
+ * The chain the server pays on, when there is one: embedded mode deploys the contracts on its anvil once (a restored
+ * chain keeps them) and supervises it; production serves payments when the chain is configured (RELAYER_PRIVATE_KEY
+ * and the addresses, ChainSettings). Both relayers journal into the store (DESIGN §6).
+ */
+const startChain = (
+  config: AppConfig,
+  storage: Context.Context<Server.Storage>,
+  state: StartedState | undefined,
+  started: Effect.Success<ReturnType<typeof startAnvil>>
+) =>
+  Effect.gen(function* () {
+    const { anvil, rpcUrl, persisted } = started
+    const chain =
+      config.embeddedChain && rpcUrl !== undefined
+        ? yield* Layer.build(
+            EmbeddedChain.layer({
+              rpcUrl,
+              chainId: embeddedChainId,
+              relayerKeys: (state?.relayerKeys ?? []).map((key) => Redacted.make(key)),
+              suite: state?.suite,
+              batch: yield* BatchConfig
+            })
+          ).pipe(Effect.provide(storage), Effect.catchTag("ContractsVersionMismatch", refuseVersion), Effect.orDie)
+        : undefined
+    const productionChain =
+      !config.embeddedChain && config.relayerConfigured
+        ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(
+            Effect.provide(storage),
+            Effect.catchTag("ContractsVersionMismatch", refuseVersion),
+            Effect.orDie
+          )
+        : undefined
+    // A restored chain may be up to a second behind the records: send again what it lost, before serving.
+    const resend = (savedAt: number | undefined) =>
+      chain === undefined
+        ? Effect.void
+        : resendLostExecutions(savedAt).pipe(
+            Effect.provide(Layer.merge(Layer.succeedContext(storage), Layer.succeedContext(chain))),
+            Effect.orDie
+          )
+    yield* resend(persisted?.savedAt)
+    // A dead anvil is started again from its saved chain, which may be behind the records: resend, as at start-up.
+    // It waits longer after each quick death, and `/ready` says what it is doing meanwhile.
+    const supervision =
+      anvil !== undefined && persisted !== undefined && chain !== undefined
+        ? yield* superviseAnvil({
+            anvil,
+            persisted,
+            onRestart: (savedAt) => Effect.andThen(Context.get(chain, EmbeddedChain).forgetNonce, resend(savedAt))
+          })
+        : undefined
+    const gateway = chain ?? productionChain
+    const layer =
+      gateway === undefined
+        ? undefined
+        : Layer.merge(
+            Layer.succeed(ChainGateway, Context.get(gateway, ChainGateway)),
+            supervision === undefined ? Layer.empty : Layer.succeed(ChainSupervision, supervision)
+          )
+    return { embedded: chain, layer }
+  })
 
-/** Contracts of another version (decision 0060): refused, with what to do. */
-const refuseVersion = (error: ContractsVersionMismatch) => refuse(error.message)
-
-/** `LOG_FORMAT`: `json` (one object per line; the default in production) or `text` (embedded mode's default). */
-const logFormat = Effect.gen(function* () {
-  const production = Option.isSome(yield* Config.option(Config.Redacted("MONGODB_URI")))
-  return yield* Config.Literals(["json", "text"], "LOG_FORMAT").pipe(
-    Config.withDefault(production ? ("json" as const) : ("text" as const))
+/**
+ * With the chain, this process also runs the intent runner, finishes what dead processes left, and follows deposits
+ * (any number of processes may: decisions 0018, 0063, 0064). Embedded mode reads deposits from the first block, so the
+ * demo funding is the demo team's first deposit; production from `DEPOSITS_FROM_BLOCK`, else from its first start.
+ */
+const chainWorkers = (config: AppConfig) =>
+  Layer.mergeAll(
+    IntentRunner.layer({ worker: `api-${process.pid}` }),
+    AbandonedExecutions.layer(),
+    DepositFollower.layer({
+      holder: `api-${process.pid}-${randomUUID()}`,
+      confirmations: config.confirmations,
+      startBlock: config.embedded ? 0 : Option.getOrUndefined(config.depositsFromBlock)
+    })
   )
-})
 
 const main = Effect.gen(function* () {
   // All configuration is read and checked before anything starts.
-  const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
-  const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
-  // Redacted: both URIs usually carry credentials.
-  const mongoUriConfig = yield* Config.option(Config.Redacted("MONGODB_URI"))
-  const database = yield* Config.option(Config.String("MONGODB_DATABASE"))
-  // The driver's bounds: a dead database fails a request within seconds, answered 503 (docs/operations.md).
-  const mongoTimeouts = {
-    serverSelectionMillis: yield* Config.Int("MONGODB_SERVER_SELECTION_TIMEOUT_MS").pipe(
-      Config.withDefault(defaultMongoTimeouts.serverSelectionMillis)
-    ),
-    connectMillis: yield* Config.Int("MONGODB_CONNECT_TIMEOUT_MS").pipe(
-      Config.withDefault(defaultMongoTimeouts.connectMillis)
-    ),
-    socketMillis: yield* Config.Int("MONGODB_SOCKET_TIMEOUT_MS").pipe(
-      Config.withDefault(defaultMongoTimeouts.socketMillis)
-    )
-  }
-  const secretConfig = yield* Config.option(Config.Redacted("JWT_SECRET"))
-  const webhookKeyConfig = yield* Config.option(Config.Redacted("WEBHOOK_SECRET_KEY"))
-  const allowPrivateConfig = yield* Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS"))
-  const publicBaseUrl = yield* Config.option(Config.String("PUBLIC_BASE_URL"))
-  const metricsToken = yield* Config.option(Config.Redacted("METRICS_TOKEN"))
-  const metricsPort = yield* Config.option(Config.Int("METRICS_PORT"))
-  // Traces (Tracing.ts): the standard OpenTelemetry variables; the headers may carry a collector's key.
-  const tracesUrl = tracesUrlOf({
-    OTEL_SDK_DISABLED: Option.getOrUndefined(yield* Config.option(Config.String("OTEL_SDK_DISABLED"))),
-    OTEL_EXPORTER_OTLP_ENDPOINT: Option.getOrUndefined(
-      yield* Config.option(Config.String("OTEL_EXPORTER_OTLP_ENDPOINT"))
-    ),
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Option.getOrUndefined(
-      yield* Config.option(Config.String("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
-    )
-  })
-  const otlpHeaders = yield* Config.option(Config.Redacted("OTEL_EXPORTER_OTLP_HEADERS"))
-  const serviceName = yield* Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("svc-api"))
-  const rpcUrlConfig = yield* Config.option(rpcUrlsConfig())
-  // Redacted: the SMTP URL carries the mail server's password.
-  const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
-  const mailFrom = yield* Config.option(Config.String("MAIL_FROM"))
-  const inviteTtlDays = yield* Config.Int("INVITE_TTL_DAYS").pipe(Config.withDefault(7))
-  const rateLimits: RateLimitSettings = {
-    perIp: yield* Config.Int("RATE_LIMIT_PER_IP").pipe(Config.withDefault(defaultRateLimits.perIp)),
-    perUser: yield* Config.Int("RATE_LIMIT_PER_USER").pipe(Config.withDefault(defaultRateLimits.perUser)),
-    bytesPerUser: yield* Config.Int("RATE_LIMIT_BYTES_PER_USER").pipe(
-      Config.withDefault(defaultRateLimits.bytesPerUser ?? 0)
-    ),
-    signIn: yield* Config.Int("RATE_LIMIT_SIGN_IN").pipe(Config.withDefault(defaultRateLimits.signIn)),
-    trustProxy: yield* Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false))
-  }
-  const requestTimeoutMillis = yield* Config.Int("REQUEST_TIMEOUT_MS").pipe(
-    Config.withDefault(Server.defaultTimeouts.requestMillis)
+  const config = yield* readAppConfig
+  const storage = yield* openStorage(config)
+  const state = config.embedded ? yield* embeddedState(config.dataDirectory) : undefined
+  // The configured secrets, else the data directory's (embedded mode), else this process's own.
+  const jwtSecret = Option.getOrElse(config.secretConfig, () =>
+    Redacted.make(state?.jwtSecret ?? randomBytes(48).toString("base64url"))
   )
-  const headersTimeoutMillis = yield* Config.Int("HEADERS_TIMEOUT_MS").pipe(
-    Config.withDefault(Server.defaultTimeouts.headersMillis)
+  const webhookSecretKey = Option.getOrElse(config.webhookKeyConfig, () =>
+    Redacted.make(state?.webhookSecretKey ?? randomBytes(32).toString("base64url"))
   )
-  const shutdownGraceMillis = yield* Config.Int("SHUTDOWN_GRACE_MS").pipe(
-    Config.withDefault(Server.defaultTimeouts.shutdownGraceMillis)
-  )
-  const settlementWaitMillis = yield* Config.option(Config.Int("SETTLEMENT_WAIT_MS"))
-  // Retention (docs/operations.md): days each kind is kept once done (fractions allowed; 0 keeps it for ever).
-  const retentionDays = (name: string, fallback: number) =>
-    Config.Number(name).pipe(
-      Config.withDefault(fallback / 86_400_000),
-      Config.map((days) => Math.round(days * 86_400_000))
-    )
-  const retention = {
-    windows: {
-      events: yield* retentionDays("RETENTION_EVENTS_DAYS", defaultRetention.events),
-      deliveries: yield* retentionDays("RETENTION_DELIVERIES_DAYS", defaultRetention.deliveries),
-      requests: yield* retentionDays("RETENTION_REQUESTS_DAYS", defaultRetention.requests),
-      mails: yield* retentionDays("RETENTION_MAILS_DAYS", defaultRetention.mails),
-      transactions: yield* retentionDays("RETENTION_TRANSACTIONS_DAYS", defaultRetention.transactions)
-    },
-    every: Duration.millis(yield* Config.Int("RETENTION_EVERY_MS").pipe(Config.withDefault(600_000)))
-  }
-  // v1 on the API itself (decision 0074): off unless asked for; the dates go in each answer's headers.
-  const serveV1 = yield* Config.Boolean("SERVE_V1").pipe(Config.withDefault(false))
-  const v1DeprecatedSince = yield* Config.option(Config.String("V1_DEPRECATED_SINCE"))
-  const v1Sunset = yield* Config.option(Config.String("V1_SUNSET"))
-  const issuedMaxBytes = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_BYTES"))
-  const issuedMaxCount = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_COUNT"))
-  const relayerConfigured =
-    Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY"))) ||
-    Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEYS")))
-  const dataDirectory = dataDirectoryOf(Option.getOrUndefined(yield* Config.option(Config.String("SVC_DATA_DIR"))))
-  const embedded = Option.isNone(mongoUriConfig)
-  // The embedded chain is our own anvil: never deploy test contracts to a node named by RPC_URL.
-  const embeddedChain = embedded && Option.isNone(rpcUrlConfig)
-  const chainId = embeddedChain ? embeddedChainId : yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
-
-  if (!embedded && Option.isNone(secretConfig)) return yield* refuse("JWT_SECRET is required when MONGODB_URI is set")
-  if (!embedded && Option.isNone(publicBaseUrl)) {
-    return yield* refuse("PUBLIC_BASE_URL is required when MONGODB_URI is set: it is the sign-in domain")
-  }
-  // Invite mails carry single-use tokens: production sends them, never logs them.
-  if (!embedded && Option.isNone(smtpUrl)) {
-    return yield* refuse("SMTP_URL is required when MONGODB_URI is set: invite mails are sent through it")
-  }
-  if (inviteTtlDays < 1) return yield* refuse("INVITE_TTL_DAYS must be at least 1")
-  if (Math.min(rateLimits.perIp, rateLimits.perUser, rateLimits.signIn, rateLimits.bytesPerUser ?? 0) < 0) {
-    return yield* refuse("RATE_LIMIT_PER_IP, RATE_LIMIT_PER_USER and RATE_LIMIT_SIGN_IN must be 0 (no limit) or more")
-  }
-  if (Math.min(requestTimeoutMillis, headersTimeoutMillis) < 1 || shutdownGraceMillis < 0) {
-    return yield* refuse("REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS must be at least 1, SHUTDOWN_GRACE_MS at least 0")
-  }
-  if (Option.exists(settlementWaitMillis, (n) => n < 1)) return yield* refuse("SETTLEMENT_WAIT_MS must be at least 1")
-  if (Option.exists(issuedMaxBytes, (n) => n < 1) || Option.exists(issuedMaxCount, (n) => n < 1)) {
-    return yield* refuse("ISSUED_REQUESTS_MAX_BYTES and ISSUED_REQUESTS_MAX_COUNT must be at least 1")
-  }
-  if (!embedded && Option.isNone(webhookKeyConfig)) {
-    return yield* refuse("WEBHOOK_SECRET_KEY is required when MONGODB_URI is set: it seals the webhook signing secrets")
-  }
-  if (Option.isSome(webhookKeyConfig) && Redacted.value(webhookKeyConfig.value).length < 32) {
-    return yield* refuse("WEBHOOK_SECRET_KEY must be at least 32 characters")
-  }
-  if (Option.isSome(secretConfig) && Redacted.value(secretConfig.value).length < 32) {
-    return yield* refuse("JWT_SECRET must be at least 32 characters")
-  }
-  const v1Dates = { deprecatedSince: Option.map(v1DeprecatedSince, dateOf), sunset: Option.map(v1Sunset, dateOf) }
-  if (Option.exists(v1Dates.deprecatedSince, Number.isNaN) || Option.exists(v1Dates.sunset, Number.isNaN)) {
-    return yield* refuse("V1_DEPRECATED_SINCE and V1_SUNSET must be dates (2027-01-01 or 2027-01-01T00:00:00Z)")
-  }
-
-  // Embedded: the data directory must be usable before anything is written to it, and the database is opened (and
-  // refused if it is from a newer schema) before anything else starts.
-  if (embedded) yield* prepareDataDirectory(dataDirectory)
-  const storage = yield* Layer.build(
-    Server.storage(
-      Option.isSome(mongoUriConfig)
-        ? {
-            _tag: "mongo",
-            uri: Redacted.value(mongoUriConfig.value),
-            database: Option.getOrUndefined(database),
-            timeouts: mongoTimeouts
-          }
-        : { _tag: "sqlite", filename: databaseFileOf(dataDirectory) }
-    )
-  )
-  // One process per data directory while it runs its own anvil: a second start stops here, naming the first, before
-  // it starts anvil or writes anything (opening the database, which SQLite shares safely, changes nothing; a refused
-  // one leaves no lock file). With a chain of its own (`RPC_URL`) any number of processes share the database: their
-  // relayer keys are leased per send (decision 0060), every other claim was already leased in the store.
-  if (embeddedChain) yield* lockDataDirectory(dataDirectory)
-  const kept: EmbeddedState | undefined = embedded ? yield* readEmbeddedState(dataDirectory) : undefined
-  const state: EmbeddedState & { readonly webhookSecretKey: string } = {
-    ...kept,
-    jwtSecret: kept?.jwtSecret ?? randomBytes(48).toString("base64url"),
-    relayerKeys: kept?.relayerKeys ?? [kept?.relayerKey ?? generatePrivateKey(), generatePrivateKey()],
-    webhookSecretKey: kept?.webhookSecretKey ?? randomBytes(32).toString("base64url")
-  }
-  const jwtSecret = Option.getOrElse(secretConfig, () => Redacted.make(state.jwtSecret))
-  const webhookSecretKey = Option.getOrElse(webhookKeyConfig, () => Redacted.make(state.webhookSecretKey))
-
-  // anvil loads the saved chain itself as it starts (`--load-state`), whatever its size.
-  const anvil =
-    embeddedChain && Option.isNone(rpcUrlConfig)
-      ? yield* startRestartableAnvil({ stateFile: chainStateFileOf(dataDirectory) })
-      : undefined
-  const rpcUrl = Option.isSome(rpcUrlConfig) ? Redacted.value(rpcUrlConfig.value) : anvil?.rpcUrl
-  // Acquired after anvil, so its last save runs before anvil stops.
-  const persisted = anvil === undefined ? undefined : yield* persistAnvilState({ anvil })
-  // Only embedded addresses are logged: production URIs may carry credentials.
-  if (embedded) {
-    const restored = persisted?.savedAt !== undefined ? " (chain restored)" : ""
-    yield* Effect.logInfo(
-      `embedded SQLite at ${databaseFileOf(dataDirectory)}, ${embeddedChain ? `anvil at ${rpcUrl}${restored}` : "no chain"}`
-    )
-  }
-
-  const options: Server.ServerOptions = {
-    port,
-    host,
+  const anvil = yield* startAnvil(config)
+  const options = serverOptionsOf(config, {
     storage: Layer.succeedContext(storage),
     jwtSecret,
     webhookSecretKey,
-    // DESIGN §5b: https only in production; loopback and private addresses by default in embedded mode only.
-    webhookUrls: { requireHttps: !embedded, allowPrivate: Option.getOrElse(allowPrivateConfig, () => embedded) },
-    chainId,
-    publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
-    // Without SMTP_URL (embedded only) mails are written to the log.
-    mailer: Option.isSome(smtpUrl)
-      ? SmtpMailer.layer({ url: smtpUrl.value, from: Option.getOrUndefined(mailFrom) })
-      : undefined,
-    inviteTtlDays,
-    rateLimits,
-    requestTimeoutMillis,
-    headersTimeoutMillis,
-    shutdownGraceMillis,
-    settlementWaitMillis: Option.getOrUndefined(settlementWaitMillis),
-    retention,
-    issuedRequests: {
-      ...(Option.isSome(issuedMaxBytes) ? { maxBytes: issuedMaxBytes.value } : {}),
-      ...(Option.isSome(issuedMaxCount) ? { maxCount: issuedMaxCount.value } : {})
-    },
-    // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
-    signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl),
-    // Metrics: open on the embedded server; in production only on METRICS_PORT or behind METRICS_TOKEN, never
-    // public by accident.
-    metrics:
-      Option.isSome(metricsToken) || Option.isSome(metricsPort) || embedded
-        ? { token: Option.getOrUndefined(metricsToken), port: Option.getOrUndefined(metricsPort) }
-        : undefined,
-    v1: serveV1
-      ? {
-          deprecatedSince: Option.getOrUndefined(Option.map(v1Dates.deprecatedSince, (ms) => new Date(ms))),
-          sunset: Option.getOrUndefined(Option.map(v1Dates.sunset, (ms) => new Date(ms)))
-        }
-      : undefined,
-    traces:
-      tracesUrl === undefined
-        ? undefined
-        : {
-            url: tracesUrl,
-            headers: otlpHeadersOf(Option.match(otlpHeaders, { onNone: () => undefined, onSome: Redacted.value })),
-            serviceName
-          }
-  }
-  // Embedded mode deploys the contracts on anvil once (a restored chain keeps them): the team balances come from the
-  // chain, and the demo is funded.
-  const chain =
-    embeddedChain && rpcUrl !== undefined
-      ? yield* Layer.build(
-          EmbeddedChain.layer({
-            rpcUrl,
-            chainId: embeddedChainId,
-            relayerKeys: (state.relayerKeys ?? []).map((key) => Redacted.make(key)),
-            suite: state.suite,
-            batch: yield* BatchConfig
-          })
-          // Its relayer journals into the store (DESIGN §6).
-        ).pipe(Effect.provide(storage), Effect.catchTag("ContractsVersionMismatch", refuseVersion), Effect.orDie)
-      : undefined
-  // Production serves payments when the chain is configured (RELAYER_PRIVATE_KEY and the addresses, ChainSettings).
-  const productionChain =
-    !embeddedChain && relayerConfigured
-      ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(
-          Effect.provide(storage),
-          Effect.catchTag("ContractsVersionMismatch", refuseVersion),
-          Effect.orDie
-        )
-      : undefined
-  // A restored chain may be up to a second behind the records: send again what it lost, before serving.
-  const resend = (savedAt: number | undefined) =>
-    chain === undefined
-      ? Effect.void
-      : resendLostExecutions(savedAt).pipe(
-          Effect.provide(Layer.merge(Layer.succeedContext(storage), Layer.succeedContext(chain))),
-          Effect.orDie
-        )
-  yield* resend(persisted?.savedAt)
-  // A dead anvil is started again from its saved chain, which may be behind the records: resend, as at start-up.
-  // It waits longer after each quick death, and `/ready` says what it is doing meanwhile.
-  const supervision =
-    anvil !== undefined && persisted !== undefined && chain !== undefined
-      ? yield* superviseAnvil({
-          anvil,
-          persisted,
-          onRestart: (savedAt) => Effect.andThen(Context.get(chain, EmbeddedChain).forgetNonce, resend(savedAt))
-        })
-      : undefined
-  const gateway = chain ?? productionChain
-  const chainLayer =
-    gateway === undefined
-      ? undefined
-      : Layer.merge(
-          Layer.succeed(ChainGateway, Context.get(gateway, ChainGateway)),
-          supervision === undefined ? Layer.empty : Layer.succeed(ChainSupervision, supervision)
-        )
+    rpcUrl: anvil.rpcUrl
+  })
+  const chain = yield* startChain(config, storage, state, anvil)
   const server = yield* Layer.build(
     Server.layer({
       ...options,
-      chain: chainLayer,
-      teamBalances: chainLayer === undefined ? undefined : TeamBalances.layerChain.pipe(Layer.provide(chainLayer))
+      chain: chain.layer,
+      teamBalances: chain.layer === undefined ? undefined : TeamBalances.layerChain.pipe(Layer.provide(chain.layer))
     })
   )
-  // With the chain, this process also runs the intent runner, finishes what dead processes left, and follows deposits
-  // (any number of processes may: decisions 0018, 0063, 0064). Embedded mode reads deposits from the first block, so
-  // the demo funding is the demo team's first deposit; production from `DEPOSITS_FROM_BLOCK`, else from its first start.
-  if (chainLayer !== undefined) {
-    const confirmations = embedded
-      ? 1
-      : yield* Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations), Effect.orDie)
-    const fromBlock = yield* Config.option(Config.Int("DEPOSITS_FROM_BLOCK")).pipe(Effect.orDie)
-    yield* Layer.build(
-      Layer.mergeAll(
-        IntentRunner.layer({ worker: `api-${process.pid}` }),
-        AbandonedExecutions.layer(),
-        DepositFollower.layer({
-          holder: `api-${process.pid}-${randomUUID()}`,
-          confirmations,
-          startBlock: embedded ? 0 : Option.getOrUndefined(fromBlock)
-        })
-      ).pipe(Layer.provide(Layer.succeedContext(server)))
-    )
-  }
+  if (chain.layer !== undefined)
+    yield* Layer.build(chainWorkers(config).pipe(Layer.provide(Layer.succeedContext(server))))
   const address = yield* HttpServer.addressFormattedWith((url) => Effect.succeed(url)).pipe(Effect.provide(server))
   const baseUrl = options.publicBaseUrl ?? address
-  if (embedded) {
-    const plan = state.demo ?? (yield* planDemo.pipe(Effect.provide(server)))
-    yield* writeEmbeddedState(dataDirectory, {
-      ...state,
-      suite: chain === undefined ? state.suite : Context.get(chain, EmbeddedChain).suite,
-      demo: plan
-    })
-    const fund =
-      chain === undefined
-        ? undefined
-        : (owner: Address, team: TeamId) =>
-            Effect.gen(function* () {
-              const gateway = Context.get(chain, ChainGateway)
-              const created = yield* gateway.createAccount(owner, svcAccountSaltOf(team))
-              // Funded when the account is new on this chain: a restored chain keeps the balance it had.
-              const usdc = created.transactionHash === undefined ? 0n : 100_000n * 10n ** 6n
-              if (usdc > 0n) yield* Context.get(chain, EmbeddedChain).mint(created.account, usdc)
-              return { account: created.account, usdc }
-            }).pipe(Effect.orDie)
-    // One command, as anyone outside would send money: the token's owner mints to the account, through anvil's RPC
-    // (impersonated, so no key is printed); the deposit follower then reports it.
-    const sendUsdcCommand =
-      chain === undefined || rpcUrl === undefined
-        ? undefined
-        : (account: Address) => {
-            const suite = Context.get(chain, EmbeddedChain).suite
-            const data = encodeFunctionData({ abi: testUsdcAbi, functionName: "mint", args: [account, 250_000_000n] })
-            const batch = [
-              { jsonrpc: "2.0", id: 1, method: "anvil_impersonateAccount", params: [suite.tokenOwner] },
-              {
-                jsonrpc: "2.0",
-                id: 2,
-                method: "eth_sendTransaction",
-                params: [{ from: suite.tokenOwner, to: suite.token, data }]
-              }
-            ]
-            return `curl -s ${rpcUrl} -H 'content-type: application/json' -d '${JSON.stringify(batch)}'`
-          }
-    // A JSON log stays one object per line: the summary is then a log line too.
-    const print = (yield* logFormat) === "json" ? (text: string) => Effect.logInfo(text) : undefined
-    yield* seedDemo({ plan, baseUrl, fund, sendUsdcCommand, print }).pipe(Effect.provide(server))
-    yield* persisted?.save ?? Effect.void
+  if (state !== undefined) {
+    yield* seedEmbeddedDemo({
+      config,
+      state,
+      chain: chain.embedded,
+      rpcUrl: anvil.rpcUrl,
+      baseUrl,
+      save: anvil.persisted?.save
+    }).pipe(Effect.provide(server))
   }
   yield* Effect.logInfo(`svc API at ${baseUrl} (docs at ${baseUrl}/docs, OpenAPI at ${baseUrl}/openapi.json)`)
   return yield* Effect.never

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { V1IdMap } from "@svc/domain/migration"
-import { clientsFor, type Json, makeV1Handler, maxV1Body, type V1Answer, v1Error, v1Headers, v1Stats } from "@svc/v1"
+import { clientsFor, makeV1Handler, maxV1Body, type V1Answer, v1Error, v1Headers, v1Stats } from "@svc/v1"
 import { Effect, Layer } from "effect"
 
 /** How the proxy runs. */
@@ -75,7 +75,7 @@ export const serveProxy = Effect.fn("Proxy.serve")(function* (options: ProxyOpti
       respond(response, stats.answer())
       return
     }
-    let body: Json
+    let body: unknown
     try {
       const text = await readBody(request)
       body = text === "" ? undefined : JSON.parse(text)

@@ -10,130 +10,126 @@
 import { normalizeV1Id, type V1IdKind, V1IdMap } from "@svc/domain/migration"
 import { Clock, Effect, Option } from "effect"
 
-/** `ids` with the mappings it answers kept, up to `capacity` of them (the oldest go first). */
-export const cachedIdMap = (ids: V1IdMap["Service"], capacity = 100_000, absentMillis = 2_000): V1IdMap["Service"] => {
+/** Both directions of the kept mappings, and what the store did not map, bounded by `capacity`. */
+const makeCache = (capacity: number, absentMillis: number) => {
   const byV1 = new Map<string, string>()
   const byNanoid = new Map<string, string>()
   /** `v1:<kind>:<v1>` and `nanoid:<kind>:<nanoid>` the store did not map, until when. */
   const absent = new Map<string, number>()
-  const isAbsent = (key: string, now: number) => {
-    const until = absent.get(key)
-    if (until === undefined) return false
-    if (until > now) return true
-    absent.delete(key)
-    return false
-  }
-  const markAbsent = (key: string, now: number) => {
-    if (absent.size >= capacity) absent.delete(absent.keys().next().value as string)
-    absent.set(key, now + absentMillis)
-  }
-  const keep = (kind: V1IdKind, v1: string, nanoid: string) => {
+  /** Forgets that `v1` and `nanoid` were absent (a mapping of them was just recorded). */
+  const present = (kind: V1IdKind, v1: string, nanoid: string) => {
     absent.delete(`v1:${kind}:${v1}`)
     absent.delete(`nanoid:${kind}:${nanoid}`)
-    if (byV1.size >= capacity) {
-      const oldest = byV1.keys().next().value as string
-      byNanoid.delete(`${oldest.slice(0, oldest.indexOf(":"))}:${byV1.get(oldest)}`)
-      byV1.delete(oldest)
-    }
-    byV1.set(`${kind}:${v1}`, nanoid)
-    byNanoid.set(`${kind}:${nanoid}`, v1)
   }
-  const many = <A extends string>(
-    kind: V1IdKind,
-    side: "v1" | "nanoid",
-    keys: ReadonlyArray<A>,
-    cache: Map<string, string>,
-    load: (missing: ReadonlyArray<A>) => Effect.Effect<ReadonlyMap<string, string>>,
-    store: (key: string, value: string) => void
-  ) =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const found = new Map<string, string>()
-      const missing: Array<A> = []
-      for (const key of keys) {
-        const hit = cache.get(`${kind}:${key}`)
-        if (hit !== undefined) found.set(key, hit)
-        else if (!isAbsent(`${side}:${kind}:${key}`, now)) missing.push(key)
+  return {
+    byV1,
+    byNanoid,
+    isAbsent: (key: string, now: number) => {
+      const until = absent.get(key)
+      if (until === undefined) return false
+      if (until > now) return true
+      absent.delete(key)
+      return false
+    },
+    markAbsent: (key: string, now: number) => {
+      if (absent.size >= capacity) absent.delete(absent.keys().next().value as string)
+      absent.set(key, now + absentMillis)
+    },
+    present,
+    keep: (kind: V1IdKind, v1: string, nanoid: string) => {
+      present(kind, v1, nanoid)
+      if (byV1.size >= capacity) {
+        const oldest = byV1.keys().next().value as string
+        byNanoid.delete(`${oldest.slice(0, oldest.indexOf(":"))}:${byV1.get(oldest)}`)
+        byV1.delete(oldest)
       }
-      if (missing.length > 0) {
-        const loaded = yield* load(missing)
-        for (const key of missing) {
-          const value = loaded.get(key)
-          if (value === undefined) markAbsent(`${side}:${kind}:${key}`, now)
-          else {
-            found.set(key, value)
-            store(key, value)
-          }
-        }
+      byV1.set(`${kind}:${v1}`, nanoid)
+      byNanoid.set(`${kind}:${nanoid}`, v1)
+    }
+  }
+}
+
+type Cache = ReturnType<typeof makeCache>
+
+/**
+ * `keys` of one side (`v1` ids or nanoids) looked up in the cache first, the rest loaded from the store at once; what
+ * the store does not map is remembered absent, what it maps is kept.
+ */
+const lookUp = <A extends string>(
+  cache: Cache,
+  kind: V1IdKind,
+  side: "v1" | "nanoid",
+  keys: ReadonlyArray<A>,
+  load: (missing: ReadonlyArray<A>) => Effect.Effect<ReadonlyMap<string, string>>
+) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const kept = side === "v1" ? cache.byV1 : cache.byNanoid
+    const found = new Map<string, string>()
+    const missing: Array<A> = []
+    for (const key of keys) {
+      const hit = kept.get(`${kind}:${key}`)
+      if (hit !== undefined) found.set(key, hit)
+      else if (!cache.isAbsent(`${side}:${kind}:${key}`, now)) missing.push(key)
+    }
+    if (missing.length === 0) return found as ReadonlyMap<string, string>
+    const loaded = yield* load(missing)
+    for (const key of missing) {
+      const value = loaded.get(key)
+      if (value === undefined) cache.markAbsent(`${side}:${kind}:${key}`, now)
+      else {
+        found.set(key, value)
+        if (side === "v1") cache.keep(kind, key, value)
+        else cache.keep(kind, value, key)
       }
-      return found as ReadonlyMap<string, string>
-    })
-  const one = (kind: V1IdKind, side: "v1" | "nanoid", key: string, cache: Map<string, string>) =>
+    }
+    return found as ReadonlyMap<string, string>
+  })
+
+/** `ids` with the mappings it answers kept, up to `capacity` of them (the oldest go first). */
+export const cachedIdMap = (ids: V1IdMap["Service"], capacity = 100_000, absentMillis = 2_000): V1IdMap["Service"] => {
+  const cache = makeCache(capacity, absentMillis)
+  const one = (kind: V1IdKind, side: "v1" | "nanoid", key: string) =>
     Effect.map(
-      many(
-        kind,
-        side,
-        [key],
-        cache,
-        (missing) =>
-          Effect.map(
-            side === "v1" ? ids.nanoidOf(kind, missing[0] as string) : ids.v1Of(kind, missing[0] as string),
-            (found) => (Option.isSome(found) ? new Map([[key, found.value]]) : new Map())
-          ),
-        (k, value) => (side === "v1" ? keep(kind, k, value) : keep(kind, value, k))
+      lookUp(cache, kind, side, [key], (missing) =>
+        Effect.map(
+          side === "v1" ? ids.nanoidOf(kind, missing[0] as string) : ids.v1Of(kind, missing[0] as string),
+          (found) => (Option.isSome(found) ? new Map([[key, found.value]]) : new Map<string, string>())
+        )
       ),
       (found) => Option.fromNullishOr(found.get(key))
     )
   return V1IdMap.of({
     ...ids,
     allocate: (kind, nanoid) => {
-      const hit = byNanoid.get(`${kind}:${nanoid}`)
+      const hit = cache.byNanoid.get(`${kind}:${nanoid}`)
       return hit !== undefined
         ? Effect.succeed(hit)
-        : Effect.tap(ids.allocate(kind, nanoid), (v1) => Effect.sync(() => keep(kind, v1, nanoid)))
+        : Effect.tap(ids.allocate(kind, nanoid), (v1) => Effect.sync(() => cache.keep(kind, v1, nanoid)))
     },
     allocateMany: (kind, nanoids) =>
       Effect.gen(function* () {
-        const hits = nanoids.map((nanoid) => byNanoid.get(`${kind}:${nanoid}`))
+        const hits = nanoids.map((nanoid) => cache.byNanoid.get(`${kind}:${nanoid}`))
         if (hits.every((v1) => v1 !== undefined)) return hits as ReadonlyArray<string>
         const v1s = yield* ids.allocateMany(kind, nanoids)
-        for (const [i, v1] of v1s.entries()) keep(kind, v1, nanoids[i] as string)
+        for (const [i, v1] of v1s.entries()) cache.keep(kind, v1, nanoids[i] as string)
         return v1s
       }),
     nanoidOf: (kind, v1) => {
-      const hit = byV1.get(`${kind}:${v1}`)
-      return hit !== undefined ? Effect.succeed(Option.some(hit)) : one(kind, "v1", v1, byV1)
+      const hit = cache.byV1.get(`${kind}:${v1}`)
+      return hit !== undefined ? Effect.succeed(Option.some(hit)) : one(kind, "v1", v1)
     },
     v1Of: (kind, nanoid) => {
-      const hit = byNanoid.get(`${kind}:${nanoid}`)
-      return hit !== undefined ? Effect.succeed(Option.some(hit)) : one(kind, "nanoid", nanoid, byNanoid)
+      const hit = cache.byNanoid.get(`${kind}:${nanoid}`)
+      return hit !== undefined ? Effect.succeed(Option.some(hit)) : one(kind, "nanoid", nanoid)
     },
     record: (mappings) =>
       Effect.tap(ids.record(mappings), () =>
         Effect.sync(() => {
-          for (const { kind, v1, nanoid } of mappings) {
-            absent.delete(`v1:${kind}:${normalizeV1Id(kind, v1)}`)
-            absent.delete(`nanoid:${kind}:${nanoid}`)
-          }
+          for (const { kind, v1, nanoid } of mappings) cache.present(kind, normalizeV1Id(kind, v1), nanoid)
         })
       ),
-    nanoidsOf: (kind, v1s) =>
-      many(
-        kind,
-        "v1",
-        v1s,
-        byV1,
-        (missing) => ids.nanoidsOf(kind, missing),
-        (v1, nanoid) => keep(kind, v1, nanoid)
-      ),
-    v1IdsOf: (kind, nanoids) =>
-      many(
-        kind,
-        "nanoid",
-        nanoids,
-        byNanoid,
-        (missing) => ids.v1IdsOf(kind, missing),
-        (nanoid, v1) => keep(kind, v1, nanoid)
-      )
+    nanoidsOf: (kind, v1s) => lookUp(cache, kind, "v1", v1s, (missing) => ids.nanoidsOf(kind, missing)),
+    v1IdsOf: (kind, nanoids) => lookUp(cache, kind, "nanoid", nanoids, (missing) => ids.v1IdsOf(kind, missing))
   })
 }

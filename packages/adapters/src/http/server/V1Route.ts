@@ -11,7 +11,6 @@ import { Teams } from "@svc/domain/team"
 import {
   clientsFor,
   inProcessHttpClient,
-  type Json,
   makeV1Handler,
   maxV1Body,
   type RoutesApp,
@@ -125,7 +124,7 @@ const asV1Error = (response: HttpServerResponse.HttpServerResponse) => {
 const notJson: unique symbol = Symbol("notJson")
 
 /** A v1 body: nothing, JSON, or `notJson`. */
-const jsonOf = (text: string | undefined): Json | typeof notJson => {
+const jsonOf = (text: string | undefined): unknown => {
   if (text === undefined || text.length > maxV1Body) return notJson
   if (text === "") return undefined
   try {
