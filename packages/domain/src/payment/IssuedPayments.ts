@@ -11,7 +11,7 @@ import type { InvoiceDetails } from "./Payment.ts"
 import type { PaymentRecipientRequest } from "./PaymentRequests.ts"
 
 /** One payment of an issued request: its ids, recipient (a member or an e-mail), amount and invoice. */
-export interface IssuedPayment {
+export interface RequestedPayment {
   readonly nanoid: PaymentId
   readonly invoice_nanoid: InvoiceId
   readonly recipient_nanoid?: UserId
@@ -32,5 +32,5 @@ export interface IssuedPaymentsRequest {
   /** The team's svc account the payments leave from. */
   readonly account: Address
   /** The payments, in the order of the signed entries. */
-  readonly payments: ReadonlyArray<IssuedPayment>
+  readonly payments: ReadonlyArray<RequestedPayment>
 }

@@ -18,7 +18,7 @@ import { type Team, teamAccountOf } from "../team/Team.ts"
 import type { Caller } from "../user/Caller.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
 import { UserRepository } from "../user/UserRepository.ts"
-import type { IssuedPayment, IssuedPaymentsRequest } from "./IssuedPayments.ts"
+import type { IssuedPaymentsRequest, RequestedPayment } from "./IssuedPayments.ts"
 import { IssuedRequestPolicy } from "./IssuedRequestPolicy.ts"
 import { invoiceOf } from "./Payment.ts"
 import { InvalidRecipient, TeamAccountMissing } from "./PaymentErrors.ts"
@@ -141,7 +141,7 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
     )
   )
   const group = yield* ids.make("paymentGroup")
-  const payments: Array<IssuedPayment & { readonly recipient: Address }> = []
+  const payments: Array<RequestedPayment & { readonly recipient: Address }> = []
   for (const { user, amountCents, description } of wanted) {
     // A membership without a stored user cannot be paid either.
     const recipient = addresses.get(user)
@@ -191,7 +191,7 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
   const email = body.external_recipient_email
   const data = body.payment_data
   const description = data.invoice_description ?? ""
-  const issued: IssuedPayment = {
+  const issued: RequestedPayment = {
     nanoid: payment,
     invoice_nanoid: yield* ids.make("invoice"),
     recipient_email: email,
