@@ -10,7 +10,7 @@ import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { IdGenerator, type TeamId } from "@svc/domain/Ids"
 import { MembershipRepository, type Role } from "@svc/domain/membership"
 import { TeamRepository } from "@svc/domain/team"
-import { emptyAddress, newUser, UserRepository } from "@svc/domain/user"
+import { emptyPostalAddress, newUser, UserRepository } from "@svc/domain/user"
 import { Console, DateTime, Effect, Option } from "effect"
 import type { Address } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -61,7 +61,7 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
         nanoid: plan.companyId,
         name: "Demo Company",
         website: "https://example.com",
-        address: { ...emptyAddress, country: "US", timezone: "UTC" },
+        address: { ...emptyPostalAddress, country: "US", timezone: "UTC" },
         admin_contact: { fullname: "Demo Admin", phone: "", email: "admin@demo.example" },
         created_at: now
       })

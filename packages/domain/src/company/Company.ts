@@ -3,7 +3,8 @@
  */
 import { Schema } from "effect"
 import { CompanyId } from "../Ids.ts"
-import { Address, emptyAddress } from "../user/User.ts"
+import { PostalAddressWithTimezone } from "../PostalAddress.ts"
+import { emptyPostalAddress } from "../user/User.ts"
 
 /** A stored company, in the shape the member summary shows it. */
 export const Company = Schema.Struct({
@@ -14,7 +15,7 @@ export const Company = Schema.Struct({
   blockchain_address: Schema.String,
   incorporation_country: Schema.String,
   incorporation_type: Schema.String,
-  address: Address,
+  address: PostalAddressWithTimezone,
   admin_contact: Schema.Struct({ fullname: Schema.String, phone: Schema.String, email: Schema.String }),
   private_data: Schema.Struct({ tax_id: Schema.String }),
   created_at: Schema.String
@@ -38,7 +39,7 @@ export const newCompany = (input: {
   blockchain_address: "",
   incorporation_country: input.incorporation_country ?? "US",
   incorporation_type: "sole_proprietorship",
-  address: input.address ?? emptyAddress,
+  address: input.address ?? emptyPostalAddress,
   admin_contact: input.admin_contact ?? { fullname: "", phone: "", email: "" },
   private_data: { tax_id: "" },
   created_at: input.created_at

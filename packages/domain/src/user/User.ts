@@ -7,10 +7,6 @@ import { WalletAddress, walletAddressOf } from "../Evm.ts"
 import { UserId } from "../Ids.ts"
 import { PostalAddressWithTimezone } from "../PostalAddress.ts"
 
-/** A user's postal address with time zone (SPEC §2.4); lists show its postal part (§2.2). */
-export const Address = PostalAddressWithTimezone
-export type Address = typeof Address.Type
-
 /** Where a user is in onboarding (SPEC §2.2). */
 export const Onboarding = Schema.Struct({
   onboarded: Schema.Boolean,
@@ -41,7 +37,7 @@ export const User = Schema.Struct({
   avatar: Schema.String,
   phone: Schema.String,
   dob: Schema.String,
-  address: Address,
+  address: PostalAddressWithTimezone,
   social: Schema.Struct({ linkedin: Schema.String, discord: Schema.String, website: Schema.String, x: Schema.String }),
   certifications: Schema.Array(Certification),
   onboarding: Onboarding,
@@ -53,8 +49,8 @@ export type User = typeof User.Type
 export const displayNameOf = (user: Pick<User, "first_name" | "last_name">): string =>
   `${user.first_name} ${user.last_name}`.trim()
 
-/** The empty address every new user starts with. */
-export const emptyAddress: Address = {
+/** The empty postal address every new user starts with. */
+export const emptyPostalAddress: PostalAddressWithTimezone = {
   line_1: "",
   line_2: "",
   city: "",
@@ -84,7 +80,7 @@ export const newUser = (input: {
   avatar: "",
   phone: "",
   dob: "",
-  address: emptyAddress,
+  address: emptyPostalAddress,
   social: { linkedin: "", discord: "", website: "", x: "" },
   certifications: [],
   onboarding: { onboarded: false, step: "initial", role: "payer", moderation_status: "pending" },

@@ -14,7 +14,7 @@ export {
   TeamUser,
   toTeamUser
 } from "./TeamUser.ts"
-export { Address, Certification, displayNameOf, emptyAddress, newUser, Onboarding, User } from "./User.ts"
+export { Certification, displayNameOf, emptyPostalAddress, newUser, Onboarding, User } from "./User.ts"
 export { userAccountOf } from "./UserAccount.ts"
 export { UserNotFound } from "./UserNotFound.ts"
 export { UserRepository, WalletTaken } from "./UserRepository.ts"
