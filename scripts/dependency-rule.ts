@@ -4,7 +4,7 @@
  * - `packages/domain` source imports only `effect`, `viem`, `@spruceid/siwe-parser`, `nanoid` (and its own files); `packages/contract`
  *   only `effect` and `@svc/domain`; `packages/v1` only those and `@svc/contract`.
  * - No package under `packages/` imports an app (`@svc/api`, `@svc/cli`, `@svc/migrate`, or a path into `apps/`).
- * - Only the HTTP adapter itself and the API's composition root (`apps/api/src/{Server,main,AppConfig}.ts`, `TestServer.ts`) import
+ * - Only the HTTP adapter itself and the API's composition root (`apps/api/src/{Server,ServerOptions,main,AppConfig}.ts`, `TestServer.ts`) import
  *   the HTTP server (`@svc/adapters/http/server`): workers, tools and other apps use the domain's use cases.
  *
  * Tests and benchmarks may use dev-only tools (ethers, vitest) and the HTTP server; the second rule holds for every
@@ -35,6 +35,7 @@ export const httpServerImporters = [
   "apps/api/src/Server.ts",
   "apps/api/src/main.ts",
   "apps/api/src/AppConfig.ts",
+  "apps/api/src/ServerOptions.ts",
   "apps/api/test/TestServer.ts"
 ] as const
 const httpServerDir = "packages/adapters/src/http/server"
