@@ -14,7 +14,6 @@ const maxLines = 350
 
 /** Still over the bound, to be split (issue 23). */
 const stillOver = [
-  "apps/cli/src/commands/Payments.ts",
   "packages/adapters/src/evm/Relayer.ts",
   "packages/adapters/src/evm/ViemChainGateway.ts",
   "packages/domain/src/invite/Invites.ts",
