@@ -1,0 +1,81 @@
+/**
+ * What the domain's use-case tests run on: every storage port on an in-memory SQLite database (the real adapter), the
+ * test id generator and randomness, and a seeded company and team with callers in each relation to it.
+ */
+import { SqliteDatabase, SqliteStorage } from "@svc/adapters/sqlite"
+import { WebhookSecretBox } from "@svc/adapters/webhooks"
+import { Effect, Layer, Redacted, Schema } from "effect"
+import { CompanyRepository, newCompany } from "../src/company/index.ts"
+import { walletAddressOf } from "../src/Evm.ts"
+import { IdGenerator, type TeamId, type UserId } from "../src/Ids.ts"
+import { MembershipRepository, type Role, TeamAccess } from "../src/membership/index.ts"
+import { Randomness } from "../src/Randomness.ts"
+import { TeamRepository } from "../src/team/index.ts"
+import { type Caller, newUser, UserRepository } from "../src/user/index.ts"
+import { CreateWebhookRequest, WebhookUrlPolicy } from "../src/webhook/index.ts"
+
+/** Every storage port on a fresh in-memory database, with the test ids and randomness. */
+export const storageLayer = SqliteStorage.ports.pipe(
+  Layer.provideMerge(SqliteDatabase.layer({ filename: ":memory:" })),
+  Layer.provideMerge(Layer.mergeAll(IdGenerator.layerTest, Randomness.layerTest())),
+  Layer.orDie
+)
+
+/** The webhook ports beside storage: https URLs on public hosts only, and a secret box with a fixed key. */
+export const webhookLayer = Layer.mergeAll(
+  WebhookUrlPolicy.layer({ requireHttps: true, allowPrivate: false }),
+  WebhookSecretBox.layer(Redacted.make("use-case-test-key-0123456789abcdefghijklmnop"))
+).pipe(Layer.provideMerge(storageLayer))
+
+/** What the webhook use cases run on: team access and the webhook ports, over storage. */
+export const webhookUseCases = TeamAccess.layer.pipe(Layer.provideMerge(webhookLayer))
+
+const now = "2026-01-01T00:00:00.000Z"
+
+/** A user, with wallet `0x…n`. */
+const userWith = (n: number) =>
+  Effect.gen(function* () {
+    const nanoid: UserId = yield* IdGenerator.use((ids) => ids.make("user"))
+    const wallet = walletAddressOf(`0x${n.toString(16).padStart(40, "0")}`)
+    yield* UserRepository.use((u) => u.insert(newUser({ nanoid, wallet, created_at: now }))).pipe(Effect.orDie)
+    return { nanoid, wallet } satisfies Caller
+  })
+
+/** `user` a member of `team` with `role`. */
+const join = (team: TeamId, user: Caller, role: Role) =>
+  Effect.gen(function* () {
+    const nanoid = yield* IdGenerator.use((ids) => ids.make("membership"))
+    yield* MembershipRepository.use((m) =>
+      m.insert({ nanoid, team_nanoid: team, user_nanoid: user.nanoid, role, email: "", created_at: now })
+    ).pipe(Effect.orDie)
+  })
+
+/** A company and a team, with its admin, an employee, and an outsider who belongs to no team. */
+export const seedTeam = Effect.gen(function* () {
+  const ids = yield* IdGenerator
+  const company = yield* ids.make("company")
+  const team: TeamId = yield* ids.make("team")
+  yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: company, name: "Co", created_at: now })))
+  yield* TeamRepository.use((t) =>
+    t.insert({
+      nanoid: team,
+      company_nanoid: company,
+      name: "Team",
+      description: "",
+      avatar: "",
+      svc_account: "",
+      status: "active",
+      created_at: now,
+      updated_at: now
+    })
+  )
+  const admin = yield* userWith(1)
+  const employee = yield* userWith(2)
+  yield* join(team, admin, "team_admin")
+  yield* join(team, employee, "team_employee")
+  return { company, team, admin, employee, outsider: yield* userWith(3) }
+})
+
+/** A creation body as a client sends it (decoded with the request's own schema). */
+export const webhookBody = (team: TeamId, url = "https://hooks.example.com/svc") =>
+  Schema.decodeUnknownSync(CreateWebhookRequest)({ team_nanoid: team, url, events: ["payment.sent"], name: "Books" })
