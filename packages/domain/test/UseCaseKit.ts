@@ -7,10 +7,12 @@ import { WebhookSecretBox } from "@svc/adapters/webhooks"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { CompanyRepository, newCompany } from "../src/company/index.ts"
 import { walletAddressOf } from "../src/Evm.ts"
+import { EventOutbox } from "../src/event/index.ts"
 import { IdGenerator, type TeamId, type UserId } from "../src/Ids.ts"
+import { InviteSettings } from "../src/invite/index.ts"
 import { MembershipRepository, type Role, TeamAccess } from "../src/membership/index.ts"
 import { Randomness } from "../src/Randomness.ts"
-import { TeamRepository } from "../src/team/index.ts"
+import { TeamBalances, TeamRepository } from "../src/team/index.ts"
 import { type Caller, newUser, UserRepository } from "../src/user/index.ts"
 import { CreateWebhookRequest, WebhookUrlPolicy } from "../src/webhook/index.ts"
 
@@ -26,6 +28,14 @@ export const webhookLayer = Layer.mergeAll(
   WebhookUrlPolicy.layer({ requireHttps: true, allowPrivate: false }),
   WebhookSecretBox.layer(Redacted.make("use-case-test-key-0123456789abcdefghijklmnop"))
 ).pipe(Layer.provideMerge(storageLayer))
+
+/** What the team, member and settings use cases run on without a chain: team access, zero balances, invites. */
+export const teamUseCases = TeamAccess.layer.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(TeamBalances.layerZero, InviteSettings.make({ publicBaseUrl: "https://svc.test/", ttlDays: 7 }))
+  ),
+  Layer.provideMerge(storageLayer)
+)
 
 /** What the webhook use cases run on: team access and the webhook ports, over storage. */
 export const webhookUseCases = TeamAccess.layer.pipe(Layer.provideMerge(webhookLayer))
@@ -79,3 +89,8 @@ export const seedTeam = Effect.gen(function* () {
 /** A creation body as a client sends it (decoded with the request's own schema). */
 export const webhookBody = (team: TeamId, url = "https://hooks.example.com/svc") =>
   Schema.decodeUnknownSync(CreateWebhookRequest)({ team_nanoid: team, url, events: ["payment.sent"], name: "Books" })
+
+/** Every event in the outbox, oldest first (claimed once, for the test). */
+export const outboxEvents = EventOutbox.use((o) =>
+  o.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 1000, worker: "test", leaseMillis: 1 })
+)

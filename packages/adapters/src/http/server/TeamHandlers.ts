@@ -1,9 +1,11 @@
 /**
- * The team routes (SPEC §4.2, §4.4, §4.10, §4.12) over the domain's `Teams`: one line per endpoint.
+ * The team routes (SPEC §4.2, §4.4, §4.10, §4.12) over the domain's `Teams`, `Members` and `Settings`: one line per
+ * endpoint.
  */
 
 import { Api } from "@svc/contract"
-import { Teams } from "@svc/domain/team"
+import { Members } from "@svc/domain/membership"
+import { Settings, Teams } from "@svc/domain/team"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { respond, respondJson } from "./Respond.ts"
@@ -14,6 +16,8 @@ export const TeamHandlers = HttpApiBuilder.group(
   "teams",
   Effect.fn(function* (handlers) {
     const teams = yield* Teams
+    const members = yield* Members
+    const settings = yield* Settings
     return handlers.handleAll({
       listMine: () => respond((me) => Effect.map(teams.listMine(me), (list) => ({ teams: list }))),
       create: ({ payload }) => respond((me) => teams.create(me, payload)),
@@ -21,14 +25,13 @@ export const TeamHandlers = HttpApiBuilder.group(
       update: ({ params, payload }) => respond((me) => teams.update(me, params.team_nanoid, payload)),
       delete: ({ params }) => respond((me) => teams.delete(me, params.team_nanoid)),
       users: ({ params, query }) => respondJson((me) => teams.users(me, params.team_nanoid, query)),
-      memberSummary: ({ params }) => respond((me) => teams.memberSummary(me, params.team_nanoid, params.user_nanoid)),
-      removeMember: ({ params }) => respond((me) => teams.removeMember(me, params.team_nanoid, params.user_nanoid)),
-      getSettings: ({ params }) => respond((me) => teams.settings(me, params.team_nanoid)),
-      updateSettings: ({ params, payload }) => respond((me) => teams.updateSettings(me, params.team_nanoid, payload)),
-      getMemberSettings: ({ params }) =>
-        respond((me) => teams.memberSettings(me, params.team_nanoid, params.user_nanoid)),
+      memberSummary: ({ params }) => respond((me) => members.summary(me, params.team_nanoid, params.user_nanoid)),
+      removeMember: ({ params }) => respond((me) => members.remove(me, params.team_nanoid, params.user_nanoid)),
+      getSettings: ({ params }) => respond((me) => settings.team(me, params.team_nanoid)),
+      updateSettings: ({ params, payload }) => respond((me) => settings.updateTeam(me, params.team_nanoid, payload)),
+      getMemberSettings: ({ params }) => respond((me) => settings.member(me, params.team_nanoid, params.user_nanoid)),
       updateMemberSettings: ({ params, payload }) =>
-        respond((me) => teams.updateMemberSettings(me, params.team_nanoid, params.user_nanoid, payload))
+        respond((me) => settings.updateMember(me, params.team_nanoid, params.user_nanoid, payload))
     })
   })
-).pipe(Layer.provide(Teams.layer))
+).pipe(Layer.provide(Layer.mergeAll(Teams.layer, Members.layer, Settings.layer)))

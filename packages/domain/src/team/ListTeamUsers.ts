@@ -1,0 +1,50 @@
+/** A team's users (SPEC §2.2, GET /v2/teams/{team_nanoid}/users): filtered by e-mail, paged when asked. */
+import { Effect } from "effect"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import type { TeamId } from "../Ids.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { TeamAccess } from "../membership/TeamAccess.ts"
+import type { Caller } from "../user/Caller.ts"
+import { pageRequest, pagination, toTeamUser } from "../user/TeamUser.ts"
+import { userAccountOf } from "../user/UserAccount.ts"
+import { UserRepository } from "../user/UserRepository.ts"
+
+/** Which users of a team to list: e-mails in normal form (`EmailFilter`), and a page when `page` or `offset` is set. */
+export interface TeamUsersRequest {
+  readonly emails?: ReadonlyArray<string> | undefined
+  readonly page?: number | undefined
+  readonly offset?: number | undefined
+  readonly count?: number | undefined
+}
+
+/**
+ * The team's users (`team.users.list`), each with their own svc account (where the team pays them; empty without a
+ * chain), and the page.
+ */
+export const listTeamUsers = Effect.fn("Teams.users")(function* (
+  caller: Caller,
+  team: TeamId,
+  request: TeamUsersRequest
+) {
+  yield* TeamAccess.use((access) => access.authorize(caller, team, "team.users.list"))
+  const emails = request.emails === undefined || request.emails.length === 0 ? undefined : request.emails
+  const page = pageRequest(request)
+  const members = yield* MembershipRepository.use((m) =>
+    m.listTeam(team, { emails, offset: page.offset, limit: page.paged ? page.count : undefined })
+  )
+  const profiles = new Map(
+    (yield* UserRepository.use((u) => u.findByIds(members.members.map((m) => m.user_nanoid)))).map((u) => [u.nanoid, u])
+  )
+  const listedMembers = members.members.flatMap((m) => {
+    const user = profiles.get(m.user_nanoid)
+    return user === undefined ? [] : [{ user, role: m.role }]
+  })
+  const chain = yield* Effect.serviceOption(ChainGateway)
+  const listed =
+    chain._tag === "None"
+      ? listedMembers.map(({ user, role }) => toTeamUser(user, role, ""))
+      : yield* Effect.forEach(listedMembers, ({ user, role }) =>
+          Effect.map(userAccountOf(chain.value, user), (account) => toTeamUser(user, role, account))
+        )
+  return { users: listed, pagination: pagination(page, members.members.length, members.total) }
+})
