@@ -10,6 +10,7 @@ import { walletAddressOf } from "../src/Evm.ts"
 import { EventOutbox } from "../src/event/index.ts"
 import { IdGenerator, type TeamId, type UserId } from "../src/Ids.ts"
 import { InviteSettings } from "../src/invite/index.ts"
+import { MailOutbox } from "../src/mail/index.ts"
 import { MembershipRepository, type Role, TeamAccess } from "../src/membership/index.ts"
 import { Randomness } from "../src/Randomness.ts"
 import { TeamBalances, TeamRepository } from "../src/team/index.ts"
@@ -93,4 +94,10 @@ export const webhookBody = (team: TeamId, url = "https://hooks.example.com/svc")
 /** Every event in the outbox, oldest first (claimed once, for the test). */
 export const outboxEvents = EventOutbox.use((o) =>
   o.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 1000, worker: "test", leaseMillis: 1 })
+)
+
+/** The single-use tokens of the queued invite mails, by recipient (the mail worker is not running). */
+export const mailedTokens = Effect.map(
+  MailOutbox.use((o) => o.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 100, leaseMillis: 1 })),
+  (claimed) => new Map(claimed.map((c) => [c.mail.to, /token=([0-9a-f]{64})/.exec(c.mail.text)?.[1] ?? ""]))
 )

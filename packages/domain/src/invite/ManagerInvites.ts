@@ -29,10 +29,10 @@ import { newUser } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { type Invite, membershipRoleOf } from "./Invite.ts"
 import { AlreadyTeamMember, InviteAnswered, type InviteClosed, InviteExpired, InviteRevoked } from "./InviteErrors.ts"
+import { inviteMailOf } from "./InviteMail.ts"
 import { InviteRepository } from "./InviteRepository.ts"
 import type { CreateManagerInvitesRequest, ExecuteManagerInvitesRequest } from "./InviteRequests.ts"
 import { InviteSettings } from "./InviteSettings.ts"
-import { inviteMailOf } from "./Invites.ts"
 import { makeInviteToken } from "./InviteToken.ts"
 
 /** What POST /v2/invites/manager answers: the bundle to sign and the invites it covers. */
