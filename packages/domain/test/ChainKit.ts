@@ -1,0 +1,67 @@
+/**
+ * The chain for the domain's use-case tests that need one: the adapters' embedded chain on the test run's anvil (the
+ * real contracts), and a team whose admin holds a private key, with its account created on chain.
+ */
+import { EmbeddedChain } from "@svc/adapters/evm"
+import { Context, Effect, Layer } from "effect"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { inject } from "vitest"
+import { ChainGateway } from "../src/chain/ChainGateway.ts"
+import { svcAccountSaltOf } from "../src/chain/SvcAccountSalt.ts"
+import { walletAddressOf } from "../src/Evm.ts"
+import { IdGenerator } from "../src/Ids.ts"
+import { MembershipRepository } from "../src/membership/index.ts"
+import { SignatureVerifier } from "../src/signature/SignatureVerifier.ts"
+import { TeamRepository } from "../src/team/index.ts"
+import { type Caller, newUser, UserRepository } from "../src/user/index.ts"
+import { seedTeam, teamUseCases } from "./UseCaseKit.ts"
+
+declare module "vitest" {
+  /** What the run's global setup provides (packages/adapters/test/vitest.globalSetup.ts). */
+  export interface ProvidedContext {
+    readonly rpcUrl: string
+  }
+}
+
+/** The embedded chain on the run's anvil, as the `ChainGateway`. */
+export const chainLayer = Layer.effect(
+  ChainGateway,
+  Effect.map(Layer.build(EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainId: 42161 })), (context) =>
+    Context.get(context, ChainGateway)
+  )
+).pipe(Layer.orDie)
+
+/** The team use cases with the chain, and signatures checked by recovery. */
+export const chainUseCases = Layer.mergeAll(chainLayer, SignatureVerifier.layer).pipe(Layer.provideMerge(teamUseCases))
+
+/**
+ * The seeded team (`seedTeam`) with a second admin, `signingAdmin`, whose private key is `key`, and the team's account created
+ * on chain, owned by that admin.
+ */
+export const seedChainTeam = Effect.gen(function* () {
+  const seeded = yield* seedTeam
+  const key = generatePrivateKey()
+  const signer = privateKeyToAccount(key)
+  const admin: Caller = {
+    nanoid: yield* IdGenerator.use((ids) => ids.make("user")),
+    wallet: walletAddressOf(signer.address)
+  }
+  const now = "2026-01-01T00:00:00.000Z"
+  yield* UserRepository.use((u) => u.insert(newUser({ ...admin, created_at: now }))).pipe(Effect.orDie)
+  const membership = yield* IdGenerator.use((ids) => ids.make("membership"))
+  yield* MembershipRepository.use((m) =>
+    m.insert({
+      nanoid: membership,
+      team_nanoid: seeded.team,
+      user_nanoid: admin.nanoid,
+      role: "team_admin",
+      email: "",
+      created_at: now
+    })
+  ).pipe(Effect.orDie)
+  const { account } = yield* ChainGateway.use((chain) =>
+    chain.createAccount(signer.address, svcAccountSaltOf(seeded.team))
+  ).pipe(Effect.orDie)
+  yield* TeamRepository.use((t) => t.update(seeded.team, { svc_account: account }))
+  return { ...seeded, signingAdmin: admin, key, account }
+})
