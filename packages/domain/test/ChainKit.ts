@@ -31,8 +31,11 @@ export const chainLayer = Layer.effect(
   )
 ).pipe(Layer.orDie)
 
-/** The team use cases with the chain, and signatures checked by recovery. */
-export const chainUseCases = Layer.mergeAll(chainLayer, SignatureVerifier.layer).pipe(Layer.provideMerge(teamUseCases))
+/**
+ * The team use cases and signatures checked by recovery, fresh for each test; the chain (`chainLayer`, deployed once
+ * per file) comes from the file's layer.
+ */
+export const onChainUseCases = SignatureVerifier.layer.pipe(Layer.provideMerge(teamUseCases))
 
 /**
  * The seeded team (`seedTeam`) with a second admin, `signingAdmin`, whose private key is `key`, and the team's account created

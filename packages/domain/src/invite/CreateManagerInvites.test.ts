@@ -1,6 +1,6 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { chainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
+import { chainLayer, onChainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
 import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { createManagerInvites } from "./CreateManagerInvites.ts"
@@ -13,7 +13,7 @@ const body = (team: string, wallet: string, role = "team_finance_admin") =>
     invites: [{ email: "finance@team.example", wallet, role }]
   })
 
-describe("createManagerInvites", () => {
+layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("createManagerInvites", (it) => {
   it.effect("pending manager invites and the grant to sign, by the admin's wallet on the team's account", () =>
     Effect.gen(function* () {
       const { team, signingAdmin, account } = yield* seedChainTeam
@@ -26,7 +26,7 @@ describe("createManagerInvites", () => {
       assert.deepStrictEqual([invite?.kind, invite?.state, invite?.account], ["manager", "pending", wallet])
       const issued = yield* IssuedTypedDataStore.use((s) => s.find(bundle.typed_data.salt))
       assert.strictEqual(issued.kind, "roles")
-    }).pipe(Effect.provide(chainUseCases))
+    }).pipe(Effect.provide(onChainUseCases))
   )
 
   it.effect("refuses an employee, a member's change of role, and a team without an account", () =>
@@ -43,6 +43,6 @@ describe("createManagerInvites", () => {
       const missing = yield* Effect.flip(createManagerInvites(signingAdmin, body(team, wallet)))
       assert.strictEqual(missing._tag, "TeamAccountMissing")
       assert.deepStrictEqual(yield* InviteRepository.use((i) => i.listByTeams([team], [])), [])
-    }).pipe(Effect.provide(chainUseCases))
+    }).pipe(Effect.provide(onChainUseCases))
   )
 })

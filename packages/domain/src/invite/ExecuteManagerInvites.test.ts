@@ -1,6 +1,6 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { chainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
+import { chainLayer, onChainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
 import { outboxEvents } from "../../test/UseCaseKit.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { signTypedDataBundle } from "../eip712/TypedDataSignature.ts"
@@ -11,8 +11,8 @@ import { executeManagerInvites } from "./ExecuteManagerInvites.ts"
 import { InviteRepository } from "./InviteRepository.ts"
 import { CreateManagerInvitesRequest, ExecuteManagerInvitesRequest } from "./InviteRequests.ts"
 
-describe("executeManagerInvites", () => {
-  it.live("grants the signed role on chain once: the wallet is a member with it, a replay answers the same", () =>
+layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("executeManagerInvites", (it) => {
+  it.effect("grants the signed role on chain once: the wallet is a member with it, a replay answers the same", () =>
     Effect.gen(function* () {
       const { team, signingAdmin, key, account } = yield* seedChainTeam
       const wallet = "0x00000000000000000000000000000000000000f3"
@@ -50,6 +50,6 @@ describe("executeManagerInvites", () => {
       assert.deepStrictEqual(yield* executeManagerInvites(signingAdmin, execute), done)
       const other = yield* Effect.flip(executeManagerInvites(signingAdmin, { ...execute, invites: [] }))
       assert.strictEqual(other._tag, "ExecutionBodyMismatch")
-    }).pipe(Effect.provide(chainUseCases))
+    }).pipe(Effect.provide(onChainUseCases))
   )
 })

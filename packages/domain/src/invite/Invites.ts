@@ -15,6 +15,7 @@ import type { Randomness } from "../Randomness.ts"
 import type { IllegalTransition } from "../StateMachine.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
+import { runOn } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
 import { acceptInvite } from "./AcceptInvite.ts"
@@ -97,7 +98,7 @@ export class Invites extends Context.Service<
   static readonly layer = Layer.effect(
     Invites,
     Effect.map(Effect.context<InvitePorts>(), (ports) => {
-      const run = <A, E>(useCase: Effect.Effect<A, E, InvitePorts>) => Effect.provideContext(useCase, ports)
+      const run = runOn(ports)
       return Invites.of({
         create: (caller, body) => run(createInvites(caller, body)),
         list: (caller, nanoid) => run(listInvites(caller, nanoid)),

@@ -19,6 +19,7 @@ import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
+import { runOn } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
 import { createManagerInvites } from "./CreateManagerInvites.ts"
@@ -88,7 +89,7 @@ export class ManagerInvites extends Context.Service<
   static readonly layer = Layer.effect(
     ManagerInvites,
     Effect.map(Effect.context<ManagerInvitePorts>(), (ports) => {
-      const run = <A, E>(useCase: Effect.Effect<A, E, ManagerInvitePorts>) => Effect.provideContext(useCase, ports)
+      const run = runOn(ports)
       return ManagerInvites.of({
         create: (caller, body) => run(createManagerInvites(caller, body)),
         execute: (caller, body) => run(executeManagerInvites(caller, body))

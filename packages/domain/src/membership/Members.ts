@@ -10,6 +10,7 @@ import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
 import type { TeamError } from "../team/Teams.ts"
+import { runOn } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserNotFound } from "../user/UserNotFound.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
@@ -54,7 +55,7 @@ export class Members extends Context.Service<
   static readonly layer = Layer.effect(
     Members,
     Effect.map(Effect.context<MemberPorts>(), (ports) => {
-      const run = <A, E>(useCase: Effect.Effect<A, E, MemberPorts>) => Effect.provideContext(useCase, ports)
+      const run = runOn(ports)
       return Members.of({
         summary: (caller, team, user) => run(getMemberSummary(caller, team, user)),
         remove: (caller, team, user) => run(removeMember(caller, team, user))

@@ -7,6 +7,7 @@ import type { TeamId, UserId } from "../Ids.ts"
 import type { MemberNotFound } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import { runOn } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import { getMemberSettings } from "./GetMemberSettings.ts"
 import { getTeamSettings } from "./GetTeamSettings.ts"
@@ -45,7 +46,7 @@ export class Settings extends Context.Service<
   static readonly layer = Layer.effect(
     Settings,
     Effect.map(Effect.context<SettingsPorts>(), (ports) => {
-      const run = <A, E>(useCase: Effect.Effect<A, E, SettingsPorts>) => Effect.provideContext(useCase, ports)
+      const run = runOn(ports)
       return Settings.of({
         team: (caller, team) => run(getTeamSettings(caller, team)),
         updateTeam: (caller, team, changes) => run(updateTeamSettings(caller, team, changes)),

@@ -13,6 +13,7 @@ import type { MembershipRepository } from "../membership/MembershipRepository.ts
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
+import { runOn } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { Pagination, TeamUser } from "../user/TeamUser.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
@@ -84,7 +85,7 @@ export class Teams extends Context.Service<
   static readonly layer = Layer.effect(
     Teams,
     Effect.map(Effect.context<TeamPorts>(), (ports) => {
-      const run = <A, E>(useCase: Effect.Effect<A, E, TeamPorts>) => Effect.provideContext(useCase, ports)
+      const run = runOn(ports)
       return Teams.of({
         listMine: (caller) => run(listMyTeams(caller)),
         create: (caller, body) => run(createTeam(caller, body)),

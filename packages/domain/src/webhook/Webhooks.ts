@@ -8,6 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import type { DeliveryId, IdGenerator, TeamId, WebhookId } from "../Ids.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { Randomness } from "../Randomness.ts"
+import { runOn } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import { createWebhook } from "./CreateWebhook.ts"
 import { deleteWebhook } from "./DeleteWebhook.ts"
@@ -111,7 +112,7 @@ export class Webhooks extends Context.Service<
   static readonly layer = Layer.effect(
     Webhooks,
     Effect.map(Effect.context<WebhookPorts>(), (ports) => {
-      const run = <A, E>(useCase: Effect.Effect<A, E, WebhookPorts>) => Effect.provideContext(useCase, ports)
+      const run = runOn(ports)
       return Webhooks.of({
         create: (caller, body) => run(createWebhook(caller, body)),
         get: (caller, id) => run(getWebhook(caller, id)),
