@@ -5,7 +5,7 @@
  */
 import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { walletAddressOf } from "@svc/domain/Evm"
-import { IssuedTypedDataStore, type PaymentsTypedDataBundle } from "@svc/domain/eip712"
+import { IssuedRequestStore, type PaymentsTypedDataBundle } from "@svc/domain/eip712"
 import {
   IdGenerator,
   type InvoiceId,
@@ -72,7 +72,7 @@ export const storeBulk = Effect.fn("BenchData.storeBulk")(function* (options: {
     ).pipe(Effect.orDie)
     users.push(user.nanoid)
   }
-  const store = yield* IssuedTypedDataStore
+  const store = yield* IssuedRequestStore
   const ledger = yield* PaymentLedger
   const perRequest = 1000
   for (let request = 0; request * perRequest < options.payments; request++) {

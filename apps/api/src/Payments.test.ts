@@ -6,12 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, paymentsRequestOf } from "@svc/domain/chain"
-import {
-  IssuedTypedDataStore,
-  type PaymentsTypedDataMessage,
-  signableOf,
-  type TypedDataBundle
-} from "@svc/domain/eip712"
+import { IssuedRequestStore, type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { MembershipRepository, Permissions } from "@svc/domain/membership"
 import { AbandonedExecutions, executionLeaseMillis, IntentRunner, PaymentLedger } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
@@ -1054,7 +1049,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           const bundle = yield* issue(t.token, body)
           const signature = yield* signViem(t.adminKey, bundle)
           // What a process killed between its claim and its result leaves: the salt claimed, its lease running.
-          yield* IssuedTypedDataStore.use((store) => store.claim(bundle.typed_data.salt, Date.now())).pipe(
+          yield* IssuedRequestStore.use((store) => store.claim(bundle.typed_data.salt, Date.now())).pipe(
             Effect.provide(server.context),
             Effect.orDie
           )
@@ -1082,7 +1077,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
               const body = { from: t.team, to: [entry(t.employee.user, cents)], pay_now: true }
               const bundle = yield* issue(t.token, body)
               const signature = yield* signViem(t.adminKey, bundle)
-              const claim = yield* IssuedTypedDataStore.use((store) =>
+              const claim = yield* IssuedRequestStore.use((store) =>
                 store.claim(bundle.typed_data.salt, Date.now() - executionLeaseMillis - 1_000)
               ).pipe(Effect.provide(server.context), Effect.orDie)
               const note = (transaction: string) =>

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Email } from "@svc/domain/Email"
-import { IssuedTypedDataStore } from "@svc/domain/eip712"
+import { IssuedRequestStore } from "@svc/domain/eip712"
 import { EventOutbox } from "@svc/domain/event"
 import { executionLeaseMillis, type Payment, PaymentLedger, PaymentMachine } from "@svc/domain/payment"
 import { Effect, Exit, Option } from "effect"
@@ -34,7 +34,7 @@ const execute = (
   options: { readonly now?: number; readonly transaction?: string; readonly events?: ReturnType<typeof event>[] } = {}
 ) =>
   Effect.gen(function* () {
-    const store = yield* IssuedTypedDataStore
+    const store = yield* IssuedRequestStore
     const ledger = yield* PaymentLedger
     yield* store.issue(issued(salt))
     const claim = yield* store.claim(salt, options.now ?? Date.now())
@@ -54,7 +54,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
   describe(`PaymentLedger (${storage.name})`, () => {
     it.live("an execution is taken over only once its lease expired, by one taker; it records all it was given", () =>
       Effect.gen(function* () {
-        const store = yield* IssuedTypedDataStore
+        const store = yield* IssuedRequestStore
         const ledger = yield* PaymentLedger
         yield* store.issue(issued("7"))
         assert.deepStrictEqual(yield* ledger.outcome("7"), { state: "issued" })
@@ -143,7 +143,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
       "payments noted in flight go when their holder drops them, and only then; a record outlives a late note",
       () =>
         Effect.gen(function* () {
-          const store = yield* IssuedTypedDataStore
+          const store = yield* IssuedRequestStore
           const ledger = yield* PaymentLedger
           yield* store.issue(issued("9"))
           const claim = yield* store.claim("9", Date.now())
@@ -176,7 +176,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
 
     it.live("a holder whose claim was taken over can neither release it nor record its execution", () =>
       Effect.gen(function* () {
-        const store = yield* IssuedTypedDataStore
+        const store = yield* IssuedRequestStore
         const ledger = yield* PaymentLedger
         yield* store.issue(issued("11"))
         const now = Date.now()
@@ -245,7 +245,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
 
     it.live("a record that fails part way writes nothing of itself, and the holder may record again", () =>
       Effect.gen(function* () {
-        const store = yield* IssuedTypedDataStore
+        const store = yield* IssuedRequestStore
         const ledger = yield* PaymentLedger
         const outbox = yield* EventOutbox
         yield* execute("20", [payment(1, { salt: "20" })])
@@ -447,7 +447,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
       "executed requests are listed oldest first with what they executed; a transaction is amended in one step",
       () =>
         Effect.gen(function* () {
-          const store = yield* IssuedTypedDataStore
+          const store = yield* IssuedRequestStore
           const ledger = yield* PaymentLedger
           yield* execute("31", [payment(1, { salt: "31" })], { now: 1000 })
           yield* execute(

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { JournaledTransaction } from "@svc/domain/chain"
 import { TransactionJournal } from "@svc/domain/chain"
-import { IssuedTypedDataStore } from "@svc/domain/eip712"
+import { IssuedRequestStore } from "@svc/domain/eip712"
 import { EventOutbox } from "@svc/domain/event"
 import type { DeliveryId, WebhookId } from "@svc/domain/Ids"
 import { InviteRepository } from "@svc/domain/invite"
@@ -116,7 +116,7 @@ export const retentionContract = (storage: StorageUnderTest) =>
           assert.strictEqual((yield* deliveries.findById(delivery(3).nanoid))?.attempt_log.length, 1)
 
           // Requests: "1" executed at 10 000, "2" executing since 10 000, "3" only issued.
-          const requests = yield* IssuedTypedDataStore
+          const requests = yield* IssuedRequestStore
           const ledger = yield* PaymentLedger
           for (const salt of ["1", "2", "3"]) yield* requests.issue(issued(salt))
           const one = yield* requests.claim("1", 10_000)

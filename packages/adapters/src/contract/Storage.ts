@@ -7,7 +7,7 @@ import type { NonceStore } from "@svc/domain/auth"
 import type { TransactionJournal } from "@svc/domain/chain"
 import type { CompanyRepository } from "@svc/domain/company"
 import type { DepositLedger } from "@svc/domain/deposit"
-import type { IssuedTypedDataStore } from "@svc/domain/eip712"
+import type { IssuedRequestStore } from "@svc/domain/eip712"
 import type { EventOutbox } from "@svc/domain/event"
 import type { IdempotencyStore } from "@svc/domain/idempotency"
 import type { InviteRepository } from "@svc/domain/invite"
@@ -31,7 +31,7 @@ export type Storage =
   | SettingsRepository
   | NonceStore
   | IdempotencyStore
-  | IssuedTypedDataStore
+  | IssuedRequestStore
   | PaymentLedger
   | EventOutbox
   | InviteRepository

@@ -23,7 +23,7 @@ import type { ClientSession, Document, Filter } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
-import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedTypedDataStore.ts"
+import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedRequestStore.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 /** A stored payment: the record plus the intent runner's lease. */

@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import { type Document, type Filter, MongoServerError } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { outboxCollection } from "./MongoEventOutbox.ts"
-import { issuedCollection } from "./MongoIssuedTypedDataStore.ts"
+import { issuedCollection } from "./MongoIssuedRequestStore.ts"
 
 interface LeaseDocument {
   _id: string

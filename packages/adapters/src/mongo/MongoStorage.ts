@@ -7,7 +7,7 @@ import * as MongoDeposits from "./MongoDeposits.ts"
 import * as MongoEventOutbox from "./MongoEventOutbox.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 import * as MongoInvites from "./MongoInvites.ts"
-import * as MongoIssuedTypedDataStore from "./MongoIssuedTypedDataStore.ts"
+import * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
@@ -22,7 +22,7 @@ export const ports = Layer.mergeAll(
   MongoRepositories.layer,
   MongoNonceStore.layer,
   MongoIdempotencyStore.layer,
-  MongoIssuedTypedDataStore.layer,
+  MongoIssuedRequestStore.layer,
   MongoPaymentLedger.layer,
   MongoDeposits.layer,
   MongoEventOutbox.layer,

@@ -3,7 +3,7 @@
  * posting back the salts it won. It runs on plain Node (type stripping), beside the test that starts it.
  */
 import { parentPort, workerData } from "node:worker_threads"
-import { IssuedTypedDataStore } from "@svc/domain/eip712"
+import { IssuedRequestStore } from "@svc/domain/eip712"
 import { Effect } from "effect"
 import * as SqliteStorage from "./SqliteStorage.ts"
 
@@ -11,7 +11,7 @@ const { filename, salts } = workerData as { readonly filename: string; readonly 
 
 const won = await Effect.runPromise(
   Effect.gen(function* () {
-    const store = yield* IssuedTypedDataStore
+    const store = yield* IssuedRequestStore
     const mine: Array<string> = []
     for (const salt of salts) {
       const claim = yield* Effect.exit(store.claim(salt, Date.now()))

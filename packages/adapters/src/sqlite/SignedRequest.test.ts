@@ -3,12 +3,7 @@
  * the salt), on the SQLite issued typed data store.
  */
 import { assert, describe, it } from "@effect/vitest"
-import {
-  authorizeSignedRequest,
-  IssuedTypedDataStore,
-  paymentsTypedData,
-  signTypedDataBundle
-} from "@svc/domain/eip712"
+import { authorizeSignedRequest, IssuedRequestStore, paymentsTypedData, signTypedDataBundle } from "@svc/domain/eip712"
 import type { InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "@svc/domain/Ids"
 import { invoiceOf, onchainIdOf, tokenAmountOf } from "@svc/domain/payment"
 import { SignatureVerifier } from "@svc/domain/signature"
@@ -17,7 +12,7 @@ import { TestClock } from "effect/testing"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
-import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
+import * as SqliteIssuedRequestStore from "./SqliteIssuedRequestStore.ts"
 
 const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 const otherKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -46,7 +41,7 @@ const bundle = paymentsTypedData(
 
 const issue = Effect.gen(function* () {
   yield* TestClock.setTime(1_795_766_000_000)
-  const store = yield* IssuedTypedDataStore
+  const store = yield* IssuedRequestStore
   yield* store.issue({
     kind: "batch",
     salt: "42",
@@ -84,7 +79,7 @@ const tagOf = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<
   Effect.map(Effect.flip(effect), (error) => error._tag)
 
 const services = Layer.mergeAll(
-  SqliteIssuedTypedDataStore.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: ":memory:" })), Layer.orDie),
+  SqliteIssuedRequestStore.layer.pipe(Layer.provide(SqliteDatabase.layer({ filename: ":memory:" })), Layer.orDie),
   SignatureVerifier.layer
 )
 
@@ -158,7 +153,7 @@ describe("authorizeSignedRequest", () => {
     Effect.gen(function* () {
       const signature = yield* issue
       const request = { typedData: bundle.typed_data, signer: admin, signature }
-      const store = yield* IssuedTypedDataStore
+      const store = yield* IssuedRequestStore
       const first = yield* authorizeSignedRequest(request)
       // Only the holder's token releases it.
       yield* store.release("42", "not-the-holder")

@@ -10,7 +10,7 @@ import { DatabaseSync } from "node:sqlite"
 import { Worker } from "node:worker_threads"
 import { assert, describe, it } from "@effect/vitest"
 import { CompanyRepository } from "@svc/domain/company"
-import { IssuedTypedDataStore, storedBytesOf } from "@svc/domain/eip712"
+import { IssuedRequestStore, storedBytesOf } from "@svc/domain/eip712"
 import { IdempotencyStore } from "@svc/domain/idempotency"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { company, companyId, issued } from "../contract/Fixtures.ts"
@@ -155,13 +155,13 @@ describe("SqliteDatabase", () => {
       const filename = join(yield* tempDir, "svc.db")
       const a = yield* build(SqliteStorage.layer({ filename }))
       const b = yield* build(SqliteStorage.layer({ filename }))
-      const stores = [Context.get(a, IssuedTypedDataStore), Context.get(b, IssuedTypedDataStore)]
+      const stores = [Context.get(a, IssuedRequestStore), Context.get(b, IssuedRequestStore)]
       for (let round = 0; round < 10; round++) {
         const salt = String(round + 1)
-        yield* (stores[round % 2] as IssuedTypedDataStore["Service"]).issue(issued(salt))
+        yield* (stores[round % 2] as IssuedRequestStore["Service"]).issue(issued(salt))
         const claims = yield* Effect.all(
           Array.from({ length: 10 }, (_, i) =>
-            Effect.exit((stores[i % 2] as IssuedTypedDataStore["Service"]).claim(salt, Date.now()))
+            Effect.exit((stores[i % 2] as IssuedRequestStore["Service"]).claim(salt, Date.now()))
           ),
           { concurrency: "unbounded" }
         )
@@ -182,7 +182,7 @@ describe("SqliteDatabase", () => {
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "svc.db")
       const salts = Array.from({ length: 60 }, (_, i) => String(i + 1))
-      const store = Context.get(yield* build(SqliteStorage.layer({ filename })), IssuedTypedDataStore)
+      const store = Context.get(yield* build(SqliteStorage.layer({ filename })), IssuedRequestStore)
       for (const salt of salts) yield* store.issue(issued(salt))
       const race = (order: ReadonlyArray<string>) =>
         Effect.callback<ReadonlyArray<string>, Error>((resume) => {

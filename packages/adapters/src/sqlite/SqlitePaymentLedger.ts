@@ -20,7 +20,7 @@ import { Effect, Layer, Option } from "effect"
 import * as Leases from "./Leases.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
-import { issuedLeasesOn, issuedOf } from "./SqliteIssuedTypedDataStore.ts"
+import { issuedLeasesOn, issuedOf } from "./SqliteIssuedRequestStore.ts"
 
 const paymentOf = (row: Record<string, unknown>): Payment => JSON.parse(row.record as string) as Payment
 

@@ -7,7 +7,7 @@ import * as SqliteDeposits from "./SqliteDeposits.ts"
 import * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
 import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
 import * as SqliteInvites from "./SqliteInvites.ts"
-import * as SqliteIssuedTypedDataStore from "./SqliteIssuedTypedDataStore.ts"
+import * as SqliteIssuedRequestStore from "./SqliteIssuedRequestStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
@@ -22,7 +22,7 @@ export const ports = Layer.mergeAll(
   SqliteRepositories.layer,
   SqliteNonceStore.layer,
   SqliteIdempotencyStore.layer,
-  SqliteIssuedTypedDataStore.layer,
+  SqliteIssuedRequestStore.layer,
   SqlitePaymentLedger.layer,
   SqliteDeposits.layer,
   SqliteEventOutbox.layer,

@@ -9,9 +9,9 @@ import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import {
   type AlreadyExecuted,
   type ClaimedTypedData,
-  IssuedTypedDataStore,
+  IssuedRequestStore,
   type TypedDataNotFound
-} from "./IssuedTypedDataStore.ts"
+} from "./IssuedRequestStore.ts"
 import {
   type ExpiredTypedData,
   InvalidSignature,
@@ -41,7 +41,7 @@ export type SignedRequestError =
  * Authorises the execution of a signed request and claims its salt, so it runs at most once across replicas.
  * Checks run cheapest first, but for the expiry, which comes after the signature; the salt is claimed last: a request
  * refused for any reason can be retried.
- * If the execution then fails before reaching the chain, `IssuedTypedDataStore.release` the salt with its claim token.
+ * If the execution then fails before reaching the chain, `IssuedRequestStore.release` the salt with its claim token.
  *
  * @example
  * const issued = yield* authorizeSignedRequest({ typedData: body.typed_data, signer: body.signer, signature: body.signature })
@@ -49,8 +49,8 @@ export type SignedRequestError =
  */
 export const authorizeSignedRequest = Effect.fn("SignedRequest.authorize")(function* (
   request: SignedRequest
-): Effect.fn.Return<ClaimedTypedData, SignedRequestError, IssuedTypedDataStore | SignatureVerifier> {
-  const store = yield* IssuedTypedDataStore
+): Effect.fn.Return<ClaimedTypedData, SignedRequestError, IssuedRequestStore | SignatureVerifier> {
+  const store = yield* IssuedRequestStore
   const issued = yield* store.find(request.typedData.salt)
   // The digest is computed once from our record, and the signature checked against it.
   const digest = yield* ensureSameTypedData(issued.bundle, request.typedData)

@@ -4,7 +4,7 @@
  * Run again on every replay, so an execution recorded by a process that died before this completes here.
  */
 import { DateTime, Effect, Option } from "effect"
-import type { IssuedRoles } from "../eip712/IssuedTypedDataStore.ts"
+import type { IssuedRoles } from "../eip712/IssuedRequestStore.ts"
 import { makeDomainEvent } from "../event/EventEnvelope.ts"
 import { IdGenerator, type InviteId } from "../Ids.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"

@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { chainLayer, onChainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { createManagerInvites } from "./CreateManagerInvites.ts"
 import { InviteRepository } from "./InviteRepository.ts"
@@ -24,7 +24,7 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("createManage
       assert.deepStrictEqual(bundle.typed_data.data, [{ role: "team_finance_admin", account: wallet }])
       const [invite] = yield* Effect.forEach(bundle.invites, (id) => InviteRepository.use((i) => i.findById(id)))
       assert.deepStrictEqual([invite?.kind, invite?.state, invite?.account], ["manager", "pending", wallet])
-      const issued = yield* IssuedTypedDataStore.use((s) => s.find(bundle.typed_data.salt))
+      const issued = yield* IssuedRequestStore.use((s) => s.find(bundle.typed_data.salt))
       assert.strictEqual(issued.kind, "roles")
     }).pipe(Effect.provide(onChainUseCases))
   )

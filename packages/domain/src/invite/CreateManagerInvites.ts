@@ -5,7 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { makeRolesTypedData } from "../eip712/TypedDataBuilder.ts"
 import { IdGenerator } from "../Ids.ts"
 import type { Mail } from "../mail/Mail.ts"
@@ -100,7 +100,7 @@ export const createManagerInvites = Effect.fn("ManagerInvites.create")(function*
       made.map((m) => m.mail)
     )
   )
-  yield* IssuedTypedDataStore.use((store) =>
+  yield* IssuedRequestStore.use((store) =>
     store.issue({
       kind: "roles",
       salt: bundle.typed_data.salt,

@@ -4,8 +4,8 @@
  */
 import { Effect, Option } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
-import type { IssuedRoles } from "../eip712/IssuedTypedDataStore.ts"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import type { IssuedRoles } from "../eip712/IssuedRequestStore.ts"
+import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import type { InviteId } from "../Ids.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { executeOnce, releaseOnRefusal, sendToChain, settleWithin } from "../payment/ExecuteOnce.ts"
@@ -82,7 +82,7 @@ export const executeManagerInvites = Effect.fn("ManagerInvites.execute")(functio
   body: ExecuteManagerInvitesRequest
 ) {
   const salt = body.typed_data.salt
-  const issued = yield* IssuedTypedDataStore.use((store) => store.find(salt))
+  const issued = yield* IssuedRequestStore.use((store) => store.find(salt))
   const sameInvites =
     issued.kind === "roles" &&
     issued.request.invites.length === body.invites.length &&

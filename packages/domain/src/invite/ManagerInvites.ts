@@ -7,7 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { RequestError } from "../chain/ChainError.ts"
 import type { ChainGateway } from "../chain/ChainGateway.ts"
-import type { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import type { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { RolesTypedDataBundle } from "../eip712/TypedData.ts"
 import type { IdGenerator, InviteId } from "../Ids.ts"
@@ -57,7 +57,7 @@ type ManagerInvitePorts =
   | TeamAccess
   | ChainGateway
   | InviteRepository
-  | IssuedTypedDataStore
+  | IssuedRequestStore
   | PaymentLedger
   | UserRepository
   | MembershipRepository

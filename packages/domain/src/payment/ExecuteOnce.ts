@@ -16,8 +16,8 @@ import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
 import { paymentRequestOf, paymentsRequestOf, rolesRequestOf } from "../chain/ForwardRequest.ts"
 import type { RolesSettlement, Settlement } from "../chain/Settlement.ts"
 import type { Uint256String } from "../Evm.ts"
-import type { IssuedPayment, IssuedRoles, IssuedTypedData } from "../eip712/IssuedTypedDataStore.ts"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import type { IssuedPayment, IssuedRoles, IssuedTypedData } from "../eip712/IssuedRequestStore.ts"
+import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { authorizeSignedRequest, type SignedRequest } from "../eip712/SignedRequest.ts"
 import { ExecutionInProgress } from "./PaymentErrors.ts"
 import { type ExecutionResult, PaymentLedger } from "./PaymentLedger.ts"
@@ -116,7 +116,7 @@ export const releaseOnRefusal = (salt: Uint256String, claimToken: string, error:
     ? Effect.void
     : Effect.andThen(
         PaymentLedger.use((ledger) => ledger.dropInFlight(salt, claimToken)),
-        IssuedTypedDataStore.use((store) => store.release(salt, claimToken))
+        IssuedRequestStore.use((store) => store.release(salt, claimToken))
       )
 
 /** What waiting for another holder of a claim ends with. */

@@ -4,7 +4,7 @@
  * an already deleted record changes nothing, and only unclaimed records are deleted, so no lease is needed.
  */
 import { Clock, Duration, Effect, Layer } from "effect"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { repeatQuietly } from "../Worker.ts"
 import { IssuedRequestPolicy } from "./IssuedRequestPolicy.ts"
 
@@ -13,7 +13,7 @@ const batchSize = 500
 
 /** Deletes every expired, unexecuted request past its keeping time; answers how many went. */
 export const sweep = Effect.fn("IssuedRequestExpiry.sweep")(function* () {
-  const store = yield* IssuedTypedDataStore
+  const store = yield* IssuedRequestStore
   const policy = yield* IssuedRequestPolicy
   const cutoff = Math.floor((yield* Clock.currentTimeMillis) / 1000) - policy.keptAfterExpirySeconds
   let removed = 0

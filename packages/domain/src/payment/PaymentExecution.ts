@@ -11,8 +11,8 @@ import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
 import type { Settlement } from "../chain/Settlement.ts"
 import { TransactionJournal } from "../chain/TransactionJournal.ts"
 import type { WalletAddress } from "../Evm.ts"
-import type { Claimed, IssuedPayment } from "../eip712/IssuedTypedDataStore.ts"
-import { IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import type { Claimed, IssuedPayment } from "../eip712/IssuedRequestStore.ts"
+import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -114,7 +114,7 @@ const settlementOnChain = Effect.fn("PaymentExecution.settlementOnChain")(functi
  */
 const afterRefusal =
   (issued: Claimed<IssuedPayment>) =>
-  (error: RequestError): Effect.Effect<Settlement, RequestError, ChainGateway | IssuedTypedDataStore | PaymentLedger> =>
+  (error: RequestError): Effect.Effect<Settlement, RequestError, ChainGateway | IssuedRequestStore | PaymentLedger> =>
     error._tag === "SaltReplayed"
       ? Effect.flatMap(settlementOnChain(issued), (settlement) =>
           settlement === undefined ? Effect.fail(error) : Effect.succeed(settlement)
@@ -269,7 +269,7 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
   body: ExecutePaymentsRequest
 ) {
   const payer = yield* payingSigner(team, body.signer)
-  const store = yield* IssuedTypedDataStore
+  const store = yield* IssuedRequestStore
   const ledger = yield* PaymentLedger
   const salt = body.typed_data.salt
   const issued = yield* store.find(salt)

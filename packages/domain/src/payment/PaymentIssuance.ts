@@ -8,9 +8,9 @@ import type { Address } from "../Evm.ts"
 import {
   type IssuedBatch,
   type IssuedInstant,
-  IssuedRequestsLimit,
-  IssuedTypedDataStore
-} from "../eip712/IssuedTypedDataStore.ts"
+  IssuedRequestStore,
+  IssuedRequestsLimit
+} from "../eip712/IssuedRequestStore.ts"
 import { makePaymentsTypedData, makePaymentTypedData } from "../eip712/TypedDataBuilder.ts"
 import { IdGenerator, UserId } from "../Ids.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -56,7 +56,7 @@ const recordIssued = Effect.fn("PaymentIssuance.recordIssued")(function* (
   request: IssuedPaymentsRequest
 ) {
   const policy = yield* IssuedRequestPolicy
-  const store = yield* IssuedTypedDataStore
+  const store = yield* IssuedRequestStore
   const record = {
     ...typed,
     salt: typed.bundle.typed_data.salt,
@@ -81,7 +81,7 @@ const recordIssued = Effect.fn("PaymentIssuance.recordIssued")(function* (
 const refuseOverBudget = Effect.fn("PaymentIssuance.refuseOverBudget")(function* (team: Team, body: unknown) {
   const policy = yield* IssuedRequestPolicy
   const now = yield* Clock.currentTimeMillis
-  const held = yield* IssuedTypedDataStore.use((store) => store.held(team.nanoid, now))
+  const held = yield* IssuedRequestStore.use((store) => store.held(team.nanoid, now))
   const atLeast = new TextEncoder().encode(JSON.stringify(body)).length
   if (held.count + 1 > policy.maxCount || held.bytes + atLeast > policy.maxBytes) {
     return yield* new IssuedRequestsLimit({ team: team.nanoid })

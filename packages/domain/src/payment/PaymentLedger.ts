@@ -4,7 +4,7 @@
  */
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Uint256String } from "../Evm.ts"
-import type { IssuedTypedData, TypedDataNotFound } from "../eip712/IssuedTypedDataStore.ts"
+import type { IssuedTypedData, TypedDataNotFound } from "../eip712/IssuedRequestStore.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"

@@ -7,7 +7,7 @@ import { Clock, Context, Effect, Layer, Schema } from "effect"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address } from "../Evm.ts"
-import { type IssuedRequestsLimit, IssuedTypedDataStore } from "../eip712/IssuedTypedDataStore.ts"
+import { IssuedRequestStore, type IssuedRequestsLimit } from "../eip712/IssuedRequestStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
 import { IdGenerator, type PaymentId, TeamId, UserId } from "../Ids.ts"
@@ -130,7 +130,7 @@ export class Payments extends Context.Service<
       // The use cases ask for the ports they need; the service answers them with these.
       const ports = yield* Effect.context<
         | ChainGateway
-        | IssuedTypedDataStore
+        | IssuedRequestStore
         | PaymentLedger
         | MembershipRepository
         | UserRepository
@@ -145,7 +145,7 @@ export class Payments extends Context.Service<
         Context.add(
           Context.pick(
             ChainGateway,
-            IssuedTypedDataStore,
+            IssuedRequestStore,
             PaymentLedger,
             MembershipRepository,
             UserRepository,

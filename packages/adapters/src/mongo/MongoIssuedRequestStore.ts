@@ -14,9 +14,9 @@ import {
   AlreadyExecuted,
   type ClaimedTypedData,
   expiryOf,
+  IssuedRequestStore,
   IssuedRequestsLimit,
   type IssuedTypedData,
-  IssuedTypedDataStore,
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
@@ -60,7 +60,7 @@ export const issuedOf = (doc: IssuedDocument): IssuedTypedData =>
 
 /** The MongoDB issued typed data store. */
 export const layer = Layer.effect(
-  IssuedTypedDataStore,
+  IssuedRequestStore,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<IssuedDocument>(issuedCollection)
@@ -100,7 +100,7 @@ export const layer = Layer.effect(
         .toArray()
       return { count: docs.length, bytes: docs.reduce((sum, doc) => sum + (doc.bytes ?? 0), 0) }
     }
-    return IssuedTypedDataStore.of({
+    return IssuedRequestStore.of({
       issue: (record) => Effect.promise(() => insert(record, storedBytesOf(record))).pipe(Effect.asVoid),
       issueWithin: (record, budget) =>
         Effect.promise(async () => {

@@ -1,10 +1,10 @@
 /**
- * The contract of `IssuedTypedDataStore`: what was issued is found as issued; a salt is claimed once among any number
+ * The contract of `IssuedRequestStore`: what was issued is found as issued; a salt is claimed once among any number
  * of concurrent claimers, under a fresh token; only that token releases the claim; a team's unexecuted, unexpired
  * requests stay within a budget even when issued concurrently; expired unexecuted requests are removed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type IssuedTypedData, IssuedTypedDataStore, storedBytesOf } from "@svc/domain/eip712"
+import { IssuedRequestStore, type IssuedTypedData, storedBytesOf } from "@svc/domain/eip712"
 import { Effect, Exit } from "effect"
 import { issued, teamId } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
@@ -22,10 +22,10 @@ const nowSeconds = now / 1000
 
 /** Registers the suite for `storage`. */
 export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
-  describe(`IssuedTypedDataStore (${storage.name})`, () => {
+  describe(`IssuedRequestStore (${storage.name})`, () => {
     it.live("found as issued, then with its execution time once claimed; unknown salts are not found", () =>
       Effect.gen(function* () {
-        const store = yield* IssuedTypedDataStore
+        const store = yield* IssuedRequestStore
         yield* store.issue(issued("5"))
         assert.deepStrictEqual(yield* store.find("5"), issued("5"))
         const claimed = yield* store.claim("5", 1_700_000_000_000)
@@ -43,7 +43,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
 
     it.live("of ten concurrent claims of one salt exactly one wins (20 rounds); later claims are AlreadyExecuted", () =>
       Effect.gen(function* () {
-        const store = yield* IssuedTypedDataStore
+        const store = yield* IssuedRequestStore
         // Many rounds: a racy primitive (jongodb's findOneAndUpdate) lets two claims through now and then.
         for (let round = 0; round < 20; round++) {
           const salt = String(1000 + round)
@@ -63,7 +63,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
       "a claim released by its holder can be claimed again, under a new token; another token releases nothing",
       () =>
         Effect.gen(function* () {
-          const store = yield* IssuedTypedDataStore
+          const store = yield* IssuedRequestStore
           yield* store.issue(issued("42"))
           const first = yield* store.claim("42", 1000)
           yield* store.release("42", "not-the-holder")
@@ -83,7 +83,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
       "a team's unexecuted, unexpired requests stay within its count; expired and claimed ones do not count",
       () =>
         Effect.gen(function* () {
-          const store = yield* IssuedTypedDataStore
+          const store = yield* IssuedRequestStore
           const budget = { maxBytes: 1_000_000, maxCount: 2, now }
           yield* store.issueWithin(issued("c1"), budget)
           yield* store.issueWithin(expiring(issued("c-old"), nowSeconds), { ...budget, now: now - 60_000 })
@@ -102,7 +102,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
 
     it.live("a team's unexecuted requests stay within its stored bytes", () =>
       Effect.gen(function* () {
-        const store = yield* IssuedTypedDataStore
+        const store = yield* IssuedRequestStore
         const size = storedBytesOf(issued("b1"))
         const budget = { maxBytes: 2 * size + size / 2, maxCount: 100, now }
         yield* store.issueWithin(issued("b1"), budget)
@@ -114,7 +114,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
 
     it.live("of twenty concurrent issues against a budget of five, at most five are kept, and exactly those", () =>
       Effect.gen(function* () {
-        const store = yield* IssuedTypedDataStore
+        const store = yield* IssuedRequestStore
         const budget = { maxBytes: 1_000_000, maxCount: 5, now }
         const salts = Array.from({ length: 20 }, (_, index) => String(2000 + index))
         const exits = yield* Effect.all(
@@ -133,7 +133,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
       "removeExpired deletes unexecuted requests expired by the cutoff, up to the limit, never claimed ones",
       () =>
         Effect.gen(function* () {
-          const store = yield* IssuedTypedDataStore
+          const store = yield* IssuedRequestStore
           yield* store.issue(expiring(issued("e1"), 100))
           yield* store.issue(expiring(issued("e2"), 200))
           yield* store.issue(expiring(issued("e3", teamId(2)), 250))

@@ -11,9 +11,9 @@ import {
   AlreadyExecuted,
   type ClaimedTypedData,
   expiryOf,
+  IssuedRequestStore,
   IssuedRequestsLimit,
   type IssuedTypedData,
-  IssuedTypedDataStore,
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
@@ -34,7 +34,7 @@ export const issuedOf = (row: Record<string, unknown>): IssuedTypedData => {
 
 /** The SQLite issued typed data store. */
 export const layer = Layer.effect(
-  IssuedTypedDataStore,
+  IssuedRequestStore,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
     const leases = issuedLeasesOn(connection)
@@ -59,7 +59,7 @@ export const layer = Layer.effect(
       const row = find.get(salt)
       return row === undefined ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(issuedOf(row))
     }
-    return IssuedTypedDataStore.of({
+    return IssuedRequestStore.of({
       issue: (record) => Effect.sync(() => store(record, storedBytesOf(record))),
       issueWithin: (record, budget) =>
         Effect.suspend(() => {

@@ -112,8 +112,8 @@ export type ClaimedTypedData = Claimed<IssuedTypedData>
  * claims of one salt, exactly one succeeds; later ones fail with `AlreadyExecuted`. `release` acts only for the
  * current holder, so a holder whose claim was taken over cannot undo the new holder's.
  */
-export class IssuedTypedDataStore extends Context.Service<
-  IssuedTypedDataStore,
+export class IssuedRequestStore extends Context.Service<
+  IssuedRequestStore,
   {
     readonly issue: (record: IssuedTypedData) => Effect.Effect<void>
     /**
@@ -143,4 +143,4 @@ export class IssuedTypedDataStore extends Context.Service<
      */
     readonly release: (salt: Uint256String, claimToken: string) => Effect.Effect<void>
   }
->()("@svc/domain/eip712/IssuedTypedDataStore") {}
+>()("@svc/domain/eip712/IssuedRequestStore") {}
