@@ -41,7 +41,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
-    it.live("of ten concurrent claims of one salt exactly one wins (20 rounds); later claims are AlreadyExecuted", () =>
+    it.live("of ten concurrent claims of one salt exactly one wins (20 rounds); later claims are AlreadyClaimed", () =>
       Effect.gen(function* () {
         const store = yield* IssuedRequestStore
         // Many rounds: a racy primitive (jongodb's findOneAndUpdate) lets two claims through now and then.
@@ -55,7 +55,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
           assert.strictEqual(claims.filter(Exit.isSuccess).length, 1, `round ${round}`)
         }
         const late = yield* Effect.flip(store.claim("1000", Date.now()))
-        assert.deepStrictEqual([late._tag, late.errorCode], ["AlreadyExecuted", "ALREADY_EXECUTED"])
+        assert.deepStrictEqual([late._tag, late.errorCode], ["AlreadyClaimed", "ALREADY_EXECUTED"])
       }).pipe(Effect.provide(storage.layer()))
     )
 
@@ -67,7 +67,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
           yield* store.issue(issued("42"))
           const first = yield* store.claim("42", 1000)
           yield* store.release("42", "not-the-holder")
-          assert.strictEqual((yield* Effect.flip(store.claim("42", 1001)))._tag, "AlreadyExecuted")
+          assert.strictEqual((yield* Effect.flip(store.claim("42", 1001)))._tag, "AlreadyClaimed")
           yield* store.release("42", first.claimToken)
           assert.deepStrictEqual(yield* store.find("42"), issued("42"))
           const second = yield* store.claim("42", 1002)
@@ -75,7 +75,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
           assert.strictEqual(second.executedAt, 1002)
           // The first token, released, cannot release the second claim.
           yield* store.release("42", first.claimToken)
-          assert.strictEqual((yield* Effect.flip(store.claim("42", 1003)))._tag, "AlreadyExecuted")
+          assert.strictEqual((yield* Effect.flip(store.claim("42", 1003)))._tag, "AlreadyClaimed")
         }).pipe(Effect.provide(storage.layer()))
     )
 

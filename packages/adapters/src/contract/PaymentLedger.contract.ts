@@ -192,7 +192,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           state: "executing",
           leaseUntil: later + executionLeaseMillis
         })
-        assert.strictEqual((yield* Effect.flip(store.claim("11", later)))._tag, "AlreadyExecuted")
+        assert.strictEqual((yield* Effect.flip(store.claim("11", later)))._tag, "AlreadyClaimed")
         // Nor may it record: nothing of its record is written.
         assert.isFalse(
           yield* ledger.recordExecution({

@@ -11,7 +11,7 @@
  * issues near the limit may all be refused (each sees the others).
  */
 import {
-  AlreadyExecuted,
+  AlreadyClaimed,
   type ClaimedTypedData,
   expiryOf,
   IssuedRequestStore,
@@ -135,9 +135,9 @@ export const layer = Layer.effect(
           )
         ).pipe(
           Effect.flatMap(
-            (lease): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> =>
+            (lease): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed> =>
               lease === undefined
-                ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyExecuted({ salt })))
+                ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyClaimed({ salt })))
                 : Effect.map(find(salt), (record) => ({ ...record, executedAt: now, claimToken: lease.holder }))
           )
         ),

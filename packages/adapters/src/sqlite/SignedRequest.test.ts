@@ -90,7 +90,7 @@ describe("authorizeSignedRequest", () => {
       const request = { typedData: JSON.parse(JSON.stringify(bundle.typed_data)), signer: admin, signature }
       const issued = yield* authorizeSignedRequest(request)
       assert.strictEqual(issued.executedAt, 1_795_766_000_000)
-      assert.strictEqual(yield* tagOf(authorizeSignedRequest(request)), "AlreadyExecuted")
+      assert.strictEqual(yield* tagOf(authorizeSignedRequest(request)), "AlreadyClaimed")
     }).pipe(Effect.provide(services))
   )
 
@@ -157,7 +157,7 @@ describe("authorizeSignedRequest", () => {
       const first = yield* authorizeSignedRequest(request)
       // Only the holder's token releases it.
       yield* store.release("42", "not-the-holder")
-      assert.strictEqual(yield* tagOf(authorizeSignedRequest(request)), "AlreadyExecuted")
+      assert.strictEqual(yield* tagOf(authorizeSignedRequest(request)), "AlreadyClaimed")
       yield* store.release("42", first.claimToken)
       const second = yield* authorizeSignedRequest(request)
       assert.notStrictEqual(second.claimToken, first.claimToken)

@@ -8,7 +8,7 @@
  */
 import type { DatabaseSync } from "node:sqlite"
 import {
-  AlreadyExecuted,
+  AlreadyClaimed,
   type ClaimedTypedData,
   expiryOf,
   IssuedRequestStore,
@@ -81,13 +81,13 @@ export const layer = Layer.effect(
       removeExpired: (cutoff, limit) => Effect.sync(() => Number(removeExpired.run(cutoff, limit).changes)),
       find: (salt) => Effect.suspend(() => found(salt)),
       claim: (salt, now) =>
-        Effect.suspend((): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted> => {
+        Effect.suspend((): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed> => {
           const [lease, row] = transaction(() => {
             const taken = claim({ salt, now, until: now + executionLeaseMillis })
             return [taken, find.get(salt)] as const
           })
           if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
-          if (lease === undefined) return Effect.fail(new AlreadyExecuted({ salt }))
+          if (lease === undefined) return Effect.fail(new AlreadyClaimed({ salt }))
           return Effect.succeed({ ...issuedOf(row), executedAt: now, claimToken: lease.holder })
         }),
       release: (salt, claimToken) => Effect.sync(() => void release({ salt, holder: claimToken }))

@@ -19,8 +19,8 @@ export class TypedDataNotFound extends Schema.TaggedError<TypedDataNotFound>()("
   }
 }
 
-/** The salt was already executed (a replay, or a second replica). */
-export class AlreadyExecuted extends Schema.TaggedError<AlreadyExecuted>()("AlreadyExecuted", {
+/** The salt is claimed already: a replay, or a second replica executing the same request (API `ALREADY_EXECUTED`). */
+export class AlreadyClaimed extends Schema.TaggedError<AlreadyClaimed>()("AlreadyClaimed", {
   salt: Schema.String
 }) {
   /** The API error code. */
@@ -109,7 +109,7 @@ export type ClaimedTypedData = Claimed<IssuedTypedData>
 
 /**
  * Issued typed data by salt. Implementations must make `claim` atomic across replicas: of any number of concurrent
- * claims of one salt, exactly one succeeds; later ones fail with `AlreadyExecuted`. `release` acts only for the
+ * claims of one salt, exactly one succeeds; later ones fail with `AlreadyClaimed`. `release` acts only for the
  * current holder, so a holder whose claim was taken over cannot undo the new holder's.
  */
 export class IssuedRequestStore extends Context.Service<
@@ -136,7 +136,7 @@ export class IssuedRequestStore extends Context.Service<
     readonly claim: (
       salt: Uint256String,
       now: number
-    ) => Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyExecuted>
+    ) => Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed>
     /**
      * Undoes a claim whose execution failed before reaching the chain, so the signer may retry; only while
      * `claimToken` still holds it (else nothing changes).

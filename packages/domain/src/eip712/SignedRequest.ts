@@ -7,7 +7,7 @@ import { type Hex, isAddressEqual } from "viem"
 import type { Address, Uint256String } from "../Evm.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import {
-  type AlreadyExecuted,
+  type AlreadyClaimed,
   type ClaimedTypedData,
   IssuedRequestStore,
   type TypedDataNotFound
@@ -35,7 +35,7 @@ export type SignedRequestError =
   | ExpiredTypedData
   | InvalidSignature
   | MalformedTypedData
-  | AlreadyExecuted
+  | AlreadyClaimed
 
 /**
  * Authorises the execution of a signed request and claims its salt, so it runs at most once across replicas.

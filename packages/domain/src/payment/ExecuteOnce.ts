@@ -185,7 +185,7 @@ export const executeOnce = Effect.fnUntraced(function* <A, E, R>(steps: ExecuteO
   for (let attempt = 0; attempt < 3; attempt++) {
     const claim = yield* authorizeSignedRequest(steps.request).pipe(
       Effect.map((claimed) => ({ _tag: "Claimed" as const, claim: claimed as Claim })),
-      Effect.catchTag("AlreadyExecuted", () => Effect.succeed({ _tag: "Taken" as const })),
+      Effect.catchTag("AlreadyClaimed", () => Effect.succeed({ _tag: "Taken" as const })),
       // An expired request that already executed still answers its result.
       Effect.catchTag("ExpiredTypedData", (error) =>
         Effect.flatMap(Effect.orDie(PaymentLedger.use((ledger) => ledger.outcome(salt))), (outcome) =>
