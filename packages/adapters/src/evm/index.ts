@@ -13,11 +13,11 @@ export {
 export { ContractsVersionMismatch, checkSuite, contractsVersion } from "./ContractsVersion.ts"
 export { create2Deployer, type Deployment, type DeployOptions, deploymentSalt, deployOrFind } from "./Deploy.ts"
 export { EmbeddedChain } from "./EmbeddedChain.ts"
+export { processJournal } from "./ProcessJournal.ts"
 export {
   bumped,
   keyOfAffinity,
   makeRelayer,
-  processJournal,
   type RelayedTransaction,
   type Relayer,
   type RelayerOptions,
