@@ -3,7 +3,7 @@
  * real contracts), and a team whose admin holds a private key, with its account created on chain.
  */
 import { EmbeddedChain } from "@svc/adapters/evm"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
 import { ChainGateway } from "../src/chain/ChainGateway.ts"
@@ -23,13 +23,8 @@ declare module "vitest" {
   }
 }
 
-/** The embedded chain on the run's anvil, as the `ChainGateway`. */
-export const chainLayer = Layer.effect(
-  ChainGateway,
-  Effect.map(Layer.build(EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainId: 42161 })), (context) =>
-    Context.get(context, ChainGateway)
-  )
-).pipe(Layer.orDie)
+/** The embedded chain on the run's anvil: the `ChainGateway`, and `EmbeddedChain` to mint test USDC. */
+export const chainLayer = EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainId: 42161 }).pipe(Layer.orDie)
 
 /**
  * The team use cases and signatures checked by recovery, fresh for each test; the chain (`chainLayer`, deployed once
@@ -66,5 +61,6 @@ export const seedChainTeam = Effect.gen(function* () {
     chain.createAccount(signer.address, svcAccountSaltOf(seeded.team))
   ).pipe(Effect.orDie)
   yield* TeamRepository.use((t) => t.update(seeded.team, { svc_account: account }))
+  yield* EmbeddedChain.use((chain) => chain.mint(account, 1_000n * 10n ** 6n)).pipe(Effect.orDie)
   return { ...seeded, signingAdmin: admin, key, account }
 })

@@ -4,6 +4,7 @@
  */
 export * as AbandonedExecutions from "./AbandonedExecutions.ts"
 export * from "./Balance.ts"
+export { cancelIntent } from "./CancelIntent.ts"
 export {
   executeOnce,
   releaseOnRefusal,
@@ -12,11 +13,15 @@ export {
   sendToChain,
   settleWithin
 } from "./ExecuteOnce.ts"
+export { executeSignedPayments } from "./ExecuteSignedPayments.ts"
+export { getBalance } from "./GetBalance.ts"
 export * from "./IntentCancellation.ts"
 export * as IntentRunner from "./IntentRunner.ts"
 export type * from "./IssuedPayments.ts"
 export * as IssuedRequestExpiry from "./IssuedRequestExpiry.ts"
 export * from "./IssuedRequestPolicy.ts"
+export { issueInstantPayment } from "./IssueInstantPayment.ts"
+export { issuePayments } from "./IssuePayments.ts"
 export * from "./Payment.ts"
 export * from "./PaymentErrors.ts"
 export * from "./PaymentEvents.ts"
@@ -29,3 +34,4 @@ export * from "./PaymentPlan.ts"
 export * from "./PaymentRequests.ts"
 export * from "./Payments.ts"
 export * from "./PaymentsCursor.ts"
+export { queryPayments } from "./QueryPayments.ts"

@@ -1,0 +1,34 @@
+/** Paying members of a team on the embedded chain, as a client would: issue, sign with the admin's key, execute. */
+import { Effect, Schema } from "effect"
+import type { Hex } from "viem"
+import { signTypedDataBundle } from "../src/eip712/TypedDataSignature.ts"
+import type { TeamId, UserId } from "../src/Ids.ts"
+import { executeSignedPayments } from "../src/payment/ExecuteSignedPayments.ts"
+import { issuePayments } from "../src/payment/IssuePayments.ts"
+import { CreatePaymentsRequest, ExecutePaymentsRequest } from "../src/payment/PaymentRequests.ts"
+import type { Caller } from "../src/user/Caller.ts"
+
+/** A batch body paying `cents` to each of `members`, now or (`pay_at_time`) later. */
+export const paymentsBody = (team: TeamId, members: ReadonlyArray<UserId>, cents: number, later?: number) =>
+  Schema.decodeUnknownSync(CreatePaymentsRequest)({
+    from: team,
+    to: members.map((to) => ({ to, amount_cents: cents, currency_symbol: "USD", invoice_description: "test" })),
+    pay_now: later === undefined,
+    ...(later === undefined ? {} : { pay_at_time: later })
+  })
+
+/** Issues the batch, signs it with `key` and executes it, as `admin`; answers the execution. */
+export const pay = (admin: Caller, key: Hex, body: ReturnType<typeof paymentsBody>) =>
+  Effect.gen(function* () {
+    const bundle = yield* issuePayments(admin, body)
+    const signature = yield* signTypedDataBundle(bundle, key)
+    return yield* executeSignedPayments(
+      admin,
+      Schema.decodeUnknownSync(ExecutePaymentsRequest)({
+        ...Schema.encodeSync(CreatePaymentsRequest)(body),
+        signer: admin.wallet,
+        typed_data: bundle.typed_data,
+        signature
+      })
+    )
+  })
