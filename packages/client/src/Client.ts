@@ -192,38 +192,34 @@ const promised = <C extends object>(client: C, forgetToken: () => void): Promise
     ])
   ) as Promised<C>
 
-/**
- * A client of the svc API at `baseUrl`, signing with `account`.
- *
- * @example
- * const svc = createSvcClient({ baseUrl: "http://127.0.0.1:3000", account: privateKeyToAccount(key) })
- * const { transaction } = await svc.payments.pay({ team: "te-…", to: [{ to: "us-…", amount_cents: 1_234 }] })
- */
-export const createSvcClient = (options: { readonly baseUrl: string; readonly account: SvcAccount }): SvcClient => {
-  const { account } = options
-  const baseUrl = options.baseUrl.replace(/\/+$/, "")
-  const address = async () =>
-    (isEthers(account) ? await account.getAddress() : account.address).toLowerCase() as `0x${string}`
-  const signMessage = (message: string) =>
-    isEthers(account) ? account.signMessage(message) : account.signMessage({ message })
-  const signTypedData = (bundle: TypedDataBundle) => {
+/** What signs for the client: its address, SIWE messages and typed data, with a viem account or an ethers signer. */
+const signerOf = (account: SvcAccount) => ({
+  address: async () =>
+    (isEthers(account) ? await account.getAddress() : account.address).toLowerCase() as `0x${string}`,
+  signMessage: (message: string) =>
+    isEthers(account) ? account.signMessage(message) : account.signMessage({ message }),
+  signTypedData: (bundle: TypedDataBundle) => {
     const signable = signableOf(bundle)
     if (!isEthers(account)) return account.signTypedData(signable as never)
     // ethers derives the domain type itself and refuses it among the types.
     const { EIP712Domain: _domain, ...types } = bundle.types as Record<string, Array<{ name: string; type: string }>>
     return account.signTypedData(bundle.domain, types, signable.message)
   }
+})
 
+type Signer = ReturnType<typeof signerOf>
+
+/** The client's session: signs in (once at a time) with SIWE, and answers a token a minute from expiry at least. */
+const sessionOf = (baseUrl: string, signer: Signer) => {
   const anonymous = makeApiClient({ baseUrl })
   let session: { readonly jwt: string; readonly expires: number } | undefined
   let signingIn: Promise<string> | undefined
-
   const signIn = (): Promise<string> => {
     signingIn ??= (async () => {
       try {
-        const wallet = await address()
+        const wallet = await signer.address()
         const challenge = await run(Effect.flatMap(anonymous, (api) => api.auth.siwe({ query: { wallet } as never })))
-        const sig = await signMessage(challenge.data.siwe)
+        const sig = await signer.signMessage(challenge.data.siwe)
         const verified = await run(
           Effect.flatMap(anonymous, (api) =>
             api.auth.verify({ payload: { message: challenge.data.siwe, sig, nonce: challenge.data.nonce } as never })
@@ -237,12 +233,17 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
     })()
     return signingIn
   }
-
   const token = async () =>
     session !== undefined && session.expires - 60 > Date.now() / 1000 ? session.jwt : await signIn()
+  const forget = () => {
+    session = undefined
+  }
+  return { signIn, token, forget }
+}
 
-  // Every request carries the current token, asked for as it is sent: a long-lived client signs in again by itself.
-  const authenticated = Effect.runSync(
+/** The typed client whose every request carries the current token, asked for as it is sent. */
+const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
+  Effect.runSync(
     makeApiClient({
       baseUrl,
       httpClient: Layer.effect(
@@ -257,22 +258,35 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
       ).pipe(Layer.provide(FetchHttpClient.layer))
     })
   )
-  const operations = promised(authenticated, () => {
-    session = undefined
-  })
 
-  const pay = async (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => {
-    const body = {
-      from: request.team as TeamId,
-      to: request.to.map((payee) => ({
-        to: payee.to as UserId,
-        amount_cents: payee.amount_cents,
-        currency_symbol: "USD" as const,
-        invoice_description: payee.invoice_description ?? "Payment"
-      })),
-      pay_now: request.payAt === undefined,
-      network: "arbitrum" as const
-    }
+/** The body of a batch paying `to`, now or at `payAt`. */
+const batchOf = (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => ({
+  from: request.team as TeamId,
+  to: request.to.map((payee) => ({
+    to: payee.to as UserId,
+    amount_cents: payee.amount_cents,
+    currency_symbol: "USD" as const,
+    invoice_description: payee.invoice_description ?? "Payment"
+  })),
+  pay_now: request.payAt === undefined,
+  network: "arbitrum" as const
+})
+
+/** Whether the issued typed data pays exactly what was asked: the count, and each amount in order. */
+const paysWhatWasAsked = (bundle: TypedDataBundle, to: ReadonlyArray<Payee>) => {
+  const entries = (bundle.typed_data as { data?: { payments?: ReadonlyArray<{ amount: string }> } }).data?.payments
+  return (
+    entries !== undefined &&
+    entries.length === to.length &&
+    entries.every((entry, index) => entry.amount === tokenAmountOf(to[index]?.amount_cents ?? 0))
+  )
+}
+
+/** `payments.pay`: issues the batch, checks it pays what was asked, signs it locally and executes it. */
+const payWith =
+  (operations: Promised<ApiClient>, signer: Signer) =>
+  async (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => {
+    const body = batchOf(request)
     const issued = await operations.payments.create({
       payload: {
         ...body,
@@ -280,21 +294,16 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
       }
     } as never)
     const bundle = (issued as { data: TypedDataBundle }).data
-    const entries = (bundle.typed_data as { data?: { payments?: ReadonlyArray<{ amount: string }> } }).data?.payments
-    // Signs only what pays exactly what was asked: the count, and each amount in order.
-    if (
-      entries === undefined ||
-      entries.length !== request.to.length ||
-      !entries.every((entry, index) => entry.amount === tokenAmountOf(request.to[index]?.amount_cents ?? 0))
-    ) {
+    // Signs only what pays exactly what was asked.
+    if (!paysWhatWasAsked(bundle, request.to)) {
       throw new SvcError(
         "UNEXPECTED_RESPONSE",
         "the typed data the API issued does not pay what was asked: nothing was signed"
       )
     }
-    const signature = await signTypedData(bundle)
+    const signature = await signer.signTypedData(bundle)
     const executed = (await operations.payments.execute({
-      payload: { ...body, signer: await address(), typed_data: bundle.typed_data, signature }
+      payload: { ...body, signer: await signer.address(), typed_data: bundle.typed_data, signature }
     } as never)) as unknown as { data: ExecutePaymentsResponse["data"] & { status?: string } }
     return {
       transaction: executed.data.transaction,
@@ -303,11 +312,23 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
     }
   }
 
+/**
+ * A client of the svc API at `baseUrl`, signing with `account`.
+ *
+ * @example
+ * const svc = createSvcClient({ baseUrl: "http://127.0.0.1:3000", account: privateKeyToAccount(key) })
+ * const { transaction } = await svc.payments.pay({ team: "te-…", to: [{ to: "us-…", amount_cents: 1_234 }] })
+ */
+export const createSvcClient = (options: { readonly baseUrl: string; readonly account: SvcAccount }): SvcClient => {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "")
+  const signer = signerOf(options.account)
+  const session = sessionOf(baseUrl, signer)
+  const operations = promised(authenticatedClient(baseUrl, session.token), session.forget)
   return {
     ...operations,
-    payments: { ...operations.payments, pay },
-    address,
-    signIn,
-    token
+    payments: { ...operations.payments, pay: payWith(operations, signer) },
+    address: signer.address,
+    signIn: session.signIn,
+    token: session.token
   }
 }
