@@ -115,6 +115,145 @@ const envelopeGas = (data: Hex) => 21_000n + 16n * BigInt((data.length - 2) / 2)
 /** A cap for a request that used `gasUsed` in the simulation: a fifth more, and some. */
 const capOf = (gasUsed: bigint) => gasUsed + gasUsed / 5n + 20_000n
 
+/** Where a batcher sends, and how it gathers. */
+interface Batching {
+  readonly client: PublicClient
+  readonly relayer: Relayer
+  readonly forwarder: Address
+  readonly quietMillis: number
+  readonly waitMillis: number
+  readonly maxRequests: number
+  readonly maxGas: bigint
+  readonly queue: Queue.Queue<Waiting>
+}
+
+/**
+ * Each request notes its transaction (a write of its own): all at once, so a store that commits waiting writes
+ * together (jongodb, decision 0062) takes them in one commit rather than one after the other.
+ */
+const heard = (group: ReadonlyArray<Waiting>, hash: Hash) =>
+  Effect.forEach(group, ({ request }) => request.progress?.onSent?.(hash) ?? Effect.void, {
+    concurrency: "unbounded",
+    discard: true
+  })
+
+const executeEach = (calls: ReadonlyArray<{ readonly data: Hex; readonly gas: bigint }>) =>
+  encodeFunctionData({ abi: svcAccountForwarderAbi, functionName: "executeEach", args: [calls] })
+
+/** Each request's outcome and gas on the pending state, read without sending anything. */
+const simulate = (batching: Batching, requests: ReadonlyArray<BatchedRequest>) =>
+  Effect.tryPromise({
+    try: () =>
+      batching.client.call({
+        account: batching.relayer.address,
+        to: batching.forwarder,
+        data: executeEach(requests.map((request) => ({ data: request.data, gas: 4n * request.weight }))),
+        blockTag: "pending"
+      }),
+    catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
+  }).pipe(
+    Effect.map(({ data }) =>
+      decodeFunctionResult({ abi: svcAccountForwarderAbi, functionName: "executeEach", data: data ?? "0x" })
+    )
+  )
+
+/** Sends what the simulation let through in one transaction (alone, a request is sent as itself); answers each. */
+const sendGoing = (batching: Batching, going: ReadonlyArray<Waiting & { readonly cap: bigint }>) =>
+  Effect.gen(function* () {
+    const [first] = going
+    if (first === undefined) return
+    const { relayer, forwarder } = batching
+    const alone = going.length === 1
+    const data = alone
+      ? first.request.data
+      : executeEach(going.map(({ cap, request }) => ({ data: request.data, gas: cap })))
+    const hash = yield* relayer.send({
+      to: forwarder,
+      data,
+      gas: going.reduce((sum, { cap }) => sum + cap, 0n) + envelopeGas(data),
+      carries: alone ? first.request.carries : ["executeEach", ...going.flatMap(({ request }) => request.carries)],
+      affinity: first.request.account
+    })
+    yield* heard(going, hash)
+    const receipt = yield* relayer.receipt(hash, (version) => heard(going, version))
+    for (const { request, done } of going) {
+      const executed =
+        receipt.status === "success" && (alone || logsOfRequest(receipt, forwarder, request.salt) !== undefined)
+      yield* Deferred.succeed(done, { _tag: "Mined", receipt, executed })
+    }
+  })
+
+/** Simulates `group` (one key's), refuses what would revert, sends the rest in one transaction, answers each. */
+const send = (batching: Batching, group: ReadonlyArray<Waiting>) =>
+  Effect.gen(function* () {
+    const results = yield* simulate(
+      batching,
+      group.map((waiting) => waiting.request)
+    )
+    const going: Array<Waiting & { readonly cap: bigint }> = []
+    for (const [index, waiting] of group.entries()) {
+      const result = results[index]
+      if (result?.ok === true) going.push({ ...waiting, cap: capOf(result.gasUsed) })
+      else yield* Deferred.succeed(waiting.done, { _tag: "Refused", reason: result?.reason ?? "0x" })
+    }
+    yield* sendGoing(batching, going)
+  }).pipe(
+    // Whatever ended it, no request is left waiting (those answered already keep their answer).
+    Effect.onExit((exit) =>
+      exit._tag === "Success"
+        ? Effect.void
+        : Effect.forEach(group, ({ done }) => Deferred.failCause(done, exit.cause), { discard: true })
+    ),
+    Effect.ignore
+  )
+
+/** Splits what waits into transactions: by relayer key, then by count and gas. */
+const groupsOf = (batching: Batching, waiting: ReadonlyArray<Waiting>) => {
+  const byKey = new Map<string, Array<{ entries: Array<Waiting>; weight: bigint }>>()
+  for (const entry of waiting) {
+    const key = keyOfAffinity(entry.request.account, batching.relayer.addresses).toLowerCase()
+    const groups = byKey.get(key) ?? []
+    byKey.set(key, groups)
+    const open = groups.at(-1)
+    if (
+      open !== undefined &&
+      open.entries.length < batching.maxRequests &&
+      open.weight + entry.request.weight <= batching.maxGas
+    ) {
+      open.entries.push(entry)
+      open.weight += entry.request.weight
+    } else groups.push({ entries: [entry], weight: entry.request.weight })
+  }
+  return [...byKey.values()].flat().map((group) => group.entries)
+}
+
+/** Whatever waits now, without waiting for more. */
+const waitingNow = (queue: Queue.Queue<Waiting>) =>
+  Effect.gen(function* () {
+    const taken: Array<Waiting> = []
+    while (true) {
+      const next = yield* Queue.poll(queue)
+      if (Option.isNone(next)) return taken
+      taken.push(next.value)
+    }
+  })
+
+/** A batch: from the first request, while more keep coming (each within `quietMillis`), `waitMillis` at most. */
+const gather = (batching: Batching) =>
+  Effect.gen(function* () {
+    const batch = [yield* Queue.take(batching.queue)]
+    const closes = (yield* Clock.currentTimeMillis) + batching.waitMillis
+    while (batch.length < batching.maxRequests) {
+      const left = closes - (yield* Clock.currentTimeMillis)
+      if (left <= 0) break
+      yield* Effect.sleep(Duration.millis(Math.min(batching.quietMillis, left)))
+      const more = yield* waitingNow(batching.queue)
+      if (more.length === 0) break
+      batch.push(...more)
+    }
+    return batch
+  })
+
 /** A batcher sending through `relayer` to `forwarder` on `client`'s chain; it runs for the scope's lifetime. */
 export const makeRequestBatcher: (
   client: PublicClient,
@@ -127,141 +266,36 @@ export const makeRequestBatcher: (
   forwarder: Address,
   options: BatchOptions = {}
 ): Effect.fn.Return<RequestBatcher, never, Scope.Scope> {
-  const quietMillis = Math.max(1, options.quietMillis ?? 10)
-  const waitMillis = options.waitMillis ?? 250
-  const maxRequests = Math.max(1, options.maxRequests ?? 64)
-  const maxGas = options.maxGas ?? 10_000_000n
   const scope = yield* Effect.scope
   const queue = yield* Queue.unbounded<Waiting>()
-
-  // Each request notes its transaction (a write of its own): all at once, so a store that commits waiting writes
-  // together (jongodb, decision 0062) takes them in one commit rather than one after the other.
-  const heard = (group: ReadonlyArray<Waiting>, hash: Hash) =>
-    Effect.forEach(group, ({ request }) => request.progress?.onSent?.(hash) ?? Effect.void, {
-      concurrency: "unbounded",
-      discard: true
-    })
-
-  const executeEach = (calls: ReadonlyArray<{ readonly data: Hex; readonly gas: bigint }>) =>
-    encodeFunctionData({ abi: svcAccountForwarderAbi, functionName: "executeEach", args: [calls] })
-
-  /** Each request's outcome and gas on the pending state, read without sending anything. */
-  const simulate = (requests: ReadonlyArray<BatchedRequest>) =>
-    Effect.tryPromise({
-      try: () =>
-        client.call({
-          account: relayer.address,
-          to: forwarder,
-          data: executeEach(requests.map((request) => ({ data: request.data, gas: 4n * request.weight }))),
-          blockTag: "pending"
-        }),
-      catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
-    }).pipe(
-      Effect.map(({ data }) =>
-        decodeFunctionResult({ abi: svcAccountForwarderAbi, functionName: "executeEach", data: data ?? "0x" })
-      )
-    )
-
-  /** Simulates `group` (one key's), refuses what would revert, sends the rest in one transaction, answers each. */
-  const send = (group: ReadonlyArray<Waiting>) =>
-    Effect.gen(function* () {
-      const results = yield* simulate(group.map((waiting) => waiting.request))
-      const going: Array<Waiting & { readonly cap: bigint }> = []
-      for (const [index, waiting] of group.entries()) {
-        const result = results[index]
-        if (result?.ok === true) going.push({ ...waiting, cap: capOf(result.gasUsed) })
-        else yield* Deferred.succeed(waiting.done, { _tag: "Refused", reason: result?.reason ?? "0x" })
-      }
-      const [first] = going
-      if (first === undefined) return
-      const alone = going.length === 1
-      const data = alone
-        ? first.request.data
-        : executeEach(going.map(({ cap, request }) => ({ data: request.data, gas: cap })))
-      const hash = yield* relayer.send({
-        to: forwarder,
-        data,
-        gas: going.reduce((sum, { cap }) => sum + cap, 0n) + envelopeGas(data),
-        carries: alone ? first.request.carries : ["executeEach", ...going.flatMap(({ request }) => request.carries)],
-        affinity: first.request.account
-      })
-      yield* heard(going, hash)
-      const receipt = yield* relayer.receipt(hash, (version) => heard(going, version))
-      for (const { request, done } of going) {
-        const executed =
-          receipt.status === "success" && (alone || logsOfRequest(receipt, forwarder, request.salt) !== undefined)
-        yield* Deferred.succeed(done, { _tag: "Mined", receipt, executed })
-      }
-    }).pipe(
-      // Whatever ended it, no request is left waiting (those answered already keep their answer).
-      Effect.onExit((exit) =>
-        exit._tag === "Success"
-          ? Effect.void
-          : Effect.forEach(group, ({ done }) => Deferred.failCause(done, exit.cause), { discard: true })
-      ),
-      Effect.ignore
-    )
-
-  /** Splits what waits into transactions: by relayer key, then by count and gas. */
-  const groupsOf = (waiting: ReadonlyArray<Waiting>) => {
-    const byKey = new Map<string, Array<{ entries: Array<Waiting>; weight: bigint }>>()
-    for (const entry of waiting) {
-      const key = keyOfAffinity(entry.request.account, relayer.addresses).toLowerCase()
-      const groups = byKey.get(key) ?? []
-      byKey.set(key, groups)
-      const open = groups.at(-1)
-      if (open !== undefined && open.entries.length < maxRequests && open.weight + entry.request.weight <= maxGas) {
-        open.entries.push(entry)
-        open.weight += entry.request.weight
-      } else groups.push({ entries: [entry], weight: entry.request.weight })
-    }
-    return [...byKey.values()].flat().map((group) => group.entries)
+  const batching: Batching = {
+    client,
+    relayer,
+    forwarder,
+    quietMillis: Math.max(1, options.quietMillis ?? 10),
+    waitMillis: options.waitMillis ?? 250,
+    maxRequests: Math.max(1, options.maxRequests ?? 64),
+    maxGas: options.maxGas ?? 10_000_000n,
+    queue
   }
-
-  /** Whatever waits now, without waiting for more. */
-  const waiting = Effect.gen(function* () {
-    const taken: Array<Waiting> = []
-    while (true) {
-      const next = yield* Queue.poll(queue)
-      if (Option.isNone(next)) return taken
-      taken.push(next.value)
-    }
-  })
-
-  /** A batch: from the first request, while more keep coming (each within `quietMillis`), `waitMillis` at most. */
-  const gather = Effect.gen(function* () {
-    const batch = [yield* Queue.take(queue)]
-    const closes = (yield* Clock.currentTimeMillis) + waitMillis
-    while (batch.length < maxRequests) {
-      const left = closes - (yield* Clock.currentTimeMillis)
-      if (left <= 0) break
-      yield* Effect.sleep(Duration.millis(Math.min(quietMillis, left)))
-      const more = yield* waiting
-      if (more.length === 0) break
-      batch.push(...more)
-    }
-    return batch
-  })
-
   yield* Effect.gen(function* () {
     while (true) {
-      for (const group of groupsOf(yield* gather)) yield* Effect.forkIn(send(group), scope)
+      for (const group of groupsOf(batching, yield* gather(batching)))
+        yield* Effect.forkIn(send(batching, group), scope)
     }
   }).pipe(
     Effect.onExit(() =>
-      Effect.flatMap(waiting, (left) =>
+      Effect.flatMap(waitingNow(queue), (left) =>
         Effect.forEach(left, ({ done }) => Deferred.failCause(done, Cause.interrupt()), { discard: true })
       )
     ),
     Effect.forkIn(scope)
   )
-
   const carry = (request: BatchedRequest) =>
     Effect.gen(function* () {
       const done = yield* Deferred.make<Carried, ChainUnavailable>()
       yield* Queue.offer(queue, { request, done })
       return yield* Deferred.await(done)
     })
-
   return { carry } satisfies RequestBatcher
 })
