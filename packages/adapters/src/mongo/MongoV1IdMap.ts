@@ -5,6 +5,7 @@
  */
 import { type NumberedV1IdKind, V1IdConflict, V1IdMap, type V1IdMapping } from "@svc/domain/migration"
 import { Effect, Layer, Option } from "effect"
+import type { Collection } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 
 interface V1IdDocument {
@@ -28,6 +29,71 @@ const documentOf = (mapping: V1IdMapping): V1IdDocument => ({
 const isDuplicateKey = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === 11000
 
+/** The collection of the map. */
+type V1Ids = Collection<V1IdDocument>
+
+const v1Of = async (col: V1Ids, kind: V1IdMapping["kind"], nanoid: string) => (await col.findOne({ kind, nanoid }))?.v1
+
+/** The v1 number of `nanoid`: the one it has, or the next free one, taken (a race for it takes the next). */
+const allocate = async (col: V1Ids, kind: NumberedV1IdKind, nanoid: string): Promise<string> => {
+  for (;;) {
+    const found = await v1Of(col, kind, nanoid)
+    if (found !== undefined) return found
+    const largest = await col.findOne(
+      { kind, v1Number: { $exists: true } },
+      { sort: { v1Number: -1 }, projection: { v1Number: 1 } }
+    )
+    const next = (largest?.v1Number ?? 0) + 1
+    try {
+      await col.insertOne(documentOf({ kind, v1: String(next), nanoid }))
+      return String(next)
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error
+    }
+  }
+}
+
+/** The stored mapping `mapping` contradicts, if any. */
+const storedFor = async (col: V1Ids, mapping: V1IdMapping): Promise<V1IdMapping | undefined> => {
+  const byV1 = await col.findOne({ _id: keyOf(mapping.kind, mapping.v1) })
+  if (byV1 !== null && byV1.nanoid !== mapping.nanoid) return { ...mapping, nanoid: byV1.nanoid }
+  const v1 = await v1Of(col, mapping.kind, mapping.nanoid)
+  if (v1 !== undefined && v1 !== mapping.v1) return { ...mapping, v1 }
+  return undefined
+}
+
+/** Stores the mappings; answers the first conflict with what is stored, if any. */
+const record = async (col: V1Ids, mappings: ReadonlyArray<V1IdMapping>): Promise<V1IdConflict | undefined> => {
+  if (mappings.length === 0) return undefined
+  try {
+    await col.insertMany(mappings.map(documentOf), { ordered: false })
+    return undefined
+  } catch (error) {
+    if (!isDuplicateKey(error) && !String(error).includes("E11000")) throw error
+  }
+  // Some were stored already (or raced): settle each one on its own, as it stands now.
+  for (const mapping of mappings) {
+    try {
+      await col.insertOne(documentOf(mapping))
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error
+      const stored = await storedFor(col, mapping)
+      if (stored !== undefined) return new V1IdConflict({ mapping, stored })
+    }
+  }
+  return undefined
+}
+
+/** The v1 numbers of `nanoids`, in order: read at once, the missing ones allocated. */
+const allocateMany = async (col: V1Ids, kind: NumberedV1IdKind, nanoids: ReadonlyArray<string>) => {
+  const known = new Map(
+    (await col.find({ kind, nanoid: { $in: [...nanoids] } }).toArray()).map((doc) => [doc.nanoid, doc.v1])
+  )
+  const v1s: Array<string> = []
+  for (const nanoid of nanoids) v1s.push(known.get(nanoid) ?? (await allocate(col, kind, nanoid)))
+  return v1s
+}
+
 /** The MongoDB v1 id map. */
 export const layer = Layer.effect(
   V1IdMap,
@@ -41,68 +107,9 @@ export const layer = Layer.effect(
       ])
     )
 
-    const v1Of = async (kind: V1IdMapping["kind"], nanoid: string) => (await col.findOne({ kind, nanoid }))?.v1
-
-    const allocate = async (kind: NumberedV1IdKind, nanoid: string): Promise<string> => {
-      for (;;) {
-        const found = await v1Of(kind, nanoid)
-        if (found !== undefined) return found
-        const largest = await col.findOne(
-          { kind, v1Number: { $exists: true } },
-          { sort: { v1Number: -1 }, projection: { v1Number: 1 } }
-        )
-        const next = (largest?.v1Number ?? 0) + 1
-        try {
-          await col.insertOne(documentOf({ kind, v1: String(next), nanoid }))
-          return String(next)
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error
-        }
-      }
-    }
-
-    /** The stored mapping `mapping` contradicts, if any. */
-    const storedFor = async (mapping: V1IdMapping): Promise<V1IdMapping | undefined> => {
-      const byV1 = await col.findOne({ _id: keyOf(mapping.kind, mapping.v1) })
-      if (byV1 !== null && byV1.nanoid !== mapping.nanoid) return { ...mapping, nanoid: byV1.nanoid }
-      const v1 = await v1Of(mapping.kind, mapping.nanoid)
-      if (v1 !== undefined && v1 !== mapping.v1) return { ...mapping, v1 }
-      return undefined
-    }
-
-    const record = async (mappings: ReadonlyArray<V1IdMapping>): Promise<V1IdConflict | undefined> => {
-      if (mappings.length === 0) return undefined
-      try {
-        await col.insertMany(mappings.map(documentOf), { ordered: false })
-        return undefined
-      } catch (error) {
-        if (!isDuplicateKey(error) && !String(error).includes("E11000")) throw error
-      }
-      // Some were stored already (or raced): settle each one on its own, as it stands now.
-      for (const mapping of mappings) {
-        try {
-          await col.insertOne(documentOf(mapping))
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error
-          const stored = await storedFor(mapping)
-          if (stored !== undefined) return new V1IdConflict({ mapping, stored })
-        }
-      }
-      return undefined
-    }
-
-    const allocateMany = async (kind: NumberedV1IdKind, nanoids: ReadonlyArray<string>) => {
-      const known = new Map(
-        (await col.find({ kind, nanoid: { $in: [...nanoids] } }).toArray()).map((doc) => [doc.nanoid, doc.v1])
-      )
-      const v1s: Array<string> = []
-      for (const nanoid of nanoids) v1s.push(known.get(nanoid) ?? (await allocate(kind, nanoid)))
-      return v1s
-    }
-
     return V1IdMap.of({
-      allocate: (kind, nanoid) => Effect.promise(() => allocate(kind, nanoid)),
-      allocateMany: (kind, nanoids) => Effect.promise(() => allocateMany(kind, nanoids)),
+      allocate: (kind, nanoid) => Effect.promise(() => allocate(col, kind, nanoid)),
+      allocateMany: (kind, nanoids) => Effect.promise(() => allocateMany(col, kind, nanoids)),
       nanoidsOf: (kind, v1s) =>
         Effect.promise(() => col.find({ _id: { $in: v1s.map((v1) => keyOf(kind, v1)) } }).toArray()).pipe(
           Effect.map((docs) => new Map(docs.map((doc) => [doc.v1, doc.nanoid])))
@@ -115,9 +122,9 @@ export const layer = Layer.effect(
         Effect.promise(() => col.findOne({ _id: keyOf(kind, v1) })).pipe(
           Effect.map((doc) => Option.fromNullishOr(doc?.nanoid))
         ),
-      v1Of: (kind, nanoid) => Effect.promise(() => v1Of(kind, nanoid)).pipe(Effect.map(Option.fromNullishOr)),
+      v1Of: (kind, nanoid) => Effect.promise(() => v1Of(col, kind, nanoid)).pipe(Effect.map(Option.fromNullishOr)),
       record: (mappings) =>
-        Effect.promise(() => record(mappings)).pipe(
+        Effect.promise(() => record(col, mappings)).pipe(
           Effect.flatMap((conflict) => (conflict === undefined ? Effect.void : Effect.fail(conflict)))
         ),
       page: (cursor, limit) =>
