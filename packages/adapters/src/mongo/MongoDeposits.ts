@@ -7,7 +7,7 @@ import type { BlockCursor } from "@svc/domain/chain"
 import { type Deposit, DepositLedger } from "@svc/domain/deposit"
 import type { DomainEvent } from "@svc/domain/event"
 import { Effect, Layer, Option } from "effect"
-import type { ClientSession } from "mongodb"
+import type { ClientSession, Collection, Db, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
@@ -25,6 +25,71 @@ interface DepositDocument extends Deposit {
 
 const depositOf = ({ _id, ...deposit }: DepositDocument): Deposit => deposit
 
+/** The collections the ledger keeps. */
+interface DepositCollections {
+  readonly db: Db
+  readonly client: MongoClient
+  readonly followers: Collection<FollowerDocument>
+  readonly deposits: Collection<DepositDocument>
+  readonly outbox: Collection<OutboxDocument>
+}
+
+/** Events derived from chain facts: announced at most once, whoever reads the log again. */
+const appendNew = async (
+  collections: DepositCollections,
+  events: ReadonlyArray<DomainEvent>,
+  session: ClientSession
+) => {
+  const fresh: Array<DomainEvent> = []
+  for (const event of events) {
+    if ((await collections.outbox.findOne({ _id: event.id }, { session })) === null) fresh.push(event)
+  }
+  if (fresh.length > 0) {
+    const documents = (await numbered(collections.db, fresh, session)).map(outboxDocumentOf)
+    await collections.outbox.insertMany(documents, { session })
+  }
+}
+
+/** Writes what was read: a known deposit kept, unless reorganised away or read again from another block. */
+const record = (collections: DepositCollections, found: ReadonlyArray<Deposit>) =>
+  inTransaction(collections.client, async (session) => {
+    for (const deposit of found) {
+      const before = await collections.deposits.findOne({ _id: deposit.nanoid }, { session })
+      const again =
+        before === null ||
+        before.state === "reorged" ||
+        (before.state === "pending" && before.block_hash !== deposit.block_hash)
+      if (!again) continue
+      const kept = before === null ? deposit : { ...deposit, created_at: before.created_at }
+      await collections.deposits.replaceOne({ _id: deposit.nanoid }, kept, { session, upsert: true })
+    }
+  })
+
+/** Takes (or keeps) the follower's lease; answers its cursor when held. */
+const follow = async (
+  collections: DepositCollections,
+  leases: ReturnType<typeof Leases.on<FollowerDocument>>,
+  lease: { readonly name: string; readonly holder: string; readonly now: number; readonly until: number }
+) => {
+  const { name, holder, now, until } = lease
+  const followers = collections.followers
+  const taken = async () =>
+    (await leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) ||
+    (await leases.take({ _id: name }, { now, until, holder })) !== undefined
+  // The row is made the first time only (a free one, taken with a conditional write: decision 0017).
+  const held =
+    (await taken()) ||
+    ((await Leases.setOrMake(followers, { _id: name, lease_until: { $lte: now } }, { lease_until: 0 })) &&
+      (await taken()))
+  if (!held) return Option.none()
+  const doc = await followers.findOne({ _id: name })
+  return Option.some(
+    doc?.block === undefined || doc.block === null
+      ? Option.none()
+      : Option.some({ block: doc.block, hash: (doc.hash ?? "") as BlockCursor["hash"] })
+  )
+}
+
 /** The MongoDB deposits ledger. */
 export const layer = Layer.effect(
   DepositLedger,
@@ -36,48 +101,10 @@ export const layer = Layer.effect(
     yield* Effect.promise(() => deposits.createIndex({ team_nanoid: 1, block_number: -1, log_index: -1 }))
     yield* Effect.promise(() => deposits.createIndex({ state: 1, block_number: 1 }))
     const leases = Leases.on(followers)
-    // Events derived from chain facts: announced at most once, whoever reads the log again.
-    const appendNew = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
-      const fresh: Array<DomainEvent> = []
-      for (const event of events) {
-        if ((await outbox.findOne({ _id: event.id }, { session })) === null) fresh.push(event)
-      }
-      if (fresh.length > 0)
-        await outbox.insertMany((await numbered(db, fresh, session)).map(outboxDocumentOf), { session })
-    }
-    /** Writes what was read: a known deposit kept, unless reorganised away or read again from another block. */
-    const record = (found: ReadonlyArray<Deposit>) =>
-      inTransaction(client, async (session) => {
-        for (const deposit of found) {
-          const before = await deposits.findOne({ _id: deposit.nanoid }, { session })
-          const again =
-            before === null ||
-            before.state === "reorged" ||
-            (before.state === "pending" && before.block_hash !== deposit.block_hash)
-          if (!again) continue
-          const kept = before === null ? deposit : { ...deposit, created_at: before.created_at }
-          await deposits.replaceOne({ _id: deposit.nanoid }, kept, { session, upsert: true })
-        }
-      })
+    const collections: DepositCollections = { db, client, followers, deposits, outbox }
     return DepositLedger.of({
       follow: (name, holder, now, until) =>
-        Effect.promise(async () => {
-          const taken = async () =>
-            (await leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) ||
-            (await leases.take({ _id: name }, { now, until, holder })) !== undefined
-          // The row is made the first time only (a free one, taken with a conditional write: decision 0017).
-          const held =
-            (await taken()) ||
-            ((await Leases.setOrMake(followers, { _id: name, lease_until: { $lte: now } }, { lease_until: 0 })) &&
-              (await taken()))
-          if (!held) return Option.none()
-          const doc = await followers.findOne({ _id: name })
-          return Option.some(
-            doc?.block === undefined || doc.block === null
-              ? Option.none()
-              : Option.some({ block: doc.block, hash: (doc.hash ?? "") as BlockCursor["hash"] })
-          )
-        }),
+        Effect.promise(() => follow(collections, leases, { name, holder, now, until })),
       unfollow: (name, holder) => Effect.promise(() => leases.release({ _id: name }, holder, {})).pipe(Effect.asVoid),
       // The deposits first (one transaction, and only when there are any), then the cursor (one conditional write): a
       // holder that dies between the two reads them again, which changes nothing. The cursor's collection is thus never
@@ -87,7 +114,7 @@ export const layer = Layer.effect(
           ? Effect.succeed(true)
           : Effect.promise(async () => (await followers.findOne({ _id: name, lease_holder: holder })) !== null)
         ).pipe(
-          Effect.tap((held) => (held && found.length > 0 ? record(found) : Effect.void)),
+          Effect.tap((held) => (held && found.length > 0 ? record(collections, found) : Effect.void)),
           Effect.flatMap((held) =>
             held
               ? Effect.promise(() =>
@@ -111,7 +138,7 @@ export const layer = Layer.effect(
             { session }
           )
           if (moved.modifiedCount !== 1) return false
-          await appendNew(events, session)
+          await appendNew(collections, events, session)
           return true
         }),
       list: ({ team, after, limit }) =>
