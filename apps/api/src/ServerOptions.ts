@@ -1,5 +1,5 @@
 import type { RateLimitSettings, V1Options } from "@svc/adapters/http/server"
-import { MongoStorage, type MongoTimeouts, type MongoUnreachable } from "@svc/adapters/mongo"
+import { type MongoSchemaTooNew, MongoStorage, type MongoTimeouts, type MongoUnreachable } from "@svc/adapters/mongo"
 import { type SqliteDatabaseError, SqliteStorage } from "@svc/adapters/sqlite"
 import type { HttpWebhookSender } from "@svc/adapters/webhooks"
 import type { ChainGateway } from "@svc/domain/chain"
@@ -126,7 +126,7 @@ export const storage = (options: StorageOptions): Layer.Layer<Storage, StorageEr
 export type Storage = Layer.Success<ReturnType<typeof SqliteStorage.layer>>
 
 /** Why the database could not be opened at start. */
-export type StorageError = SqliteDatabaseError | MongoUnreachable
+export type StorageError = SqliteDatabaseError | MongoUnreachable | MongoSchemaTooNew
 
 /** The defaults of the timeouts (docs/operations.md). */
 export const defaultTimeouts = { requestMillis: 30_000, headersMillis: 10_000, shutdownGraceMillis: 5_000 } as const

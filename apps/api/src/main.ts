@@ -240,6 +240,7 @@ const main = Effect.gen(function* () {
     SqliteOpenFailed: (error) => report(error.message),
     SqliteSchemaTooNew: (error) => report(error.message),
     MongoUnreachable: (error) => report(error.message),
+    MongoSchemaTooNew: (error) => report(error.message),
     AnvilStateError: (error) => report(`${error.message} (${error.file}); move it away to start with a fresh chain`),
     ServeError: (error) => report(listenRefusal(error.cause))
   })

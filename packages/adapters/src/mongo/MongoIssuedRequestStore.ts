@@ -67,15 +67,6 @@ export const layer = Layer.effect(
     yield* Effect.promise(() => col.createIndex({ state: 1, executedAt: 1 }))
     yield* Effect.promise(() => col.createIndex({ team: 1, state: 1, expires: 1 }))
     yield* Effect.promise(() => col.createIndex({ state: 1, expires: 1 }))
-    // Requests issued before budgets existed get their team, expiry and size once, so they are counted and swept.
-    yield* Effect.promise(async () => {
-      for (const doc of await col.find({ state: "issued", expires: { $exists: false } }).toArray()) {
-        await col.updateOne(
-          { _id: doc._id },
-          { $set: { team: doc.record.team, expires: expiryOf(doc.record), bytes: storedBytesOf(doc.record) } }
-        )
-      }
-    })
     const leases = Leases.on(col)
     const find = (salt: string) =>
       Effect.promise(() => col.findOne({ _id: salt })).pipe(

@@ -8,6 +8,7 @@ import * as MongoEventOutbox from "./MongoEventOutbox.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 import * as MongoInvites from "./MongoInvites.ts"
 import * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
+import * as MongoMigrations from "./MongoMigrations.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
@@ -32,11 +33,14 @@ export const ports = Layer.mergeAll(
   MongoStorageHealth.layer,
   MongoTransactionJournal.layer,
   MongoRetention.layer
+).pipe(
+  // The schema is migrated before any adapter starts.
+  Layer.provide(MongoMigrations.layer)
 )
 
 /**
- * Every storage port on database `database` (else the URI's, else `svc`) at `uri`; indexes are created when the
- * layer is built, and the client is closed with its scope.
+ * Every storage port on database `database` (else the URI's, else `svc`) at `uri`; the schema is migrated and the
+ * indexes created when the layer is built, and the client is closed with its scope.
  */
 export const layer = (options: {
   readonly uri: string

@@ -9,6 +9,12 @@ export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 export * as MongoInvites from "./MongoInvites.ts"
 export * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
+export {
+  type MongoMigration,
+  MongoSchemaTooNew,
+  migrate as migrateMongo,
+  migrations as mongoMigrations
+} from "./MongoMigrations.ts"
 export * as MongoNonceStore from "./MongoNonceStore.ts"
 export * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
 export * as MongoRepositories from "./MongoRepositories.ts"
