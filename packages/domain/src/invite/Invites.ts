@@ -4,7 +4,7 @@
  * own (`CreateInvites.ts`, `AcceptInvite.ts`, ...). Every change is one atomic step of the `InviteRepository` with its
  * mails, membership and events.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect } from "effect"
 import type { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import type { CompanyRepository } from "../company/CompanyRepository.ts"
 import type { CompanyId, IdGenerator, InviteId, TeamId } from "../Ids.ts"
@@ -15,7 +15,7 @@ import type { Randomness } from "../Randomness.ts"
 import type { IllegalTransition } from "../StateMachine.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
-import { runOn } from "../UseCases.ts"
+import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
 import { acceptInvite } from "./AcceptInvite.ts"
@@ -95,20 +95,14 @@ export class Invites extends Context.Service<
   }
 >()("@svc/domain/invite/Invites") {
   /** On the repositories, `TeamAccess`, `IdGenerator`, `Randomness` and `InviteSettings`. */
-  static readonly layer = Layer.effect(
-    Invites,
-    Effect.map(Effect.context<InvitePorts>(), (ports) => {
-      const run = runOn(ports)
-      return Invites.of({
-        create: (caller, body) => run(createInvites(caller, body)),
-        list: (caller, nanoid) => run(listInvites(caller, nanoid)),
-        accept: (caller, body) => run(acceptInvite(caller, body)),
-        reject: (caller, body) => run(rejectInvite(caller, body)),
-        revoke: (caller, id) => run(revokeInvite(caller, id)),
-        resend: (caller, id) => run(resendInvite(caller, id)),
-        preview: (id, token) => run(previewInvite(id, token)),
-        expireDue: (limit = 100) => run(expireInvites(limit))
-      })
-    })
-  )
+  static readonly layer = useCaseLayer<InvitePorts>()(Invites, (run) => ({
+    create: (caller, body) => run(createInvites(caller, body)),
+    list: (caller, nanoid) => run(listInvites(caller, nanoid)),
+    accept: (caller, body) => run(acceptInvite(caller, body)),
+    reject: (caller, body) => run(rejectInvite(caller, body)),
+    revoke: (caller, id) => run(revokeInvite(caller, id)),
+    resend: (caller, id) => run(resendInvite(caller, id)),
+    preview: (id, token) => run(previewInvite(id, token)),
+    expireDue: (limit = 100) => run(expireInvites(limit))
+  }))
 }

@@ -4,7 +4,7 @@
  * grants them on chain through the forwarder, once per salt, with the same claim, wait and replay as payments
  * (`ExecuteManagerInvites.ts`). Each wallet then becomes a member with its role (invite `accepted`).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect } from "effect"
 import type { RequestError } from "../chain/ChainError.ts"
 import type { ChainGateway } from "../chain/ChainGateway.ts"
 import type { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
@@ -19,7 +19,7 @@ import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
-import { runOn } from "../UseCases.ts"
+import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
 import { createManagerInvites } from "./CreateManagerInvites.ts"
@@ -86,14 +86,8 @@ export class ManagerInvites extends Context.Service<
   }
 >()("@svc/domain/invite/ManagerInvites") {
   /** On the chain, the stores, `TeamAccess`, `IdGenerator`, `Randomness`, `SignatureVerifier` and `InviteSettings`. */
-  static readonly layer = Layer.effect(
-    ManagerInvites,
-    Effect.map(Effect.context<ManagerInvitePorts>(), (ports) => {
-      const run = runOn(ports)
-      return ManagerInvites.of({
-        create: (caller, body) => run(createManagerInvites(caller, body)),
-        execute: (caller, body) => run(executeManagerInvites(caller, body))
-      })
-    })
-  )
+  static readonly layer = useCaseLayer<ManagerInvitePorts>()(ManagerInvites, (run) => ({
+    create: (caller, body) => run(createManagerInvites(caller, body)),
+    execute: (caller, body) => run(executeManagerInvites(caller, body))
+  }))
 }

@@ -2,7 +2,7 @@
  * The member use cases (SPEC §4.4) as one service: a member's summary, and removing a member (with their authority on
  * chain, decision 0020), each in a file of its own.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect, Layer } from "effect"
 import type { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import type { CompanyRepository } from "../company/CompanyRepository.ts"
 import type { IdGenerator, TeamId, UserId } from "../Ids.ts"
@@ -10,7 +10,7 @@ import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
 import type { TeamError } from "../team/Teams.ts"
-import { runOn } from "../UseCases.ts"
+import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserNotFound } from "../user/UserNotFound.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
@@ -52,14 +52,8 @@ export class Members extends Context.Service<
   }
 >()("@svc/domain/membership/Members") {
   /** On the repositories, the payments ledger (intents canceled with a member), ids and randomness (events). */
-  static readonly layer = Layer.effect(
-    Members,
-    Effect.map(Effect.context<MemberPorts>(), (ports) => {
-      const run = runOn(ports)
-      return Members.of({
-        summary: (caller, team, user) => run(getMemberSummary(caller, team, user)),
-        remove: (caller, team, user) => run(removeMember(caller, team, user))
-      })
-    })
-  ).pipe(Layer.provide(TeamAccess.layer))
+  static readonly layer = useCaseLayer<MemberPorts>()(Members, (run) => ({
+    summary: (caller, team, user) => run(getMemberSummary(caller, team, user)),
+    remove: (caller, team, user) => run(removeMember(caller, team, user))
+  })).pipe(Layer.provide(TeamAccess.layer))
 }

@@ -3,7 +3,7 @@
  * its own, for a caller the access check lets through: issue typed data, execute signed requests once, query the
  * ledger, cancel an intent, read a balance. docs/payments.md tells the flow.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect, Layer } from "effect"
 import type { RequestError } from "../chain/ChainError.ts"
 import type { ChainGateway } from "../chain/ChainGateway.ts"
 import type { IssuedRequestStore, IssuedRequestsLimit } from "../eip712/IssuedRequestStore.ts"
@@ -17,7 +17,7 @@ import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
-import { runOn } from "../UseCases.ts"
+import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserNotFound } from "../user/UserNotFound.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
@@ -119,18 +119,12 @@ export class Payments extends Context.Service<
    * On the chain, the payment storage, the repositories, ids, randomness and the signature check. The limits on issued
    * requests are read from the ports captured here, where the composition root set them.
    */
-  static readonly layer = Layer.effect(
-    Payments,
-    Effect.map(Effect.context<PaymentPorts>(), (ports) => {
-      const run = runOn(ports)
-      return Payments.of({
-        issueBatch: (caller, body) => run(issuePayments(caller, body)),
-        issueInstant: (caller, body) => run(issueInstantPayment(caller, body)),
-        execute: (caller, body) => run(executeSignedPayments(caller, body)),
-        query: (caller, query) => run(queryPayments(caller, query)),
-        cancelIntent: (caller, payment) => run(cancelIntent(caller, payment)),
-        balance: (caller, query) => run(getBalance(caller, query))
-      })
-    })
-  ).pipe(Layer.provide(TeamAccess.layer))
+  static readonly layer = useCaseLayer<PaymentPorts>()(Payments, (run) => ({
+    issueBatch: (caller, body) => run(issuePayments(caller, body)),
+    issueInstant: (caller, body) => run(issueInstantPayment(caller, body)),
+    execute: (caller, body) => run(executeSignedPayments(caller, body)),
+    query: (caller, query) => run(queryPayments(caller, query)),
+    cancelIntent: (caller, payment) => run(cancelIntent(caller, payment)),
+    balance: (caller, query) => run(getBalance(caller, query))
+  })).pipe(Layer.provide(TeamAccess.layer))
 }

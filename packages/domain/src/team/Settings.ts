@@ -2,12 +2,12 @@
  * The settings use cases (SPEC §4.10, §4.12) as one service: a team's settings and a member's, each in a file of
  * its own, for a caller the access check lets through.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect, Layer } from "effect"
 import type { TeamId, UserId } from "../Ids.ts"
 import type { MemberNotFound } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
-import { runOn } from "../UseCases.ts"
+import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import { getMemberSettings } from "./GetMemberSettings.ts"
 import { getTeamSettings } from "./GetTeamSettings.ts"
@@ -43,16 +43,10 @@ export class Settings extends Context.Service<
   }
 >()("@svc/domain/team/Settings") {
   /** On the settings and membership repositories, and `TeamAccess`. */
-  static readonly layer = Layer.effect(
-    Settings,
-    Effect.map(Effect.context<SettingsPorts>(), (ports) => {
-      const run = runOn(ports)
-      return Settings.of({
-        team: (caller, team) => run(getTeamSettings(caller, team)),
-        updateTeam: (caller, team, changes) => run(updateTeamSettings(caller, team, changes)),
-        member: (caller, team, user) => run(getMemberSettings(caller, team, user)),
-        updateMember: (caller, team, user, changes) => run(updateMemberSettings(caller, team, user, changes))
-      })
-    })
-  ).pipe(Layer.provide(TeamAccess.layer))
+  static readonly layer = useCaseLayer<SettingsPorts>()(Settings, (run) => ({
+    team: (caller, team) => run(getTeamSettings(caller, team)),
+    updateTeam: (caller, team, changes) => run(updateTeamSettings(caller, team, changes)),
+    member: (caller, team, user) => run(getMemberSettings(caller, team, user)),
+    updateMember: (caller, team, user, changes) => run(updateMemberSettings(caller, team, user, changes))
+  })).pipe(Layer.provide(TeamAccess.layer))
 }

@@ -3,7 +3,7 @@
  * ...), for a caller the access check lets through (docs/authorization.md). Members are `Members`
  * (membership/Members.ts), settings `Settings` (Settings.ts).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect, Layer } from "effect"
 import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
 import type { IdGenerator, TeamId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
@@ -13,7 +13,7 @@ import type { MembershipRepository } from "../membership/MembershipRepository.ts
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
-import { runOn } from "../UseCases.ts"
+import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { Pagination, TeamUser } from "../user/TeamUser.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
@@ -82,18 +82,12 @@ export class Teams extends Context.Service<
    * `InviteSettings`; with a `ChainGateway` in context, new teams get their account and team users show their svc
    * account (empty without one).
    */
-  static readonly layer = Layer.effect(
-    Teams,
-    Effect.map(Effect.context<TeamPorts>(), (ports) => {
-      const run = runOn(ports)
-      return Teams.of({
-        listMine: (caller) => run(listMyTeams(caller)),
-        create: (caller, body) => run(createTeam(caller, body)),
-        get: (caller, team) => run(getTeam(caller, team)),
-        update: (caller, team, changes) => run(updateTeam(caller, team, changes)),
-        delete: (caller, team) => run(deleteTeam(caller, team)),
-        users: (caller, team, request) => run(listTeamUsers(caller, team, request))
-      })
-    })
-  ).pipe(Layer.provide(TeamAccess.layer))
+  static readonly layer = useCaseLayer<TeamPorts>()(Teams, (run) => ({
+    listMine: (caller) => run(listMyTeams(caller)),
+    create: (caller, body) => run(createTeam(caller, body)),
+    get: (caller, team) => run(getTeam(caller, team)),
+    update: (caller, team, changes) => run(updateTeam(caller, team, changes)),
+    delete: (caller, team) => run(deleteTeam(caller, team)),
+    users: (caller, team, request) => run(listTeamUsers(caller, team, request))
+  })).pipe(Layer.provide(TeamAccess.layer))
 }

@@ -4,11 +4,11 @@
  * caller who may manage the team's webhooks (`webhooks.manage`, team admins). A route that names an endpoint answers
  * `WebhookNotFound` to anyone else, so it reveals nothing of the endpoint.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect, Layer } from "effect"
 import type { DeliveryId, IdGenerator, TeamId, WebhookId } from "../Ids.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { Randomness } from "../Randomness.ts"
-import { runOn } from "../UseCases.ts"
+import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import { createWebhook } from "./CreateWebhook.ts"
 import { deleteWebhook } from "./DeleteWebhook.ts"
@@ -109,22 +109,16 @@ export class Webhooks extends Context.Service<
   }
 >()("@svc/domain/webhook/Webhooks") {
   /** On the webhook ports, `TeamAccess`, `IdGenerator`, `Randomness` and `WebhookUrlPolicy`. */
-  static readonly layer = Layer.effect(
-    Webhooks,
-    Effect.map(Effect.context<WebhookPorts>(), (ports) => {
-      const run = runOn(ports)
-      return Webhooks.of({
-        create: (caller, body) => run(createWebhook(caller, body)),
-        get: (caller, id) => run(getWebhook(caller, id)),
-        list: (caller, team) => run(listWebhooks(caller, team)),
-        update: (caller, id, body) => run(updateWebhook(caller, id, body)),
-        delete: (caller, id) => run(deleteWebhook(caller, id)),
-        rotateSecret: (caller, id) => run(rotateSecret(caller, id)),
-        deliveries: (caller, id, query) => run(listDeliveries(caller, id, query)),
-        retry: (caller, id, delivery) => run(retryDelivery(caller, id, delivery)),
-        recover: (caller, id, since) => run(recoverDeliveries(caller, id, since)),
-        test: (caller, id, body) => run(sendTestDelivery(caller, id, body))
-      })
-    })
-  ).pipe(Layer.provide(TeamAccess.layer))
+  static readonly layer = useCaseLayer<WebhookPorts>()(Webhooks, (run) => ({
+    create: (caller, body) => run(createWebhook(caller, body)),
+    get: (caller, id) => run(getWebhook(caller, id)),
+    list: (caller, team) => run(listWebhooks(caller, team)),
+    update: (caller, id, body) => run(updateWebhook(caller, id, body)),
+    delete: (caller, id) => run(deleteWebhook(caller, id)),
+    rotateSecret: (caller, id) => run(rotateSecret(caller, id)),
+    deliveries: (caller, id, query) => run(listDeliveries(caller, id, query)),
+    retry: (caller, id, delivery) => run(retryDelivery(caller, id, delivery)),
+    recover: (caller, id, since) => run(recoverDeliveries(caller, id, since)),
+    test: (caller, id, body) => run(sendTestDelivery(caller, id, body))
+  })).pipe(Layer.provide(TeamAccess.layer))
 }
