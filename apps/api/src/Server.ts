@@ -15,14 +15,11 @@ import {
   HttpMetricsEnabled,
   InProcessRequest,
   InviteHandlers,
-  InviteHandlersWithoutChain,
   InvitePage,
   MetricsListener,
   MetricsRoute,
   methodsOf,
   PaymentHandlers,
-  PendingBalanceHandlers,
-  PendingPaymentHandlers,
   RateLimits,
   RequestTimeout,
   routeTemplatesOf,
@@ -46,7 +43,7 @@ import {
 import { LogMailer } from "@svc/adapters/mail"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import { Api, servedApi } from "@svc/contract"
-import type { ChainGateway } from "@svc/domain/chain"
+import { ChainGateway } from "@svc/domain/chain"
 import { IdGenerator } from "@svc/domain/Ids"
 import { InviteExpiry, InviteSettings, Invites } from "@svc/domain/invite"
 import { MailWorker } from "@svc/domain/mail"
@@ -142,19 +139,12 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
     )
   )
 
-/** The routes with payments, balance and manager invites served on the chain. */
+/**
+ * Every route. Without a chain the same handlers run on `ChainGateway.layerAbsent`: what needs the chain answers 501
+ * after the caller's permission is checked (decision 0078).
+ */
 export const Routes = (v1: V1Options | undefined) =>
   makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1)
-
-/**
- * The routes with payments and balance answering 501 after the permission check. They need a subset of what
- * `Routes` needs, so they are typed as `Routes` and one server layer serves either.
- */
-export const RoutesWithoutChain = (v1: V1Options | undefined) =>
-  makeRoutes(
-    Layer.mergeAll(PendingPaymentHandlers, PendingBalanceHandlers, InviteHandlersWithoutChain),
-    v1
-  ) as unknown as ReturnType<typeof Routes>
 
 /** Invite settings: links point at the server's public URL. */
 const inviteSettings = (options: ServerOptions) =>
@@ -252,9 +242,8 @@ const detached = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
   )
 
 const served = (options: ServerOptions) => {
-  // Without a chain nothing reads it (the 501 routes); the cast keeps one layer type.
-  const chain = (options.chain ?? Layer.empty) as Layer.Layer<ChainGateway>
-  const chainRoutes = (options.chain === undefined ? RoutesWithoutChain : Routes)(options.v1)
+  const chain = options.chain ?? ChainGateway.layerAbsent(options.chainId ?? 42161)
+  const chainRoutes = Routes(options.v1)
   const metrics = options.metrics
   const routes =
     metrics === undefined || (metrics.port !== undefined && metrics.token === undefined)

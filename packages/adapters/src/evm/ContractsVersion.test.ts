@@ -42,7 +42,7 @@ describe("the contracts version", () => {
         `the forwarder at ${suite.token} is contracts version 1, and this server needs version 3: deploy this version with \`npm run deploy\` and set FORWARDER_ADDRESS and ESCROW_ADDRESS to the addresses it prints`
       )
       const served = yield* gatewayOn(suite.forwarder).pipe(Effect.orDie)
-      assert.strictEqual(Context.get(served, ChainGateway).addresses.forwarder, suite.forwarder)
+      assert.strictEqual((yield* Context.get(served, ChainGateway).addresses).forwarder, suite.forwarder)
     }).pipe(Effect.scoped)
   )
 })

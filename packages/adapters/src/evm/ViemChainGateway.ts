@@ -52,7 +52,7 @@ export const make: (
   const accountAddress = accountAddresses(gateway)
   return ChainGateway.of({
     chainId,
-    addresses,
+    addresses: Effect.succeed(addresses),
     accountAddress,
     createAccount: (owner, salt) =>
       Effect.flatMap(accountAddress(owner, salt), (account) => createAccount(gateway, account, owner, salt)),

@@ -152,6 +152,20 @@ export class ChainUnavailable extends Schema.TaggedError<ChainUnavailable>()("Ch
   }
 }
 
+/**
+ * This deployment has no chain (`ChainGateway.layerAbsent`): what needs one answers 501 `NOT_IMPLEMENTED`. The absent
+ * gateway dies with it, as a defect: no use case can handle a missing chain, and the error envelope answers it by tag,
+ * as it answers `ChainUnavailable` with 503 whether failed or died with.
+ */
+export class ChainAbsent extends Schema.TaggedError<ChainAbsent>()("ChainAbsent", {
+  operation: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "NOT_IMPLEMENTED"
+  }
+}
+
 /** Why a forwarded request (payments, instant payment, roles) did not execute. */
 export type RequestError =
   | RequestExpired

@@ -1,9 +1,16 @@
 /**
  * The port to the settlement chain. Adapters: `@svc/adapters/evm` (viem, a relayer account that pays the gas).
  */
-import { Context, type Effect, type Stream } from "effect"
+import { Context, Effect, Layer, Option, Stream } from "effect"
 import type { Address, Hex } from "viem"
-import type { ChainUnavailable, EscrowClaimEmpty, IntentError, RequestError, SettlementReverted } from "./ChainError.ts"
+import {
+  ChainAbsent,
+  type ChainUnavailable,
+  type EscrowClaimEmpty,
+  type IntentError,
+  type RequestError,
+  type SettlementReverted
+} from "./ChainError.ts"
 import type { PaymentForwardRequest, PaymentsForwardRequest, RolesForwardRequest, Signed } from "./ForwardRequest.ts"
 import type {
   AccountCreation,
@@ -43,8 +50,10 @@ export class ChainGateway extends Context.Service<
   {
     /** The chain settled on (42161 for Arbitrum One, also in embedded mode). */
     readonly chainId: number
-    /** The forwarder, escrow and settlement token of this deployment. */
-    readonly addresses: SuiteAddresses
+    /** The forwarder, escrow and settlement token of this deployment (an effect: an absent chain has none). */
+    readonly addresses: Effect.Effect<SuiteAddresses>
+    /** `true` only for `layerAbsent`'s gateway: this deployment has no chain. */
+    readonly absent?: boolean | undefined
     /** The account `createAccount(owner, salt)` gives, without creating it or asking the chain. */
     readonly accountAddress: (owner: Address, salt: Hex) => Effect.Effect<Address>
     /** Creates the svc account of a team or user, owned by `owner`; idempotent (returns the existing one). */
@@ -125,4 +134,52 @@ export class ChainGateway extends Context.Service<
       options?: { readonly fromBlock?: bigint }
     ) => Stream.Stream<Deposit, ChainUnavailable>
   }
->()("@svc/domain/chain/ChainGateway") {}
+>()("@svc/domain/chain/ChainGateway") {
+  /**
+   * The gateway of a deployment without a chain (decision 0078): `chainId` is the configured one, and everything else
+   * dies with `ChainAbsent`, which answers 501 `NOT_IMPLEMENTED`. The routes are the same with or without a chain;
+   * what needs one is refused where it first asks for it, after the caller's permission was checked.
+   */
+  static readonly layerAbsent = (chainId: number): Layer.Layer<ChainGateway> =>
+    Layer.succeed(ChainGateway, absentGateway(chainId))
+
+  /** Nothing, when this deployment has a chain; without one, dies with `ChainAbsent` (501): ask before any write. */
+  static readonly required: Effect.Effect<void, never, ChainGateway> = Effect.asVoid(
+    ChainGateway.use((chain) => chain.addresses)
+  )
+
+  /** This deployment's chain: `None` without one (no gateway, or `layerAbsent`'s). */
+  static readonly present: Effect.Effect<Option.Option<ChainGateway["Service"]>> = Effect.map(
+    Effect.serviceOption(ChainGateway),
+    Option.filter((chain) => chain.absent !== true)
+  )
+}
+
+/** Each operation of the absent gateway: a defect naming what was asked. */
+const absent = (operation: string) => Effect.die(new ChainAbsent({ operation }))
+
+const absentGateway = (chainId: number): ChainGateway["Service"] => ({
+  chainId,
+  absent: true,
+  addresses: absent("addresses"),
+  accountAddress: () => absent("accountAddress"),
+  createAccount: () => absent("createAccount"),
+  executePayments: () => absent("executePayments"),
+  executePayment: () => absent("executePayment"),
+  executeRoles: () => absent("executeRoles"),
+  revokeAuthority: () => absent("revokeAuthority"),
+  executeIntent: () => absent("executeIntent"),
+  isSaltUsed: () => absent("isSaltUsed"),
+  settlementOfSalt: () => absent("settlementOfSalt"),
+  intent: () => absent("intent"),
+  ownerOf: () => absent("ownerOf"),
+  hasRole: () => absent("hasRole"),
+  balanceOf: () => absent("balanceOf"),
+  blockNumber: absent("blockNumber"),
+  readiness: absent("readiness"),
+  relayerHealth: absent("relayerHealth"),
+  releaseEscrow: () => absent("releaseEscrow"),
+  tokenTransfers: () => absent("tokenTransfers"),
+  blockHash: () => absent("blockHash"),
+  deposits: () => Stream.die(new ChainAbsent({ operation: "deposits" }))
+})

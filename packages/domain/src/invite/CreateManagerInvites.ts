@@ -81,14 +81,16 @@ export const createManagerInvites = Effect.fn("ManagerInvites.create")(function*
   body: CreateManagerInvitesRequest
 ) {
   const { team } = yield* TeamAccess.use((access) => access.authorize(caller, body.nanoid, "invites.manager"))
+  // Asked first: a deployment without a chain refuses (501) before anything is read or written.
+  const chain = yield* ChainGateway
+  const addresses = yield* chain.addresses
   const account = teamAccountOf(team)
   if (account === undefined) return yield* new TeamAccountMissing({ team: team.nanoid })
   yield* refuseRoleChanges(team, body)
   const made = yield* invitesOf(caller, team, body)
-  const chain = yield* ChainGateway
   const [first, ...rest] = body.invites.map((entry) => ({ role: entry.role, account: entry.wallet }))
   const bundle = yield* makeRolesTypedData(
-    { chainId: chain.chainId, verifyingContract: chain.addresses.forwarder },
+    { chainId: chain.chainId, verifyingContract: addresses.forwarder },
     { from: caller.wallet, to: account },
     // The request schema holds at least one invite.
     [first ?? { role: "team_viewer", account: caller.wallet }, ...rest]

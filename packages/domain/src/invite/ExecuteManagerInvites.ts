@@ -89,6 +89,7 @@ export const executeManagerInvites = Effect.fn("ManagerInvites.execute")(functio
     issued.request.invites.every((id) => body.invites.includes(id))
   if (issued.kind !== "roles" || !sameInvites) return yield* new ExecutionBodyMismatch({ salt })
   yield* TeamAccess.use((access) => access.authorize(caller, issued.team, "invites.manager"))
+  yield* ChainGateway.required
   yield* refuseClosed(issued.request.invites)
   const result = (transaction: string): ManagerInvitesResult => ({ invites: issued.request.invites, transaction })
   return yield* executeOnce({

@@ -58,7 +58,7 @@ export const removeMember = Effect.fn("Teams.removeMember")(function* (caller: C
     if (admins.total <= 1) return yield* new LastAdmin({ team })
   }
   // Chain first: a removal the chain refused would leave a wallet that can still pay (decision 0020).
-  const chain = yield* Effect.serviceOption(ChainGateway)
+  const chain = yield* ChainGateway.present
   const account = teamAccountOf(grant.team)
   if (chain._tag === "Some" && account !== undefined) {
     const member = yield* UserRepository.use((u) => u.findById(user))

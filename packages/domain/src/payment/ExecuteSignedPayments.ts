@@ -3,6 +3,7 @@
  * result; past the settlement wait, the transaction in flight (202).
  */
 import { Effect } from "effect"
+import { ChainGateway } from "../chain/ChainGateway.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { Caller } from "../user/Caller.ts"
 import { executePayments } from "./PaymentExecution.ts"
@@ -14,5 +15,6 @@ export const executeSignedPayments = Effect.fn("Payments.execute")(function* (
   body: ExecutePaymentsRequest
 ) {
   const { team } = yield* TeamAccess.use((access) => access.authorize(caller, body.from, "payments.execute"))
+  yield* ChainGateway.required
   return yield* executePayments(team, body)
 })

@@ -24,12 +24,14 @@ export interface AccountBalance {
 const accountOf = Effect.fn("Payments.accountOf")(function* (caller: Caller, nanoid: BalanceQuery["nanoid"]) {
   if (Schema.is(TeamId)(nanoid)) {
     const { team } = yield* TeamAccess.use((access) => access.authorize(caller, nanoid, "balance.read"))
+    yield* ChainGateway.required
     const account = teamAccountOf(team)
     if (account === undefined) return yield* new BalanceNotFound({ nanoid, message: "The team has no svc account yet" })
     return account
   }
   if (Schema.is(UserId)(nanoid)) {
     if (caller.nanoid !== nanoid) return yield* new InsufficientPermissions({ message: "Only your own balance" })
+    yield* ChainGateway.required
     const user = yield* UserRepository.use((u) => u.findById(nanoid))
     if (user._tag === "None") return yield* new UserNotFound({ user: nanoid })
     return yield* userAccountOf(yield* ChainGateway, user.value)

@@ -33,10 +33,14 @@ const accountOf = (team: Team) => {
   return account === undefined ? Effect.fail(new TeamAccountMissing({ team: team.nanoid })) : Effect.succeed(account)
 }
 
-/** Where the caller's wallet signs: the forwarder of `chain`. */
-const forwarderOf = (chain: ChainGateway["Service"]) => ({
-  chainId: chain.chainId,
-  verifyingContract: chain.addresses.forwarder
+/**
+ * The chain's suite and where the caller's wallet signs (its forwarder): asked first, so a deployment without a chain
+ * refuses (501) before anything is read or written.
+ */
+const suiteOf = Effect.gen(function* () {
+  const chain = yield* ChainGateway
+  const addresses = yield* chain.addresses
+  return { chain, addresses, forwarder: { chainId: chain.chainId, verifyingContract: addresses.forwarder } }
 })
 
 /** Payments issued for signing (POST /v2/payments and the instant payment's issue). */
@@ -102,8 +106,8 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   caller: Caller,
   body: CreatePaymentsRequest
 ) {
+  const { chain, addresses: suite, forwarder } = yield* suiteOf
   yield* refuseOverBudget(team, body)
-  const chain = yield* ChainGateway
   const ids = yield* IdGenerator
   const account = yield* accountOf(team)
   const wanted: Array<{ readonly user: UserId; readonly amountCents: number; readonly description: string }> = []
@@ -158,10 +162,10 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   if (!Arr.isReadonlyArrayNonEmpty(payments)) return yield* Effect.die(new Error("a batch has at least one entry"))
   const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
   const entries = paymentEntriesOf(
-    { group, payNow: body.pay_now, token: chain.addresses.token, payAtTime: body.pay_at_time ?? now },
+    { group, payNow: body.pay_now, token: suite.token, payAtTime: body.pay_at_time ?? now },
     Arr.map(payments, (p) => ({ payment: p.nanoid, recipient: p.recipient, amountCents: p.amount_cents }))
   )
-  const bundle = yield* makePaymentsTypedData(forwarderOf(chain), yield* envelopeOf(caller, account), entries)
+  const bundle = yield* makePaymentsTypedData(forwarder, yield* envelopeOf(caller, account), entries)
   yield* recordIssued(
     team,
     caller,
@@ -182,8 +186,8 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
   caller: Caller,
   body: InstantPaymentRequest
 ) {
+  const { addresses, forwarder } = yield* suiteOf
   yield* refuseOverBudget(team, body)
-  const chain = yield* ChainGateway
   const ids = yield* IdGenerator
   const account = yield* accountOf(team)
   const group = yield* ids.make("paymentGroup")
@@ -208,12 +212,12 @@ export const issueInstant = Effect.fn("PaymentIssuance.issueInstant")(function* 
   const entry = escrowEntryOf({
     payment,
     group,
-    escrow: chain.addresses.escrow,
+    escrow: addresses.escrow,
     email,
     amountCents: body.amount_cents,
-    token: chain.addresses.token
+    token: addresses.token
   })
-  const bundle = yield* makePaymentTypedData(forwarderOf(chain), yield* envelopeOf(caller, account), entry)
+  const bundle = yield* makePaymentTypedData(forwarder, yield* envelopeOf(caller, account), entry)
   yield* recordIssued(
     team,
     caller,

@@ -46,7 +46,7 @@ const administersCompany = Effect.fn("Teams.administersCompany")(function* (
 
 /** The team's account, owned by the caller, who consented by asking; none without a chain. Slow or down: refused. */
 const accountFor = Effect.fn("Teams.accountFor")(function* (caller: Caller, team: TeamId) {
-  const chain = yield* Effect.serviceOption(ChainGateway)
+  const chain = yield* ChainGateway.present
   if (chain._tag === "None") return undefined
   const created = yield* chain.value.createAccount(caller.wallet, svcAccountSaltOf(team)).pipe(
     Effect.timeoutOrElse({

@@ -15,7 +15,7 @@ import { TeamRepository } from "./TeamRepository.ts"
 /** Marks the team deleted (`team.delete`), once its account is empty and no intent waits. */
 export const deleteTeam = Effect.fn("Teams.delete")(function* (caller: Caller, team: TeamId) {
   const { team: found } = yield* TeamAccess.use((access) => access.authorize(caller, team, "team.delete"))
-  const chain = yield* Effect.serviceOption(ChainGateway)
+  const chain = yield* ChainGateway.present
   const account = teamAccountOf(found)
   const held =
     chain._tag === "Some" && account !== undefined ? yield* chain.value.balanceOf(account).pipe(Effect.orDie) : 0n

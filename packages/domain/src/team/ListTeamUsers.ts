@@ -39,7 +39,7 @@ export const listTeamUsers = Effect.fn("Teams.users")(function* (
     const user = profiles.get(m.user_nanoid)
     return user === undefined ? [] : [{ user, role: m.role }]
   })
-  const chain = yield* Effect.serviceOption(ChainGateway)
+  const chain = yield* ChainGateway.present
   const listed =
     chain._tag === "None"
       ? listedMembers.map(({ user, role }) => toTeamUser(user, role, ""))

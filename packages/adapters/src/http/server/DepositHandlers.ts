@@ -13,7 +13,7 @@ export const DepositHandlers = HttpApiBuilder.group(
   Api,
   "deposits",
   Effect.fn(function* (handlers) {
-    const chain = yield* Effect.serviceOption(ChainGateway)
+    const chain = yield* ChainGateway.present
     const access = yield* TeamAccess
     const ledger = yield* DepositLedger
     return handlers.handleAll({

@@ -79,6 +79,9 @@ const schemaErrorResponse = (error: HttpApiError.HttpApiSchemaError) => {
 const hasReason = (u: unknown): u is { readonly _tag: string; readonly reason: { readonly _tag: string } } =>
   typeof u === "object" && u !== null && "reason" in u && typeof (u as { reason: unknown }).reason === "object"
 
+const isChainAbsent = (u: unknown) =>
+  typeof u === "object" && u !== null && (u as { readonly _tag?: unknown })._tag === "ChainAbsent"
+
 /** The response for a failure cause, or `undefined` when it is unexpected (a 500). */
 const expectedResponse = (cause: Cause.Cause<unknown>) => {
   for (const reason of cause.reasons) {
@@ -88,6 +91,8 @@ const expectedResponse = (cause: Cause.Cause<unknown>) => {
       if (response !== undefined) return response
     }
     if (HttpApiError.HttpApiPayloadTooLarge.is(value)) return errorResponse("PAYLOAD_TOO_LARGE")
+    // The deployment has no chain (`ChainGateway.layerAbsent`): what needed it is not served here.
+    if (isChainAbsent(value)) return errorResponse("NOT_IMPLEMENTED", "This deployment has no chain to settle on")
     if (hasReason(value)) {
       const tag = value.reason._tag
       if (tag === "RouteNotFound") return errorResponse("ROUTE_NOT_FOUND")

@@ -127,7 +127,7 @@ export const collectGauges = Effect.gen(function* () {
   const storage = yield* Effect.serviceOption(StorageHealth)
   const outbox = yield* Effect.serviceOption(EventOutbox)
   const deliveries = yield* Effect.serviceOption(WebhookDeliveryStore)
-  const chain = yield* Effect.serviceOption(ChainGateway)
+  const chain = yield* ChainGateway.present
   yield* Effect.all(
     [
       Option.isNone(storage)

@@ -46,7 +46,7 @@ export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
     .handle("ready", () =>
       Effect.gen(function* () {
         const storage = yield* StorageHealth
-        const chain = yield* Effect.serviceOption(ChainGateway)
+        const chain = yield* ChainGateway.present
         const supervision = yield* Effect.serviceOption(ChainSupervision)
         const chainStatus = Option.isSome(supervision) ? yield* supervision.value.status : undefined
         const [checks, health] = yield* Effect.all(

@@ -18,7 +18,7 @@ export {
   withRequestId
 } from "./ErrorEnvelope.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
-export { InviteHandlers, InviteHandlersWithoutChain } from "./InviteHandlers.ts"
+export { InviteHandlers } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
 export {
   AccessLog,
@@ -32,10 +32,6 @@ export {
   withHttpObservability
 } from "./Metrics.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
-export {
-  PendingBalanceHandlers,
-  PendingPaymentHandlers
-} from "./PendingHandlers.ts"
 export {
   defaultRateLimits,
   makeBuckets,
