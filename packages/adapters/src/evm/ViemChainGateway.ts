@@ -8,7 +8,7 @@ import type { PublicClient } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { accountAddresses, createAccount, ownerOf, revokeAuthority } from "./actions/accounts.ts"
 import { executeIntent, executePayment, executePayments, executeRoles } from "./actions/executeRequests.ts"
-import type { Gateway } from "./actions/Gateway.ts"
+import { makeGateway } from "./actions/Gateway.ts"
 import {
   balanceOf,
   blockHash,
@@ -21,15 +21,14 @@ import {
 } from "./actions/reads.ts"
 import { deposits, releaseEscrow, tokenTransfers } from "./actions/transfers.ts"
 import { makeChainClient } from "./ChainClient.ts"
-import { readError } from "./ChainRevert.ts"
 import { type ChainSettings, ChainSettingsConfig } from "./ChainSettings.ts"
 import { type ContractsVersionMismatch, checkSuite } from "./ContractsVersion.ts"
 import { makeRelayer, type Relayer } from "./Relayer.ts"
-import { type BatchOptions, makeRequestBatcher } from "./RequestBatcher.ts"
+import type { BatchOptions } from "./RequestBatcher.ts"
 
 /**
  * Builds the gateway on a client and a relayer for a deployed suite (contracts version 3): signed requests waiting at
- * the same time share transactions (`batch`, decision 0065). Each operation is an action of `actions/`.
+ * the same time share transactions (`batch`, decision 0065; `makeGateway`). Each operation is an action of `actions/`.
  */
 export const make: (
   client: PublicClient,
@@ -42,16 +41,10 @@ export const make: (
   addresses: SuiteAddresses,
   options: { readonly batch?: BatchOptions | undefined } = {}
 ) {
-  const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
-  // `maxRequests: 1` sends each request as its own transaction, estimated alone (the benchmarks' baseline).
-  const batcher =
-    options.batch?.maxRequests === 1
-      ? undefined
-      : yield* makeRequestBatcher(client, relayer, addresses.forwarder, options.batch)
-  const gateway: Gateway = { client, relayer, batcher, addresses, chainId }
+  const gateway = yield* makeGateway(client, relayer, addresses, options.batch)
   const accountAddress = accountAddresses(gateway)
   return ChainGateway.of({
-    chainId,
+    chainId: gateway.chainId,
     addresses: Effect.succeed(addresses),
     accountAddress,
     createAccount: (owner, salt) =>

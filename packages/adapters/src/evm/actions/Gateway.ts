@@ -12,7 +12,7 @@ import {
   SettlementReverted,
   type SuiteAddresses
 } from "@svc/domain/chain"
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import {
   type Abi,
   type Address,
@@ -26,7 +26,7 @@ import {
 } from "viem"
 import { readError, suiteErrorsAbi } from "../ChainRevert.ts"
 import type { Relayer } from "../Relayer.ts"
-import { logsOfRequest, type RequestBatcher } from "../RequestBatcher.ts"
+import { type BatchOptions, logsOfRequest, makeRequestBatcher, type RequestBatcher } from "../RequestBatcher.ts"
 
 /** What the actions act on. */
 export interface Gateway {
@@ -37,6 +37,28 @@ export interface Gateway {
   readonly addresses: SuiteAddresses
   readonly chainId: number
 }
+
+/**
+ * The gateway on a client and a relayer for a deployed suite: its chain asked of the node, and signed requests waiting
+ * at the same time sharing transactions (`batch`, decision 0065) unless `maxRequests` is 1, which sends each request as
+ * its own transaction, estimated alone (the benchmarks' baseline).
+ */
+export const makeGateway: (
+  client: PublicClient,
+  relayer: Relayer,
+  addresses: SuiteAddresses,
+  batch?: BatchOptions | undefined
+) => Effect.Effect<Gateway, ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
+  client: PublicClient,
+  relayer: Relayer,
+  addresses: SuiteAddresses,
+  batch?: BatchOptions | undefined
+) {
+  const chainId = yield* Effect.tryPromise({ try: () => client.getChainId(), catch: readError })
+  const batcher =
+    batch?.maxRequests === 1 ? undefined : yield* makeRequestBatcher(client, relayer, addresses.forwarder, batch)
+  return { client, relayer, batcher, addresses, chainId } satisfies Gateway
+})
 
 /** A call of a contract function. */
 export interface ContractCall {
