@@ -45,17 +45,27 @@ export class MongoDatabase extends Context.Service<MongoDatabase, { readonly db:
         Effect.tryPromise({
           try: async () => {
             const timeouts = { ...defaultMongoTimeouts, ...options.timeouts }
-            const client = new MongoClient(options.uri, {
-              maxPoolSize: 50,
-              serverSelectionTimeoutMS: timeouts.serverSelectionMillis,
-              connectTimeoutMS: timeouts.connectMillis,
-              socketTimeoutMS: timeouts.socketMillis
-            })
-            await client.connect()
-            // jongodb (embedded mode, tests) breaks on overlapping transactions, and loses writes that overlap a commit;
-            // MongoDB needs neither the queue nor the lock.
-            const { version } = await client.db("admin").command({ buildInfo: 1 })
-            if (String(version).includes("jongodb")) serializeTransactions(client)
+            const connect = async (monitoring: "auto" | "poll") => {
+              const client = new MongoClient(options.uri, {
+                maxPoolSize: 50,
+                serverSelectionTimeoutMS: timeouts.serverSelectionMillis,
+                connectTimeoutMS: timeouts.connectMillis,
+                socketTimeoutMS: timeouts.socketMillis,
+                serverMonitoringMode: monitoring
+              })
+              await client.connect()
+              return client
+            }
+            const first = await connect("auto")
+            const { version } = await first.db("admin").command({ buildInfo: 1 })
+            if (!String(version).includes("jongodb")) return first
+            // jongodb (embedded mode, tests) breaks the driver's streaming heartbeat under load ("Server ended
+            // moreToCome unexpectedly"), which clears the pool and fails every operation in flight: it is polled
+            // instead. It also breaks on overlapping transactions, and loses writes that overlap a commit: the queue
+            // and the lock (MongoDB needs none of the three).
+            await first.close()
+            const client = await connect("poll")
+            serializeTransactions(client)
             return client
           },
           catch: (error) =>
