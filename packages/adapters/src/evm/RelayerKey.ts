@@ -160,15 +160,38 @@ export const pendingNonce = (key: KeyState) =>
     catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
   })
 
-/** Sends signed bytes to the node. */
-export const broadcast = (key: KeyState, raw: Hex) =>
+/**
+ * Whether the node answered that it already holds these exact bytes (the same hash): geth and Nitro say "already
+ * known", anvil "transaction already imported". Then they were sent, whoever sent them first (another sender's copy,
+ * or this one's whose answer was lost).
+ */
+const heldByNode = (error: unknown): boolean => {
+  let cause: unknown = error
+  for (let depth = 0; depth < 10 && typeof cause === "object" && cause !== null; depth++) {
+    const { details, message } = cause as { readonly details?: unknown; readonly message?: unknown }
+    if (/already known|already imported|known transaction|AlreadyKnown/i.test(`${details} ${message}`)) return true
+    cause = (cause as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
+/** Sends signed bytes to the node; bytes it already holds count as sent. */
+export const broadcast = (key: KeyState, raw: Hex): Effect.Effect<void, ChainUnavailable> =>
   Effect.tryPromise({
     // Sent once, without the transport's retries: after a timeout the node may hold it, and a retry that meets a
     // refused connection must not make that look like nothing was sent.
     try: () => key.client.request({ method: "eth_sendRawTransaction", params: [raw] }, { retryCount: 0 }),
-    catch: (error) =>
-      new ChainUnavailable({ reason: readError(error).reason, nothingSent: !key.failover && nothingSent(error) })
-  })
+    catch: (error) => error
+  }).pipe(
+    Effect.asVoid,
+    Effect.catch((error) =>
+      heldByNode(error)
+        ? Effect.void
+        : Effect.fail(
+            new ChainUnavailable({ reason: readError(error).reason, nothingSent: !key.failover && nothingSent(error) })
+          )
+    )
+  )
 
 /** Signs and journals one version: a new nonce's first, or a replacement. */
 export const signAndRecord = (
