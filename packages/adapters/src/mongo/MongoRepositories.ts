@@ -6,12 +6,19 @@
 import type { Company } from "@svc/domain/company"
 import { CompanyRepository } from "@svc/domain/company"
 import type { DomainEvent } from "@svc/domain/event"
-import type { CompanyId, TeamId } from "@svc/domain/Ids"
-import { AlreadyMember, type Membership, MembershipRepository } from "@svc/domain/membership"
+import type { CompanyId, TeamId, UserId } from "@svc/domain/Ids"
+import { AlreadyMember, type Membership, MembershipRepository, type Role } from "@svc/domain/membership"
 import { type MemberSettings, SettingsRepository, type Team, TeamRepository, type TeamSettings } from "@svc/domain/team"
 import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option } from "effect"
-import { type ClientSession, type Document, MongoServerError } from "mongodb"
+import {
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+  type MongoClient,
+  MongoServerError
+} from "mongodb"
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
@@ -131,68 +138,132 @@ export const users = Layer.effect(
   })
 )
 
+/** The collections the memberships touch. */
+interface MembershipCollections {
+  readonly db: Db
+  readonly client: MongoClient
+  readonly memberships: Collection
+  readonly outbox: Collection<OutboxDocument>
+}
+
+/** The change and its events in one transaction; a lost race (already a member, already removed) writes neither. */
+const withEvents = <A>(
+  collections: MembershipCollections,
+  events: ReadonlyArray<DomainEvent>,
+  change: (session: ClientSession) => Promise<A | false>
+) =>
+  inTransaction(collections.client, async (session) => {
+    const changed = await change(session)
+    if (changed !== false && events.length > 0) {
+      await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
+        session
+      })
+    }
+    return changed
+  })
+
+const membershipDocumentOf = (membership: Membership) => ({
+  _id: membership.nanoid as never,
+  ...membership,
+  email: membership.email.toLowerCase()
+})
+
+const insertMembership = (
+  collections: MembershipCollections,
+  membership: Membership,
+  events: ReadonlyArray<DomainEvent>
+) => {
+  const col = collections.memberships
+  const taken = new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
+  return events.length > 0
+    ? withEvents(collections, events, async (session) => {
+        if (
+          (await col.findOne(
+            { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
+            { session }
+          )) !== null
+        )
+          return false
+        await col.insertOne(membershipDocumentOf(membership), { session })
+        return true
+      }).pipe(Effect.flatMap((inserted) => (inserted === false ? Effect.fail(taken) : Effect.void)))
+    : Effect.tryPromise({
+        try: () => col.insertOne(membershipDocumentOf(membership)),
+        catch: (error) => error
+      }).pipe(
+        Effect.asVoid,
+        Effect.catch((error) => (isDuplicateKey(error) ? Effect.fail(taken) : Effect.die(error)))
+      )
+}
+
+const listTeam = (
+  col: Collection,
+  team: TeamId,
+  options: {
+    readonly emails?: ReadonlyArray<string> | undefined
+    readonly roles?: ReadonlyArray<Role> | undefined
+    readonly offset: number
+    readonly limit: number | undefined
+  }
+) =>
+  Effect.promise(async () => {
+    const filter: Document = { team_nanoid: team }
+    if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
+    if (options.roles !== undefined) filter.role = { $in: options.roles }
+    let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
+    if (options.limit !== undefined) cursor = cursor.limit(options.limit)
+    const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
+    return { members: docs.map((d) => clean<Membership>(d) as Membership), total }
+  })
+
+/** One query for all the teams, not one count per team. */
+const countByTeams = (col: Collection, teams: ReadonlyArray<TeamId>) =>
+  Effect.promise(async () => {
+    const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
+    const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
+    for await (const row of rows) {
+      const team = row.team_nanoid as TeamId
+      counts.set(team, (counts.get(team) ?? 0) + 1)
+    }
+    return counts
+  })
+
+const removeMembership = (
+  collections: MembershipCollections,
+  team: TeamId,
+  user: UserId,
+  events: ReadonlyArray<DomainEvent>
+) =>
+  events.length > 0
+    ? withEvents(
+        collections,
+        events,
+        async (session) =>
+          (await collections.memberships.deleteOne({ team_nanoid: team, user_nanoid: user }, { session }))
+            .deletedCount > 0
+      ).pipe(Effect.map((removed) => removed === true))
+    : Effect.promise(() => collections.memberships.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
+        Effect.map((r) => r.deletedCount > 0)
+      )
+
 /** Memberships in `memberships`, `_id` = nanoid, unique on (team, user), ordered per team by joining time. */
 export const memberships = Layer.effect(
   MembershipRepository,
   Effect.gen(function* () {
     const { db, client } = yield* MongoDatabase
     const col = db.collection("memberships")
-    const outbox = db.collection<OutboxDocument>(outboxCollection)
-    // The change and its events in one transaction; a lost race (already a member, already removed) writes neither.
-    const withEvents = <A>(
-      events: ReadonlyArray<DomainEvent>,
-      change: (session: ClientSession) => Promise<A | false>
-    ) =>
-      inTransaction(client, async (session) => {
-        const changed = await change(session)
-        if (changed !== false && events.length > 0) {
-          await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
-        }
-        return changed
-      })
+    const collections: MembershipCollections = {
+      db,
+      client,
+      memberships: col,
+      outbox: db.collection<OutboxDocument>(outboxCollection)
+    }
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
     yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
     return MembershipRepository.of({
-      insert: (membership, events = []) =>
-        events.length > 0
-          ? withEvents(events, async (session) => {
-              if (
-                (await col.findOne(
-                  { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
-                  { session }
-                )) !== null
-              )
-                return false
-              await col.insertOne(
-                { _id: membership.nanoid as never, ...membership, email: membership.email.toLowerCase() },
-                { session }
-              )
-              return true
-            }).pipe(
-              Effect.flatMap((inserted) =>
-                inserted === false
-                  ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
-                  : Effect.void
-              )
-            )
-          : Effect.tryPromise({
-              try: () =>
-                col.insertOne({
-                  _id: membership.nanoid as never,
-                  ...membership,
-                  email: membership.email.toLowerCase()
-                }),
-              catch: (error) => error
-            }).pipe(
-              Effect.asVoid,
-              Effect.catch((error) =>
-                isDuplicateKey(error)
-                  ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
-                  : Effect.die(error)
-              )
-            ),
+      insert: (membership, events = []) => insertMembership(collections, membership, events),
       find: (team, user) =>
         Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
           Effect.map((d) => Option.fromNullishOr(clean<Membership>(d)))
@@ -201,37 +272,9 @@ export const memberships = Layer.effect(
         Effect.promise(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
           Effect.map((docs) => docs.map((d) => clean<Membership>(d) as Membership))
         ),
-      listTeam: (team, options) =>
-        Effect.promise(async () => {
-          const filter: Document = { team_nanoid: team }
-          if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
-          if (options.roles !== undefined) filter.role = { $in: options.roles }
-          let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
-          if (options.limit !== undefined) cursor = cursor.limit(options.limit)
-          const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
-          return { members: docs.map((d) => clean<Membership>(d) as Membership), total }
-        }),
-      countByTeams: (teams) =>
-        // One query for all the teams, not one count per team.
-        Effect.promise(async () => {
-          const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
-          const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
-          for await (const row of rows) {
-            const team = row.team_nanoid as TeamId
-            counts.set(team, (counts.get(team) ?? 0) + 1)
-          }
-          return counts
-        }),
-      remove: (team, user, events = []) =>
-        events.length > 0
-          ? withEvents(
-              events,
-              async (session) =>
-                (await col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })).deletedCount > 0
-            ).pipe(Effect.map((removed) => removed === true))
-          : Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
-              Effect.map((r) => r.deletedCount > 0)
-            )
+      listTeam: (team, options) => listTeam(col, team, options),
+      countByTeams: (teams) => countByTeams(col, teams),
+      remove: (team, user, events = []) => removeMembership(collections, team, user, events)
     })
   })
 )
