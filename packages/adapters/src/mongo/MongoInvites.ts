@@ -7,11 +7,11 @@
  */
 import type { DomainEvent } from "@svc/domain/event"
 import type { InviteId, TeamId } from "@svc/domain/Ids"
-import { type Invite, type InviteChange, InviteNotFound, InviteRepository, type InviteState } from "@svc/domain/invite"
-import { type Mail, MailOutbox } from "@svc/domain/mail"
+import { Invite, type InviteChange, InviteNotFound, InviteRepository, type InviteState } from "@svc/domain/invite"
+import { Mail, MailOutbox } from "@svc/domain/mail"
 import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Schema } from "effect"
 import {
   type ClientSession,
   type Collection,
@@ -22,6 +22,7 @@ import {
 } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
@@ -39,11 +40,22 @@ interface MailDocument extends Leases.LeaseFields {
   last_error?: string
 }
 
-const inviteOf = (doc: Document | null): Invite | undefined => {
-  if (doc === null) return undefined
-  const { _id, ...invite } = doc
-  return invite as Invite
-}
+const inviteOf = recordDecoder("invites", Invite)
+
+const MailState = Schema.Literals(["queued", "sent", "failed"])
+
+/** What the mail worker reads of a queued mail. */
+const claimedMailOf = documentDecoder(
+  "mail_outbox",
+  Schema.Struct({
+    mail: Mail,
+    attempts: Schema.Int,
+    lease_holder: Schema.optional(Schema.String),
+    lease_until: Schema.Number
+  })
+)
+
+const mailStateOf = documentDecoder("mail_outbox", Schema.Struct({ state: MailState }))
 
 const mailDocumentOf = (mail: Mail, now: number): MailDocument => ({
   _id: mail.id,
@@ -111,10 +123,7 @@ const create = (collections: InviteCollections, list: ReadonlyArray<Invite>, que
 const findById = (collections: InviteCollections, id: InviteId) =>
   Effect.flatMap(
     Effect.promise(() => collections.invites.findOne({ _id: id })),
-    (doc) => {
-      const invite = inviteOf(doc)
-      return invite === undefined ? Effect.fail(new InviteNotFound({ nanoid: id })) : Effect.succeed(invite)
-    }
+    (doc) => (doc === null ? Effect.fail(new InviteNotFound({ nanoid: id })) : Effect.succeed(inviteOf(doc)))
   )
 
 const listByTeams = (
@@ -132,7 +141,7 @@ const listByTeams = (
           })
           .sort({ created_at: -1, _id: -1 })
           .toArray()
-      ).pipe(Effect.map((docs) => docs.map((d) => inviteOf(d) as Invite)))
+      ).pipe(Effect.map((docs) => docs.map(inviteOf)))
 
 const listExpired = (collections: InviteCollections, now: string, limit: number) =>
   Effect.promise(() =>
@@ -141,7 +150,7 @@ const listExpired = (collections: InviteCollections, now: string, limit: number)
       .sort({ expires_at: 1, _id: 1 })
       .limit(limit)
       .toArray()
-  ).pipe(Effect.map((docs) => docs.map((d) => inviteOf(d) as Invite)))
+  ).pipe(Effect.map((docs) => docs.map(inviteOf)))
 
 /**
  * Why a transition may not apply, read before any write, so a refusal leaves nothing to undo; the conditional update
@@ -212,7 +221,8 @@ const transitionWrites = (
     )
     if (modifiedCount !== 1) return "stale" as const
     await writeChange(collections, change, now, session)
-    return inviteOf(await collections.invites.findOne({ _id: id }, { session })) as Invite
+    const changed = await collections.invites.findOne({ _id: id }, { session })
+    return changed === null ? ("missing" as const) : inviteOf(changed)
   }).pipe(
     Effect.catchDefect((defect) =>
       defect instanceof MembershipTaken ? Effect.succeed("member" as const) : Effect.die(defect)
@@ -278,11 +288,8 @@ const claimMails = async (
       { sort: { lease_until: 1, created: 1, _id: 1 }, now, until: now + leaseMillis }
     )
     if (doc === null) break
-    claimed.push({
-      mail: doc.mail,
-      attempts: doc.attempts,
-      lease: { holder: doc.lease_holder ?? "", until: doc.lease_until }
-    })
+    const { mail, attempts, lease_holder, lease_until } = claimedMailOf(doc)
+    claimed.push({ mail, attempts, lease: { holder: lease_holder ?? "", until: lease_until } })
   }
   return claimed
 }
@@ -313,7 +320,10 @@ export const mailOutbox = Layer.effect(
             $inc: { attempts: 1 }
           })
         ),
-      stateOf: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map((doc) => doc?.state))
+      stateOf: (id) =>
+        Effect.promise(() => col.findOne({ _id: id })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : mailStateOf(doc).state))
+        )
     })
   })
 )

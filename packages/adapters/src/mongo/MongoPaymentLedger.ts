@@ -17,7 +17,7 @@ import {
   type ExecutionResult,
   type InFlightNote,
   type LedgerQuery,
-  type Payment,
+  Payment,
   PaymentLedger,
   PaymentNotFound,
   type PaymentPatch,
@@ -25,12 +25,20 @@ import {
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
 import { isoOf } from "@svc/domain/Timestamp"
-import { Effect, Layer, Option } from "effect"
-import type { ClientSession, Collection, Db, Document, Filter, MongoClient } from "mongodb"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { ClientSession, Collection, Db, Filter, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
-import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedRequestStore.ts"
+import {
+  executionOf,
+  type IssuedDocument,
+  issuedCollection,
+  issuedOf,
+  type StoredExecution,
+  StoredExecutionResult
+} from "./MongoIssuedRequestStore.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 /** A stored payment: the record plus the intent runner's lease. */
@@ -38,24 +46,30 @@ interface PaymentDocument extends Payment, Leases.LeaseFields {
   _id: string
 }
 
-const paymentOf = (doc: Document | null): Payment | undefined => {
-  if (doc === null) return undefined
-  const { _id, lease_until, lease_holder, ...payment } = doc
-  return payment as Payment
-}
+const paymentOf = recordDecoder("payments", Payment)
+
+/** An executed request's document: its result is recorded with its state. */
+const executedOf = documentDecoder(
+  issuedCollection,
+  Schema.Struct({
+    _id: Schema.String,
+    result: StoredExecutionResult,
+    signature: Schema.optional(Schema.String),
+    executedAt: Schema.optional(Schema.Number)
+  })
+)
 
 /**
- * The in-flight note of an executing request's document, when its current holder wrote it: a claim released and taken
- * again must not show the earlier holder's transaction. A note from before signatures were kept (the result's own
- * fields beside `holder`) reads without one.
+ * The in-flight note of an executing request, when its current holder wrote it: a claim released and taken again must
+ * not show the earlier holder's transaction. A note from before signatures were kept (the result's own fields beside
+ * `holder`) reads without one.
  */
-const noteOf = (doc: IssuedDocument): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
-  const stored = doc.in_flight
-  if (stored === undefined || stored.holder !== doc.lease_holder) return undefined
-  const result = (stored.result ?? {
-    transaction: stored.transaction ?? "",
-    payments: stored.payments ?? []
-  }) as ExecutionResult
+const noteOf = (
+  execution: StoredExecution
+): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
+  const stored = execution.in_flight
+  if (stored === undefined || stored.holder !== execution.lease_holder) return undefined
+  const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
   return { result, signature: stored.signature ?? "" }
 }
 
@@ -88,14 +102,15 @@ const outcome = (collections: LedgerCollections, salt: Uint256String) =>
   Effect.promise(() => collections.issued.findOne({ _id: salt })).pipe(
     Effect.flatMap((doc): Effect.Effect<ExecutionOutcome, TypedDataNotFoundType> => {
       if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
-      if (doc.state === "executed" && doc.result !== undefined) {
-        return Effect.succeed({ state: "executed", result: doc.result as ExecutionResult })
+      const execution = executionOf(doc)
+      if (execution.state === "executed" && execution.result !== undefined) {
+        return Effect.succeed({ state: "executed", result: execution.result })
       }
-      if (doc.state === "executing") {
-        const note = noteOf(doc)
+      if (execution.state === "executing") {
+        const note = noteOf(execution)
         return Effect.succeed({
           state: "executing",
-          leaseUntil: doc.lease_until,
+          leaseUntil: execution.lease_until,
           ...(note === undefined ? {} : { inFlight: note.result })
         })
       }
@@ -131,7 +146,7 @@ const abandoned = (collections: LedgerCollections, now: number, limit: number) =
   ).pipe(
     Effect.map((docs) =>
       docs.map((doc) => {
-        const note = noteOf(doc)
+        const note = noteOf(executionOf(doc))
         return { salt: doc._id, issued: issuedOf(doc), ...(note === undefined ? {} : { note }) }
       })
     )
@@ -178,7 +193,7 @@ const leaseDueIntent = (
         set: { state: "scheduled", updated_at: isoOf(now * 1000) }
       }
     )
-  ).pipe(Effect.map(paymentOf))
+  ).pipe(Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))))
 
 const settle = (
   collections: LedgerCollections,
@@ -197,8 +212,7 @@ const settle = (
     return collections.payments.findOne({ _id: id }, { session })
   }).pipe(
     Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
-      const payment = paymentOf(doc)
-      if (payment !== undefined) return Effect.succeed(payment)
+      if (doc !== null) return Effect.succeed(paymentOf(doc))
       return Effect.promise(() => collections.payments.findOne({ _id: id })).pipe(
         Effect.flatMap(
           (found): Effect.Effect<Payment, PaymentNotFound | StaleState> =>
@@ -243,7 +257,7 @@ const list = (collections: LedgerCollections, query: LedgerQuery) =>
       .sort({ created_at: -1, _id: -1 })
       .limit(query.limit ?? 0)
       .toArray()
-  ).pipe(Effect.map((docs) => docs.map((doc) => paymentOf(doc) as Payment)))
+  ).pipe(Effect.map((docs) => docs.map(paymentOf)))
 
 const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
   Effect.promise(() =>
@@ -253,15 +267,10 @@ const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
       .toArray()
   ).pipe(
     Effect.map((docs) =>
-      docs.map(
-        (doc): ExecutedRequest => ({
-          salt: doc._id,
-          issued: issuedOf(doc),
-          signature: doc.signature ?? "",
-          result: doc.result as ExecutionResult,
-          executedAt: doc.executedAt ?? 0
-        })
-      )
+      docs.map((doc): ExecutedRequest => {
+        const { _id, signature, result, executedAt } = executedOf(doc)
+        return { salt: _id, issued: issuedOf(doc), signature: signature ?? "", result, executedAt: executedAt ?? 0 }
+      })
     )
   )
 
@@ -314,7 +323,10 @@ export const layer = Layer.effect(
       recordExecution: (record) => recordExecution(collections, record),
       leaseDueIntent: (options) => leaseDueIntent(collections, options),
       settle: (id, from, to, patch, events) => settle(collections, { id, from, to }, patch, events),
-      find: (id) => Effect.promise(() => payments.findOne({ _id: id })).pipe(Effect.map((doc) => paymentOf(doc))),
+      find: (id) =>
+        Effect.promise(() => payments.findOne({ _id: id })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : paymentOf(doc)))
+        ),
       list: (query) => list(collections, query),
       executedSince: (sinceMillis) => executedSince(collections, sinceMillis),
       amendTransaction: (salt, from, to) => amendTransaction(collections, salt, from, to)

@@ -3,14 +3,13 @@
  * identity rules (one user per wallet, one membership per team and user). Only operators jongodb supports are used.
  */
 
-import type { Company } from "@svc/domain/company"
-import { CompanyRepository } from "@svc/domain/company"
+import { Company, CompanyRepository } from "@svc/domain/company"
 import type { DomainEvent } from "@svc/domain/event"
-import type { CompanyId, TeamId, UserId } from "@svc/domain/Ids"
-import { AlreadyMember, type Membership, MembershipRepository, type Role } from "@svc/domain/membership"
-import { type MemberSettings, SettingsRepository, type Team, TeamRepository, type TeamSettings } from "@svc/domain/team"
-import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
-import { Effect, Layer, Option } from "effect"
+import { type CompanyId, TeamId, type UserId } from "@svc/domain/Ids"
+import { AlreadyMember, Membership, MembershipRepository, type Role } from "@svc/domain/membership"
+import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
+import { User, UserRepository, WalletTaken } from "@svc/domain/user"
+import { Effect, Layer, Option, Schema } from "effect"
 import {
   type ClientSession,
   type Collection,
@@ -21,17 +20,27 @@ import {
 } from "mongodb"
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
-/** Strips `_id` from a stored document. */
-const clean = <A>(doc: Document | null): A | undefined => {
-  if (doc === null) return undefined
-  const { _id, ...rest } = doc
-  return rest as A
-}
+const companyOf = recordDecoder("companies", Company)
+const teamOf = recordDecoder("teams", Team)
+const userOf = recordDecoder("users", User)
+const membershipOf = recordDecoder("memberships", Membership)
+const teamSettingsOf = recordDecoder("team_settings", TeamSettings)
+/** The member's settings; the document's `team_nanoid` and `user_nanoid` are not part of them. */
+const memberSettingsOf = recordDecoder("member_settings", MemberSettings)
+/** What `countByTeams` reads of a membership. */
+const teamOfMembership = documentDecoder("memberships", Schema.Struct({ team_nanoid: TeamId }))
+
+/** The record of `doc`, if there is one. */
+const someOf =
+  <A>(decode: (doc: Document) => A) =>
+  (doc: Document | null): Option.Option<A> =>
+    doc === null ? Option.none() : Option.some(decode(doc))
 
 /** Companies in `companies`, `_id` = nanoid. */
 export const companies = Layer.effect(
@@ -42,10 +51,7 @@ export const companies = Layer.effect(
     return CompanyRepository.of({
       insert: (company) =>
         Effect.promise(() => col.insertOne({ _id: company.nanoid as never, ...company })).pipe(Effect.asVoid),
-      findById: (id) =>
-        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<Company>(d)))
-        )
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id as never })).pipe(Effect.map(someOf(companyOf)))
     })
   })
 )
@@ -60,17 +66,14 @@ export const teams = Layer.effect(
     yield* Effect.promise(() => col.createIndex({ svc_account: 1 }))
     return TeamRepository.of({
       insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid as never, ...team })).pipe(Effect.asVoid),
-      findById: (id) =>
-        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<Team>(d)))
-        ),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id as never })).pipe(Effect.map(someOf(teamOf))),
       findByIds: (ids) =>
         Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
-          Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))
+          Effect.map((docs) => docs.map(teamOf))
         ),
       listByCompany: (company: CompanyId) =>
         Effect.promise(() => col.find({ company_nanoid: company }).toArray()).pipe(
-          Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))
+          Effect.map((docs) => docs.map(teamOf))
         ),
       // Stored as the chain wrote it (checksummed); asked in any case.
       findByAccounts: (accounts) =>
@@ -84,11 +87,11 @@ export const teams = Layer.effect(
                   }
                 })
                 .toArray()
-            ).pipe(Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))),
+            ).pipe(Effect.map((docs) => docs.map(teamOf))),
       update: (id: TeamId, changes) =>
         Effect.promise(() =>
           col.findOneAndUpdate({ _id: id as never }, { $set: changes }, { returnDocument: "after" })
-        ).pipe(Effect.map((d) => Option.fromNullishOr(clean<Team>(d))))
+        ).pipe(Effect.map(someOf(teamOf)))
     })
   })
 )
@@ -108,6 +111,7 @@ export const users = Layer.effect(
             col.insertOne({
               _id: user.nanoid as never,
               ...user,
+              // The contract keeps both lower-cased even for a caller that skipped decoding (a cast wallet).
               wallet: user.wallet.toLowerCase(),
               email: user.email.toLowerCase()
             }),
@@ -120,20 +124,15 @@ export const users = Layer.effect(
               : Effect.die(error)
           )
         ),
-      findById: (id) =>
-        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<User>(d)))
-        ),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id as never })).pipe(Effect.map(someOf(userOf))),
       findByIds: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
           : Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
-              Effect.map((docs) => docs.map((d) => clean<User>(d) as User))
+              Effect.map((docs) => docs.map(userOf))
             ),
       findByWallet: (wallet) =>
-        Effect.promise(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<User>(d)))
-        )
+        Effect.promise(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(Effect.map(someOf(userOf)))
     })
   })
 )
@@ -213,7 +212,7 @@ const listTeam = (
     let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
     if (options.limit !== undefined) cursor = cursor.limit(options.limit)
     const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
-    return { members: docs.map((d) => clean<Membership>(d) as Membership), total }
+    return { members: docs.map(membershipOf), total }
   })
 
 /** One query for all the teams, not one count per team. */
@@ -222,7 +221,7 @@ const countByTeams = (col: Collection, teams: ReadonlyArray<TeamId>) =>
     const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
     const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
     for await (const row of rows) {
-      const team = row.team_nanoid as TeamId
+      const { team_nanoid: team } = teamOfMembership(row)
       counts.set(team, (counts.get(team) ?? 0) + 1)
     }
     return counts
@@ -266,11 +265,11 @@ export const memberships = Layer.effect(
       insert: (membership, events = []) => insertMembership(collections, membership, events),
       find: (team, user) =>
         Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<Membership>(d)))
+          Effect.map(someOf(membershipOf))
         ),
       listByUser: (user) =>
         Effect.promise(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
-          Effect.map((docs) => docs.map((d) => clean<Membership>(d) as Membership))
+          Effect.map((docs) => docs.map(membershipOf))
         ),
       listTeam: (team, options) => listTeam(col, team, options),
       countByTeams: (teams) => countByTeams(col, teams),
@@ -288,21 +287,14 @@ export const settings = Layer.effect(
     const memberCol = db.collection("member_settings")
     return SettingsRepository.of({
       getTeam: (team) =>
-        Effect.promise(() => teamCol.findOne({ _id: team as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<TeamSettings>(d)))
-        ),
+        Effect.promise(() => teamCol.findOne({ _id: team as never })).pipe(Effect.map(someOf(teamSettingsOf))),
       putTeam: (team, value) =>
         Effect.promise(() => teamCol.updateOne({ _id: team as never }, { $set: value }, { upsert: true })).pipe(
           Effect.asVoid
         ),
       getMember: (team, user) =>
         Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` as never })).pipe(
-          Effect.map((d) => {
-            const row = clean<MemberSettings & { team_nanoid?: string; user_nanoid?: string }>(d)
-            if (row === undefined) return Option.none()
-            const { team_nanoid: _t, user_nanoid: _u, ...value } = row
-            return Option.some(value as MemberSettings)
-          })
+          Effect.map(someOf(memberSettingsOf))
         ),
       putMember: (team, user, value) =>
         Effect.promise(() =>

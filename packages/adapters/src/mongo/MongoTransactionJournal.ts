@@ -6,15 +6,17 @@ import {
   type JournaledTransaction,
   type RelayerLease,
   TransactionJournal,
-  type TransactionStatus,
+  TransactionStatus,
   type TransactionStatusChange,
   unfinishedStatuses
 } from "@svc/domain/chain"
-import { Effect, Layer } from "effect"
-import type { Collection, Filter } from "mongodb"
+import { Address as AddressSchema } from "@svc/domain/Evm"
+import { Effect, Layer, Schema } from "effect"
+import type { Collection, Document, Filter } from "mongodb"
 import type { Address, Hex } from "viem"
 import { setOrMake } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, Hex as HexSchema } from "./MongoDocuments.ts"
 
 interface TransactionDocument {
   _id: Hex
@@ -42,24 +44,49 @@ interface LeaseDocument {
   lease_until: number
 }
 
-const fromDocument = (doc: TransactionDocument): JournaledTransaction => ({
-  hash: doc._id,
-  chainId: doc.chainId,
-  relayer: doc.relayer as Address,
-  nonce: doc.nonce,
-  status: doc.status,
-  createdAt: doc.createdAt,
-  updatedAt: doc.updatedAt,
-  ...(doc.blockNumber === undefined ? {} : { blockNumber: BigInt(doc.blockNumber) }),
-  ...(doc.blockHash === undefined ? {} : { blockHash: doc.blockHash }),
-  to: doc.to,
-  data: doc.data,
-  gas: BigInt(doc.gas),
-  maxFeePerGas: BigInt(doc.maxFeePerGas),
-  maxPriorityFeePerGas: BigInt(doc.maxPriorityFeePerGas),
-  raw: doc.raw,
-  carries: doc.carries
+/** A version as `chain_transactions` keeps it: amounts as decimal strings, the block number as a number. */
+const StoredTransaction = Schema.Struct({
+  _id: HexSchema,
+  chainId: Schema.Number,
+  relayer: AddressSchema,
+  nonce: Schema.Number,
+  status: TransactionStatus,
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number,
+  blockNumber: Schema.optional(Schema.Number),
+  blockHash: Schema.optional(HexSchema),
+  to: Schema.NullOr(AddressSchema),
+  data: HexSchema,
+  gas: Schema.BigIntFromString,
+  maxFeePerGas: Schema.BigIntFromString,
+  maxPriorityFeePerGas: Schema.BigIntFromString,
+  raw: HexSchema,
+  carries: Schema.Array(Schema.String)
 })
+
+const storedOf = documentDecoder("chain_transactions", StoredTransaction)
+
+const fromDocument = (stored: Document): JournaledTransaction => {
+  const doc = storedOf(stored)
+  return {
+    hash: doc._id,
+    chainId: doc.chainId,
+    relayer: doc.relayer,
+    nonce: doc.nonce,
+    status: doc.status,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+    ...(doc.blockNumber === undefined ? {} : { blockNumber: BigInt(doc.blockNumber) }),
+    ...(doc.blockHash === undefined ? {} : { blockHash: doc.blockHash }),
+    to: doc.to,
+    data: doc.data,
+    gas: doc.gas,
+    maxFeePerGas: doc.maxFeePerGas,
+    maxPriorityFeePerGas: doc.maxPriorityFeePerGas,
+    raw: doc.raw,
+    carries: doc.carries
+  }
+}
 
 /** The document a version is stored as (written once: a version never changes but for its status and block). */
 const documentOf = (transaction: JournaledTransaction): Omit<TransactionDocument, "_id"> => ({
@@ -116,7 +143,7 @@ const nextNonce = (col: Transactions, chainId: number, relayer: Address) =>
       .sort({ nonce: -1 })
       .limit(1)
       .toArray()
-  ).pipe(Effect.map(([highest]) => (highest === undefined ? undefined : highest.nonce + 1)))
+  ).pipe(Effect.map(([highest]) => (highest === undefined ? undefined : fromDocument(highest).nonce + 1)))
 
 const reopenFrom = (col: Transactions, chainId: number, relayer: Address, fromNonce: number, at: number) =>
   Effect.promise(() =>

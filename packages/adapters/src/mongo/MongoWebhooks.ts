@@ -4,26 +4,28 @@
  * deliveries are taken with the adapter's one lease mechanism (`Leases.ts`); an attempt and the delivery's new state
  * are written in one transaction, only while the attempt's holder still holds the delivery.
  */
-import type { DomainEvent, EventType } from "@svc/domain/event"
-import type { DeliveryId, TeamId, WebhookId } from "@svc/domain/Ids"
+import { DomainEvent, type EventType, PayloadVersion } from "@svc/domain/event"
+import { DeliveryId, TeamId, WebhookId } from "@svc/domain/Ids"
 import { StaleState } from "@svc/domain/StaleState"
 import {
   type AttemptRecord,
   type DeliveryAttempt,
   type DeliveryStatus,
+  DeliveryStatusSchema,
   type LoggedDelivery,
   type WebhookDelivery,
   WebhookDeliveryStore,
   type WebhookEndpointPatch,
-  type WebhookEndpointRecord,
+  WebhookEndpointRecord,
   WebhookEndpointRepository,
   WebhookNotFound,
   type WebhookState
 } from "@svc/domain/webhook"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { type Collection, type Db, type Document, type Filter, type MongoClient, MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
@@ -31,11 +33,7 @@ interface EndpointDocument extends WebhookEndpointRecord {
   _id: string
 }
 
-const endpointOf = (doc: Document | null): WebhookEndpointRecord | undefined => {
-  if (doc === null) return undefined
-  const { _id, ...record } = doc
-  return record as WebhookEndpointRecord
-}
+const endpointOf = recordDecoder("webhook_endpoints", WebhookEndpointRecord)
 
 /** `$set` and `$unset` of a patch. */
 const updateOf = (patch: WebhookEndpointPatch, extra: Document = {}) => {
@@ -56,15 +54,14 @@ interface EndpointCollections {
 
 const findEndpoint = (col: Collection<EndpointDocument>, id: string) =>
   Effect.promise(() => col.findOne({ _id: id })).pipe(
-    Effect.flatMap((doc) => {
-      const record = endpointOf(doc)
-      return record === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(record)
-    })
+    Effect.flatMap((doc) =>
+      doc === null ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(endpointOf(doc))
+    )
   )
 
 const subscribed = (col: Collection<EndpointDocument>, team: TeamId, type: EventType) =>
   Effect.promise(() => col.find({ team_nanoid: team, state: "active" }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
-    Effect.map((docs) => docs.map((d) => endpointOf(d) as WebhookEndpointRecord).filter((e) => e.events.includes(type)))
+    Effect.map((docs) => docs.map(endpointOf).filter((e) => e.events.includes(type)))
   )
 
 const transition = (
@@ -116,7 +113,7 @@ export const endpoints = Layer.effect(
       findById: (id) => findEndpoint(col, id),
       listByTeam: (team) =>
         Effect.promise(() => col.find({ team_nanoid: team }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
-          Effect.map((docs) => docs.map((d) => endpointOf(d) as WebhookEndpointRecord))
+          Effect.map((docs) => docs.map(endpointOf))
         ),
       subscribed: (team, type) => subscribed(col, team, type),
       update: (id, patch) =>
@@ -144,32 +141,80 @@ interface DeliveryDocument extends Leases.LeaseFields {
   updated_at: number
 }
 
-interface AttemptDocument extends DeliveryAttempt {
+/** An attempt as stored: what it did not get is `null`. */
+interface AttemptDocument {
   _id: string
+  delivery_nanoid: DeliveryId
+  number: number
+  at: number
+  status_code: number | null
+  duration_ms: number
+  error: string | null
 }
 
-const deliveryOf = (doc: DeliveryDocument): WebhookDelivery => ({
-  nanoid: doc._id as DeliveryId,
-  webhook_nanoid: doc.webhook_nanoid as WebhookDelivery["webhook_nanoid"],
-  team_nanoid: doc.team_nanoid as WebhookDelivery["team_nanoid"],
-  event: doc.event,
-  ...(doc.version === undefined || doc.version === null ? {} : { version: doc.version }),
-  status: doc.status,
-  attempts: doc.attempts,
-  next_attempt_at: doc.next_attempt_at ?? undefined,
-  first_attempt_at: doc.first_attempt_at ?? undefined,
-  created_at: doc.created_at,
-  updated_at: doc.updated_at
+/** A time not set is stored as `null` (or was never written). */
+const MaybeTime = Schema.optional(Schema.NullOr(Schema.Number))
+
+/** A delivery as `webhook_deliveries` keeps it (the domain has its type, not a schema). */
+const StoredDelivery = Schema.Struct({
+  _id: DeliveryId,
+  webhook_nanoid: WebhookId,
+  team_nanoid: TeamId,
+  event: DomainEvent,
+  version: Schema.optional(Schema.NullOr(PayloadVersion)),
+  status: DeliveryStatusSchema,
+  attempts: Schema.Number,
+  next_attempt_at: MaybeTime,
+  first_attempt_at: MaybeTime,
+  created_at: Schema.Number,
+  updated_at: Schema.Number
 })
 
-const attemptOf = ({ _id, ...attempt }: AttemptDocument): DeliveryAttempt => ({
-  delivery_nanoid: attempt.delivery_nanoid,
-  number: attempt.number,
-  at: attempt.at,
-  status_code: attempt.status_code ?? undefined,
-  duration_ms: attempt.duration_ms,
-  error: attempt.error ?? undefined
+const storedDeliveryOf = documentDecoder("webhook_deliveries", StoredDelivery)
+
+const deliveryOf = (doc: Document): WebhookDelivery => {
+  const stored = storedDeliveryOf(doc)
+  return {
+    nanoid: stored._id,
+    webhook_nanoid: stored.webhook_nanoid,
+    team_nanoid: stored.team_nanoid,
+    event: stored.event,
+    ...(stored.version === undefined || stored.version === null ? {} : { version: stored.version }),
+    status: stored.status,
+    attempts: stored.attempts,
+    next_attempt_at: stored.next_attempt_at ?? undefined,
+    first_attempt_at: stored.first_attempt_at ?? undefined,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at
+  }
+}
+
+/** An attempt as `webhook_attempts` keeps it: what it did not get is `null`. */
+const StoredAttempt = Schema.Struct({
+  delivery_nanoid: DeliveryId,
+  number: Schema.Number,
+  at: Schema.Number,
+  status_code: Schema.optional(Schema.NullOr(Schema.Number)),
+  duration_ms: Schema.Number,
+  error: Schema.optional(Schema.NullOr(Schema.String))
 })
+
+const storedAttemptOf = recordDecoder("webhook_attempts", StoredAttempt)
+
+const attemptOf = (doc: Document): DeliveryAttempt => {
+  const attempt = storedAttemptOf(doc)
+  return {
+    delivery_nanoid: attempt.delivery_nanoid,
+    number: attempt.number,
+    at: attempt.at,
+    status_code: attempt.status_code ?? undefined,
+    duration_ms: attempt.duration_ms,
+    error: attempt.error ?? undefined
+  }
+}
+
+/** When the oldest pending delivery was made (`backlog` reads only it). */
+const createdOf = documentDecoder("webhook_deliveries", Schema.Struct({ created_at: Schema.Number }))
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
@@ -181,25 +226,27 @@ interface DeliveryCollections {
   readonly leases: ReturnType<typeof Leases.on<DeliveryDocument>>
 }
 
-/** The deliveries with their attempts, oldest attempt first. */
+/** The deliveries of `docs` with their attempts, oldest attempt first. */
 const logged = async (
   collections: DeliveryCollections,
   docs: ReadonlyArray<DeliveryDocument>
 ): Promise<ReadonlyArray<LoggedDelivery>> => {
+  const deliveries = docs.map(deliveryOf)
   const found =
-    docs.length === 0
+    deliveries.length === 0
       ? []
       : await collections.attempts
-          .find({ delivery_nanoid: { $in: docs.map((d) => d._id as DeliveryId) } })
+          .find({ delivery_nanoid: { $in: deliveries.map((d) => d.nanoid) } })
           .sort({ delivery_nanoid: 1, number: 1 })
           .toArray()
   const byDelivery = new Map<string, Array<DeliveryAttempt>>()
   for (const doc of found) {
-    const list = byDelivery.get(doc.delivery_nanoid) ?? []
-    list.push(attemptOf(doc))
-    byDelivery.set(doc.delivery_nanoid, list)
+    const attempt = attemptOf(doc)
+    const list = byDelivery.get(attempt.delivery_nanoid) ?? []
+    list.push(attempt)
+    byDelivery.set(attempt.delivery_nanoid, list)
   }
-  return docs.map((d) => ({ ...deliveryOf(d), attempt_log: byDelivery.get(d._id) ?? [] }))
+  return deliveries.map((d) => ({ ...d, attempt_log: byDelivery.get(d.nanoid) ?? [] }))
 }
 
 const requeueSet = (now: number) => ({
@@ -250,16 +297,15 @@ const claimDue = async (
 }
 
 /** The attempt's document. */
-const attemptDocumentOf = (a: DeliveryAttempt) =>
-  ({
-    _id: `${a.delivery_nanoid}:${a.number}`,
-    delivery_nanoid: a.delivery_nanoid,
-    number: a.number,
-    at: a.at,
-    status_code: a.status_code ?? null,
-    duration_ms: a.duration_ms,
-    error: a.error ?? null
-  }) as AttemptDocument
+const attemptDocumentOf = (a: DeliveryAttempt): AttemptDocument => ({
+  _id: `${a.delivery_nanoid}:${a.number}`,
+  delivery_nanoid: a.delivery_nanoid,
+  number: a.number,
+  at: a.at,
+  status_code: a.status_code ?? null,
+  duration_ms: a.duration_ms,
+  error: a.error ?? null
+})
 
 const record = (collections: DeliveryCollections, id: DeliveryId, holder: string, change: AttemptRecord) =>
   inTransaction(collections.client, async (session) => {
@@ -316,7 +362,7 @@ const backlog = async (col: Collection<DeliveryDocument>) => {
     col.countDocuments(pending),
     col.findOne(pending, { sort: { created_at: 1 }, projection: { created_at: 1 } })
   ])
-  return { count, oldest: oldest?.created_at }
+  return { count, oldest: oldest === null ? undefined : createdOf(oldest).created_at }
 }
 
 /** The delivery log. */
