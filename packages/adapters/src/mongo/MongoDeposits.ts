@@ -84,8 +84,8 @@ const appendNew = async (
 const record = (collections: DepositCollections, found: ReadonlyArray<Deposit>) =>
   inTransaction(collections.client, async (session) => {
     for (const deposit of found) {
-      const found = await collections.deposits.findOne({ _id: deposit.nanoid }, { session })
-      const before = found === null ? null : depositOf(found)
+      const stored = await collections.deposits.findOne({ _id: deposit.nanoid }, { session })
+      const before = stored === null ? null : depositOf(stored)
       const again =
         before === null ||
         before.state === "reorged" ||
