@@ -26,6 +26,9 @@ import { inTransaction } from "./MongoTransaction.ts"
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
+/** A document keyed by a string id. */
+type Keyed = Document & { _id: string }
+
 const companyOf = recordDecoder("companies", Company)
 const teamOf = recordDecoder("teams", Team)
 const userOf = recordDecoder("users", User)
@@ -47,11 +50,10 @@ export const companies = Layer.effect(
   CompanyRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const col = db.collection("companies")
+    const col = db.collection<Keyed>("companies")
     return CompanyRepository.of({
-      insert: (company) =>
-        Effect.promise(() => col.insertOne({ _id: company.nanoid as never, ...company })).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id as never })).pipe(Effect.map(someOf(companyOf)))
+      insert: (company) => Effect.promise(() => col.insertOne({ _id: company.nanoid, ...company })).pipe(Effect.asVoid),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(companyOf)))
     })
   })
 )
@@ -61,16 +63,14 @@ export const teams = Layer.effect(
   TeamRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const col = db.collection("teams")
+    const col = db.collection<Keyed>("teams")
     yield* Effect.promise(() => col.createIndex({ company_nanoid: 1 }))
     yield* Effect.promise(() => col.createIndex({ svc_account: 1 }))
     return TeamRepository.of({
-      insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid as never, ...team })).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id as never })).pipe(Effect.map(someOf(teamOf))),
+      insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team })).pipe(Effect.asVoid),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(teamOf))),
       findByIds: (ids) =>
-        Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
-          Effect.map((docs) => docs.map(teamOf))
-        ),
+        Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(Effect.map((docs) => docs.map(teamOf))),
       listByCompany: (company: CompanyId) =>
         Effect.promise(() => col.find({ company_nanoid: company }).toArray()).pipe(
           Effect.map((docs) => docs.map(teamOf))
@@ -89,9 +89,9 @@ export const teams = Layer.effect(
                 .toArray()
             ).pipe(Effect.map((docs) => docs.map(teamOf))),
       update: (id: TeamId, changes) =>
-        Effect.promise(() =>
-          col.findOneAndUpdate({ _id: id as never }, { $set: changes }, { returnDocument: "after" })
-        ).pipe(Effect.map(someOf(teamOf)))
+        Effect.promise(() => col.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: "after" })).pipe(
+          Effect.map(someOf(teamOf))
+        )
     })
   })
 )
@@ -101,7 +101,7 @@ export const users = Layer.effect(
   UserRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const col = db.collection("users")
+    const col = db.collection<Keyed>("users")
     yield* Effect.promise(() => col.createIndex({ wallet: 1 }, { unique: true }))
     yield* Effect.promise(() => col.createIndex({ email: 1 }))
     return UserRepository.of({
@@ -109,7 +109,7 @@ export const users = Layer.effect(
         Effect.tryPromise({
           try: () =>
             col.insertOne({
-              _id: user.nanoid as never,
+              _id: user.nanoid,
               ...user,
               // The contract keeps both lower-cased even for a caller that skipped decoding (a cast wallet).
               wallet: user.wallet.toLowerCase(),
@@ -124,11 +124,11 @@ export const users = Layer.effect(
               : Effect.die(error)
           )
         ),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id as never })).pipe(Effect.map(someOf(userOf))),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf))),
       findByIds: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
+          : Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
               Effect.map((docs) => docs.map(userOf))
             ),
       findByWallet: (wallet) =>
@@ -141,7 +141,7 @@ export const users = Layer.effect(
 interface MembershipCollections {
   readonly db: Db
   readonly client: MongoClient
-  readonly memberships: Collection
+  readonly memberships: Collection<Keyed>
   readonly outbox: Collection<OutboxDocument>
 }
 
@@ -162,7 +162,7 @@ const withEvents = <A>(
   })
 
 const membershipDocumentOf = (membership: Membership) => ({
-  _id: membership.nanoid as never,
+  _id: membership.nanoid,
   ...membership,
   email: membership.email.toLowerCase()
 })
@@ -196,7 +196,7 @@ const insertMembership = (
 }
 
 const listTeam = (
-  col: Collection,
+  col: Collection<Keyed>,
   team: TeamId,
   options: {
     readonly emails?: ReadonlyArray<string> | undefined
@@ -216,7 +216,7 @@ const listTeam = (
   })
 
 /** One query for all the teams, not one count per team. */
-const countByTeams = (col: Collection, teams: ReadonlyArray<TeamId>) =>
+const countByTeams = (col: Collection<Keyed>, teams: ReadonlyArray<TeamId>) =>
   Effect.promise(async () => {
     const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
     const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
@@ -250,7 +250,7 @@ export const memberships = Layer.effect(
   MembershipRepository,
   Effect.gen(function* () {
     const { db, client } = yield* MongoDatabase
-    const col = db.collection("memberships")
+    const col = db.collection<Keyed>("memberships")
     const collections: MembershipCollections = {
       db,
       client,
@@ -283,23 +283,18 @@ export const settings = Layer.effect(
   SettingsRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const teamCol = db.collection("team_settings")
-    const memberCol = db.collection("member_settings")
+    const teamCol = db.collection<Keyed>("team_settings")
+    const memberCol = db.collection<Keyed>("member_settings")
     return SettingsRepository.of({
-      getTeam: (team) =>
-        Effect.promise(() => teamCol.findOne({ _id: team as never })).pipe(Effect.map(someOf(teamSettingsOf))),
+      getTeam: (team) => Effect.promise(() => teamCol.findOne({ _id: team })).pipe(Effect.map(someOf(teamSettingsOf))),
       putTeam: (team, value) =>
-        Effect.promise(() => teamCol.updateOne({ _id: team as never }, { $set: value }, { upsert: true })).pipe(
-          Effect.asVoid
-        ),
+        Effect.promise(() => teamCol.updateOne({ _id: team }, { $set: value }, { upsert: true })).pipe(Effect.asVoid),
       getMember: (team, user) =>
-        Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` as never })).pipe(
-          Effect.map(someOf(memberSettingsOf))
-        ),
+        Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` })).pipe(Effect.map(someOf(memberSettingsOf))),
       putMember: (team, user, value) =>
         Effect.promise(() =>
           memberCol.updateOne(
-            { _id: `${team}/${user}` as never },
+            { _id: `${team}/${user}` },
             { $set: { ...value, team_nanoid: team, user_nanoid: user } },
             { upsert: true }
           )
