@@ -4,12 +4,15 @@
  * in one transaction.
  */
 import type { BlockCursor } from "@svc/domain/chain"
-import { type Deposit, DepositLedger } from "@svc/domain/deposit"
+import { type Deposit, DepositLedger, DepositState } from "@svc/domain/deposit"
+import { Address } from "@svc/domain/Evm"
 import type { DomainEvent } from "@svc/domain/event"
-import { Effect, Layer, Option } from "effect"
-import type { ClientSession, Collection, Db, MongoClient } from "mongodb"
+import { DepositId, TeamId } from "@svc/domain/Ids"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { ClientSession, Collection, Db, Document, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, Hex, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
@@ -23,7 +26,34 @@ interface DepositDocument extends Deposit {
   _id: string
 }
 
-const depositOf = ({ _id, ...deposit }: DepositDocument): Deposit => deposit
+/** A deposit as `deposits` keeps it (the domain has its type, not a schema). */
+const StoredDeposit = Schema.Struct({
+  nanoid: DepositId,
+  team_nanoid: TeamId,
+  kind: Schema.Literals(["received", "transfer"]),
+  amount_cents: Schema.Number,
+  token_amount: Schema.String,
+  from: Address,
+  to: Address,
+  transaction: Hex,
+  block_number: Schema.Number,
+  block_hash: Hex,
+  log_index: Schema.Number,
+  state: DepositState,
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+
+const depositOf: (doc: Document) => Deposit = recordDecoder("deposits", StoredDeposit)
+
+/** A follower's cursor: none before it read a block. */
+const cursorOf = documentDecoder(
+  "chain_followers",
+  Schema.Struct({
+    block: Schema.optional(Schema.NullOr(Schema.Number)),
+    hash: Schema.optional(Schema.Union([Hex, Schema.Literal("")]))
+  })
+)
 
 /** The collections the ledger keeps. */
 interface DepositCollections {
@@ -54,7 +84,8 @@ const appendNew = async (
 const record = (collections: DepositCollections, found: ReadonlyArray<Deposit>) =>
   inTransaction(collections.client, async (session) => {
     for (const deposit of found) {
-      const before = await collections.deposits.findOne({ _id: deposit.nanoid }, { session })
+      const stored = await collections.deposits.findOne({ _id: deposit.nanoid }, { session })
+      const before = stored === null ? null : depositOf(stored)
       const again =
         before === null ||
         before.state === "reorged" ||
@@ -83,10 +114,11 @@ const follow = async (
       (await taken()))
   if (!held) return Option.none()
   const doc = await followers.findOne({ _id: name })
+  const cursor = doc === null ? {} : cursorOf(doc)
   return Option.some(
-    doc?.block === undefined || doc.block === null
-      ? Option.none()
-      : Option.some({ block: doc.block, hash: (doc.hash ?? "") as BlockCursor["hash"] })
+    cursor.block === undefined || cursor.block === null
+      ? Option.none<BlockCursor>()
+      : Option.some({ block: cursor.block, hash: cursor.hash ?? "" })
   )
 }
 

@@ -3,12 +3,13 @@
  * transaction as the state they report; a dispatcher leases undispatched events oldest first, one `Leases.takeNext`
  * at a time, so two workers never hold one event at once.
  */
-import { type DomainEvent, EventOutbox } from "@svc/domain/event"
+import { DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { type ClientSession, type Db, type Document, MongoBulkWriteError, MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 
 /** The outbox collection. */
 export const outboxCollection = "event_outbox"
@@ -67,7 +68,12 @@ const isDuplicate = (error: unknown) =>
     error.writeErrors !== undefined &&
     (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every((e) => e.code === 11000))
 
-const eventOf = (doc: Document | null): DomainEvent | undefined => (doc === null ? undefined : doc.event)
+const storedEventOf = documentDecoder(outboxCollection, Schema.Struct({ event: DomainEvent }))
+
+const eventOf = (doc: Document | null): DomainEvent | undefined => (doc === null ? undefined : storedEventOf(doc).event)
+
+/** When the oldest waiting event was made (`backlog` reads only it). */
+const createdOf = documentDecoder(outboxCollection, Schema.Struct({ created: Schema.Number }))
 
 /** The MongoDB outbox. */
 export const layer = Layer.effect(
@@ -124,7 +130,7 @@ export const layer = Layer.effect(
           col.findOne({ dispatched: false }, { sort: { created: 1, _id: 1 }, projection: { created: 1 } })
         ])
         // `created` is the event's, in seconds.
-        return { count, oldest: oldest === null ? undefined : oldest.created * 1000 }
+        return { count, oldest: oldest === null ? undefined : createdOf(oldest).created * 1000 }
       })
     })
   })

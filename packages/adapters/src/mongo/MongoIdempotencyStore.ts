@@ -13,10 +13,11 @@ import {
   retentionMillis,
   type StoredResponse
 } from "@svc/domain/idempotency"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 
 interface KeyDocument extends Leases.LeaseFields {
   _id: string
@@ -26,6 +27,19 @@ interface KeyDocument extends Leases.LeaseFields {
   expiresAt: Date
   response?: StoredResponse
 }
+
+/** What a claim reads of a key it could not take: the request it is for, and its answer once completed. */
+const heldKeyOf = documentDecoder(
+  "idempotency_keys",
+  Schema.Struct({
+    bodyHash: Schema.String,
+    state: Schema.Literals(["running", "completed"]),
+    // `null` once taken over: the earlier answer is gone.
+    response: Schema.optional(
+      Schema.NullOr(Schema.Struct({ status: Schema.Number, body: Schema.String, contentType: Schema.String }))
+    )
+  })
+)
 
 /** The MongoDB idempotency store. */
 export const layer = Layer.effect(
@@ -58,8 +72,9 @@ export const layer = Layer.effect(
         { now, until, set: { bodyHash, state: "running", expiresAt: new Date(until), response: null } }
       )
       if (taken !== undefined) return { _tag: "Claimed", token: taken.holder }
-      const row = await col.findOne({ _id: id(key) })
-      if (row === null) return undefined
+      const doc = await col.findOne({ _id: id(key) })
+      if (doc === null) return undefined
+      const row = heldKeyOf(doc)
       if (row.bodyHash !== bodyHash) return { _tag: "Mismatch" }
       if (row.state === "running" || row.response == null) return { _tag: "Running" }
       return { _tag: "Completed", response: row.response }

@@ -6,14 +6,23 @@
  * due again.
  */
 import type { DomainEvent } from "@svc/domain/event"
-import { type Invite, InviteNotFound, InviteRepository } from "@svc/domain/invite"
-import { type Mail, MailOutbox } from "@svc/domain/mail"
+import type { InviteId, TeamId } from "@svc/domain/Ids"
+import { Invite, type InviteChange, InviteNotFound, InviteRepository, type InviteState } from "@svc/domain/invite"
+import { Mail, MailOutbox } from "@svc/domain/mail"
 import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
-import { Clock, Effect, Layer } from "effect"
-import { type ClientSession, type Document, MongoServerError } from "mongodb"
+import { Clock, Effect, Layer, Schema } from "effect"
+import {
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+  type MongoClient,
+  MongoServerError
+} from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
@@ -31,11 +40,22 @@ interface MailDocument extends Leases.LeaseFields {
   last_error?: string
 }
 
-const inviteOf = (doc: Document | null): Invite | undefined => {
-  if (doc === null) return undefined
-  const { _id, ...invite } = doc
-  return invite as Invite
-}
+const inviteOf = recordDecoder("invites", Invite)
+
+const MailState = Schema.Literals(["queued", "sent", "failed"])
+
+/** What the mail worker reads of a queued mail. */
+const claimedMailOf = documentDecoder(
+  "mail_outbox",
+  Schema.Struct({
+    mail: Mail,
+    attempts: Schema.Int,
+    lease_holder: Schema.optional(Schema.String),
+    lease_until: Schema.Number
+  })
+)
+
+const mailStateOf = documentDecoder("mail_outbox", Schema.Struct({ state: MailState }))
 
 const mailDocumentOf = (mail: Mail, now: number): MailDocument => ({
   _id: mail.id,
@@ -49,134 +69,230 @@ const mailDocumentOf = (mail: Mail, now: number): MailDocument => ({
 /** Thrown inside a transaction to abort it: the membership exists already. */
 class MembershipTaken extends Error {}
 
+/** The collections the invites touch. */
+interface InviteCollections {
+  readonly db: Db
+  readonly client: MongoClient
+  readonly invites: Collection<InviteDocument>
+  readonly mails: Collection<MailDocument>
+  readonly memberships: Collection<Membership & { _id: string }>
+  readonly users: Collection<{ _id: string; email: string }>
+  readonly outbox: Collection<OutboxDocument>
+}
+
+const queue = async (
+  collections: InviteCollections,
+  list: ReadonlyArray<Mail>,
+  now: number,
+  session: ClientSession
+) => {
+  if (list.length > 0)
+    await collections.mails.insertMany(
+      list.map((mail) => mailDocumentOf(mail, now)),
+      { session }
+    )
+}
+
+const appendEvents = async (
+  collections: InviteCollections,
+  events: ReadonlyArray<DomainEvent>,
+  session: ClientSession
+) => {
+  // Numbered in the same transaction: each team's events carry their `sequence` (decision 0024).
+  if (events.length > 0) {
+    await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
+      session
+    })
+  }
+}
+
+/** The invites and their mails, in one transaction. */
+const create = (collections: InviteCollections, list: ReadonlyArray<Invite>, queued: ReadonlyArray<Mail>) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    inTransaction(collections.client, async (session) => {
+      if (list.length > 0) {
+        await collections.invites.insertMany(
+          list.map((invite) => ({ _id: invite.nanoid, ...invite })),
+          { session }
+        )
+      }
+      await queue(collections, queued, now, session)
+    })
+  )
+
+const findById = (collections: InviteCollections, id: InviteId) =>
+  Effect.flatMap(
+    Effect.promise(() => collections.invites.findOne({ _id: id })),
+    (doc) => (doc === null ? Effect.fail(new InviteNotFound({ nanoid: id })) : Effect.succeed(inviteOf(doc)))
+  )
+
+const listByTeams = (
+  collections: InviteCollections,
+  teams: ReadonlyArray<TeamId>,
+  states: ReadonlyArray<InviteState>
+) =>
+  teams.length === 0
+    ? Effect.succeed([])
+    : Effect.promise(() =>
+        collections.invites
+          .find({
+            team_nanoid: { $in: [...teams] },
+            ...(states.length === 0 ? {} : { state: { $in: [...states] } })
+          })
+          .sort({ created_at: -1, _id: -1 })
+          .toArray()
+      ).pipe(Effect.map((docs) => docs.map(inviteOf)))
+
+const listExpired = (collections: InviteCollections, now: string, limit: number) =>
+  Effect.promise(() =>
+    collections.invites
+      .find({ state: "pending", expires_at: { $lte: now } })
+      .sort({ expires_at: 1, _id: 1 })
+      .limit(limit)
+      .toArray()
+  ).pipe(Effect.map((docs) => docs.map(inviteOf)))
+
+/**
+ * Why a transition may not apply, read before any write, so a refusal leaves nothing to undo; the conditional update
+ * still decides a race, and a concurrent membership insert aborts the transaction.
+ */
+const refusal = async (
+  collections: InviteCollections,
+  id: InviteId,
+  filter: Document,
+  membership: Membership | undefined,
+  session: ClientSession
+) => {
+  if ((await collections.invites.findOne({ _id: id }, { session })) === null) return "missing" as const
+  if ((await collections.invites.countDocuments(filter, { session })) !== 1) return "stale" as const
+  if (
+    membership !== undefined &&
+    (await collections.memberships.findOne(
+      { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
+      { session }
+    )) !== null
+  ) {
+    return "member" as const
+  }
+  return undefined
+}
+
+/** What a transition writes besides the invite: the membership, the user's e-mail, the events and the mails. */
+const writeChange = async (
+  collections: InviteCollections,
+  change: InviteChange,
+  now: number,
+  session: ClientSession
+) => {
+  const membership = change.membership
+  if (membership !== undefined) {
+    await collections.memberships
+      .insertOne({ _id: membership.nanoid, ...membership, email: membership.email.toLowerCase() }, { session })
+      .catch((error: unknown) => {
+        throw error instanceof MongoServerError && error.code === 11000 ? new MembershipTaken() : error
+      })
+  }
+  if (change.userEmail !== undefined) {
+    await collections.users.updateOne(
+      { _id: change.userEmail.user },
+      { $set: { email: change.userEmail.email } },
+      { session }
+    )
+  }
+  await appendEvents(collections, change.events ?? [], session)
+  await queue(collections, change.mails ?? [], now, session)
+}
+
+/** The transition's one transaction: the invite changed (or why not), with what the change writes besides. */
+const transitionWrites = (
+  collections: InviteCollections,
+  { id, from, to, change }: { id: InviteId; from: InviteState; to: InviteState; change: InviteChange },
+  now: number
+) =>
+  inTransaction(collections.client, async (session) => {
+    const filter: Document = { _id: id, state: from }
+    if (change.tokenHash !== undefined) filter.token_hash = change.tokenHash
+    const refused = await refusal(collections, id, filter, change.membership, session)
+    if (refused !== undefined) return refused
+    const { modifiedCount } = await collections.invites.updateOne(
+      filter,
+      { $set: { ...change.patch, state: to } },
+      { session }
+    )
+    if (modifiedCount !== 1) return "stale" as const
+    await writeChange(collections, change, now, session)
+    const changed = await collections.invites.findOne({ _id: id }, { session })
+    return changed === null ? ("missing" as const) : inviteOf(changed)
+  }).pipe(
+    Effect.catchDefect((defect) =>
+      defect instanceof MembershipTaken ? Effect.succeed("member" as const) : Effect.die(defect)
+    )
+  )
+
+const transition = (
+  collections: InviteCollections,
+  id: InviteId,
+  from: InviteState,
+  to: InviteState,
+  change: InviteChange
+) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const outcome = yield* transitionWrites(collections, { id, from, to, change }, now)
+    if (outcome === "missing") return yield* new InviteNotFound({ nanoid: id })
+    if (outcome === "stale") return yield* new StaleState({ resource: "invite", id, expected: from })
+    if (outcome === "member") {
+      return yield* new AlreadyMember({
+        team: change.membership?.team_nanoid ?? "",
+        user: change.membership?.user_nanoid ?? ""
+      })
+    }
+    return outcome
+  })
+
 /** The MongoDB invites; indexes by team and by expiry are created at start. */
 export const invites = Layer.effect(
   InviteRepository,
   Effect.gen(function* () {
     const { db, client } = yield* MongoDatabase
-    const col = db.collection<InviteDocument>("invites")
-    const mails = db.collection<MailDocument>("mail_outbox")
-    const memberships = db.collection<Membership & { _id: string }>("memberships")
-    const users = db.collection<{ _id: string; email: string }>("users")
-    const outbox = db.collection<OutboxDocument>(outboxCollection)
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, state: 1, created_at: -1 }))
-    yield* Effect.promise(() => col.createIndex({ state: 1, expires_at: 1 }))
-    const queue = async (list: ReadonlyArray<Mail>, now: number, session: ClientSession) => {
-      if (list.length > 0)
-        await mails.insertMany(
-          list.map((mail) => mailDocumentOf(mail, now)),
-          { session }
-        )
+    const collections: InviteCollections = {
+      db,
+      client,
+      invites: db.collection<InviteDocument>("invites"),
+      mails: db.collection<MailDocument>("mail_outbox"),
+      memberships: db.collection<Membership & { _id: string }>("memberships"),
+      users: db.collection<{ _id: string; email: string }>("users"),
+      outbox: db.collection<OutboxDocument>(outboxCollection)
     }
-    const appendEvents = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
-      // Numbered in the same transaction: each team's events carry their `sequence` (decision 0024).
-      if (events.length > 0) {
-        await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
-      }
-    }
-
+    yield* Effect.promise(() => collections.invites.createIndex({ team_nanoid: 1, state: 1, created_at: -1 }))
+    yield* Effect.promise(() => collections.invites.createIndex({ state: 1, expires_at: 1 }))
     return InviteRepository.of({
-      create: (list, queued) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          inTransaction(client, async (session) => {
-            if (list.length > 0) {
-              await col.insertMany(
-                list.map((invite) => ({ _id: invite.nanoid, ...invite })),
-                { session }
-              )
-            }
-            await queue(queued, now, session)
-          })
-        ),
-      findById: (id) =>
-        Effect.flatMap(
-          Effect.promise(() => col.findOne({ _id: id })),
-          (doc) => {
-            const invite = inviteOf(doc)
-            return invite === undefined ? Effect.fail(new InviteNotFound({ nanoid: id })) : Effect.succeed(invite)
-          }
-        ),
-      listByTeams: (teams, states) =>
-        teams.length === 0
-          ? Effect.succeed([])
-          : Effect.promise(() =>
-              col
-                .find({
-                  team_nanoid: { $in: [...teams] },
-                  ...(states.length === 0 ? {} : { state: { $in: [...states] } })
-                })
-                .sort({ created_at: -1, _id: -1 })
-                .toArray()
-            ).pipe(Effect.map((docs) => docs.map((d) => inviteOf(d) as Invite))),
-      listExpired: (now, limit) =>
-        Effect.promise(() =>
-          col
-            .find({ state: "pending", expires_at: { $lte: now } })
-            .sort({ expires_at: 1, _id: 1 })
-            .limit(limit)
-            .toArray()
-        ).pipe(Effect.map((docs) => docs.map((d) => inviteOf(d) as Invite))),
-      transition: (id, from, to, change) =>
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const outcome = yield* inTransaction(client, async (session) => {
-            const membership = change.membership
-            const filter: Document = { _id: id, state: from }
-            if (change.tokenHash !== undefined) filter.token_hash = change.tokenHash
-            // Checked before any write, so a refusal leaves nothing to undo; the conditional update below still
-            // decides a race, and a concurrent membership insert aborts the transaction.
-            const current = await col.findOne({ _id: id }, { session })
-            if (current === null) return "missing" as const
-            if ((await col.countDocuments(filter, { session })) !== 1) return "stale" as const
-            if (
-              membership !== undefined &&
-              (await memberships.findOne(
-                { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
-                { session }
-              )) !== null
-            ) {
-              return "member" as const
-            }
-            const { modifiedCount } = await col.updateOne(filter, { $set: { ...change.patch, state: to } }, { session })
-            if (modifiedCount !== 1) return "stale" as const
-            if (membership !== undefined) {
-              await memberships
-                .insertOne(
-                  { _id: membership.nanoid, ...membership, email: membership.email.toLowerCase() },
-                  { session }
-                )
-                .catch((error: unknown) => {
-                  throw error instanceof MongoServerError && error.code === 11000 ? new MembershipTaken() : error
-                })
-            }
-            if (change.userEmail !== undefined) {
-              await users.updateOne(
-                { _id: change.userEmail.user },
-                { $set: { email: change.userEmail.email } },
-                { session }
-              )
-            }
-            await appendEvents(change.events ?? [], session)
-            await queue(change.mails ?? [], now, session)
-            return inviteOf(await col.findOne({ _id: id }, { session })) as Invite
-          }).pipe(
-            Effect.catchDefect((defect) =>
-              defect instanceof MembershipTaken ? Effect.succeed("member" as const) : Effect.die(defect)
-            )
-          )
-          if (outcome === "missing") return yield* new InviteNotFound({ nanoid: id })
-          if (outcome === "stale") return yield* new StaleState({ resource: "invite", id, expected: from })
-          if (outcome === "member") {
-            return yield* new AlreadyMember({
-              team: change.membership?.team_nanoid ?? "",
-              user: change.membership?.user_nanoid ?? ""
-            })
-          }
-          return outcome
-        })
+      create: (list, queued) => create(collections, list, queued),
+      findById: (id) => findById(collections, id),
+      listByTeams: (teams, states) => listByTeams(collections, teams, states),
+      listExpired: (now, limit) => listExpired(collections, now, limit),
+      transition: (id, from, to, change) => transition(collections, id, from, to, change)
     })
   })
 )
+
+/** Leases up to `limit` queued mails, oldest first. */
+const claimMails = async (
+  leases: ReturnType<typeof Leases.on<MailDocument>>,
+  { now, limit, leaseMillis }: { readonly now: number; readonly limit: number; readonly leaseMillis: number }
+) => {
+  const claimed = []
+  while (claimed.length < limit) {
+    const doc = await leases.takeNext(
+      { state: "queued" },
+      { sort: { lease_until: 1, created: 1, _id: 1 }, now, until: now + leaseMillis }
+    )
+    if (doc === null) break
+    const { mail, attempts, lease_holder, lease_until } = claimedMailOf(doc)
+    claimed.push({ mail, attempts, lease: { holder: lease_holder ?? "", until: lease_until } })
+  }
+  return claimed
+}
 
 /** The MongoDB mail outbox. */
 export const mailOutbox = Layer.effect(
@@ -187,23 +303,7 @@ export const mailOutbox = Layer.effect(
     yield* Effect.promise(() => col.createIndex({ state: 1, lease_until: 1, created: 1 }))
     const leases = Leases.on(col)
     return MailOutbox.of({
-      claim: ({ now, limit, leaseMillis }) =>
-        Effect.promise(async () => {
-          const claimed = []
-          while (claimed.length < limit) {
-            const doc = await leases.takeNext(
-              { state: "queued" },
-              { sort: { lease_until: 1, created: 1, _id: 1 }, now, until: now + leaseMillis }
-            )
-            if (doc === null) break
-            claimed.push({
-              mail: doc.mail,
-              attempts: doc.attempts,
-              lease: { holder: doc.lease_holder ?? "", until: doc.lease_until }
-            })
-          }
-          return claimed
-        }),
+      claim: (options) => Effect.promise(() => claimMails(leases, options)),
       // A sent mail forgets its text: it holds the invite's single-use token.
       markSent: (id, holder) =>
         Effect.promise(() => leases.release({ _id: id, state: "queued" }, holder, { state: "sent", "mail.text": "" })),
@@ -220,7 +320,10 @@ export const mailOutbox = Layer.effect(
             $inc: { attempts: 1 }
           })
         ),
-      stateOf: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map((doc) => doc?.state))
+      stateOf: (id) =>
+        Effect.promise(() => col.findOne({ _id: id })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : mailStateOf(doc).state))
+        )
     })
   })
 )

@@ -17,13 +17,15 @@ import {
   IssuedRequestStore,
   IssuedRequestsLimit,
   type IssuedTypedData,
+  PaymentEntry,
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
 import { executionLeaseMillis } from "@svc/domain/payment"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 
 /** The collection both this store and the payments ledger use. */
 export const issuedCollection = "issued_typed_data"
@@ -54,9 +56,45 @@ export interface IssuedDocument extends Leases.LeaseFields {
   }
 }
 
-/** The issued record of a document, with `executedAt` once claimed. */
-export const issuedOf = (doc: IssuedDocument): IssuedTypedData =>
-  doc.state === "issued" ? doc.record : { ...doc.record, executedAt: doc.executedAt ?? 0 }
+/** What `PUT /v2/payments` answered (`ExecutionResult`), as a document keeps it. */
+export const StoredExecutionResult = Schema.Struct({ transaction: Schema.String, payments: Schema.Array(PaymentEntry) })
+
+/** An in-flight note; one from before signatures were kept has the result's own fields beside `holder`. */
+const StoredNote = Schema.Struct({
+  holder: Schema.String,
+  result: Schema.optional(StoredExecutionResult),
+  signature: Schema.optional(Schema.String),
+  transaction: Schema.optional(Schema.String),
+  payments: Schema.optional(Schema.Array(PaymentEntry))
+})
+
+/** Where a stored request's execution stands: every field of its document but the record. */
+const StoredExecution = Schema.Struct({
+  _id: Schema.String,
+  state: Schema.Literals(["issued", "executing", "executed"]),
+  lease_holder: Schema.optional(Schema.String),
+  lease_until: Schema.Number,
+  executedAt: Schema.optional(Schema.Number),
+  result: Schema.optional(StoredExecutionResult),
+  signature: Schema.optional(Schema.String),
+  in_flight: Schema.optional(StoredNote)
+})
+export type StoredExecution = typeof StoredExecution.Type
+
+/** The execution state of a stored request, decoded. */
+export const executionOf = documentDecoder(issuedCollection, StoredExecution)
+
+/** The stored size of a request (`held` reads only it). */
+const bytesOf = documentDecoder(issuedCollection, Schema.Struct({ bytes: Schema.optional(Schema.Number) }))
+
+/**
+ * The issued record of a document, with `executedAt` once claimed. The record itself is the one part of a document
+ * not decoded yet: the storage contract suites store placeholder bundles that the domain's bundle schemas refuse.
+ */
+export const issuedOf = (doc: IssuedDocument): IssuedTypedData => {
+  const { state, executedAt } = executionOf(doc)
+  return state === "issued" ? doc.record : { ...doc.record, executedAt: executedAt ?? 0 }
+}
 
 /** The MongoDB issued typed data store. */
 export const layer = Layer.effect(
@@ -89,7 +127,7 @@ export const layer = Layer.effect(
       const docs = await col
         .find({ team, state: "issued", expires: { $gt: nowSeconds } }, { projection: { bytes: 1 } })
         .toArray()
-      return { count: docs.length, bytes: docs.reduce((sum, doc) => sum + (doc.bytes ?? 0), 0) }
+      return { count: docs.length, bytes: docs.reduce((sum, doc) => sum + (bytesOf(doc).bytes ?? 0), 0) }
     }
     return IssuedRequestStore.of({
       issue: (record) => Effect.promise(() => insert(record, storedBytesOf(record))).pipe(Effect.asVoid),

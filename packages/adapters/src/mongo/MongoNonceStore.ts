@@ -4,8 +4,10 @@
  * on the consumed record, and a TTL index lets a real mongod delete old nonces.
  */
 import { NonceExpired, NonceNotFound, type NonceRecord, NonceStore } from "@svc/domain/auth"
-import { Effect, Layer } from "effect"
+import { Address } from "@svc/domain/Evm"
+import { Effect, Layer, Schema } from "effect"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 
 interface NonceDocument {
   _id: string
@@ -16,6 +18,12 @@ interface NonceDocument {
   walletKey: string
   svcid?: string
 }
+
+/** What `consume` reads of a nonce. */
+const issuedNonceOf = documentDecoder(
+  "siwe_nonces",
+  Schema.Struct({ wallet: Address, expiresAt: Schema.Date, svcid: Schema.optional(Schema.String) })
+)
 
 /** The MongoDB nonce store. */
 export const layer = Layer.effect(
@@ -47,11 +55,12 @@ export const layer = Layer.effect(
         }).pipe(
           Effect.flatMap((doc): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
             if (doc === null) return Effect.fail(new NonceNotFound({ nonce }))
+            const stored = issuedNonceOf(doc)
             const record: NonceRecord = {
               nonce,
-              wallet: doc.wallet as NonceRecord["wallet"],
-              expiresAt: doc.expiresAt.getTime(),
-              ...(doc.svcid === undefined ? {} : { svcid: doc.svcid })
+              wallet: stored.wallet,
+              expiresAt: stored.expiresAt.getTime(),
+              ...(stored.svcid === undefined ? {} : { svcid: stored.svcid })
             }
             return now < record.expiresAt
               ? Effect.succeed(record)

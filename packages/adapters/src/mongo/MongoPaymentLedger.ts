@@ -4,26 +4,41 @@
  * single conditional updates (leases, `Leases.ts`, and `state` guards), never by transaction conflicts
  * (docs/decisions/0017).
  */
+
+import type { Uint256String } from "@svc/domain/Evm"
 import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
 import { TypedDataNotFound } from "@svc/domain/eip712"
 import type { DomainEvent } from "@svc/domain/event"
+import type { PaymentId } from "@svc/domain/Ids"
 import {
   type ExecutedRequest,
   type ExecutionOutcome,
+  type ExecutionRecord,
   type ExecutionResult,
+  type InFlightNote,
   type LedgerQuery,
-  type Payment,
+  Payment,
   PaymentLedger,
-  PaymentNotFound
+  PaymentNotFound,
+  type PaymentPatch,
+  type PaymentState
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
 import { isoOf } from "@svc/domain/Timestamp"
-import { Effect, Layer, Option } from "effect"
-import type { ClientSession, Document, Filter } from "mongodb"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { ClientSession, Collection, Db, Filter, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
-import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedRequestStore.ts"
+import {
+  executionOf,
+  type IssuedDocument,
+  issuedCollection,
+  issuedOf,
+  type StoredExecution,
+  StoredExecutionResult
+} from "./MongoIssuedRequestStore.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 /** A stored payment: the record plus the intent runner's lease. */
@@ -31,26 +46,245 @@ interface PaymentDocument extends Payment, Leases.LeaseFields {
   _id: string
 }
 
-const paymentOf = (doc: Document | null): Payment | undefined => {
-  if (doc === null) return undefined
-  const { _id, lease_until, lease_holder, ...payment } = doc
-  return payment as Payment
-}
+const paymentOf = recordDecoder("payments", Payment)
+
+/** An executed request's document: its result is recorded with its state. */
+const executedOf = documentDecoder(
+  issuedCollection,
+  Schema.Struct({
+    _id: Schema.String,
+    result: StoredExecutionResult,
+    signature: Schema.optional(Schema.String),
+    executedAt: Schema.optional(Schema.Number)
+  })
+)
 
 /**
- * The in-flight note of an executing request's document, when its current holder wrote it: a claim released and taken
- * again must not show the earlier holder's transaction. A note from before signatures were kept (the result's own
- * fields beside `holder`) reads without one.
+ * The in-flight note of an executing request, when its current holder wrote it: a claim released and taken again must
+ * not show the earlier holder's transaction. A note from before signatures were kept (the result's own fields beside
+ * `holder`) reads without one.
  */
-const noteOf = (doc: IssuedDocument): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
-  const stored = doc.in_flight
-  if (stored === undefined || stored.holder !== doc.lease_holder) return undefined
-  const result = (stored.result ?? {
-    transaction: stored.transaction ?? "",
-    payments: stored.payments ?? []
-  }) as ExecutionResult
+const noteOf = (
+  execution: StoredExecution
+): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
+  const stored = execution.in_flight
+  if (stored === undefined || stored.holder !== execution.lease_holder) return undefined
+  const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
   return { result, signature: stored.signature ?? "" }
 }
+
+/** The collections the ledger touches, and the leases on them. */
+interface LedgerCollections {
+  readonly db: Db
+  readonly client: MongoClient
+  readonly payments: Collection<PaymentDocument>
+  readonly outbox: Collection<OutboxDocument>
+  readonly issued: Collection<IssuedDocument>
+  /** Executions: the issued requests' leases. */
+  readonly executions: ReturnType<typeof Leases.on<IssuedDocument>>
+  /** Due intents: the payments' leases. */
+  readonly intents: ReturnType<typeof Leases.on<PaymentDocument>>
+}
+
+const appendEvents = async (
+  collections: LedgerCollections,
+  events: ReadonlyArray<DomainEvent>,
+  session: ClientSession
+) => {
+  if (events.length > 0) {
+    await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
+      session
+    })
+  }
+}
+
+const outcome = (collections: LedgerCollections, salt: Uint256String) =>
+  Effect.promise(() => collections.issued.findOne({ _id: salt })).pipe(
+    Effect.flatMap((doc): Effect.Effect<ExecutionOutcome, TypedDataNotFoundType> => {
+      if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
+      const execution = executionOf(doc)
+      if (execution.state === "executed" && execution.result !== undefined) {
+        return Effect.succeed({ state: "executed", result: execution.result })
+      }
+      if (execution.state === "executing") {
+        const note = noteOf(execution)
+        return Effect.succeed({
+          state: "executing",
+          leaseUntil: execution.lease_until,
+          ...(note === undefined ? {} : { inFlight: note.result })
+        })
+      }
+      return Effect.succeed({ state: "issued" })
+    })
+  )
+
+/**
+ * Two writes, no transaction (each PUT notes its transaction): the claim's first, then the payments, only as long as
+ * they are `processing` (a record that got there first is left alone: its insert is a duplicate).
+ */
+const noteInFlight = async (
+  collections: LedgerCollections,
+  { salt, claimToken, signature, result, payments: records }: InFlightNote
+) => {
+  const held = await collections.executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
+    $set: { in_flight: { result, signature, holder: claimToken } }
+  })
+  if (!held) return false
+  for (const p of records) {
+    await Leases.setOrMake(collections.payments, { _id: p.nanoid, salt, state: "processing" }, { ...p, lease_until: 0 })
+  }
+  return true
+}
+
+const abandoned = (collections: LedgerCollections, now: number, limit: number) =>
+  Effect.promise(() =>
+    collections.issued
+      .find({ state: "executing", lease_until: { $lt: now } })
+      .sort({ executedAt: 1, _id: 1 })
+      .limit(limit)
+      .toArray()
+  ).pipe(
+    Effect.map((docs) =>
+      docs.map((doc) => {
+        const note = noteOf(executionOf(doc))
+        return { salt: doc._id, issued: issuedOf(doc), ...(note === undefined ? {} : { note }) }
+      })
+    )
+  )
+
+const recordExecution = (
+  collections: LedgerCollections,
+  { salt, claimToken, signature, result, payments: records, events }: ExecutionRecord
+) =>
+  inTransaction(collections.client, async (session) => {
+    // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those noted
+    // in flight.
+    const held = await collections.executions.whileHeld(
+      { _id: salt, state: "executing" },
+      claimToken,
+      { $set: { state: "executed", result, signature, lease_until: 0 }, $unset: { lease_holder: "" } },
+      session
+    )
+    if (!held) return false
+    for (const p of records) {
+      // Another request's payment of the same id is not replaced: the insert is a duplicate, and nothing is kept.
+      await collections.payments.replaceOne(
+        { _id: p.nanoid, salt },
+        { ...p, lease_until: 0 },
+        { session, upsert: true }
+      )
+    }
+    await appendEvents(collections, events, session)
+    return true
+  })
+
+const leaseDueIntent = (
+  collections: LedgerCollections,
+  { now, nowMillis, worker, leaseUntil }: { now: number; nowMillis: number; worker: string; leaseUntil: number }
+) =>
+  Effect.promise(() =>
+    collections.intents.takeNext(
+      { state: { $in: ["intent", "scheduled"] }, pay_at_time: { $lte: now } },
+      {
+        sort: { pay_at_time: 1, _id: 1 },
+        now: nowMillis,
+        until: leaseUntil,
+        holder: worker,
+        set: { state: "scheduled", updated_at: isoOf(now * 1000) }
+      }
+    )
+  ).pipe(Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))))
+
+const settle = (
+  collections: LedgerCollections,
+  { id, from, to }: { id: PaymentId; from: PaymentState; to: PaymentState },
+  patch: PaymentPatch,
+  events: ReadonlyArray<DomainEvent>
+) =>
+  inTransaction(collections.client, async (session) => {
+    const moved = await collections.payments.updateOne(
+      { _id: id, state: from },
+      { $set: { ...patch, state: to, lease_until: 0 }, $unset: { lease_holder: "" } },
+      { session }
+    )
+    if (moved.modifiedCount !== 1) return null
+    await appendEvents(collections, events, session)
+    return collections.payments.findOne({ _id: id }, { session })
+  }).pipe(
+    Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
+      if (doc !== null) return Effect.succeed(paymentOf(doc))
+      return Effect.promise(() => collections.payments.findOne({ _id: id })).pipe(
+        Effect.flatMap(
+          (found): Effect.Effect<Payment, PaymentNotFound | StaleState> =>
+            found === null
+              ? Effect.fail(new PaymentNotFound({ nanoid: id }))
+              : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
+        )
+      )
+    })
+  )
+
+/** The filter of a ledger query. */
+const filterOf = (query: LedgerQuery): Filter<PaymentDocument> => {
+  const filter: Record<string, unknown> = {}
+  const alternatives: Array<Record<string, unknown>> = []
+  if (query.intentsDueAfter === undefined) filter.state = { $in: [...query.states] }
+  else {
+    alternatives.push({
+      $or: [{ state: { $in: [...query.states] } }, { state: "intent", pay_at_time: { $gt: query.intentsDueAfter } }]
+    })
+  }
+  if (query.after !== undefined) {
+    const { created_at, nanoid } = query.after
+    alternatives.push({ $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lt: nanoid } }] })
+  }
+  if (alternatives.length > 0) filter.$and = alternatives
+  if (query.payer !== undefined) filter.team_nanoid = query.payer
+  if (query.notPayer !== undefined) filter.team_nanoid = { $ne: query.notPayer }
+  if (query.recipients !== undefined) filter.recipient_nanoid = { $in: [...query.recipients] }
+  if (query.signer !== undefined) filter.payer_nanoid = query.signer
+  const created: Record<string, string> = {}
+  if (query.createdFrom !== undefined) created.$gte = isoOf(query.createdFrom * 1000)
+  if (query.createdTo !== undefined) created.$lte = isoOf(query.createdTo * 1000 + 999)
+  if (Object.keys(created).length > 0) filter.created_at = created
+  return filter as Filter<PaymentDocument>
+}
+
+const list = (collections: LedgerCollections, query: LedgerQuery) =>
+  Effect.promise(() =>
+    collections.payments
+      .find(filterOf(query))
+      .sort({ created_at: -1, _id: -1 })
+      .limit(query.limit ?? 0)
+      .toArray()
+  ).pipe(Effect.map((docs) => docs.map(paymentOf)))
+
+const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
+  Effect.promise(() =>
+    collections.issued
+      .find({ state: "executed", executedAt: { $gte: sinceMillis } })
+      .sort({ executedAt: 1, _id: 1 })
+      .toArray()
+  ).pipe(
+    Effect.map((docs) =>
+      docs.map((doc): ExecutedRequest => {
+        const { _id, signature, result, executedAt } = executedOf(doc)
+        return { salt: _id, issued: issuedOf(doc), signature: signature ?? "", result, executedAt: executedAt ?? 0 }
+      })
+    )
+  )
+
+const amendTransaction = (collections: LedgerCollections, salt: Uint256String, from: string, to: string) =>
+  inTransaction(collections.client, async (session) => {
+    await collections.issued.updateOne(
+      { _id: salt, "result.transaction": from },
+      { $set: { "result.transaction": to } },
+      { session }
+    )
+    for (const field of ["creation_transaction", "process_transaction"] as const) {
+      await collections.payments.updateMany({ salt, [field]: from }, { $set: { [field]: to } }, { session })
+    }
+  })
 
 /** The MongoDB payments ledger; indexes by team, recipient, state and due time are created at start. */
 export const layer = Layer.effect(
@@ -58,68 +292,25 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { db, client } = yield* MongoDatabase
     const payments = db.collection<PaymentDocument>("payments")
-    const outbox = db.collection<OutboxDocument>(outboxCollection)
     const issued = db.collection<IssuedDocument>(issuedCollection)
     yield* Effect.promise(() => payments.createIndex({ team_nanoid: 1, created_at: -1 }))
     yield* Effect.promise(() => payments.createIndex({ recipient_nanoid: 1, created_at: -1 }))
     yield* Effect.promise(() => payments.createIndex({ state: 1, pay_at_time: 1 }))
     yield* Effect.promise(() => payments.createIndex({ salt: 1 }))
     const executions = Leases.on(issued)
-    const intents = Leases.on(payments)
-
-    const appendEvents = async (events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
-      if (events.length > 0) {
-        await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
-      }
+    const collections: LedgerCollections = {
+      db,
+      client,
+      payments,
+      outbox: db.collection<OutboxDocument>(outboxCollection),
+      issued,
+      executions,
+      intents: Leases.on(payments)
     }
-
     return PaymentLedger.of({
-      outcome: (salt) =>
-        Effect.promise(() => issued.findOne({ _id: salt })).pipe(
-          Effect.flatMap((doc): Effect.Effect<ExecutionOutcome, TypedDataNotFoundType> => {
-            if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
-            if (doc.state === "executed" && doc.result !== undefined) {
-              return Effect.succeed({ state: "executed", result: doc.result as ExecutionResult })
-            }
-            if (doc.state === "executing") {
-              const note = noteOf(doc)
-              return Effect.succeed({
-                state: "executing",
-                leaseUntil: doc.lease_until,
-                ...(note === undefined ? {} : { inFlight: note.result })
-              })
-            }
-            return Effect.succeed({ state: "issued" })
-          })
-        ),
-      // Two writes, no transaction (each PUT notes its transaction): the claim's first, then the payments, only as
-      // long as they are `processing` (a record that got there first is left alone: its insert is a duplicate).
-      noteInFlight: ({ salt, claimToken, signature, result, payments: records }) =>
-        Effect.promise(async () => {
-          const held = await executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
-            $set: { in_flight: { result, signature, holder: claimToken } }
-          })
-          if (!held) return false
-          for (const p of records) {
-            await Leases.setOrMake(payments, { _id: p.nanoid, salt, state: "processing" }, { ...p, lease_until: 0 })
-          }
-          return true
-        }),
-      abandoned: (now, limit) =>
-        Effect.promise(() =>
-          issued
-            .find({ state: "executing", lease_until: { $lt: now } })
-            .sort({ executedAt: 1, _id: 1 })
-            .limit(limit)
-            .toArray()
-        ).pipe(
-          Effect.map((docs) =>
-            docs.map((doc) => {
-              const note = noteOf(doc)
-              return { salt: doc._id, issued: issuedOf(doc), ...(note === undefined ? {} : { note }) }
-            })
-          )
-        ),
+      outcome: (salt) => outcome(collections, salt),
+      noteInFlight: (note) => Effect.promise(() => noteInFlight(collections, note)),
+      abandoned: (now, limit) => abandoned(collections, now, limit),
       dropInFlight: (salt, claimToken) =>
         Effect.promise(async () => {
           const executing = await issued.findOne({ _id: salt, state: "executing", lease_holder: claimToken })
@@ -129,125 +320,16 @@ export const layer = Layer.effect(
         Effect.promise(() => executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil })).pipe(
           Effect.map((lease) => Option.fromNullishOr(lease?.holder))
         ),
-      recordExecution: ({ salt, claimToken, signature, result, payments: records, events }) =>
-        inTransaction(client, async (session) => {
-          // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those
-          // noted in flight.
-          const held = await executions.whileHeld(
-            { _id: salt, state: "executing" },
-            claimToken,
-            { $set: { state: "executed", result, signature, lease_until: 0 }, $unset: { lease_holder: "" } },
-            session
-          )
-          if (!held) return false
-          for (const p of records) {
-            // Another request's payment of the same id is not replaced: the insert is a duplicate, and nothing is kept.
-            await payments.replaceOne({ _id: p.nanoid, salt }, { ...p, lease_until: 0 }, { session, upsert: true })
-          }
-          await appendEvents(events, session)
-          return true
-        }),
-      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) =>
-        Effect.promise(() =>
-          intents.takeNext(
-            { state: { $in: ["intent", "scheduled"] }, pay_at_time: { $lte: now } },
-            {
-              sort: { pay_at_time: 1, _id: 1 },
-              now: nowMillis,
-              until: leaseUntil,
-              holder: worker,
-              set: { state: "scheduled", updated_at: isoOf(now * 1000) }
-            }
-          )
-        ).pipe(Effect.map(paymentOf)),
-      settle: (id, from, to, patch, events) =>
-        inTransaction(client, async (session) => {
-          const moved = await payments.updateOne(
-            { _id: id, state: from },
-            { $set: { ...patch, state: to, lease_until: 0 }, $unset: { lease_holder: "" } },
-            { session }
-          )
-          if (moved.modifiedCount !== 1) return null
-          await appendEvents(events, session)
-          return payments.findOne({ _id: id }, { session })
-        }).pipe(
-          Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
-            const payment = paymentOf(doc)
-            if (payment !== undefined) return Effect.succeed(payment)
-            return Effect.promise(() => payments.findOne({ _id: id })).pipe(
-              Effect.flatMap(
-                (found): Effect.Effect<Payment, PaymentNotFound | StaleState> =>
-                  found === null
-                    ? Effect.fail(new PaymentNotFound({ nanoid: id }))
-                    : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
-              )
-            )
-          })
+      recordExecution: (record) => recordExecution(collections, record),
+      leaseDueIntent: (options) => leaseDueIntent(collections, options),
+      settle: (id, from, to, patch, events) => settle(collections, { id, from, to }, patch, events),
+      find: (id) =>
+        Effect.promise(() => payments.findOne({ _id: id })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : paymentOf(doc)))
         ),
-      find: (id) => Effect.promise(() => payments.findOne({ _id: id })).pipe(Effect.map((doc) => paymentOf(doc))),
-      list: (query: LedgerQuery) => {
-        const filter: Record<string, unknown> = {}
-        const alternatives: Array<Record<string, unknown>> = []
-        if (query.intentsDueAfter === undefined) filter.state = { $in: [...query.states] }
-        else {
-          alternatives.push({
-            $or: [
-              { state: { $in: [...query.states] } },
-              { state: "intent", pay_at_time: { $gt: query.intentsDueAfter } }
-            ]
-          })
-        }
-        if (query.after !== undefined) {
-          const { created_at, nanoid } = query.after
-          alternatives.push({ $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lt: nanoid } }] })
-        }
-        if (alternatives.length > 0) filter.$and = alternatives
-        if (query.payer !== undefined) filter.team_nanoid = query.payer
-        if (query.notPayer !== undefined) filter.team_nanoid = { $ne: query.notPayer }
-        if (query.recipients !== undefined) filter.recipient_nanoid = { $in: [...query.recipients] }
-        if (query.signer !== undefined) filter.payer_nanoid = query.signer
-        const created: Record<string, string> = {}
-        if (query.createdFrom !== undefined) created.$gte = isoOf(query.createdFrom * 1000)
-        if (query.createdTo !== undefined) created.$lte = isoOf(query.createdTo * 1000 + 999)
-        if (Object.keys(created).length > 0) filter.created_at = created
-        return Effect.promise(() =>
-          payments
-            .find(filter as Filter<PaymentDocument>)
-            .sort({ created_at: -1, _id: -1 })
-            .limit(query.limit ?? 0)
-            .toArray()
-        ).pipe(Effect.map((docs) => docs.map((doc) => paymentOf(doc) as Payment)))
-      },
-      executedSince: (sinceMillis) =>
-        Effect.promise(() =>
-          issued
-            .find({ state: "executed", executedAt: { $gte: sinceMillis } })
-            .sort({ executedAt: 1, _id: 1 })
-            .toArray()
-        ).pipe(
-          Effect.map((docs) =>
-            docs.map(
-              (doc): ExecutedRequest => ({
-                salt: doc._id,
-                issued: issuedOf(doc),
-                signature: doc.signature ?? "",
-                result: doc.result as ExecutionResult,
-                executedAt: doc.executedAt ?? 0
-              })
-            )
-          )
-        ),
-      amendTransaction: (salt, from, to) =>
-        inTransaction(client, async (session) => {
-          await issued.updateOne(
-            { _id: salt, "result.transaction": from },
-            { $set: { "result.transaction": to } },
-            { session }
-          )
-          for (const field of ["creation_transaction", "process_transaction"] as const) {
-            await payments.updateMany({ salt, [field]: from }, { $set: { [field]: to } }, { session })
-          }
-        })
+      list: (query) => list(collections, query),
+      executedSince: (sinceMillis) => executedSince(collections, sinceMillis),
+      amendTransaction: (salt, from, to) => amendTransaction(collections, salt, from, to)
     })
   })
 )

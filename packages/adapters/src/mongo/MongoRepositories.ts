@@ -3,42 +3,57 @@
  * identity rules (one user per wallet, one membership per team and user). Only operators jongodb supports are used.
  */
 
-import type { Company } from "@svc/domain/company"
-import { CompanyRepository } from "@svc/domain/company"
+import { Company, CompanyRepository } from "@svc/domain/company"
 import type { DomainEvent } from "@svc/domain/event"
-import type { CompanyId, TeamId } from "@svc/domain/Ids"
-import { AlreadyMember, type Membership, MembershipRepository } from "@svc/domain/membership"
-import { type MemberSettings, SettingsRepository, type Team, TeamRepository, type TeamSettings } from "@svc/domain/team"
-import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
-import { Effect, Layer, Option } from "effect"
-import { type ClientSession, type Document, MongoServerError } from "mongodb"
+import { type CompanyId, TeamId, type UserId } from "@svc/domain/Ids"
+import { AlreadyMember, Membership, MembershipRepository, type Role } from "@svc/domain/membership"
+import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
+import { User, UserRepository, WalletTaken } from "@svc/domain/user"
+import { Effect, Layer, Option, Schema } from "effect"
+import {
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+  type MongoClient,
+  MongoServerError
+} from "mongodb"
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
-/** Strips `_id` from a stored document. */
-const clean = <A>(doc: Document | null): A | undefined => {
-  if (doc === null) return undefined
-  const { _id, ...rest } = doc
-  return rest as A
-}
+/** A document keyed by a string id. */
+type Keyed = Document & { _id: string }
+
+const companyOf = recordDecoder("companies", Company)
+const teamOf = recordDecoder("teams", Team)
+const userOf = recordDecoder("users", User)
+const membershipOf = recordDecoder("memberships", Membership)
+const teamSettingsOf = recordDecoder("team_settings", TeamSettings)
+/** The member's settings; the document's `team_nanoid` and `user_nanoid` are not part of them. */
+const memberSettingsOf = recordDecoder("member_settings", MemberSettings)
+/** What `countByTeams` reads of a membership. */
+const teamOfMembership = documentDecoder("memberships", Schema.Struct({ team_nanoid: TeamId }))
+
+/** The record of `doc`, if there is one. */
+const someOf =
+  <A>(decode: (doc: Document) => A) =>
+  (doc: Document | null): Option.Option<A> =>
+    doc === null ? Option.none() : Option.some(decode(doc))
 
 /** Companies in `companies`, `_id` = nanoid. */
 export const companies = Layer.effect(
   CompanyRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const col = db.collection("companies")
+    const col = db.collection<Keyed>("companies")
     return CompanyRepository.of({
-      insert: (company) =>
-        Effect.promise(() => col.insertOne({ _id: company.nanoid as never, ...company })).pipe(Effect.asVoid),
-      findById: (id) =>
-        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<Company>(d)))
-        )
+      insert: (company) => Effect.promise(() => col.insertOne({ _id: company.nanoid, ...company })).pipe(Effect.asVoid),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(companyOf)))
     })
   })
 )
@@ -48,22 +63,17 @@ export const teams = Layer.effect(
   TeamRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const col = db.collection("teams")
+    const col = db.collection<Keyed>("teams")
     yield* Effect.promise(() => col.createIndex({ company_nanoid: 1 }))
     yield* Effect.promise(() => col.createIndex({ svc_account: 1 }))
     return TeamRepository.of({
-      insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid as never, ...team })).pipe(Effect.asVoid),
-      findById: (id) =>
-        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<Team>(d)))
-        ),
+      insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team })).pipe(Effect.asVoid),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(teamOf))),
       findByIds: (ids) =>
-        Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
-          Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))
-        ),
+        Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(Effect.map((docs) => docs.map(teamOf))),
       listByCompany: (company: CompanyId) =>
         Effect.promise(() => col.find({ company_nanoid: company }).toArray()).pipe(
-          Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))
+          Effect.map((docs) => docs.map(teamOf))
         ),
       // Stored as the chain wrote it (checksummed); asked in any case.
       findByAccounts: (accounts) =>
@@ -77,11 +87,11 @@ export const teams = Layer.effect(
                   }
                 })
                 .toArray()
-            ).pipe(Effect.map((docs) => docs.map((d) => clean<Team>(d) as Team))),
+            ).pipe(Effect.map((docs) => docs.map(teamOf))),
       update: (id: TeamId, changes) =>
-        Effect.promise(() =>
-          col.findOneAndUpdate({ _id: id as never }, { $set: changes }, { returnDocument: "after" })
-        ).pipe(Effect.map((d) => Option.fromNullishOr(clean<Team>(d))))
+        Effect.promise(() => col.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: "after" })).pipe(
+          Effect.map(someOf(teamOf))
+        )
     })
   })
 )
@@ -91,7 +101,7 @@ export const users = Layer.effect(
   UserRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const col = db.collection("users")
+    const col = db.collection<Keyed>("users")
     yield* Effect.promise(() => col.createIndex({ wallet: 1 }, { unique: true }))
     yield* Effect.promise(() => col.createIndex({ email: 1 }))
     return UserRepository.of({
@@ -99,8 +109,9 @@ export const users = Layer.effect(
         Effect.tryPromise({
           try: () =>
             col.insertOne({
-              _id: user.nanoid as never,
+              _id: user.nanoid,
               ...user,
+              // The contract keeps both lower-cased even for a caller that skipped decoding (a cast wallet).
               wallet: user.wallet.toLowerCase(),
               email: user.email.toLowerCase()
             }),
@@ -113,125 +124,156 @@ export const users = Layer.effect(
               : Effect.die(error)
           )
         ),
-      findById: (id) =>
-        Effect.promise(() => col.findOne({ _id: id as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<User>(d)))
-        ),
+      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf))),
       findByIds: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : Effect.promise(() => col.find({ _id: { $in: ids as never } }).toArray()).pipe(
-              Effect.map((docs) => docs.map((d) => clean<User>(d) as User))
+          : Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
+              Effect.map((docs) => docs.map(userOf))
             ),
       findByWallet: (wallet) =>
-        Effect.promise(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<User>(d)))
-        )
+        Effect.promise(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(Effect.map(someOf(userOf)))
     })
   })
 )
+
+/** The collections the memberships touch. */
+interface MembershipCollections {
+  readonly db: Db
+  readonly client: MongoClient
+  readonly memberships: Collection<Keyed>
+  readonly outbox: Collection<OutboxDocument>
+}
+
+/** The change and its events in one transaction; a lost race (already a member, already removed) writes neither. */
+const withEvents = <A>(
+  collections: MembershipCollections,
+  events: ReadonlyArray<DomainEvent>,
+  change: (session: ClientSession) => Promise<A | false>
+) =>
+  inTransaction(collections.client, async (session) => {
+    const changed = await change(session)
+    if (changed !== false && events.length > 0) {
+      await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
+        session
+      })
+    }
+    return changed
+  })
+
+const membershipDocumentOf = (membership: Membership) => ({
+  _id: membership.nanoid,
+  ...membership,
+  email: membership.email.toLowerCase()
+})
+
+const insertMembership = (
+  collections: MembershipCollections,
+  membership: Membership,
+  events: ReadonlyArray<DomainEvent>
+) => {
+  const col = collections.memberships
+  const taken = new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
+  return events.length > 0
+    ? withEvents(collections, events, async (session) => {
+        if (
+          (await col.findOne(
+            { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
+            { session }
+          )) !== null
+        )
+          return false
+        await col.insertOne(membershipDocumentOf(membership), { session })
+        return true
+      }).pipe(Effect.flatMap((inserted) => (inserted === false ? Effect.fail(taken) : Effect.void)))
+    : Effect.tryPromise({
+        try: () => col.insertOne(membershipDocumentOf(membership)),
+        catch: (error) => error
+      }).pipe(
+        Effect.asVoid,
+        Effect.catch((error) => (isDuplicateKey(error) ? Effect.fail(taken) : Effect.die(error)))
+      )
+}
+
+const listTeam = (
+  col: Collection<Keyed>,
+  team: TeamId,
+  options: {
+    readonly emails?: ReadonlyArray<string> | undefined
+    readonly roles?: ReadonlyArray<Role> | undefined
+    readonly offset: number
+    readonly limit: number | undefined
+  }
+) =>
+  Effect.promise(async () => {
+    const filter: Document = { team_nanoid: team }
+    if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
+    if (options.roles !== undefined) filter.role = { $in: options.roles }
+    let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
+    if (options.limit !== undefined) cursor = cursor.limit(options.limit)
+    const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
+    return { members: docs.map(membershipOf), total }
+  })
+
+/** One query for all the teams, not one count per team. */
+const countByTeams = (col: Collection<Keyed>, teams: ReadonlyArray<TeamId>) =>
+  Effect.promise(async () => {
+    const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
+    const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
+    for await (const row of rows) {
+      const { team_nanoid: team } = teamOfMembership(row)
+      counts.set(team, (counts.get(team) ?? 0) + 1)
+    }
+    return counts
+  })
+
+const removeMembership = (
+  collections: MembershipCollections,
+  team: TeamId,
+  user: UserId,
+  events: ReadonlyArray<DomainEvent>
+) =>
+  events.length > 0
+    ? withEvents(
+        collections,
+        events,
+        async (session) =>
+          (await collections.memberships.deleteOne({ team_nanoid: team, user_nanoid: user }, { session }))
+            .deletedCount > 0
+      ).pipe(Effect.map((removed) => removed === true))
+    : Effect.promise(() => collections.memberships.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
+        Effect.map((r) => r.deletedCount > 0)
+      )
 
 /** Memberships in `memberships`, `_id` = nanoid, unique on (team, user), ordered per team by joining time. */
 export const memberships = Layer.effect(
   MembershipRepository,
   Effect.gen(function* () {
     const { db, client } = yield* MongoDatabase
-    const col = db.collection("memberships")
-    const outbox = db.collection<OutboxDocument>(outboxCollection)
-    // The change and its events in one transaction; a lost race (already a member, already removed) writes neither.
-    const withEvents = <A>(
-      events: ReadonlyArray<DomainEvent>,
-      change: (session: ClientSession) => Promise<A | false>
-    ) =>
-      inTransaction(client, async (session) => {
-        const changed = await change(session)
-        if (changed !== false && events.length > 0) {
-          await outbox.insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
-        }
-        return changed
-      })
+    const col = db.collection<Keyed>("memberships")
+    const collections: MembershipCollections = {
+      db,
+      client,
+      memberships: col,
+      outbox: db.collection<OutboxDocument>(outboxCollection)
+    }
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
     yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
     return MembershipRepository.of({
-      insert: (membership, events = []) =>
-        events.length > 0
-          ? withEvents(events, async (session) => {
-              if (
-                (await col.findOne(
-                  { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
-                  { session }
-                )) !== null
-              )
-                return false
-              await col.insertOne(
-                { _id: membership.nanoid as never, ...membership, email: membership.email.toLowerCase() },
-                { session }
-              )
-              return true
-            }).pipe(
-              Effect.flatMap((inserted) =>
-                inserted === false
-                  ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
-                  : Effect.void
-              )
-            )
-          : Effect.tryPromise({
-              try: () =>
-                col.insertOne({
-                  _id: membership.nanoid as never,
-                  ...membership,
-                  email: membership.email.toLowerCase()
-                }),
-              catch: (error) => error
-            }).pipe(
-              Effect.asVoid,
-              Effect.catch((error) =>
-                isDuplicateKey(error)
-                  ? Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
-                  : Effect.die(error)
-              )
-            ),
+      insert: (membership, events = []) => insertMembership(collections, membership, events),
       find: (team, user) =>
         Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<Membership>(d)))
+          Effect.map(someOf(membershipOf))
         ),
       listByUser: (user) =>
         Effect.promise(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
-          Effect.map((docs) => docs.map((d) => clean<Membership>(d) as Membership))
+          Effect.map((docs) => docs.map(membershipOf))
         ),
-      listTeam: (team, options) =>
-        Effect.promise(async () => {
-          const filter: Document = { team_nanoid: team }
-          if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
-          if (options.roles !== undefined) filter.role = { $in: options.roles }
-          let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
-          if (options.limit !== undefined) cursor = cursor.limit(options.limit)
-          const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
-          return { members: docs.map((d) => clean<Membership>(d) as Membership), total }
-        }),
-      countByTeams: (teams) =>
-        // One query for all the teams, not one count per team.
-        Effect.promise(async () => {
-          const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
-          const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
-          for await (const row of rows) {
-            const team = row.team_nanoid as TeamId
-            counts.set(team, (counts.get(team) ?? 0) + 1)
-          }
-          return counts
-        }),
-      remove: (team, user, events = []) =>
-        events.length > 0
-          ? withEvents(
-              events,
-              async (session) =>
-                (await col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })).deletedCount > 0
-            ).pipe(Effect.map((removed) => removed === true))
-          : Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
-              Effect.map((r) => r.deletedCount > 0)
-            )
+      listTeam: (team, options) => listTeam(col, team, options),
+      countByTeams: (teams) => countByTeams(col, teams),
+      remove: (team, user, events = []) => removeMembership(collections, team, user, events)
     })
   })
 )
@@ -241,30 +283,18 @@ export const settings = Layer.effect(
   SettingsRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
-    const teamCol = db.collection("team_settings")
-    const memberCol = db.collection("member_settings")
+    const teamCol = db.collection<Keyed>("team_settings")
+    const memberCol = db.collection<Keyed>("member_settings")
     return SettingsRepository.of({
-      getTeam: (team) =>
-        Effect.promise(() => teamCol.findOne({ _id: team as never })).pipe(
-          Effect.map((d) => Option.fromNullishOr(clean<TeamSettings>(d)))
-        ),
+      getTeam: (team) => Effect.promise(() => teamCol.findOne({ _id: team })).pipe(Effect.map(someOf(teamSettingsOf))),
       putTeam: (team, value) =>
-        Effect.promise(() => teamCol.updateOne({ _id: team as never }, { $set: value }, { upsert: true })).pipe(
-          Effect.asVoid
-        ),
+        Effect.promise(() => teamCol.updateOne({ _id: team }, { $set: value }, { upsert: true })).pipe(Effect.asVoid),
       getMember: (team, user) =>
-        Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` as never })).pipe(
-          Effect.map((d) => {
-            const row = clean<MemberSettings & { team_nanoid?: string; user_nanoid?: string }>(d)
-            if (row === undefined) return Option.none()
-            const { team_nanoid: _t, user_nanoid: _u, ...value } = row
-            return Option.some(value as MemberSettings)
-          })
-        ),
+        Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` })).pipe(Effect.map(someOf(memberSettingsOf))),
       putMember: (team, user, value) =>
         Effect.promise(() =>
           memberCol.updateOne(
-            { _id: `${team}/${user}` as never },
+            { _id: `${team}/${user}` },
             { $set: { ...value, team_nanoid: team, user_nanoid: user } },
             { upsert: true }
           )

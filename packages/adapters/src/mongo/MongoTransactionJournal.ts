@@ -6,13 +6,17 @@ import {
   type JournaledTransaction,
   type RelayerLease,
   TransactionJournal,
-  type TransactionStatus,
+  TransactionStatus,
+  type TransactionStatusChange,
   unfinishedStatuses
 } from "@svc/domain/chain"
-import { Effect, Layer } from "effect"
+import { Address as AddressSchema } from "@svc/domain/Evm"
+import { Effect, Layer, Schema } from "effect"
+import type { Collection, Document, Filter } from "mongodb"
 import type { Address, Hex } from "viem"
 import { setOrMake } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder, Hex as HexSchema } from "./MongoDocuments.ts"
 
 interface TransactionDocument {
   _id: Hex
@@ -40,24 +44,132 @@ interface LeaseDocument {
   lease_until: number
 }
 
-const fromDocument = (doc: TransactionDocument): JournaledTransaction => ({
-  hash: doc._id,
-  chainId: doc.chainId,
-  relayer: doc.relayer as Address,
-  nonce: doc.nonce,
-  status: doc.status,
-  createdAt: doc.createdAt,
-  updatedAt: doc.updatedAt,
-  ...(doc.blockNumber === undefined ? {} : { blockNumber: BigInt(doc.blockNumber) }),
-  ...(doc.blockHash === undefined ? {} : { blockHash: doc.blockHash }),
-  to: doc.to,
-  data: doc.data,
-  gas: BigInt(doc.gas),
-  maxFeePerGas: BigInt(doc.maxFeePerGas),
-  maxPriorityFeePerGas: BigInt(doc.maxPriorityFeePerGas),
-  raw: doc.raw,
-  carries: doc.carries
+/** A version as `chain_transactions` keeps it: amounts as decimal strings, the block number as a number. */
+const StoredTransaction = Schema.Struct({
+  _id: HexSchema,
+  chainId: Schema.Number,
+  relayer: AddressSchema,
+  nonce: Schema.Number,
+  status: TransactionStatus,
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number,
+  blockNumber: Schema.optional(Schema.Number),
+  blockHash: Schema.optional(HexSchema),
+  to: Schema.NullOr(AddressSchema),
+  data: HexSchema,
+  gas: Schema.BigIntFromString,
+  maxFeePerGas: Schema.BigIntFromString,
+  maxPriorityFeePerGas: Schema.BigIntFromString,
+  raw: HexSchema,
+  carries: Schema.Array(Schema.String)
 })
+
+const storedOf = documentDecoder("chain_transactions", StoredTransaction)
+
+const fromDocument = (stored: Document): JournaledTransaction => {
+  const doc = storedOf(stored)
+  return {
+    hash: doc._id,
+    chainId: doc.chainId,
+    relayer: doc.relayer,
+    nonce: doc.nonce,
+    status: doc.status,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+    ...(doc.blockNumber === undefined ? {} : { blockNumber: BigInt(doc.blockNumber) }),
+    ...(doc.blockHash === undefined ? {} : { blockHash: doc.blockHash }),
+    to: doc.to,
+    data: doc.data,
+    gas: doc.gas,
+    maxFeePerGas: doc.maxFeePerGas,
+    maxPriorityFeePerGas: doc.maxPriorityFeePerGas,
+    raw: doc.raw,
+    carries: doc.carries
+  }
+}
+
+/** The document a version is stored as (written once: a version never changes but for its status and block). */
+const documentOf = (transaction: JournaledTransaction): Omit<TransactionDocument, "_id"> => ({
+  chainId: transaction.chainId,
+  relayer: transaction.relayer.toLowerCase(),
+  nonce: transaction.nonce,
+  status: transaction.status,
+  createdAt: transaction.createdAt,
+  updatedAt: transaction.updatedAt,
+  ...(transaction.blockNumber === undefined ? {} : { blockNumber: Number(transaction.blockNumber) }),
+  ...(transaction.blockHash === undefined ? {} : { blockHash: transaction.blockHash }),
+  to: transaction.to,
+  data: transaction.data,
+  gas: transaction.gas.toString(),
+  maxFeePerGas: transaction.maxFeePerGas.toString(),
+  maxPriorityFeePerGas: transaction.maxPriorityFeePerGas.toString(),
+  raw: transaction.raw,
+  carries: [...transaction.carries]
+})
+
+/** The update of a status change. */
+const updateOf = (change: TransactionStatusChange) =>
+  change.block === undefined
+    ? {
+        $set: { status: change.status, updatedAt: change.at },
+        // Back to `sent` (a reorg took its block away): the block it was seen in no longer holds it.
+        ...(change.status === "sent" || change.status === "signed"
+          ? { $unset: { blockNumber: "" as const, blockHash: "" as const } }
+          : {})
+      }
+    : {
+        $set: {
+          status: change.status,
+          updatedAt: change.at,
+          blockNumber: Number(change.block.number),
+          blockHash: change.block.hash
+        }
+      }
+
+const leaseId = (chainId: number, relayer: Address, lease: RelayerLease) =>
+  `${chainId}:${relayer.toLowerCase()}:${lease}`
+
+type Transactions = Collection<TransactionDocument>
+
+const sorted = (col: Transactions, filter: Filter<TransactionDocument>) =>
+  Effect.promise(() => col.find(filter).sort({ nonce: 1, createdAt: 1 }).toArray()).pipe(
+    Effect.map((docs) => docs.map(fromDocument))
+  )
+
+const nextNonce = (col: Transactions, chainId: number, relayer: Address) =>
+  Effect.promise(() =>
+    col
+      .find({ chainId, relayer: relayer.toLowerCase(), status: { $ne: "failed" } })
+      .sort({ nonce: -1 })
+      .limit(1)
+      .toArray()
+  ).pipe(Effect.map(([highest]) => (highest === undefined ? undefined : fromDocument(highest).nonce + 1)))
+
+const reopenFrom = (col: Transactions, chainId: number, relayer: Address, fromNonce: number, at: number) =>
+  Effect.promise(() =>
+    col.updateMany(
+      {
+        chainId,
+        relayer: relayer.toLowerCase(),
+        nonce: { $gte: fromNonce },
+        status: { $in: ["included", "confirmed"] }
+      },
+      { $set: { status: "sent", updatedAt: at }, $unset: { blockNumber: "", blockHash: "" } }
+    )
+  ).pipe(Effect.map((result) => result.modifiedCount))
+
+const minedSince = (col: Transactions, chainId: number, relayer: Address, fromBlock: bigint) =>
+  Effect.promise(() =>
+    col
+      .find({
+        chainId,
+        relayer: relayer.toLowerCase(),
+        blockNumber: { $gte: Number(fromBlock) },
+        status: { $in: ["included", "confirmed"] }
+      })
+      .sort({ blockNumber: 1, nonce: 1 })
+      .toArray()
+  ).pipe(Effect.map((docs) => docs.map(fromDocument)))
 
 /** The MongoDB journal. */
 export const layer = Layer.effect(
@@ -66,8 +178,6 @@ export const layer = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<TransactionDocument>("chain_transactions")
     const leases = db.collection<LeaseDocument>("relayer_leases")
-    const leaseId = (chainId: number, relayer: Address, lease: RelayerLease) =>
-      `${chainId}:${relayer.toLowerCase()}:${lease}`
     yield* Effect.promise(() =>
       Promise.all([
         col.createIndex({ chainId: 1, relayer: 1, nonce: 1, createdAt: 1 }),
@@ -75,95 +185,19 @@ export const layer = Layer.effect(
         col.createIndex({ chainId: 1, relayer: 1, blockNumber: 1 })
       ])
     )
-    const sorted = (filter: Record<string, unknown>) =>
-      Effect.promise(() => col.find(filter).sort({ nonce: 1, createdAt: 1 }).toArray()).pipe(
-        Effect.map((docs) => docs.map(fromDocument))
-      )
-
     return TransactionJournal.of({
       record: (transaction) =>
         Effect.promise(() =>
-          col.updateOne(
-            { _id: transaction.hash },
-            {
-              $setOnInsert: {
-                chainId: transaction.chainId,
-                relayer: transaction.relayer.toLowerCase(),
-                nonce: transaction.nonce,
-                status: transaction.status,
-                createdAt: transaction.createdAt,
-                updatedAt: transaction.updatedAt,
-                ...(transaction.blockNumber === undefined ? {} : { blockNumber: Number(transaction.blockNumber) }),
-                ...(transaction.blockHash === undefined ? {} : { blockHash: transaction.blockHash }),
-                to: transaction.to,
-                data: transaction.data,
-                gas: transaction.gas.toString(),
-                maxFeePerGas: transaction.maxFeePerGas.toString(),
-                maxPriorityFeePerGas: transaction.maxPriorityFeePerGas.toString(),
-                raw: transaction.raw,
-                carries: [...transaction.carries]
-              }
-            },
-            { upsert: true }
-          )
+          col.updateOne({ _id: transaction.hash }, { $setOnInsert: documentOf(transaction) }, { upsert: true })
         ).pipe(Effect.asVoid),
       update: (hash, change) =>
-        Effect.promise(() =>
-          col.updateOne(
-            { _id: hash },
-            change.block === undefined
-              ? {
-                  $set: { status: change.status, updatedAt: change.at },
-                  // Back to `sent` (a reorg took its block away): the block it was seen in no longer holds it.
-                  ...(change.status === "sent" || change.status === "signed"
-                    ? { $unset: { blockNumber: "", blockHash: "" } }
-                    : {})
-                }
-              : {
-                  $set: {
-                    status: change.status,
-                    updatedAt: change.at,
-                    blockNumber: Number(change.block.number),
-                    blockHash: change.block.hash
-                  }
-                }
-          )
-        ).pipe(Effect.asVoid),
-      nextNonce: (chainId, relayer) =>
-        Effect.promise(() =>
-          col
-            .find({ chainId, relayer: relayer.toLowerCase(), status: { $ne: "failed" } })
-            .sort({ nonce: -1 })
-            .limit(1)
-            .toArray()
-        ).pipe(Effect.map(([highest]) => (highest === undefined ? undefined : highest.nonce + 1))),
+        Effect.promise(() => col.updateOne({ _id: hash }, updateOf(change))).pipe(Effect.asVoid),
+      nextNonce: (chainId, relayer) => nextNonce(col, chainId, relayer),
       unfinished: (chainId, relayer) =>
-        sorted({ chainId, relayer: relayer.toLowerCase(), status: { $in: [...unfinishedStatuses] } }),
-      versions: (chainId, relayer, nonce) => sorted({ chainId, relayer: relayer.toLowerCase(), nonce }),
-      reopenFrom: (chainId, relayer, fromNonce, at) =>
-        Effect.promise(() =>
-          col.updateMany(
-            {
-              chainId,
-              relayer: relayer.toLowerCase(),
-              nonce: { $gte: fromNonce },
-              status: { $in: ["included", "confirmed"] }
-            },
-            { $set: { status: "sent", updatedAt: at }, $unset: { blockNumber: "", blockHash: "" } }
-          )
-        ).pipe(Effect.map((result) => result.modifiedCount)),
-      minedSince: (chainId, relayer, fromBlock) =>
-        Effect.promise(() =>
-          col
-            .find({
-              chainId,
-              relayer: relayer.toLowerCase(),
-              blockNumber: { $gte: Number(fromBlock) },
-              status: { $in: ["included", "confirmed"] }
-            })
-            .sort({ blockNumber: 1, nonce: 1 })
-            .toArray()
-        ).pipe(Effect.map((docs) => docs.map(fromDocument))),
+        sorted(col, { chainId, relayer: relayer.toLowerCase(), status: { $in: [...unfinishedStatuses] } }),
+      versions: (chainId, relayer, nonce) => sorted(col, { chainId, relayer: relayer.toLowerCase(), nonce }),
+      reopenFrom: (chainId, relayer, fromNonce, at) => reopenFrom(col, chainId, relayer, fromNonce, at),
+      minedSince: (chainId, relayer, fromBlock) => minedSince(col, chainId, relayer, fromBlock),
       byHash: (hash) =>
         Effect.promise(() => col.findOne({ _id: hash })).pipe(
           Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))

@@ -3,10 +3,11 @@
  * largest number of the kind and lets the unique indexes decide races: a lost race on the nanoid reads the winner's
  * number, a lost race on the number tries the next. Only inserts and reads, so it holds on jongodb and across replicas.
  */
-import { type NumberedV1IdKind, V1IdConflict, V1IdMap, type V1IdMapping } from "@svc/domain/migration"
-import { Effect, Layer, Option } from "effect"
+import { type NumberedV1IdKind, V1IdConflict, V1IdMap, V1IdMapping } from "@svc/domain/migration"
+import { Effect, Layer, Option, Schema } from "effect"
 import type { Collection } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 
 interface V1IdDocument {
   _id: string
@@ -32,7 +33,15 @@ const isDuplicateKey = (error: unknown) =>
 /** The collection of the map. */
 type V1Ids = Collection<V1IdDocument>
 
-const v1Of = async (col: V1Ids, kind: V1IdMapping["kind"], nanoid: string) => (await col.findOne({ kind, nanoid }))?.v1
+const mappingOf = documentDecoder("v1_ids", V1IdMapping)
+
+/** The largest number of a kind (`allocate` reads only it). */
+const numberOf = documentDecoder("v1_ids", Schema.Struct({ v1Number: Schema.optional(Schema.Number) }))
+
+const v1Of = async (col: V1Ids, kind: V1IdMapping["kind"], nanoid: string) => {
+  const doc = await col.findOne({ kind, nanoid })
+  return doc === null ? undefined : mappingOf(doc).v1
+}
 
 /** The v1 number of `nanoid`: the one it has, or the next free one, taken (a race for it takes the next). */
 const allocate = async (col: V1Ids, kind: NumberedV1IdKind, nanoid: string): Promise<string> => {
@@ -43,7 +52,7 @@ const allocate = async (col: V1Ids, kind: NumberedV1IdKind, nanoid: string): Pro
       { kind, v1Number: { $exists: true } },
       { sort: { v1Number: -1 }, projection: { v1Number: 1 } }
     )
-    const next = (largest?.v1Number ?? 0) + 1
+    const next = (largest === null ? 0 : (numberOf(largest).v1Number ?? 0)) + 1
     try {
       await col.insertOne(documentOf({ kind, v1: String(next), nanoid }))
       return String(next)
@@ -55,8 +64,9 @@ const allocate = async (col: V1Ids, kind: NumberedV1IdKind, nanoid: string): Pro
 
 /** The stored mapping `mapping` contradicts, if any. */
 const storedFor = async (col: V1Ids, mapping: V1IdMapping): Promise<V1IdMapping | undefined> => {
-  const byV1 = await col.findOne({ _id: keyOf(mapping.kind, mapping.v1) })
-  if (byV1 !== null && byV1.nanoid !== mapping.nanoid) return { ...mapping, nanoid: byV1.nanoid }
+  const found = await col.findOne({ _id: keyOf(mapping.kind, mapping.v1) })
+  const byV1 = found === null ? undefined : mappingOf(found)
+  if (byV1 !== undefined && byV1.nanoid !== mapping.nanoid) return { ...mapping, nanoid: byV1.nanoid }
   const v1 = await v1Of(col, mapping.kind, mapping.nanoid)
   if (v1 !== undefined && v1 !== mapping.v1) return { ...mapping, v1 }
   return undefined
@@ -87,7 +97,7 @@ const record = async (col: V1Ids, mappings: ReadonlyArray<V1IdMapping>): Promise
 /** The v1 numbers of `nanoids`, in order: read at once, the missing ones allocated. */
 const allocateMany = async (col: V1Ids, kind: NumberedV1IdKind, nanoids: ReadonlyArray<string>) => {
   const known = new Map(
-    (await col.find({ kind, nanoid: { $in: [...nanoids] } }).toArray()).map((doc) => [doc.nanoid, doc.v1])
+    (await col.find({ kind, nanoid: { $in: [...nanoids] } }).toArray()).map(mappingOf).map((m) => [m.nanoid, m.v1])
   )
   const v1s: Array<string> = []
   for (const nanoid of nanoids) v1s.push(known.get(nanoid) ?? (await allocate(col, kind, nanoid)))
@@ -112,15 +122,15 @@ export const layer = Layer.effect(
       allocateMany: (kind, nanoids) => Effect.promise(() => allocateMany(col, kind, nanoids)),
       nanoidsOf: (kind, v1s) =>
         Effect.promise(() => col.find({ _id: { $in: v1s.map((v1) => keyOf(kind, v1)) } }).toArray()).pipe(
-          Effect.map((docs) => new Map(docs.map((doc) => [doc.v1, doc.nanoid])))
+          Effect.map((docs) => new Map(docs.map(mappingOf).map((m) => [m.v1, m.nanoid])))
         ),
       v1IdsOf: (kind, nanoids) =>
         Effect.promise(() => col.find({ kind, nanoid: { $in: [...nanoids] } }).toArray()).pipe(
-          Effect.map((docs) => new Map(docs.map((doc) => [doc.nanoid, doc.v1])))
+          Effect.map((docs) => new Map(docs.map(mappingOf).map((m) => [m.nanoid, m.v1])))
         ),
       nanoidOf: (kind, v1) =>
         Effect.promise(() => col.findOne({ _id: keyOf(kind, v1) })).pipe(
-          Effect.map((doc) => Option.fromNullishOr(doc?.nanoid))
+          Effect.map((doc) => (doc === null ? Option.none() : Option.some(mappingOf(doc).nanoid)))
         ),
       v1Of: (kind, nanoid) => Effect.promise(() => v1Of(col, kind, nanoid)).pipe(Effect.map(Option.fromNullishOr)),
       record: (mappings) =>
@@ -136,7 +146,7 @@ export const layer = Layer.effect(
             .toArray()
         ).pipe(
           Effect.map((docs) => ({
-            mappings: docs.map(({ kind, v1, nanoid }) => ({ kind, v1, nanoid })),
+            mappings: docs.map(mappingOf),
             next: docs.length === limit ? docs.at(-1)?._id : undefined
           }))
         )
