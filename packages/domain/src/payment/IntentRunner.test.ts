@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { chainLayer, onChainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
 import { pay, paymentsBody } from "../../test/PaymentKit.ts"
 import { outboxEvents } from "../../test/UseCaseKit.ts"
@@ -18,9 +18,8 @@ const registerIntent = (cents: number, seconds: number) =>
     return { ...seeded, payAt }
   })
 
-/** Waits (real time) until the chain's next block is past `payAt`. */
-const untilDue = (payAt: number) =>
-  Effect.promise(() => new Promise((r) => setTimeout(r, Math.max(0, payAt * 1000 - Date.now()) + 1500)))
+/** Waits (real time: the file runs without test services) until the chain's next block is past `payAt`. */
+const untilDue = (payAt: number) => Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
 
 const balanceOf = (account: `0x${string}`) => ChainGateway.use((chain) => chain.balanceOf(account))
 
