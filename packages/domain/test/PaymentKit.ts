@@ -1,8 +1,11 @@
 /** Paying members of a team on the embedded chain, as a client would: issue, sign with the admin's key, execute. */
 import { Effect, Schema } from "effect"
 import type { Hex } from "viem"
+import type { Uint256String } from "../src/Evm.ts"
+import type { IssuedTypedData } from "../src/eip712/IssuedRequestStore.ts"
+import type { PaymentsTypedDataBundle } from "../src/eip712/TypedData.ts"
 import { signTypedDataBundle } from "../src/eip712/TypedDataSignature.ts"
-import type { TeamId, UserId } from "../src/Ids.ts"
+import type { PaymentGroupId, TeamId, UserId } from "../src/Ids.ts"
 import { executeSignedPayments } from "../src/payment/ExecuteSignedPayments.ts"
 import { issuePayments } from "../src/payment/IssuePayments.ts"
 import { CreatePaymentsRequest, ExecutePaymentsRequest } from "../src/payment/PaymentRequests.ts"
@@ -32,3 +35,33 @@ export const pay = (admin: Caller, key: Hex, body: ReturnType<typeof paymentsBod
       })
     )
   })
+
+/**
+ * What issuing stores for `salt`: a batch of `team` for its admin, whose typed data expires at `expires` (unix
+ * seconds). Without a chain: the content besides the expiry is the shape issuing writes, with placeholder addresses.
+ */
+export const issuedBatch = (team: TeamId, admin: Caller, salt: string, expires: number): IssuedTypedData => ({
+  kind: "batch",
+  salt: salt as Uint256String,
+  team,
+  issuedTo: admin.nanoid,
+  signer: admin.wallet,
+  bundle: {
+    domain: { name: "SvcAccountForwarder", version: "1.0.0", chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
+    types: {},
+    primary_type: "CreatePaymentsForwardRequest",
+    typed_data: {
+      from: admin.wallet,
+      to: `0x${"3".repeat(40)}`,
+      salt,
+      expires: String(expires),
+      data: { payments: [] }
+    }
+  } as unknown as PaymentsTypedDataBundle,
+  request: {
+    body: { from: team, to: [], pay_now: true },
+    group_nanoid: "pg-000000000001" as PaymentGroupId,
+    account: `0x${"3".repeat(40)}`,
+    payments: []
+  }
+})

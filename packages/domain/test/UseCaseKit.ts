@@ -24,11 +24,15 @@ export const storageLayer = SqliteStorage.ports.pipe(
   Layer.orDie
 )
 
+/** The webhook ports beside storage: URLs as `policy` allows, and a secret box with a fixed key. */
+export const webhookLayerWith = (policy: { readonly requireHttps: boolean; readonly allowPrivate: boolean }) =>
+  Layer.mergeAll(
+    WebhookUrlPolicy.layer(policy),
+    WebhookSecretBox.layer(Redacted.make("use-case-test-key-0123456789abcdefghijklmnop"))
+  ).pipe(Layer.provideMerge(storageLayer))
+
 /** The webhook ports beside storage: https URLs on public hosts only, and a secret box with a fixed key. */
-export const webhookLayer = Layer.mergeAll(
-  WebhookUrlPolicy.layer({ requireHttps: true, allowPrivate: false }),
-  WebhookSecretBox.layer(Redacted.make("use-case-test-key-0123456789abcdefghijklmnop"))
-).pipe(Layer.provideMerge(storageLayer))
+export const webhookLayer = webhookLayerWith({ requireHttps: true, allowPrivate: false })
 
 /** What the team, member and settings use cases run on without a chain: team access, zero balances, invites. */
 export const teamUseCases = TeamAccess.layer.pipe(
@@ -61,35 +65,45 @@ const join = (team: TeamId, user: Caller, role: Role) =>
     ).pipe(Effect.orDie)
   })
 
+/**
+ * A company and a team, with its admin, an employee, and an outsider who belongs to no team; the `k`th of a test (from
+ * 0) has users of wallets `3k + 1` to `3k + 3`, so a test may seed several.
+ */
+export const seedTeamAt = (k: number) =>
+  Effect.gen(function* () {
+    const ids = yield* IdGenerator
+    const company = yield* ids.make("company")
+    const team: TeamId = yield* ids.make("team")
+    yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: company, name: "Co", created_at: now })))
+    yield* TeamRepository.use((t) =>
+      t.insert({
+        nanoid: team,
+        company_nanoid: company,
+        name: "Team",
+        description: "",
+        avatar: "",
+        svc_account: "",
+        status: "active",
+        created_at: now,
+        updated_at: now
+      })
+    )
+    const admin = yield* userWith(3 * k + 1)
+    const employee = yield* userWith(3 * k + 2)
+    yield* join(team, admin, "team_admin")
+    yield* join(team, employee, "team_employee")
+    return { company, team, admin, employee, outsider: yield* userWith(3 * k + 3) }
+  })
+
 /** A company and a team, with its admin, an employee, and an outsider who belongs to no team. */
-export const seedTeam = Effect.gen(function* () {
-  const ids = yield* IdGenerator
-  const company = yield* ids.make("company")
-  const team: TeamId = yield* ids.make("team")
-  yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: company, name: "Co", created_at: now })))
-  yield* TeamRepository.use((t) =>
-    t.insert({
-      nanoid: team,
-      company_nanoid: company,
-      name: "Team",
-      description: "",
-      avatar: "",
-      svc_account: "",
-      status: "active",
-      created_at: now,
-      updated_at: now
-    })
-  )
-  const admin = yield* userWith(1)
-  const employee = yield* userWith(2)
-  yield* join(team, admin, "team_admin")
-  yield* join(team, employee, "team_employee")
-  return { company, team, admin, employee, outsider: yield* userWith(3) }
-})
+export const seedTeam = seedTeamAt(0)
 
 /** A creation body as a client sends it (decoded with the request's own schema). */
-export const webhookBody = (team: TeamId, url = "https://hooks.example.com/svc") =>
-  Schema.decodeUnknownSync(CreateWebhookRequest)({ team_nanoid: team, url, events: ["payment.sent"], name: "Books" })
+export const webhookBody = (
+  team: TeamId,
+  url = "https://hooks.example.com/svc",
+  events: ReadonlyArray<string> = ["payment.sent"]
+) => Schema.decodeUnknownSync(CreateWebhookRequest)({ team_nanoid: team, url, events, name: "Books" })
 
 /** Every event in the outbox, oldest first (claimed once, for the test). */
 export const outboxEvents = EventOutbox.use((o) =>
