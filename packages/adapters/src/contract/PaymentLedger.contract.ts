@@ -69,9 +69,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         // the payments are listed as noted, the latest version replacing the first.
         const inFlight = { transaction: "0xsent", payments: [] }
         const processing = (transaction: string) =>
-          [1, 2].map((n) =>
-            payment(n, { salt: "7", state: "processing", creation_transaction: transaction, updated_at: transaction })
-          )
+          [1, 2].map((n) => payment(n, { salt: "7", state: "processing", creation_transaction: transaction }))
         assert.isTrue(yield* note("7", first.claimToken, "0xfirst", []))
         assert.isTrue(yield* note("7", first.claimToken, "0xsent", processing("0xfirst")))
         assert.isTrue(yield* note("7", first.claimToken, "0xsent", processing("0xsent")))
