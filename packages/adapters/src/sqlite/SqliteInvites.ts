@@ -7,19 +7,35 @@
 
 import type { DatabaseSync } from "node:sqlite"
 import type { DomainEvent } from "@svc/domain/event"
-import { type Invite, InviteNotFound, InviteRepository } from "@svc/domain/invite"
-import { type Mail, MailOutbox } from "@svc/domain/mail"
+import { Invite, InviteNotFound, InviteRepository } from "@svc/domain/invite"
+import { Mail, MailOutbox } from "@svc/domain/mail"
 import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 
 /** Why a transaction was rolled back: a condition that failed after the first write. */
 class Rollback extends Error {}
 
-const inviteOf = (row: Record<string, unknown>): Invite => JSON.parse(row.record as string) as Invite
+/**
+ * `Invite` as stored: the domain's schema, but for an admin invite's e-mail, which the domain leaves "" when the
+ * wallet's user has none (`adminInviteOf`), though `Invite.email` says an address. Accepted as the domain writes it
+ * until the domain's schema says so itself.
+ */
+const StoredInvite = Invite.mapFields((fields) => ({
+  ...fields,
+  email: Schema.Union([fields.email, Schema.Literal("").pipe(Schema.brand("Email"))])
+}))
+const decodeInvite = RowDecoder.records("invites", StoredInvite)
+const inviteOf = (row: Record<string, unknown>): Invite => decodeInvite(row.record)
+const mailOf = RowDecoder.records("mail_outbox", Mail)
+const mailStateOf = RowDecoder.rows(
+  "mail_outbox",
+  Schema.Struct({ state: Schema.Literals(["queued", "sent", "failed"]) })
+)
 
 /** The statements of the invites store, prepared once on the connection. */
 const inviteStatements = (connection: DatabaseSync) => ({
@@ -190,7 +206,7 @@ export const mailOutbox = Layer.effect(
           claim({ now, until: now + leaseMillis, limit })
             .sort((a, b) => Number(a.created) - Number(b.created) || (String(a.id) < String(b.id) ? -1 : 1))
             .map((row) => ({
-              mail: JSON.parse(row.record as string) as Mail,
+              mail: mailOf(row.record, String(row.id)),
               attempts: Number(row.attempts),
               lease: { holder: String(row.lease_holder), until: Number(row.lease_until) }
             }))
@@ -201,7 +217,7 @@ export const mailOutbox = Layer.effect(
       stateOf: (id) =>
         Effect.sync(() => {
           const row = stateOf.get(id)
-          return row === undefined ? undefined : (row.state as "queued" | "sent" | "failed")
+          return row === undefined ? undefined : mailStateOf(row, id).state
         })
     })
   })

@@ -4,44 +4,64 @@
  * transaction; who may act is decided by leases (`Leases.ts`) and `state` guards in the same statements.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite"
-import { TypedDataNotFound } from "@svc/domain/eip712"
+import { Uint256String } from "@svc/domain/Evm"
+import { PaymentEntry, TypedDataNotFound } from "@svc/domain/eip712"
 import {
   type ExecutedRequest,
   type ExecutionOutcome,
   type ExecutionResult,
   type LedgerQuery,
-  type Payment,
+  Payment,
   PaymentLedger,
   PaymentNotFound
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
 import { isoOf } from "@svc/domain/Timestamp"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 import { issuedLeasesOn, issuedOf } from "./SqliteIssuedRequestStore.ts"
 
-const paymentOf = (row: Record<string, unknown>): Payment => JSON.parse(row.record as string) as Payment
+const decodePayment = RowDecoder.records("payments", Payment)
+const paymentOf = (row: Record<string, unknown>): Payment => decodePayment(row.record)
 
-/** An in-flight note as stored in `issued_requests.in_flight`, with the claim token of the holder that wrote it. */
-interface StoredNote {
-  readonly result: ExecutionResult
-  readonly signature: string
-  readonly holder: string
-}
+/** What `PUT /v2/payments` answered (`ExecutionResult`), as `issued_requests.result` keeps it. */
+export const StoredExecutionResult = Schema.Struct({ transaction: Schema.String, payments: Schema.Array(PaymentEntry) })
+
+const resultOf: (text: unknown, salt: string) => ExecutionResult = RowDecoder.json(
+  "issued_requests",
+  StoredExecutionResult
+)
+
+/**
+ * An in-flight note as stored in `issued_requests.in_flight`, with the claim token of the holder that wrote it. A note
+ * from before signatures were kept has the result's own fields beside `holder`, and no signature.
+ */
+const StoredNote = Schema.Struct({
+  holder: Schema.String,
+  result: Schema.optionalKey(StoredExecutionResult),
+  signature: Schema.optionalKey(Schema.String),
+  transaction: Schema.optionalKey(Schema.String),
+  payments: Schema.optionalKey(Schema.Array(PaymentEntry))
+})
+
+const storedNoteOf = RowDecoder.json("issued_requests", StoredNote)
+
+/** The columns of `issued_requests` the ledger reads besides the record. */
+const SaltColumns = Schema.Struct({ salt: Uint256String })
+const saltOf = RowDecoder.rows("issued_requests", SaltColumns)
 
 /**
  * The in-flight note of an executing request's row, when its current holder wrote it: a claim released and taken
- * again must not show the earlier holder's transaction. A note from before signatures were kept (the result's own
- * fields beside `holder`) reads without one.
+ * again must not show the earlier holder's transaction. A note from before signatures were kept reads without one.
  */
 const noteOf = (
   row: Record<string, unknown>
 ): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
   if (typeof row.in_flight !== "string") return undefined
-  const stored = JSON.parse(row.in_flight) as Partial<StoredNote> &
-    Partial<ExecutionResult> & { readonly holder: string }
+  const stored = storedNoteOf(row.in_flight, String(row.salt))
   if (stored.holder !== row.lease_holder) return undefined
   const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
   return { result, signature: stored.signature ?? "" }
@@ -157,7 +177,7 @@ const outcome = (ledger: Ledger, salt: string): Effect.Effect<ExecutionOutcome, 
   const row = ledger.outcomeOf.get(salt)
   if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
   if (row.state === "executed" && typeof row.result === "string") {
-    return Effect.succeed({ state: "executed", result: JSON.parse(row.result) as ExecutionResult })
+    return Effect.succeed({ state: "executed", result: resultOf(row.result, salt) })
   }
   if (row.state === "executing") {
     const note = noteOf(row)
@@ -175,7 +195,7 @@ const noteInFlight = (
   { salt, claimToken, signature, result, payments }: Parameters<Port["noteInFlight"]>[0]
 ) =>
   ledger.transaction(() => {
-    const inFlight = JSON.stringify({ result, signature, holder: claimToken } satisfies StoredNote)
+    const inFlight = JSON.stringify({ result, signature, holder: claimToken } satisfies typeof StoredNote.Type)
     if (!ledger.noteInFlight({ salt, holder: claimToken, inFlight })) return false
     putPayments(ledger, payments)
     return true
@@ -240,10 +260,10 @@ const list = (ledger: Ledger, query: LedgerQuery): ReadonlyArray<Payment> => {
 const executedSince = (ledger: Ledger, sinceMillis: number): ReadonlyArray<ExecutedRequest> =>
   ledger.executedSince.all(sinceMillis).map(
     (row): ExecutedRequest => ({
-      salt: row.salt as ExecutedRequest["salt"],
+      salt: saltOf(row).salt,
       issued: issuedOf(row),
       signature: String(row.signature ?? ""),
-      result: JSON.parse(row.result as string) as ExecutionResult,
+      result: resultOf(row.result, String(row.salt)),
       executedAt: Number(row.executed_at)
     })
   )

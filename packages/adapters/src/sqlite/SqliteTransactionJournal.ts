@@ -4,43 +4,73 @@
  * `record` (amounts as decimal strings).
  */
 import type { DatabaseSync } from "node:sqlite"
-import {
-  type JournaledTransaction,
-  TransactionJournal,
-  type TransactionStatus,
-  unfinishedStatuses
-} from "@svc/domain/chain"
-import { Effect, Layer } from "effect"
-import type { Address, Hex } from "viem"
+import { type JournaledTransaction, TransactionJournal, TransactionStatus, unfinishedStatuses } from "@svc/domain/chain"
+import { Address } from "@svc/domain/Evm"
+import { Effect, Layer, Schema } from "effect"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 
-interface StoredRecord {
-  readonly to: Address | null
-  readonly data: Hex
-  readonly gas: string
-  readonly maxFeePerGas: string
-  readonly maxPriorityFeePerGas: string
-  readonly raw: Hex
-  readonly carries: ReadonlyArray<string>
+/** What `chain_transactions.record` keeps: calldata, fees (decimal strings) and the signed bytes. */
+export const StoredRecord = Schema.Struct({
+  to: Schema.NullOr(Address),
+  data: RowDecoder.Hex,
+  gas: Schema.String,
+  maxFeePerGas: Schema.String,
+  maxPriorityFeePerGas: Schema.String,
+  raw: RowDecoder.Hex,
+  carries: Schema.Array(Schema.String)
+})
+type StoredRecord = typeof StoredRecord.Type
+
+/** A `chain_transactions` row: what is selected on has a column, the rest is in `record`. */
+const TransactionRow = Schema.Struct({
+  hash: RowDecoder.Hex,
+  chain_id: Schema.Number,
+  relayer: Address,
+  nonce: Schema.Number,
+  status: TransactionStatus,
+  created_at: Schema.Number,
+  updated_at: Schema.Number,
+  block_number: Schema.NullOr(Schema.Number),
+  block_hash: Schema.NullOr(RowDecoder.Hex),
+  record: Schema.String
+})
+
+const rowOf = RowDecoder.rows("chain_transactions", TransactionRow)
+const recordOf = RowDecoder.records("chain_transactions", StoredRecord)
+
+/** A fee or gas amount as stored: a decimal string. */
+const amountOf = (text: string, hash: string): bigint => {
+  try {
+    return BigInt(text)
+  } catch (cause) {
+    throw new RowDecoder.StoredRowInvalid(
+      `A row of chain_transactions (${hash}) has an amount that is not an integer`,
+      {
+        cause
+      }
+    )
+  }
 }
 
-const fromRow = (row: Record<string, unknown>): JournaledTransaction => {
-  const record = JSON.parse(row.record as string) as StoredRecord
+const fromRow = (stored: Record<string, unknown>): JournaledTransaction => {
+  const row = rowOf(stored)
+  const record = recordOf(row.record, row.hash)
   return {
-    hash: row.hash as Hex,
-    chainId: row.chain_id as number,
-    relayer: row.relayer as Address,
-    nonce: row.nonce as number,
-    status: row.status as TransactionStatus,
-    createdAt: row.created_at as number,
-    updatedAt: row.updated_at as number,
-    ...(row.block_number === null ? {} : { blockNumber: BigInt(row.block_number as number) }),
-    ...(row.block_hash === null ? {} : { blockHash: row.block_hash as Hex }),
+    hash: row.hash,
+    chainId: row.chain_id,
+    relayer: row.relayer,
+    nonce: row.nonce,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(row.block_number === null ? {} : { blockNumber: BigInt(row.block_number) }),
+    ...(row.block_hash === null ? {} : { blockHash: row.block_hash }),
     to: record.to,
     data: record.data,
-    gas: BigInt(record.gas),
-    maxFeePerGas: BigInt(record.maxFeePerGas),
-    maxPriorityFeePerGas: BigInt(record.maxPriorityFeePerGas),
+    gas: amountOf(record.gas, row.hash),
+    maxFeePerGas: amountOf(record.maxFeePerGas, row.hash),
+    maxPriorityFeePerGas: amountOf(record.maxPriorityFeePerGas, row.hash),
     raw: record.raw,
     carries: record.carries
   }

@@ -5,8 +5,8 @@
  * state are written in one transaction, only while the attempt's holder still holds the delivery.
  */
 import type { DatabaseSync } from "node:sqlite"
-import type { DomainEvent } from "@svc/domain/event"
-import type { DeliveryId } from "@svc/domain/Ids"
+import { DomainEvent, PayloadVersion } from "@svc/domain/event"
+import { DeliveryId, TeamId, WebhookId } from "@svc/domain/Ids"
 import { StaleState } from "@svc/domain/StaleState"
 import {
   type DeliveryAttempt,
@@ -15,12 +15,13 @@ import {
   type WebhookDelivery,
   WebhookDeliveryStore,
   type WebhookEndpointPatch,
-  type WebhookEndpointRecord,
+  WebhookEndpointRecord,
   WebhookEndpointRepository,
   WebhookNotFound
 } from "@svc/domain/webhook"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 
@@ -32,8 +33,9 @@ export const patched = (record: WebhookEndpointRecord, patch: WebhookEndpointPat
   return next as WebhookEndpointRecord
 }
 
-const recordOf = (row: Record<string, unknown> | undefined) =>
-  row === undefined ? undefined : (JSON.parse(row.record as string) as WebhookEndpointRecord)
+const decodeEndpoint = RowDecoder.records("webhook_endpoints", WebhookEndpointRecord)
+const endpointOf = (row: Record<string, unknown>): WebhookEndpointRecord => decodeEndpoint(row.record)
+const recordOf = (row: Record<string, unknown> | undefined) => (row === undefined ? undefined : endpointOf(row))
 
 /** The statements of the endpoints store, prepared once on the connection. */
 const endpointStatements = (connection: DatabaseSync) => ({
@@ -103,13 +105,12 @@ export const endpoints = Layer.effect(
           const record = recordOf(store.find.get(id))
           return record === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(record)
         }),
-      listByTeam: (team) =>
-        Effect.sync(() => store.byTeam.all(team).map((row) => recordOf(row) as WebhookEndpointRecord)),
+      listByTeam: (team) => Effect.sync(() => store.byTeam.all(team).map(endpointOf)),
       subscribed: (team, type) =>
         Effect.sync(() =>
           store.active
             .all(team)
-            .map((row) => recordOf(row) as WebhookEndpointRecord)
+            .map(endpointOf)
             .filter((endpoint) => endpoint.events.includes(type))
         ),
       update: (id, patch) => Effect.suspend(() => updateEndpoint(store, id, patch)),
@@ -119,30 +120,55 @@ export const endpoints = Layer.effect(
   })
 )
 
-const optionalNumber = (value: unknown) => (value === null || value === undefined ? undefined : Number(value))
+const optional = <A>(value: A | null): A | undefined => (value === null ? undefined : value)
 
-const deliveryOf = (row: Record<string, unknown>): WebhookDelivery => ({
-  nanoid: row.nanoid as WebhookDelivery["nanoid"],
-  webhook_nanoid: row.webhook_nanoid as WebhookDelivery["webhook_nanoid"],
-  team_nanoid: row.team_nanoid as WebhookDelivery["team_nanoid"],
-  event: JSON.parse(row.event as string) as DomainEvent,
-  ...(row.version === null ? {} : { version: Number(row.version) }),
-  status: row.status as DeliveryStatus,
-  attempts: Number(row.attempts),
-  next_attempt_at: optionalNumber(row.next_attempt_at),
-  first_attempt_at: optionalNumber(row.first_attempt_at),
-  created_at: Number(row.created_at),
-  updated_at: Number(row.updated_at)
+/** A `webhook_deliveries` row: the delivery's columns, the event as JSON. */
+const DeliveryRow = Schema.Struct({
+  nanoid: DeliveryId,
+  webhook_nanoid: WebhookId,
+  team_nanoid: TeamId,
+  event: Schema.String,
+  version: Schema.NullOr(PayloadVersion),
+  status: Schema.Literals(["pending", "succeeded", "failed"]),
+  attempts: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.Number),
+  first_attempt_at: Schema.NullOr(Schema.Number),
+  created_at: Schema.Number,
+  updated_at: Schema.Number
 })
 
-const attemptOf = (row: Record<string, unknown>): DeliveryAttempt => ({
-  delivery_nanoid: row.delivery_nanoid as DeliveryId,
-  number: Number(row.number),
-  at: Number(row.at),
-  status_code: optionalNumber(row.status_code),
-  duration_ms: Number(row.duration_ms),
-  error: row.error === null ? undefined : String(row.error)
+const deliveryRowOf = RowDecoder.rows("webhook_deliveries", DeliveryRow)
+const deliveryEventOf = RowDecoder.records("webhook_deliveries", DomainEvent)
+
+const deliveryOf = (row: Record<string, unknown>): WebhookDelivery => {
+  const { event, version, status, next_attempt_at, first_attempt_at, ...columns } = deliveryRowOf(row)
+  const delivered: DeliveryStatus = status
+  return {
+    ...columns,
+    event: deliveryEventOf(event, columns.nanoid),
+    ...(version === null ? {} : { version }),
+    status: delivered,
+    next_attempt_at: optional(next_attempt_at),
+    first_attempt_at: optional(first_attempt_at)
+  }
+}
+
+/** A `webhook_attempts` row. */
+const AttemptRow = Schema.Struct({
+  delivery_nanoid: DeliveryId,
+  number: Schema.Number,
+  at: Schema.Number,
+  status_code: Schema.NullOr(Schema.Number),
+  duration_ms: Schema.Number,
+  error: Schema.NullOr(Schema.String)
 })
+
+const attemptRowOf = RowDecoder.rows("webhook_attempts", AttemptRow)
+
+const attemptOf = (row: Record<string, unknown>): DeliveryAttempt => {
+  const { status_code, error, ...columns } = attemptRowOf(row)
+  return { ...columns, status_code: optional(status_code), error: optional(error) }
+}
 
 const columns = `nanoid, webhook_nanoid, team_nanoid, event, version, status, attempts, next_attempt_at,
   first_attempt_at, created_at, updated_at`
