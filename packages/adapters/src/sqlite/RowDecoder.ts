@@ -13,8 +13,11 @@ export class StoredRowInvalid extends Error {
   override readonly name = "StoredRowInvalid"
 }
 
-/** How many decoded records one decoder keeps, unless told. */
+/** How many decoded records one decoder keeps, unless told: a few pages of the records read again and again. */
 export const defaultMemoSize = 4096
+
+/** The memo of records mostly read once (events, deliveries, chain transactions): small, to bound the memory kept. */
+export const smallMemoSize = 256
 
 const deepFreeze = <A>(value: A): A => {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {

@@ -31,7 +31,11 @@ export const StoredDeposit = Schema.Struct({
   updated_at: Schema.String
 })
 
-const decodeDeposit: RowDecoder.RecordDecoder<Deposit> = RowDecoder.records("deposits", StoredDeposit)
+const decodeDeposit: RowDecoder.RecordDecoder<Deposit> = RowDecoder.records(
+  "deposits",
+  StoredDeposit,
+  RowDecoder.smallMemoSize
+)
 const depositOf = (row: Record<string, unknown>): Deposit => decodeDeposit(row.record)
 
 /** A follower's cursor columns (`chain_followers`): none before it read a block. */

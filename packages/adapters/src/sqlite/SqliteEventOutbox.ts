@@ -37,7 +37,7 @@ export const appendOn = (connection: DatabaseSync, options: { readonly ignoreDup
   }
 }
 
-const eventOf = RowDecoder.records("event_outbox", DomainEvent)
+const eventOf = RowDecoder.records("event_outbox", DomainEvent, RowDecoder.smallMemoSize)
 
 /** The SQLite outbox. */
 export const layer = Layer.effect(

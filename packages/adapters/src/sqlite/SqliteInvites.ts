@@ -31,7 +31,8 @@ const StoredInvite = Invite.mapFields((fields) => ({
 }))
 const decodeInvite = RowDecoder.records("invites", StoredInvite)
 const inviteOf = (row: Record<string, unknown>): Invite => decodeInvite(row.record)
-const mailOf = RowDecoder.records("mail_outbox", Mail)
+// Not memoised: a queued mail holds a single-use token, which no cache should keep.
+const mailOf = RowDecoder.json("mail_outbox", Mail)
 const mailStateOf = RowDecoder.rows(
   "mail_outbox",
   Schema.Struct({ state: Schema.Literals(["queued", "sent", "failed"]) })

@@ -27,7 +27,7 @@ const userOf = RowDecoder.records("users", User)
 const membershipOf = RowDecoder.records("memberships", Membership)
 const teamSettingsOf = RowDecoder.records("team_settings", TeamSettings)
 const memberSettingsOf = RowDecoder.records("member_settings", MemberSettings)
-const teamIdOf = Schema.decodeUnknownSync(TeamId)
+const countOf = RowDecoder.rows("memberships", Schema.Struct({ team_nanoid: TeamId, members: Schema.Number }))
 
 /** Companies in `companies`. */
 export const companies = Layer.effect(
@@ -176,7 +176,8 @@ export const memberships = Layer.effect(
         Effect.sync(() => {
           const result = new Map<TeamId, number>(teams.map((t) => [t, 0]))
           for (const row of counts.all(JSON.stringify(teams))) {
-            result.set(teamIdOf(row.team_nanoid), Number(row.members))
+            const { team_nanoid, members } = countOf(row)
+            result.set(team_nanoid, members)
           }
           return result
         }),

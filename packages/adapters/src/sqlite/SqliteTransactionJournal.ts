@@ -37,7 +37,7 @@ const TransactionRow = Schema.Struct({
 })
 
 const rowOf = RowDecoder.rows("chain_transactions", TransactionRow)
-const recordOf = RowDecoder.records("chain_transactions", StoredRecord)
+const recordOf = RowDecoder.records("chain_transactions", StoredRecord, RowDecoder.smallMemoSize)
 
 /** A fee or gas amount as stored: a decimal string. */
 const amountOf = (text: string, hash: string): bigint => {

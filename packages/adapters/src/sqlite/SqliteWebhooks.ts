@@ -138,7 +138,7 @@ const DeliveryRow = Schema.Struct({
 })
 
 const deliveryRowOf = RowDecoder.rows("webhook_deliveries", DeliveryRow)
-const deliveryEventOf = RowDecoder.records("webhook_deliveries", DomainEvent)
+const deliveryEventOf = RowDecoder.records("webhook_deliveries", DomainEvent, RowDecoder.smallMemoSize)
 
 const deliveryOf = (row: Record<string, unknown>): WebhookDelivery => {
   const { event, version, status, next_attempt_at, first_attempt_at, ...columns } = deliveryRowOf(row)
