@@ -4,13 +4,54 @@
  * and their events in `event_outbox`, each change one transaction.
  */
 import type { BlockCursor } from "@svc/domain/chain"
-import { type Deposit, DepositLedger } from "@svc/domain/deposit"
-import { Effect, Layer, Option } from "effect"
+import { type Deposit, DepositLedger, DepositState } from "@svc/domain/deposit"
+import { Address } from "@svc/domain/Evm"
+import { DepositId, TeamId } from "@svc/domain/Ids"
+import { Effect, Layer, Option, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 
-const depositOf = (row: Record<string, unknown>): Deposit => JSON.parse(row.record as string) as Deposit
+/** A stored deposit (`Deposit`), as `deposits.record` keeps it. */
+export const StoredDeposit = Schema.Struct({
+  nanoid: DepositId,
+  team_nanoid: TeamId,
+  kind: Schema.Literals(["received", "transfer"]),
+  amount_cents: Schema.Number,
+  token_amount: Schema.String,
+  from: Address,
+  to: Address,
+  transaction: RowDecoder.Hex,
+  block_number: Schema.Number,
+  block_hash: RowDecoder.Hex,
+  log_index: Schema.Number,
+  state: DepositState,
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+
+const decodeDeposit: RowDecoder.RecordDecoder<Deposit> = RowDecoder.records(
+  "deposits",
+  StoredDeposit,
+  RowDecoder.smallMemoSize
+)
+const depositOf = (row: Record<string, unknown>): Deposit => decodeDeposit(row.record)
+
+/** A follower's cursor columns (`chain_followers`): none before it read a block. */
+const cursorRowOf = RowDecoder.rows(
+  "chain_followers",
+  Schema.Struct({
+    block: Schema.NullOr(Schema.Number),
+    hash: Schema.NullOr(Schema.Union([RowDecoder.Hex, Schema.Literal("")]))
+  })
+)
+
+const cursorOf = (row: Record<string, unknown> | undefined, name: string): Option.Option<BlockCursor> => {
+  if (row === undefined) return Option.none()
+  const { block, hash } = cursorRowOf(row, name)
+  return block === null ? Option.none() : Option.some({ block, hash: hash ?? "" })
+}
 
 /** The SQLite deposits ledger. */
 export const layer = Layer.effect(
@@ -23,7 +64,7 @@ export const layer = Layer.effect(
     const make = connection.prepare("INSERT INTO chain_followers (name) VALUES (?) ON CONFLICT (name) DO NOTHING")
     const take = followers.take()
     const renew = followers.whileHeld({ set: "lease_until = :until" })
-    const cursorOf = connection.prepare("SELECT block, hash FROM chain_followers WHERE name = ?")
+    const cursor = connection.prepare("SELECT block, hash FROM chain_followers WHERE name = ?")
     const moveCursor = followers.whileHeld({ set: "block = :block, hash = :hash" })
     const release = followers.release()
     const known = connection.prepare("SELECT state, record FROM deposits WHERE nanoid = ?")
@@ -53,12 +94,7 @@ export const layer = Layer.effect(
             const taken = () => renew({ name, holder, until }) || take({ name, holder, now, until }) !== undefined
             const held = taken() || (make.run(name).changes === 1 && taken())
             if (!held) return Option.none()
-            const row = cursorOf.get(name)
-            return Option.some(
-              row === undefined || row.block === null
-                ? Option.none()
-                : Option.some({ block: Number(row.block), hash: String(row.hash) as BlockCursor["hash"] })
-            )
+            return Option.some(cursorOf(cursor.get(name), name))
           })
         ),
       unfollow: (name, holder) => Effect.sync(() => void release({ name, holder })),

@@ -4,9 +4,10 @@
  * (`Leases.takeMany`), so two workers never hold one event at once.
  */
 import type { DatabaseSync } from "node:sqlite"
-import { type DomainEvent, EventOutbox } from "@svc/domain/event"
+import { DomainEvent, EventOutbox } from "@svc/domain/event"
 import { Effect, Layer } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
 
 /**
@@ -36,6 +37,8 @@ export const appendOn = (connection: DatabaseSync, options: { readonly ignoreDup
   }
 }
 
+const eventOf = RowDecoder.records("event_outbox", DomainEvent, RowDecoder.smallMemoSize)
+
 /** The SQLite outbox. */
 export const layer = Layer.effect(
   EventOutbox,
@@ -59,13 +62,13 @@ export const layer = Layer.effect(
         Effect.sync(() =>
           claim({ now, until: now + leaseMillis, limit, holder: worker })
             .sort((a, b) => Number(a.created) - Number(b.created) || (String(a.id) < String(b.id) ? -1 : 1))
-            .map((row) => JSON.parse(row.event as string) as DomainEvent)
+            .map((row) => eventOf(row.event, String(row.id)))
         ),
       markDispatched: (id) => Effect.sync(() => void markDispatched.run(id)),
       findById: (id) =>
         Effect.sync(() => {
           const row = find.get(id)
-          return row === undefined ? undefined : (JSON.parse(row.event as string) as DomainEvent)
+          return row === undefined ? undefined : eventOf(row.event, id)
         }),
       backlog: Effect.sync(() => backlogOf(backlog.get()))
     })

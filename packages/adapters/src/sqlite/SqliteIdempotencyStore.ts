@@ -11,9 +11,22 @@ import {
   retentionMillis,
   type StoredResponse
 } from "@svc/domain/idempotency"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** A response kept for replay (`StoredResponse`), as `idempotency_keys.response` keeps it. */
+export const StoredResponseRecord = Schema.Struct({
+  status: Schema.Number,
+  body: Schema.String,
+  contentType: Schema.String
+})
+
+const responseOf: (text: unknown, key: string) => StoredResponse = RowDecoder.json(
+  "idempotency_keys",
+  StoredResponseRecord
+)
 
 /** The SQLite idempotency store. */
 export const layer = Layer.effect(
@@ -59,7 +72,7 @@ export const layer = Layer.effect(
             const row = find.get(names)
             if (row !== undefined && row.body_hash !== bodyHash) return { _tag: "Mismatch" }
             if (row?.state !== "completed" || typeof row.response !== "string") return { _tag: "Running" }
-            return { _tag: "Completed", response: JSON.parse(row.response) as StoredResponse }
+            return { _tag: "Completed", response: responseOf(row.response, `${key.scope}/${key.key}`) }
           })
         ),
       complete: (key, token, response, now) =>

@@ -4,136 +4,176 @@
  * (`event_outbox`). The mail worker leases queued mails with `Leases.takeMany`; a failed mail is handed back with
  * `lease_until` set to when it is due again.
  */
+
+import type { DatabaseSync } from "node:sqlite"
 import type { DomainEvent } from "@svc/domain/event"
-import type { InviteId } from "@svc/domain/Ids"
-import { type Invite, InviteNotFound, InviteRepository } from "@svc/domain/invite"
-import { type Mail, MailOutbox } from "@svc/domain/mail"
-import { AlreadyMember } from "@svc/domain/membership"
+import { Invite, InviteNotFound, InviteRepository } from "@svc/domain/invite"
+import { Mail, MailOutbox } from "@svc/domain/mail"
+import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 
 /** Why a transaction was rolled back: a condition that failed after the first write. */
 class Rollback extends Error {}
 
+/**
+ * `Invite` as stored: the domain's schema, but for an admin invite's e-mail, which the domain leaves "" when the
+ * wallet's user has none (`adminInviteOf`), though `Invite.email` says an address. Accepted as the domain writes it
+ * until the domain's schema says so itself.
+ */
+const StoredInvite = Invite.mapFields((fields) => ({
+  ...fields,
+  email: Schema.Union([fields.email, Schema.Literal("").pipe(Schema.brand("Email"))])
+}))
+const decodeInvite = RowDecoder.records("invites", StoredInvite)
+const inviteOf = (row: Record<string, unknown>): Invite => decodeInvite(row.record)
+// Not memoised: a queued mail holds a single-use token, which no cache should keep.
+const mailOf = RowDecoder.json("mail_outbox", Mail)
+const mailStateOf = RowDecoder.rows(
+  "mail_outbox",
+  Schema.Struct({ state: Schema.Literals(["queued", "sent", "failed"]) })
+)
+
+/** The statements of the invites store, prepared once on the connection. */
+const inviteStatements = (connection: DatabaseSync) => ({
+  insert: connection.prepare(
+    `INSERT INTO invites (nanoid, team_nanoid, state, token_hash, expires_at, created_at, record)
+     VALUES (:nanoid, :team_nanoid, :state, :token_hash, :expires_at, :created_at, :record)`
+  ),
+  update: connection.prepare(
+    `UPDATE invites SET state = :state, token_hash = :token_hash, expires_at = :expires_at, record = :record
+     WHERE nanoid = :nanoid`
+  ),
+  find: connection.prepare("SELECT record FROM invites WHERE nanoid = ?"),
+  byTeams: connection.prepare(
+    `SELECT record FROM invites WHERE team_nanoid IN (SELECT value FROM json_each(:teams))
+     AND (:states IS NULL OR state IN (SELECT value FROM json_each(:states)))
+     ORDER BY created_at DESC, nanoid DESC`
+  ),
+  expired: connection.prepare(
+    `SELECT record FROM invites WHERE state = 'pending' AND expires_at <= ? ORDER BY expires_at, nanoid LIMIT ?`
+  ),
+  queueMail: connection.prepare("INSERT INTO mail_outbox (id, created, record) VALUES (?, ?, ?)"),
+  insertMembership: connection.prepare(
+    `INSERT INTO memberships (nanoid, team_nanoid, user_nanoid, role, email, created_at, record)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_nanoid, user_nanoid) DO NOTHING`
+  ),
+  setUserEmail: connection.prepare(
+    "UPDATE users SET email = :email, record = json_set(record, '$.email', :email) WHERE nanoid = :user"
+  ),
+  appendEvents: appendOn(connection, { ignoreDuplicates: false })
+})
+
+/** The invites store: its statements and the database's transaction. */
+interface InviteStore extends ReturnType<typeof inviteStatements> {
+  readonly transaction: SqliteDatabase["Service"]["transaction"]
+}
+
+const queue = (store: InviteStore, mails: ReadonlyArray<Mail>, now: number) => {
+  for (const mail of mails) store.queueMail.run(mail.id, now, JSON.stringify(mail))
+}
+
+const read = (store: InviteStore, id: string): Invite | undefined => {
+  const row = store.find.get(id)
+  return row === undefined ? undefined : inviteOf(row)
+}
+
+const columnsOf = (invite: Invite) => ({
+  nanoid: invite.nanoid,
+  state: invite.state,
+  token_hash: invite.token_hash,
+  expires_at: invite.expires_at,
+  record: JSON.stringify(invite)
+})
+
+const create = (store: InviteStore, list: ReadonlyArray<Invite>, mails: ReadonlyArray<Mail>, now: number) =>
+  store.transaction(() => {
+    for (const invite of list) {
+      store.insert.run({ ...columnsOf(invite), team_nanoid: invite.team_nanoid, created_at: invite.created_at })
+    }
+    queue(store, mails, now)
+  })
+
+type Transition = Parameters<InviteRepository["Service"]["transition"]>
+
+/** Adds the accepted membership; one already there rolls the transition back. */
+const addMembership = (store: InviteStore, membership: Membership) => {
+  const { changes } = store.insertMembership.run(
+    membership.nanoid,
+    membership.team_nanoid,
+    membership.user_nanoid,
+    membership.role,
+    membership.email,
+    membership.created_at,
+    JSON.stringify(membership)
+  )
+  if (changes !== 1) throw new Rollback("AlreadyMember")
+}
+
+/** The transition's writes, in one transaction: the invite moved, or why not. */
+const move = (store: InviteStore, [id, from, to, change]: Transition, now: number) =>
+  store.transaction(() => {
+    const stored = read(store, id)
+    if (stored === undefined) return "missing" as const
+    if (stored.state !== from) return "stale" as const
+    if (change.tokenHash !== undefined && stored.token_hash !== change.tokenHash) return "stale" as const
+    const moved: Invite = { ...stored, ...change.patch, state: to }
+    store.update.run(columnsOf(moved))
+    if (change.membership !== undefined) addMembership(store, change.membership)
+    if (change.userEmail !== undefined) store.setUserEmail.run(change.userEmail)
+    store.appendEvents(change.events ?? ([] as ReadonlyArray<DomainEvent>))
+    queue(store, change.mails ?? [], now)
+    return moved
+  })
+
+const transition = (
+  store: InviteStore,
+  args: Transition,
+  now: number
+): Effect.Effect<Invite, InviteNotFound | StaleState | AlreadyMember> => {
+  const [id, from, , change] = args
+  try {
+    const outcome = move(store, args, now)
+    if (outcome === "missing") return Effect.fail(new InviteNotFound({ nanoid: id }))
+    if (outcome === "stale") return Effect.fail(new StaleState({ resource: "invite", id, expected: from }))
+    return Effect.succeed(outcome)
+  } catch (error) {
+    if (error instanceof Rollback) {
+      return Effect.fail(
+        new AlreadyMember({ team: change.membership?.team_nanoid ?? "", user: change.membership?.user_nanoid ?? "" })
+      )
+    }
+    throw error
+  }
+}
+
 /** The SQLite invites. */
 export const invites = Layer.effect(
   InviteRepository,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
-    const insert = connection.prepare(
-      `INSERT INTO invites (nanoid, team_nanoid, state, token_hash, expires_at, created_at, record)
-       VALUES (:nanoid, :team_nanoid, :state, :token_hash, :expires_at, :created_at, :record)`
-    )
-    const update = connection.prepare(
-      `UPDATE invites SET state = :state, token_hash = :token_hash, expires_at = :expires_at, record = :record
-       WHERE nanoid = :nanoid`
-    )
-    const find = connection.prepare("SELECT record FROM invites WHERE nanoid = ?")
-    const byTeams = connection.prepare(
-      `SELECT record FROM invites WHERE team_nanoid IN (SELECT value FROM json_each(:teams))
-       AND (:states IS NULL OR state IN (SELECT value FROM json_each(:states)))
-       ORDER BY created_at DESC, nanoid DESC`
-    )
-    const expired = connection.prepare(
-      `SELECT record FROM invites WHERE state = 'pending' AND expires_at <= ? ORDER BY expires_at, nanoid LIMIT ?`
-    )
-    const queueMail = connection.prepare("INSERT INTO mail_outbox (id, created, record) VALUES (?, ?, ?)")
-    const insertMembership = connection.prepare(
-      `INSERT INTO memberships (nanoid, team_nanoid, user_nanoid, role, email, created_at, record)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_nanoid, user_nanoid) DO NOTHING`
-    )
-    const setUserEmail = connection.prepare(
-      "UPDATE users SET email = :email, record = json_set(record, '$.email', :email) WHERE nanoid = :user"
-    )
-    const appendEvents = appendOn(connection, { ignoreDuplicates: false })
-    const queue = (mails: ReadonlyArray<Mail>, now: number) => {
-      for (const mail of mails) queueMail.run(mail.id, now, JSON.stringify(mail))
-    }
-    const read = (id: string): Invite | undefined => {
-      const row = find.get(id)
-      return row === undefined ? undefined : (JSON.parse(row.record as string) as Invite)
-    }
-    const write = (invite: Invite) => ({
-      nanoid: invite.nanoid,
-      state: invite.state,
-      token_hash: invite.token_hash,
-      expires_at: invite.expires_at,
-      record: JSON.stringify(invite)
-    })
-
+    const store: InviteStore = { ...inviteStatements(connection), transaction }
     return InviteRepository.of({
       create: (list, mails) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.sync(() =>
-            transaction(() => {
-              for (const invite of list) {
-                insert.run({ ...write(invite), team_nanoid: invite.team_nanoid, created_at: invite.created_at })
-              }
-              queue(mails, now)
-            })
-          )
-        ),
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => create(store, list, mails, now))),
       findById: (id) =>
         Effect.suspend(() => {
-          const invite = read(id)
+          const invite = read(store, id)
           return invite === undefined ? Effect.fail(new InviteNotFound({ nanoid: id })) : Effect.succeed(invite)
         }),
       listByTeams: (teams, states) =>
         Effect.sync(() =>
-          byTeams
+          store.byTeams
             .all({ teams: JSON.stringify(teams), states: states.length === 0 ? null : JSON.stringify(states) })
-            .map((row) => JSON.parse(row.record as string) as Invite)
+            .map(inviteOf)
         ),
-      listExpired: (now, limit) =>
-        Effect.sync(() => expired.all(now, limit).map((row) => JSON.parse(row.record as string) as Invite)),
-      transition: (id: InviteId, from, to, change) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.suspend((): Effect.Effect<Invite, InviteNotFound | StaleState | AlreadyMember> => {
-            try {
-              const outcome = transaction(() => {
-                const stored = read(id)
-                if (stored === undefined) return "missing" as const
-                if (stored.state !== from) return "stale" as const
-                if (change.tokenHash !== undefined && stored.token_hash !== change.tokenHash) return "stale" as const
-                const moved: Invite = { ...stored, ...change.patch, state: to }
-                update.run(write(moved))
-                const membership = change.membership
-                if (membership !== undefined) {
-                  const { changes } = insertMembership.run(
-                    membership.nanoid,
-                    membership.team_nanoid,
-                    membership.user_nanoid,
-                    membership.role,
-                    membership.email,
-                    membership.created_at,
-                    JSON.stringify(membership)
-                  )
-                  if (changes !== 1) throw new Rollback("AlreadyMember")
-                }
-                if (change.userEmail !== undefined) setUserEmail.run(change.userEmail)
-                appendEvents(change.events ?? ([] as ReadonlyArray<DomainEvent>))
-                queue(change.mails ?? [], now)
-                return moved
-              })
-              if (outcome === "missing") return Effect.fail(new InviteNotFound({ nanoid: id }))
-              if (outcome === "stale") return Effect.fail(new StaleState({ resource: "invite", id, expected: from }))
-              return Effect.succeed(outcome)
-            } catch (error) {
-              if (error instanceof Rollback) {
-                return Effect.fail(
-                  new AlreadyMember({
-                    team: change.membership?.team_nanoid ?? "",
-                    user: change.membership?.user_nanoid ?? ""
-                  })
-                )
-              }
-              throw error
-            }
-          })
-        )
+      listExpired: (now, limit) => Effect.sync(() => store.expired.all(now, limit).map(inviteOf)),
+      transition: (...args) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.suspend(() => transition(store, args, now)))
     })
   })
 )
@@ -167,7 +207,7 @@ export const mailOutbox = Layer.effect(
           claim({ now, until: now + leaseMillis, limit })
             .sort((a, b) => Number(a.created) - Number(b.created) || (String(a.id) < String(b.id) ? -1 : 1))
             .map((row) => ({
-              mail: JSON.parse(row.record as string) as Mail,
+              mail: mailOf(row.record, String(row.id)),
               attempts: Number(row.attempts),
               lease: { holder: String(row.lease_holder), until: Number(row.lease_until) }
             }))
@@ -178,7 +218,7 @@ export const mailOutbox = Layer.effect(
       stateOf: (id) =>
         Effect.sync(() => {
           const row = stateOf.get(id)
-          return row === undefined ? undefined : (row.state as "queued" | "sent" | "failed")
+          return row === undefined ? undefined : mailStateOf(row, id).state
         })
     })
   })

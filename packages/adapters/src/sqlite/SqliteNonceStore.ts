@@ -5,8 +5,20 @@
  * consumed, so challenges nobody answers do not pile up.
  */
 import { NonceExpired, NonceNotFound, type NonceRecord, NonceStore } from "@svc/domain/auth"
-import { Clock, Effect, Layer } from "effect"
+import { Address } from "@svc/domain/Evm"
+import { Clock, Effect, Layer, Schema } from "effect"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** A nonce we issued (`NonceRecord`), as `siwe_nonces.record` keeps it. */
+export const StoredNonce = Schema.Struct({
+  nonce: Schema.String,
+  wallet: Address,
+  expiresAt: Schema.Number,
+  svcid: Schema.optionalKey(Schema.String)
+})
+
+const nonceOf: (text: unknown, nonce: string) => NonceRecord = RowDecoder.json("siwe_nonces", StoredNonce)
 
 /** How long an expired nonce is kept before it is deleted (ms). */
 const keptAfterExpiry = 60 * 60 * 1000
@@ -36,7 +48,7 @@ export const layer = Layer.effect(
           const row = consume.get(nonce, wallet.toLowerCase())
           prune.run(now - keptAfterExpiry)
           if (row === undefined) return Effect.fail(new NonceNotFound({ nonce }))
-          const record = JSON.parse(row.record as string) as NonceRecord
+          const record = nonceOf(row.record, nonce)
           return now < record.expiresAt
             ? Effect.succeed(record)
             : Effect.fail(new NonceExpired({ nonce, expiresAt: record.expiresAt }))

@@ -3,45 +3,65 @@
  * in `event_outbox`, results on the issued request in `issued_requests`. Each state change and its events are one
  * transaction; who may act is decided by leases (`Leases.ts`) and `state` guards in the same statements.
  */
-import type { StatementSync } from "node:sqlite"
-import { TypedDataNotFound } from "@svc/domain/eip712"
+import type { DatabaseSync, StatementSync } from "node:sqlite"
+import { Uint256String } from "@svc/domain/Evm"
+import { PaymentEntry, TypedDataNotFound } from "@svc/domain/eip712"
 import {
   type ExecutedRequest,
   type ExecutionOutcome,
   type ExecutionResult,
   type LedgerQuery,
-  type Payment,
+  Payment,
   PaymentLedger,
   PaymentNotFound
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
 import { isoOf } from "@svc/domain/Timestamp"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 import { issuedLeasesOn, issuedOf } from "./SqliteIssuedRequestStore.ts"
 
-const paymentOf = (row: Record<string, unknown>): Payment => JSON.parse(row.record as string) as Payment
+const decodePayment = RowDecoder.records("payments", Payment)
+const paymentOf = (row: Record<string, unknown>): Payment => decodePayment(row.record)
 
-/** An in-flight note as stored in `issued_requests.in_flight`, with the claim token of the holder that wrote it. */
-interface StoredNote {
-  readonly result: ExecutionResult
-  readonly signature: string
-  readonly holder: string
-}
+/** What `PUT /v2/payments` answered (`ExecutionResult`), as `issued_requests.result` keeps it. */
+export const StoredExecutionResult = Schema.Struct({ transaction: Schema.String, payments: Schema.Array(PaymentEntry) })
+
+const resultOf: (text: unknown, salt: string) => ExecutionResult = RowDecoder.json(
+  "issued_requests",
+  StoredExecutionResult
+)
+
+/**
+ * An in-flight note as stored in `issued_requests.in_flight`, with the claim token of the holder that wrote it. A note
+ * from before signatures were kept has the result's own fields beside `holder`, and no signature.
+ */
+const StoredNote = Schema.Struct({
+  holder: Schema.String,
+  result: Schema.optionalKey(StoredExecutionResult),
+  signature: Schema.optionalKey(Schema.String),
+  transaction: Schema.optionalKey(Schema.String),
+  payments: Schema.optionalKey(Schema.Array(PaymentEntry))
+})
+
+const storedNoteOf = RowDecoder.json("issued_requests", StoredNote)
+
+/** The columns of `issued_requests` the ledger reads besides the record. */
+const SaltColumns = Schema.Struct({ salt: Uint256String })
+const saltOf = RowDecoder.rows("issued_requests", SaltColumns)
 
 /**
  * The in-flight note of an executing request's row, when its current holder wrote it: a claim released and taken
- * again must not show the earlier holder's transaction. A note from before signatures were kept (the result's own
- * fields beside `holder`) reads without one.
+ * again must not show the earlier holder's transaction. A note from before signatures were kept reads without one.
  */
 const noteOf = (
   row: Record<string, unknown>
 ): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
   if (typeof row.in_flight !== "string") return undefined
-  const stored = JSON.parse(row.in_flight) as Partial<StoredNote> &
-    Partial<ExecutionResult> & { readonly holder: string }
+  const stored = storedNoteOf(row.in_flight, String(row.salt))
   if (stored.holder !== row.lease_holder) return undefined
   const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
   return { result, signature: stored.signature ?? "" }
@@ -64,117 +84,217 @@ const listConditions = (query: LedgerQuery) =>
       : "(created_at < :afterCreated OR (created_at = :afterCreated AND nanoid < :afterNanoid))"
   ].filter((condition) => condition !== undefined)
 
-/** The SQLite payments ledger. */
-export const layer = Layer.effect(
-  PaymentLedger,
-  Effect.gen(function* () {
-    const { connection, transaction } = yield* SqliteDatabase
-    const appendEvents = appendOn(connection, { ignoreDuplicates: false })
-    const executions = issuedLeasesOn(connection)
-    const intents = Leases.on(connection, { table: "payments", row: "nanoid = :nanoid", key: "nanoid" })
-
-    const outcomeOf = connection.prepare(
+/** The statements of the ledger, prepared once on the connection. */
+const ledgerStatements = (connection: DatabaseSync) => {
+  const executions = issuedLeasesOn(connection)
+  const intents = Leases.on(connection, { table: "payments", row: "nanoid = :nanoid", key: "nanoid" })
+  return {
+    appendEvents: appendOn(connection, { ignoreDuplicates: false }),
+    outcomeOf: connection.prepare(
       "SELECT state, lease_until, lease_holder, result, in_flight FROM issued_requests WHERE salt = ?"
-    )
+    ),
     // Kept with its holder: a claim released and taken again must not show the earlier holder's transaction.
-    const noteInFlight = executions.whileHeld({ when: "state = 'executing'", set: "in_flight = :inFlight" })
-    const takeOver = executions.take({ when: "state = 'executing'" })
-    const recordResult = executions.whileHeld({
+    noteInFlight: executions.whileHeld({ when: "state = 'executing'", set: "in_flight = :inFlight" }),
+    takeOver: executions.take({ when: "state = 'executing'" }),
+    recordResult: executions.whileHeld({
       when: "state = 'executing'",
       set: "state = 'executed', result = :result, signature = :signature, lease_holder = NULL, lease_until = 0"
-    })
+    }),
     // A payment noted in flight is replaced by the next version noted, then by the record; one of another request
     // (the same id) is not: the step fails and writes nothing.
-    const putPayment = connection.prepare(
+    putPayment: connection.prepare(
       `INSERT INTO payments (nanoid, salt, team_nanoid, recipient_nanoid, state, pay_at_time, created_at, record)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (nanoid) DO UPDATE SET team_nanoid = excluded.team_nanoid,
          recipient_nanoid = excluded.recipient_nanoid, state = excluded.state, pay_at_time = excluded.pay_at_time,
          created_at = excluded.created_at, record = excluded.record, lease_holder = NULL, lease_until = 0
        WHERE payments.salt = excluded.salt`
-    )
-    const putPayments = (payments: ReadonlyArray<Payment>) => {
-      for (const p of payments) {
-        const { changes } = putPayment.run(
-          p.nanoid,
-          p.salt,
-          p.team_nanoid,
-          p.recipient_nanoid ?? null,
-          p.state,
-          p.pay_at_time,
-          p.created_at,
-          JSON.stringify(p)
-        )
-        if (changes !== 1) throw new Error(`payment ${p.nanoid} belongs to another request`)
-      }
-    }
-    const executingFor = connection.prepare(
+    ),
+    executingFor: connection.prepare(
       "SELECT 1 FROM issued_requests WHERE salt = ? AND state = 'executing' AND lease_holder = ?"
-    )
-    const dropInFlight = connection.prepare("DELETE FROM payments WHERE salt = ? AND state = 'processing'")
-    const leaseIntent = intents.takeMany({
+    ),
+    dropInFlight: connection.prepare("DELETE FROM payments WHERE salt = ? AND state = 'processing'"),
+    leaseIntent: intents.takeMany({
       when: "state IN ('intent', 'scheduled') AND pay_at_time <= :dueBy",
       set: "state = 'scheduled', record = json_set(record, '$.state', 'scheduled', '$.updated_at', :updatedAt)",
       order: "pay_at_time, nanoid",
       returning: "record"
-    })
+    }),
     // A merge patch of the record (state and patch) and the columns beside it, only from `from`.
-    const settle = connection.prepare(
+    settle: connection.prepare(
       `UPDATE payments SET state = :to, lease_holder = NULL, lease_until = 0, record = json_patch(record, :patch)
        WHERE nanoid = :nanoid AND state = :from RETURNING record`
-    )
-    const paymentExists = connection.prepare("SELECT 1 FROM payments WHERE nanoid = ?")
-    const paymentById = connection.prepare("SELECT record FROM payments WHERE nanoid = ?")
-    const listed = new Map<string, StatementSync>()
-    const abandoned = connection.prepare(
+    ),
+    paymentExists: connection.prepare("SELECT 1 FROM payments WHERE nanoid = ?"),
+    paymentById: connection.prepare("SELECT record FROM payments WHERE nanoid = ?"),
+    abandoned: connection.prepare(
       `SELECT salt, record, state, executed_at, lease_holder, in_flight FROM issued_requests
        WHERE state = 'executing' AND lease_until < ? ORDER BY executed_at, salt LIMIT ?`
-    )
-    const executedSince = connection.prepare(
+    ),
+    executedSince: connection.prepare(
       `SELECT salt, record, state, executed_at, signature, result FROM issued_requests
        WHERE state = 'executed' AND executed_at >= ? ORDER BY executed_at, salt`
-    )
-    const amendResult = connection.prepare(
+    ),
+    amendResult: connection.prepare(
       `UPDATE issued_requests SET result = json_set(result, '$.transaction', :to)
        WHERE salt = :salt AND json_extract(result, '$.transaction') = :from`
-    )
-    const amendPayments = ["creation_transaction", "process_transaction"].map((field) =>
+    ),
+    amendPayments: ["creation_transaction", "process_transaction"].map((field) =>
       connection.prepare(
         `UPDATE payments SET record = json_set(record, '$.${field}', :to)
          WHERE salt = :salt AND json_extract(record, '$.${field}') = :from`
       )
     )
+  }
+}
 
+/** The ledger: its statements, the database, and the statements of `list` prepared so far (one per shape). */
+interface Ledger extends ReturnType<typeof ledgerStatements> {
+  readonly connection: DatabaseSync
+  readonly transaction: SqliteDatabase["Service"]["transaction"]
+  readonly listed: Map<string, StatementSync>
+}
+
+type Port = PaymentLedger["Service"]
+
+const putPayments = (ledger: Ledger, payments: ReadonlyArray<Payment>) => {
+  for (const p of payments) {
+    const { changes } = ledger.putPayment.run(
+      p.nanoid,
+      p.salt,
+      p.team_nanoid,
+      p.recipient_nanoid ?? null,
+      p.state,
+      p.pay_at_time,
+      p.created_at,
+      JSON.stringify(p)
+    )
+    if (changes !== 1) throw new Error(`payment ${p.nanoid} belongs to another request`)
+  }
+}
+
+const outcome = (ledger: Ledger, salt: string): Effect.Effect<ExecutionOutcome, TypedDataNotFound> => {
+  const row = ledger.outcomeOf.get(salt)
+  if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
+  if (row.state === "executed" && typeof row.result === "string") {
+    return Effect.succeed({ state: "executed", result: resultOf(row.result, salt) })
+  }
+  if (row.state === "executing") {
+    const note = noteOf(row)
+    return Effect.succeed({
+      state: "executing",
+      leaseUntil: Number(row.lease_until),
+      ...(note === undefined ? {} : { inFlight: note.result })
+    })
+  }
+  return Effect.succeed({ state: "issued" })
+}
+
+const noteInFlight = (
+  ledger: Ledger,
+  { salt, claimToken, signature, result, payments }: Parameters<Port["noteInFlight"]>[0]
+) =>
+  ledger.transaction(() => {
+    const inFlight = JSON.stringify({ result, signature, holder: claimToken } satisfies typeof StoredNote.Type)
+    if (!ledger.noteInFlight({ salt, holder: claimToken, inFlight })) return false
+    putPayments(ledger, payments)
+    return true
+  })
+
+const recordExecution = (
+  ledger: Ledger,
+  { salt, claimToken, signature, result, payments, events }: Parameters<Port["recordExecution"]>[0]
+) =>
+  ledger.transaction(() => {
+    // Only the holder records; a holder whose claim was taken over writes nothing.
+    if (!ledger.recordResult({ salt, holder: claimToken, result: JSON.stringify(result), signature })) return false
+    putPayments(ledger, payments)
+    ledger.appendEvents(events)
+    return true
+  })
+
+const settle = (
+  ledger: Ledger,
+  [id, from, to, patch, events]: Parameters<Port["settle"]>
+): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
+  const row = ledger.transaction(() => {
+    const moved = ledger.settle.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
+    if (moved !== undefined) ledger.appendEvents(events)
+    return moved
+  })
+  if (row !== undefined) return Effect.succeed(paymentOf(row))
+  return ledger.paymentExists.get(id) === undefined
+    ? Effect.fail(new PaymentNotFound({ nanoid: id }))
+    : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
+}
+
+/** The parameters of `list`'s statement for `query`. */
+const listParameters = (query: LedgerQuery): Leases.Parameters => {
+  const parameters: Leases.Parameters = { states: JSON.stringify(query.states) }
+  if (query.payer !== undefined) parameters.payer = query.payer
+  if (query.notPayer !== undefined) parameters.notPayer = query.notPayer
+  if (query.recipients !== undefined) parameters.recipients = JSON.stringify(query.recipients)
+  if (query.signer !== undefined) parameters.signer = query.signer
+  if (query.createdFrom !== undefined) parameters.createdFrom = isoOf(query.createdFrom * 1000)
+  if (query.createdTo !== undefined) parameters.createdTo = isoOf(query.createdTo * 1000 + 999)
+  if (query.intentsDueAfter !== undefined) parameters.intentsDueAfter = query.intentsDueAfter
+  if (query.after !== undefined) {
+    parameters.afterCreated = query.after.created_at
+    parameters.afterNanoid = query.after.nanoid
+  }
+  if (query.limit !== undefined) parameters.limit = query.limit
+  return parameters
+}
+
+const list = (ledger: Ledger, query: LedgerQuery): ReadonlyArray<Payment> => {
+  const sql = `SELECT record FROM payments WHERE ${listConditions(query).join(" AND ")}
+               ORDER BY created_at DESC, nanoid DESC${query.limit === undefined ? "" : " LIMIT :limit"}`
+  let statement = ledger.listed.get(sql)
+  if (statement === undefined) {
+    statement = ledger.connection.prepare(sql)
+    ledger.listed.set(sql, statement)
+  }
+  return statement.all(listParameters(query)).map(paymentOf)
+}
+
+const executedSince = (ledger: Ledger, sinceMillis: number): ReadonlyArray<ExecutedRequest> =>
+  ledger.executedSince.all(sinceMillis).map(
+    (row): ExecutedRequest => ({
+      salt: saltOf(row).salt,
+      issued: issuedOf(row),
+      signature: String(row.signature ?? ""),
+      result: resultOf(row.result, String(row.salt)),
+      executedAt: Number(row.executed_at)
+    })
+  )
+
+const leaseDueIntent = (
+  ledger: Ledger,
+  { now, nowMillis, worker, leaseUntil }: Parameters<Port["leaseDueIntent"]>[0]
+) => {
+  const [row] = ledger.leaseIntent({
+    now: nowMillis,
+    until: leaseUntil,
+    limit: 1,
+    holder: worker,
+    dueBy: now,
+    updatedAt: isoOf(now * 1000)
+  })
+  return row === undefined ? undefined : paymentOf(row)
+}
+
+/** The SQLite payments ledger. */
+export const layer = Layer.effect(
+  PaymentLedger,
+  Effect.gen(function* () {
+    const { connection, transaction } = yield* SqliteDatabase
+    const ledger: Ledger = { ...ledgerStatements(connection), connection, transaction, listed: new Map() }
     return PaymentLedger.of({
-      outcome: (salt) =>
-        Effect.suspend((): Effect.Effect<ExecutionOutcome, TypedDataNotFound> => {
-          const row = outcomeOf.get(salt)
-          if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
-          if (row.state === "executed" && typeof row.result === "string") {
-            return Effect.succeed({ state: "executed", result: JSON.parse(row.result) as ExecutionResult })
-          }
-          if (row.state === "executing") {
-            const note = noteOf(row)
-            return Effect.succeed({
-              state: "executing",
-              leaseUntil: Number(row.lease_until),
-              ...(note === undefined ? {} : { inFlight: note.result })
-            })
-          }
-          return Effect.succeed({ state: "issued" })
-        }),
-      noteInFlight: ({ salt, claimToken, signature, result, payments }) =>
-        Effect.sync(() =>
-          transaction(() => {
-            const inFlight = JSON.stringify({ result, signature, holder: claimToken } satisfies StoredNote)
-            if (!noteInFlight({ salt, holder: claimToken, inFlight })) return false
-            putPayments(payments)
-            return true
-          })
-        ),
+      outcome: (salt) => Effect.suspend(() => outcome(ledger, salt)),
+      noteInFlight: (note) => Effect.sync(() => noteInFlight(ledger, note)),
       abandoned: (now, limit) =>
         Effect.sync(() =>
-          abandoned.all(now, limit).map((row) => {
+          ledger.abandoned.all(now, limit).map((row) => {
             const note = noteOf(row)
             return { salt: String(row.salt), issued: issuedOf(row), ...(note === undefined ? {} : { note }) }
           })
@@ -183,91 +303,26 @@ export const layer = Layer.effect(
       dropInFlight: (salt, claimToken) =>
         Effect.sync(() =>
           transaction(() => {
-            if (executingFor.get(salt, claimToken) !== undefined) dropInFlight.run(salt)
+            if (ledger.executingFor.get(salt, claimToken) !== undefined) ledger.dropInFlight.run(salt)
           })
         ),
       takeOver: (salt, now, leaseUntil) =>
-        Effect.sync(() => Option.fromNullishOr(takeOver({ salt, now, until: leaseUntil })?.holder)),
-      recordExecution: ({ salt, claimToken, signature, result, payments, events }) =>
-        Effect.sync(() =>
-          transaction(() => {
-            // Only the holder records; a holder whose claim was taken over writes nothing.
-            if (!recordResult({ salt, holder: claimToken, result: JSON.stringify(result), signature })) return false
-            putPayments(payments)
-            appendEvents(events)
-            return true
-          })
-        ),
-      leaseDueIntent: ({ now, nowMillis, worker, leaseUntil }) =>
-        Effect.sync(() => {
-          const [row] = leaseIntent({
-            now: nowMillis,
-            until: leaseUntil,
-            limit: 1,
-            holder: worker,
-            dueBy: now,
-            updatedAt: isoOf(now * 1000)
-          })
-          return row === undefined ? undefined : paymentOf(row)
-        }),
-      settle: (id, from, to, patch, events) =>
-        Effect.suspend((): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
-          const row = transaction(() => {
-            const moved = settle.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
-            if (moved !== undefined) appendEvents(events)
-            return moved
-          })
-          if (row !== undefined) return Effect.succeed(paymentOf(row))
-          return paymentExists.get(id) === undefined
-            ? Effect.fail(new PaymentNotFound({ nanoid: id }))
-            : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
-        }),
+        Effect.sync(() => Option.fromNullishOr(ledger.takeOver({ salt, now, until: leaseUntil })?.holder)),
+      recordExecution: (execution) => Effect.sync(() => recordExecution(ledger, execution)),
+      leaseDueIntent: (due) => Effect.sync(() => leaseDueIntent(ledger, due)),
+      settle: (...args) => Effect.suspend(() => settle(ledger, args)),
       find: (id) =>
         Effect.sync(() => {
-          const row = paymentById.get(id)
+          const row = ledger.paymentById.get(id)
           return row === undefined ? undefined : paymentOf(row)
         }),
-      list: (query) =>
-        Effect.sync(() => {
-          const sql = `SELECT record FROM payments WHERE ${listConditions(query).join(" AND ")}
-                       ORDER BY created_at DESC, nanoid DESC${query.limit === undefined ? "" : " LIMIT :limit"}`
-          let statement = listed.get(sql)
-          if (statement === undefined) {
-            statement = connection.prepare(sql)
-            listed.set(sql, statement)
-          }
-          const parameters: Leases.Parameters = { states: JSON.stringify(query.states) }
-          if (query.payer !== undefined) parameters.payer = query.payer
-          if (query.notPayer !== undefined) parameters.notPayer = query.notPayer
-          if (query.recipients !== undefined) parameters.recipients = JSON.stringify(query.recipients)
-          if (query.signer !== undefined) parameters.signer = query.signer
-          if (query.createdFrom !== undefined) parameters.createdFrom = isoOf(query.createdFrom * 1000)
-          if (query.createdTo !== undefined) parameters.createdTo = isoOf(query.createdTo * 1000 + 999)
-          if (query.intentsDueAfter !== undefined) parameters.intentsDueAfter = query.intentsDueAfter
-          if (query.after !== undefined) {
-            parameters.afterCreated = query.after.created_at
-            parameters.afterNanoid = query.after.nanoid
-          }
-          if (query.limit !== undefined) parameters.limit = query.limit
-          return statement.all(parameters).map(paymentOf)
-        }),
-      executedSince: (sinceMillis) =>
-        Effect.sync(() =>
-          executedSince.all(sinceMillis).map(
-            (row): ExecutedRequest => ({
-              salt: row.salt as ExecutedRequest["salt"],
-              issued: issuedOf(row),
-              signature: String(row.signature ?? ""),
-              result: JSON.parse(row.result as string) as ExecutionResult,
-              executedAt: Number(row.executed_at)
-            })
-          )
-        ),
+      list: (query) => Effect.sync(() => list(ledger, query)),
+      executedSince: (sinceMillis) => Effect.sync(() => executedSince(ledger, sinceMillis)),
       amendTransaction: (salt, from, to) =>
         Effect.sync(() =>
           transaction(() => {
-            amendResult.run({ salt, from, to })
-            for (const statement of amendPayments) statement.run({ salt, from, to })
+            ledger.amendResult.run({ salt, from, to })
+            for (const statement of ledger.amendPayments) statement.run({ salt, from, to })
           })
         )
     })

@@ -4,22 +4,30 @@
  * one membership per team and user). Lists of ids are bound as one JSON array (`json_each`), so every statement is
  * prepared once.
  */
-import type { Company } from "@svc/domain/company"
-import { CompanyRepository } from "@svc/domain/company"
-import type { TeamId } from "@svc/domain/Ids"
-import { AlreadyMember, type Membership, MembershipRepository } from "@svc/domain/membership"
-import { type MemberSettings, SettingsRepository, type Team, TeamRepository, type TeamSettings } from "@svc/domain/team"
-import { type User, UserRepository, WalletTaken } from "@svc/domain/user"
-import { Effect, Layer, Option } from "effect"
+import { Company, CompanyRepository } from "@svc/domain/company"
+import { TeamId } from "@svc/domain/Ids"
+import { AlreadyMember, Membership, MembershipRepository } from "@svc/domain/membership"
+import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
+import { User, UserRepository, WalletTaken } from "@svc/domain/user"
+import { Effect, Layer, Option, Schema } from "effect"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 
-/** The record of a row, parsed. */
-const recordOf = <A>(row: Record<string, unknown> | undefined, column = "record"): A | undefined =>
-  row === undefined ? undefined : (JSON.parse(row[column] as string) as A)
+/** The record of a row (its `record` column), decoded; `undefined` for no row. */
+const recordOf = <A>(decode: RowDecoder.RecordDecoder<A>, row: Record<string, unknown> | undefined): A | undefined =>
+  row === undefined ? undefined : decode(row.record)
 
-const recordsOf = <A>(rows: ReadonlyArray<Record<string, unknown>>): Array<A> =>
-  rows.map((row) => JSON.parse(row.record as string) as A)
+const recordsOf = <A>(decode: RowDecoder.RecordDecoder<A>, rows: ReadonlyArray<Record<string, unknown>>): Array<A> =>
+  rows.map((row) => decode(row.record))
+
+const companyOf = RowDecoder.records("companies", Company)
+const teamOf = RowDecoder.records("teams", Team)
+const userOf = RowDecoder.records("users", User)
+const membershipOf = RowDecoder.records("memberships", Membership)
+const teamSettingsOf = RowDecoder.records("team_settings", TeamSettings)
+const memberSettingsOf = RowDecoder.records("member_settings", MemberSettings)
+const countOf = RowDecoder.rows("memberships", Schema.Struct({ team_nanoid: TeamId, members: Schema.Number }))
 
 /** Companies in `companies`. */
 export const companies = Layer.effect(
@@ -30,7 +38,7 @@ export const companies = Layer.effect(
     const find = connection.prepare("SELECT record FROM companies WHERE nanoid = ?")
     return CompanyRepository.of({
       insert: (company) => Effect.sync(() => void insert.run(company.nanoid, JSON.stringify(company))),
-      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf<Company>(find.get(id))))
+      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf(companyOf, find.get(id))))
     })
   })
 )
@@ -54,17 +62,17 @@ export const teams = Layer.effect(
     )
     return TeamRepository.of({
       insert: (team) => Effect.sync(() => void insert.run(team.nanoid, team.company_nanoid, JSON.stringify(team))),
-      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf<Team>(find.get(id)))),
-      findByIds: (ids) => Effect.sync(() => recordsOf<Team>(findMany.all(JSON.stringify(ids)))),
-      listByCompany: (company) => Effect.sync(() => recordsOf<Team>(byCompany.all(company))),
+      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf(teamOf, find.get(id)))),
+      findByIds: (ids) => Effect.sync(() => recordsOf(teamOf, findMany.all(JSON.stringify(ids)))),
+      listByCompany: (company) => Effect.sync(() => recordsOf(teamOf, byCompany.all(company))),
       findByAccounts: (accounts) =>
         Effect.sync(() =>
           accounts.length === 0
             ? []
-            : recordsOf<Team>(byAccounts.all(JSON.stringify(accounts.map((account) => account.toLowerCase()))))
+            : recordsOf(teamOf, byAccounts.all(JSON.stringify(accounts.map((account) => account.toLowerCase()))))
         ),
       update: (id, changes) =>
-        Effect.sync(() => Option.fromNullishOr(recordOf<Team>(update.get(JSON.stringify(changes), id))))
+        Effect.sync(() => Option.fromNullishOr(recordOf(teamOf, update.get(JSON.stringify(changes), id))))
     })
   })
 )
@@ -88,10 +96,10 @@ export const users = Layer.effect(
           const { changes } = insert.run(stored.nanoid, stored.wallet, stored.email, JSON.stringify(stored))
           return changes === 1 ? Effect.void : Effect.fail(new WalletTaken({ wallet: stored.wallet }))
         }),
-      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf<User>(find.get(id)))),
-      findByIds: (ids) => Effect.sync(() => recordsOf<User>(findMany.all(JSON.stringify(ids)))),
+      findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf(userOf, find.get(id)))),
+      findByIds: (ids) => Effect.sync(() => recordsOf(userOf, findMany.all(JSON.stringify(ids)))),
       findByWallet: (wallet) =>
-        Effect.sync(() => Option.fromNullishOr(recordOf<User>(byWallet.get(wallet.toLowerCase()))))
+        Effect.sync(() => Option.fromNullishOr(recordOf(userOf, byWallet.get(wallet.toLowerCase()))))
     })
   })
 )
@@ -145,8 +153,8 @@ export const memberships = Layer.effect(
             ? Effect.void
             : Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
         }),
-      find: (team, user) => Effect.sync(() => Option.fromNullishOr(recordOf<Membership>(find.get(team, user)))),
-      listByUser: (user) => Effect.sync(() => recordsOf<Membership>(byUser.all(user))),
+      find: (team, user) => Effect.sync(() => Option.fromNullishOr(recordOf(membershipOf, find.get(team, user)))),
+      listByUser: (user) => Effect.sync(() => recordsOf(membershipOf, byUser.all(user))),
       listTeam: (team, options) =>
         Effect.sync(() => {
           const filter = {
@@ -156,7 +164,8 @@ export const memberships = Layer.effect(
           }
           // The whole list, unfiltered or not, is its own count.
           const everything = options.limit === undefined && options.offset === 0
-          const members = recordsOf<Membership>(
+          const members = recordsOf(
+            membershipOf,
             everything && filter.emails === null && filter.roles === null
               ? whole.all(team)
               : page.all({ ...filter, limit: options.limit ?? -1, offset: options.offset })
@@ -167,7 +176,8 @@ export const memberships = Layer.effect(
         Effect.sync(() => {
           const result = new Map<TeamId, number>(teams.map((t) => [t, 0]))
           for (const row of counts.all(JSON.stringify(teams))) {
-            result.set(row.team_nanoid as TeamId, Number(row.members))
+            const { team_nanoid, members } = countOf(row)
+            result.set(team_nanoid, members)
           }
           return result
         }),
@@ -199,10 +209,10 @@ export const settings = Layer.effect(
        ON CONFLICT (team_nanoid, user_nanoid) DO UPDATE SET record = excluded.record`
     )
     return SettingsRepository.of({
-      getTeam: (team) => Effect.sync(() => Option.fromNullishOr(recordOf<TeamSettings>(getTeam.get(team)))),
+      getTeam: (team) => Effect.sync(() => Option.fromNullishOr(recordOf(teamSettingsOf, getTeam.get(team)))),
       putTeam: (team, value) => Effect.sync(() => void putTeam.run(team, JSON.stringify(value))),
       getMember: (team, user) =>
-        Effect.sync(() => Option.fromNullishOr(recordOf<MemberSettings>(getMember.get(team, user)))),
+        Effect.sync(() => Option.fromNullishOr(recordOf(memberSettingsOf, getMember.get(team, user)))),
       putMember: (team, user, value) => Effect.sync(() => void putMember.run(team, user, JSON.stringify(value)))
     })
   })

@@ -3,9 +3,29 @@
  * the largest number of the kind), so processes sharing the file agree on one number per nanoid and never give a
  * number twice; `record` stores a whole batch in one transaction, which is what makes imports fast.
  */
-import { type NumberedV1IdKind, V1IdConflict, V1IdMap, type V1IdMapping } from "@svc/domain/migration"
+import { type NumberedV1IdKind, V1IdConflict, V1IdMap, V1IdMapping } from "@svc/domain/migration"
 import { Effect, Layer, Option } from "effect"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
+
+/** The text of column `name` of a `v1_ids` row (`undefined` for no row). */
+const textOf = (row: Record<string, unknown> | undefined, name: "v1" | "nanoid"): string | undefined => {
+  if (row === undefined) return undefined
+  const value = row[name]
+  if (typeof value !== "string") {
+    throw new RowDecoder.StoredRowInvalid(`A row of v1_ids (${String(row.id ?? "?")}) has a ${name} that is not text`)
+  }
+  return value
+}
+
+const mappingOf = RowDecoder.rows("v1_ids", V1IdMapping)
+
+/** A page of mappings, and where the next one starts when this one is full. */
+const pageOf = (rows: ReadonlyArray<Record<string, unknown>>, limit: number) => {
+  const mappings = rows.map((row) => mappingOf(row, String(row.id)))
+  const last = rows.at(-1)
+  return { mappings, next: rows.length === limit && last !== undefined ? String(last.id) : undefined }
+}
 
 const numberOf = (kind: V1IdMapping["kind"], v1: string) =>
   kind !== "svcid" && /^[0-9]{1,15}$/.test(v1) ? Number(v1) : null
@@ -41,13 +61,17 @@ export const layer = Layer.effect(
       "SELECT v1, nanoid FROM v1_ids WHERE kind = ? AND v1 IN (SELECT value FROM json_each(?))"
     )
     const v1sOf = (kind: string, nanoids: ReadonlyArray<string>) =>
-      new Map(manyByNanoid.all(kind, JSON.stringify(nanoids)).map((row) => [row.nanoid as string, row.v1 as string]))
+      new Map(
+        manyByNanoid
+          .all(kind, JSON.stringify(nanoids))
+          .map((row) => [textOf(row, "nanoid") ?? "", textOf(row, "v1") ?? ""])
+      )
     const page = connection.prepare("SELECT id, kind, v1, nanoid FROM v1_ids WHERE id > ? ORDER BY id LIMIT ?")
 
     const storedFor = (mapping: V1IdMapping): V1IdMapping | undefined => {
-      const nanoid = byV1.get(mapping.kind, mapping.v1)?.nanoid as string | undefined
+      const nanoid = textOf(byV1.get(mapping.kind, mapping.v1), "nanoid")
       if (nanoid !== undefined && nanoid !== mapping.nanoid) return { ...mapping, nanoid }
-      const v1 = byNanoid.get(mapping.kind, mapping.nanoid)?.v1 as string | undefined
+      const v1 = textOf(byNanoid.get(mapping.kind, mapping.nanoid), "v1")
       if (v1 !== undefined && v1 !== mapping.v1) return { ...mapping, v1 }
       return undefined
     }
@@ -56,13 +80,14 @@ export const layer = Layer.effect(
       // Seen before is the common case: plain reads, and the write lock only for those seen for the first time.
       const stored = nanoids.length === 1 ? undefined : v1sOf(kind, nanoids)
       const known = nanoids.map((nanoid) =>
-        stored === undefined ? (byNanoid.get(kind, nanoid)?.v1 as string | undefined) : stored.get(nanoid)
+        stored === undefined ? textOf(byNanoid.get(kind, nanoid), "v1") : stored.get(nanoid)
       )
-      if (known.every((v1) => v1 !== undefined)) return known as Array<string>
+      const all = known.filter((v1) => v1 !== undefined)
+      if (all.length === nanoids.length) return all
       return transaction(() =>
         nanoids.map((nanoid, i) => {
-          const v1 = known[i] ?? (byNanoid.get(kind, nanoid)?.v1 as string | undefined)
-          return v1 ?? (insertNext.get(kind, nanoid)?.v1 as string)
+          const v1 = known[i] ?? textOf(byNanoid.get(kind, nanoid), "v1")
+          return v1 ?? textOf(insertNext.get(kind, nanoid), "v1") ?? ""
         })
       )
     }
@@ -72,12 +97,16 @@ export const layer = Layer.effect(
       allocateMany: (kind, nanoids) => Effect.sync(() => allocateAll(kind, nanoids)),
       nanoidsOf: (kind, v1s) =>
         Effect.sync(
-          () => new Map(manyByV1.all(kind, JSON.stringify(v1s)).map((row) => [row.v1 as string, row.nanoid as string]))
+          () =>
+            new Map(
+              manyByV1
+                .all(kind, JSON.stringify(v1s))
+                .map((row) => [textOf(row, "v1") ?? "", textOf(row, "nanoid") ?? ""])
+            )
         ),
       v1IdsOf: (kind, nanoids) => Effect.sync(() => v1sOf(kind, nanoids)),
-      nanoidOf: (kind, v1) => Effect.sync(() => Option.fromNullishOr(byV1.get(kind, v1)?.nanoid as string | undefined)),
-      v1Of: (kind, nanoid) =>
-        Effect.sync(() => Option.fromNullishOr(byNanoid.get(kind, nanoid)?.v1 as string | undefined)),
+      nanoidOf: (kind, v1) => Effect.sync(() => Option.fromNullishOr(textOf(byV1.get(kind, v1), "nanoid"))),
+      v1Of: (kind, nanoid) => Effect.sync(() => Option.fromNullishOr(textOf(byNanoid.get(kind, nanoid), "v1"))),
       record: (mappings) =>
         Effect.suspend(() => {
           try {
@@ -89,28 +118,17 @@ export const layer = Layer.effect(
                   numberOf(mapping.kind, mapping.v1),
                   mapping.nanoid
                 )
-                if (changes > 0) continue
-                const stored = storedFor(mapping)
+                const stored = changes > 0 ? undefined : storedFor(mapping)
                 if (stored !== undefined) throw new ConflictFound(new V1IdConflict({ mapping, stored }))
               }
             })
             return Effect.void
           } catch (error) {
-            if (error instanceof ConflictFound) return Effect.fail(error.conflict)
-            throw error
+            return error instanceof ConflictFound ? Effect.fail(error.conflict) : Effect.die(error)
           }
         }),
       page: (cursor, limit) =>
-        Effect.sync(() => {
-          const rows = page.all(cursor === undefined ? 0 : Number(cursor), limit)
-          const mappings = rows.map((row) => ({
-            kind: row.kind as V1IdMapping["kind"],
-            v1: row.v1 as string,
-            nanoid: row.nanoid as string
-          }))
-          const last = rows.at(-1)
-          return { mappings, next: rows.length === limit && last !== undefined ? String(last.id) : undefined }
-        })
+        Effect.sync(() => pageOf(page.all(cursor === undefined ? 0 : Number(cursor), limit), limit))
     })
   })
 )

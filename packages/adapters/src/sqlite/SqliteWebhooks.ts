@@ -4,9 +4,9 @@
  * Due deliveries are taken with the adapter's one lease mechanism (`Leases.ts`); an attempt and the delivery's new
  * state are written in one transaction, only while the attempt's holder still holds the delivery.
  */
-
-import type { DomainEvent } from "@svc/domain/event"
-import type { DeliveryId } from "@svc/domain/Ids"
+import type { DatabaseSync } from "node:sqlite"
+import { DomainEvent, PayloadVersion } from "@svc/domain/event"
+import { DeliveryId, TeamId, WebhookId } from "@svc/domain/Ids"
 import { StaleState } from "@svc/domain/StaleState"
 import {
   type DeliveryAttempt,
@@ -15,12 +15,13 @@ import {
   type WebhookDelivery,
   WebhookDeliveryStore,
   type WebhookEndpointPatch,
-  type WebhookEndpointRecord,
+  WebhookEndpointRecord,
   WebhookEndpointRepository,
   WebhookNotFound
 } from "@svc/domain/webhook"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 
@@ -32,241 +33,285 @@ export const patched = (record: WebhookEndpointRecord, patch: WebhookEndpointPat
   return next as WebhookEndpointRecord
 }
 
-const recordOf = (row: Record<string, unknown> | undefined) =>
-  row === undefined ? undefined : (JSON.parse(row.record as string) as WebhookEndpointRecord)
+const decodeEndpoint = RowDecoder.records("webhook_endpoints", WebhookEndpointRecord)
+const endpointOf = (row: Record<string, unknown>): WebhookEndpointRecord => decodeEndpoint(row.record)
+const recordOf = (row: Record<string, unknown> | undefined) => (row === undefined ? undefined : endpointOf(row))
+
+/** The statements of the endpoints store, prepared once on the connection. */
+const endpointStatements = (connection: DatabaseSync) => ({
+  // Events of a transition commit with it; a duplicate id there is a lost race and undoes it.
+  append: appendOn(connection, { ignoreDuplicates: false }),
+  insert: connection.prepare(
+    "INSERT INTO webhook_endpoints (nanoid, team_nanoid, state, created_at, record) VALUES (?, ?, ?, ?, ?)"
+  ),
+  find: connection.prepare("SELECT record FROM webhook_endpoints WHERE nanoid = ?"),
+  byTeam: connection.prepare("SELECT record FROM webhook_endpoints WHERE team_nanoid = ? ORDER BY created_at, nanoid"),
+  active: connection.prepare(
+    "SELECT record FROM webhook_endpoints WHERE team_nanoid = ? AND state = 'active' ORDER BY created_at, nanoid"
+  ),
+  write: connection.prepare("UPDATE webhook_endpoints SET state = ?, record = ? WHERE nanoid = ?"),
+  remove: connection.prepare("DELETE FROM webhook_endpoints WHERE nanoid = ?")
+})
+
+/** The endpoints store: its statements and the database's transaction. */
+interface Endpoints extends ReturnType<typeof endpointStatements> {
+  readonly transaction: SqliteDatabase["Service"]["transaction"]
+}
+
+type EndpointPort = WebhookEndpointRepository["Service"]
+
+const insertEndpoint = (store: Endpoints, endpoint: WebhookEndpointRecord) => {
+  store.insert.run(endpoint.nanoid, endpoint.team_nanoid, endpoint.state, endpoint.created_at, JSON.stringify(endpoint))
+}
+
+const updateEndpoint = (store: Endpoints, id: string, patch: WebhookEndpointPatch) => {
+  const updated = store.transaction(() => {
+    const record = recordOf(store.find.get(id))
+    if (record === undefined) return undefined
+    const next = patched(record, patch)
+    store.write.run(next.state, JSON.stringify(next), id)
+    return next
+  })
+  return updated === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(updated)
+}
+
+const transitionEndpoint = (
+  store: Endpoints,
+  [id, from, to, patch, events = []]: Parameters<EndpointPort["transition"]>
+): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> => {
+  const updated = store.transaction(() => {
+    const record = recordOf(store.find.get(id))
+    if (record === undefined || record.state !== from) return record === undefined ? undefined : "stale"
+    const next = { ...patched(record, patch), state: to }
+    store.write.run(next.state, JSON.stringify(next), id)
+    store.append(events)
+    return next
+  })
+  if (updated === undefined) return Effect.fail(new WebhookNotFound({ nanoid: id }))
+  if (updated === "stale") return Effect.fail(new StaleState({ resource: "webhook", id, expected: from }))
+  return Effect.succeed(updated)
+}
 
 /** Stored endpoints. */
 export const endpoints = Layer.effect(
   WebhookEndpointRepository,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
-    // Events of a transition commit with it; a duplicate id there is a lost race and undoes it.
-    const append = appendOn(connection, { ignoreDuplicates: false })
-    const insert = connection.prepare(
-      "INSERT INTO webhook_endpoints (nanoid, team_nanoid, state, created_at, record) VALUES (?, ?, ?, ?, ?)"
-    )
-    const find = connection.prepare("SELECT record FROM webhook_endpoints WHERE nanoid = ?")
-    const byTeam = connection.prepare(
-      "SELECT record FROM webhook_endpoints WHERE team_nanoid = ? ORDER BY created_at, nanoid"
-    )
-    const active = connection.prepare(
-      "SELECT record FROM webhook_endpoints WHERE team_nanoid = ? AND state = 'active' ORDER BY created_at, nanoid"
-    )
-    const write = connection.prepare("UPDATE webhook_endpoints SET state = ?, record = ? WHERE nanoid = ?")
-    const remove = connection.prepare("DELETE FROM webhook_endpoints WHERE nanoid = ?")
-    const findById = (id: string) =>
-      Effect.suspend(() => {
-        const record = recordOf(find.get(id))
-        return record === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(record)
-      })
+    const store: Endpoints = { ...endpointStatements(connection), transaction }
     return WebhookEndpointRepository.of({
-      insert: (endpoint) =>
-        Effect.sync(
-          () =>
-            void insert.run(
-              endpoint.nanoid,
-              endpoint.team_nanoid,
-              endpoint.state,
-              endpoint.created_at,
-              JSON.stringify(endpoint)
-            )
-        ),
-      findById,
-      listByTeam: (team) => Effect.sync(() => byTeam.all(team).map((row) => recordOf(row) as WebhookEndpointRecord)),
+      insert: (endpoint) => Effect.sync(() => insertEndpoint(store, endpoint)),
+      findById: (id) =>
+        Effect.suspend(() => {
+          const record = recordOf(store.find.get(id))
+          return record === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(record)
+        }),
+      listByTeam: (team) => Effect.sync(() => store.byTeam.all(team).map(endpointOf)),
       subscribed: (team, type) =>
         Effect.sync(() =>
-          active
+          store.active
             .all(team)
-            .map((row) => recordOf(row) as WebhookEndpointRecord)
+            .map(endpointOf)
             .filter((endpoint) => endpoint.events.includes(type))
         ),
-      update: (id, patch) =>
-        Effect.suspend(() => {
-          const updated = transaction(() => {
-            const record = recordOf(find.get(id))
-            if (record === undefined) return undefined
-            const next = patched(record, patch)
-            write.run(next.state, JSON.stringify(next), id)
-            return next
-          })
-          return updated === undefined ? Effect.fail(new WebhookNotFound({ nanoid: id })) : Effect.succeed(updated)
-        }),
-      transition: (id, from, to, patch, events = []) =>
-        Effect.suspend((): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> => {
-          const updated = transaction(() => {
-            const record = recordOf(find.get(id))
-            if (record === undefined || record.state !== from) return record === undefined ? undefined : "stale"
-            const next = { ...patched(record, patch), state: to }
-            write.run(next.state, JSON.stringify(next), id)
-            append(events)
-            return next
-          })
-          if (updated === undefined) return Effect.fail(new WebhookNotFound({ nanoid: id }))
-          if (updated === "stale") return Effect.fail(new StaleState({ resource: "webhook", id, expected: from }))
-          return Effect.succeed(updated)
-        }),
-      delete: (id) => Effect.sync(() => remove.run(id).changes > 0)
+      update: (id, patch) => Effect.suspend(() => updateEndpoint(store, id, patch)),
+      transition: (...args) => Effect.suspend(() => transitionEndpoint(store, args)),
+      delete: (id) => Effect.sync(() => store.remove.run(id).changes > 0)
     })
   })
 )
 
-const optionalNumber = (value: unknown) => (value === null || value === undefined ? undefined : Number(value))
+const optional = <A>(value: A | null): A | undefined => (value === null ? undefined : value)
 
-const deliveryOf = (row: Record<string, unknown>): WebhookDelivery => ({
-  nanoid: row.nanoid as WebhookDelivery["nanoid"],
-  webhook_nanoid: row.webhook_nanoid as WebhookDelivery["webhook_nanoid"],
-  team_nanoid: row.team_nanoid as WebhookDelivery["team_nanoid"],
-  event: JSON.parse(row.event as string) as DomainEvent,
-  ...(row.version === null ? {} : { version: Number(row.version) }),
-  status: row.status as DeliveryStatus,
-  attempts: Number(row.attempts),
-  next_attempt_at: optionalNumber(row.next_attempt_at),
-  first_attempt_at: optionalNumber(row.first_attempt_at),
-  created_at: Number(row.created_at),
-  updated_at: Number(row.updated_at)
+/** A `webhook_deliveries` row: the delivery's columns, the event as JSON. */
+const DeliveryRow = Schema.Struct({
+  nanoid: DeliveryId,
+  webhook_nanoid: WebhookId,
+  team_nanoid: TeamId,
+  event: Schema.String,
+  version: Schema.NullOr(PayloadVersion),
+  status: Schema.Literals(["pending", "succeeded", "failed"]),
+  attempts: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.Number),
+  first_attempt_at: Schema.NullOr(Schema.Number),
+  created_at: Schema.Number,
+  updated_at: Schema.Number
 })
 
-const attemptOf = (row: Record<string, unknown>): DeliveryAttempt => ({
-  delivery_nanoid: row.delivery_nanoid as DeliveryId,
-  number: Number(row.number),
-  at: Number(row.at),
-  status_code: optionalNumber(row.status_code),
-  duration_ms: Number(row.duration_ms),
-  error: row.error === null ? undefined : String(row.error)
+const deliveryRowOf = RowDecoder.rows("webhook_deliveries", DeliveryRow)
+const deliveryEventOf = RowDecoder.records("webhook_deliveries", DomainEvent, RowDecoder.smallMemoSize)
+
+const deliveryOf = (row: Record<string, unknown>): WebhookDelivery => {
+  const { event, version, status, next_attempt_at, first_attempt_at, ...columns } = deliveryRowOf(row)
+  const delivered: DeliveryStatus = status
+  return {
+    ...columns,
+    event: deliveryEventOf(event, columns.nanoid),
+    ...(version === null ? {} : { version }),
+    status: delivered,
+    next_attempt_at: optional(next_attempt_at),
+    first_attempt_at: optional(first_attempt_at)
+  }
+}
+
+/** A `webhook_attempts` row. */
+const AttemptRow = Schema.Struct({
+  delivery_nanoid: DeliveryId,
+  number: Schema.Number,
+  at: Schema.Number,
+  status_code: Schema.NullOr(Schema.Number),
+  duration_ms: Schema.Number,
+  error: Schema.NullOr(Schema.String)
 })
+
+const attemptRowOf = RowDecoder.rows("webhook_attempts", AttemptRow)
+
+const attemptOf = (row: Record<string, unknown>): DeliveryAttempt => {
+  const { status_code, error, ...columns } = attemptRowOf(row)
+  return { ...columns, status_code: optional(status_code), error: optional(error) }
+}
 
 const columns = `nanoid, webhook_nanoid, team_nanoid, event, version, status, attempts, next_attempt_at,
   first_attempt_at, created_at, updated_at`
+
+/** The statements of the delivery log, prepared once on the connection. */
+const deliveryStatements = (connection: DatabaseSync) => {
+  const leases = Leases.on(connection, { table: "webhook_deliveries", row: "nanoid = :nanoid", key: "nanoid" })
+  const requeueFailed = (column: "created_at" | "updated_at") =>
+    connection.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = :now, first_attempt_at = NULL,
+         updated_at = :now WHERE webhook_nanoid = :webhook AND status = 'failed' AND ${column} >= :since`
+    )
+  return {
+    insert: connection.prepare(
+      `INSERT INTO webhook_deliveries (nanoid, webhook_nanoid, team_nanoid, event_id, event, version, status, attempts,
+         next_attempt_at, first_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id, webhook_nanoid) DO NOTHING`
+    ),
+    claim: leases.takeMany({
+      when: "status = 'pending' AND next_attempt_at <= :now",
+      order: "next_attempt_at, nanoid",
+      returning: columns
+    }),
+    finish: leases.release({
+      set: `status = :status, attempts = attempts + :counted, next_attempt_at = :next,
+        first_attempt_at = :first, updated_at = :at`
+    }),
+    insertAttempt: connection.prepare(
+      `INSERT OR REPLACE INTO webhook_attempts (delivery_nanoid, number, at, status_code, duration_ms, error)
+       VALUES (?, ?, ?, ?, ?, ?)`
+    ),
+    find: connection.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE nanoid = ?`),
+    backlog: connection.prepare(
+      "SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'"
+    ),
+    page: connection.prepare(
+      `SELECT ${columns} FROM webhook_deliveries
+       WHERE webhook_nanoid = :webhook AND (:status IS NULL OR status = :status)
+         AND (:beforeAt IS NULL OR created_at < :beforeAt OR (created_at = :beforeAt AND nanoid < :beforeId))
+       ORDER BY created_at DESC, nanoid DESC LIMIT :limit`
+    ),
+    attemptsOf: connection.prepare(
+      `SELECT delivery_nanoid, number, at, status_code, duration_ms, error FROM webhook_attempts
+       WHERE delivery_nanoid IN (SELECT value FROM json_each(?)) ORDER BY delivery_nanoid, number`
+    ),
+    requeue: connection.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = :now, first_attempt_at = NULL,
+         updated_at = :now WHERE nanoid = :nanoid`
+    ),
+    requeueFailedBy: { created: requeueFailed("created_at"), updated: requeueFailed("updated_at") }
+  }
+}
+
+/** The delivery log: its statements and the database's transaction. */
+interface Deliveries extends ReturnType<typeof deliveryStatements> {
+  readonly transaction: SqliteDatabase["Service"]["transaction"]
+}
+
+type DeliveryPort = WebhookDeliveryStore["Service"]
+
+/** The deliveries of `rows` with their attempts. */
+const logged = (store: Deliveries, rows: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<LoggedDelivery> => {
+  const list = rows.map(deliveryOf)
+  const attempts = new Map<string, Array<DeliveryAttempt>>()
+  if (list.length > 0) {
+    for (const row of store.attemptsOf.all(JSON.stringify(list.map((d) => d.nanoid)))) {
+      const attempt = attemptOf(row)
+      const of = attempts.get(attempt.delivery_nanoid) ?? []
+      of.push(attempt)
+      attempts.set(attempt.delivery_nanoid, of)
+    }
+  }
+  return list.map((d) => ({ ...d, attempt_log: attempts.get(d.nanoid) ?? [] }))
+}
+
+const enqueue = (store: Deliveries, list: ReadonlyArray<WebhookDelivery>) =>
+  store.transaction(() => {
+    for (const d of list) {
+      store.insert.run(
+        d.nanoid,
+        d.webhook_nanoid,
+        d.team_nanoid,
+        d.event.id,
+        JSON.stringify(d.event),
+        d.version ?? null,
+        d.status,
+        d.attempts,
+        d.next_attempt_at ?? null,
+        d.first_attempt_at ?? null,
+        d.created_at,
+        d.updated_at
+      )
+    }
+  })
+
+const claimDue = (store: Deliveries, { now, limit, leaseMillis }: Parameters<DeliveryPort["claimDue"]>[0]) => {
+  const holder = Leases.newHolder()
+  const until = now + leaseMillis
+  return store
+    .claim({ now, until, limit, holder })
+    .map(deliveryOf)
+    .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0))
+    .map((delivery) => ({ delivery, lease: { holder, until } }))
+}
+
+const recordAttempt = (store: Deliveries, [id, holder, record]: Parameters<DeliveryPort["record"]>) =>
+  store.transaction(() => {
+    const applied = store.finish({
+      nanoid: id,
+      holder,
+      status: record.status,
+      counted: record.attempt === undefined ? 0 : 1,
+      next: record.next_attempt_at ?? null,
+      first: record.first_attempt_at ?? null,
+      at: record.at
+    })
+    const a = record.attempt
+    if (applied && a !== undefined) {
+      store.insertAttempt.run(a.delivery_nanoid, a.number, a.at, a.status_code ?? null, a.duration_ms, a.error ?? null)
+    }
+    return applied
+  })
 
 /** The delivery log. */
 export const deliveries = Layer.effect(
   WebhookDeliveryStore,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
-    const leases = Leases.on(connection, { table: "webhook_deliveries", row: "nanoid = :nanoid", key: "nanoid" })
-    const insert = connection.prepare(
-      `INSERT INTO webhook_deliveries (nanoid, webhook_nanoid, team_nanoid, event_id, event, version, status, attempts,
-         next_attempt_at, first_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id, webhook_nanoid) DO NOTHING`
-    )
-    const claim = leases.takeMany({
-      when: "status = 'pending' AND next_attempt_at <= :now",
-      order: "next_attempt_at, nanoid",
-      returning: columns
-    })
-    const finish = leases.release({
-      set: `status = :status, attempts = attempts + :counted, next_attempt_at = :next,
-        first_attempt_at = :first, updated_at = :at`
-    })
-    const insertAttempt = connection.prepare(
-      `INSERT OR REPLACE INTO webhook_attempts (delivery_nanoid, number, at, status_code, duration_ms, error)
-       VALUES (?, ?, ?, ?, ?, ?)`
-    )
-    const find = connection.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE nanoid = ?`)
-    const backlog = connection.prepare(
-      "SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'"
-    )
-    const page = connection.prepare(
-      `SELECT ${columns} FROM webhook_deliveries
-       WHERE webhook_nanoid = :webhook AND (:status IS NULL OR status = :status)
-         AND (:beforeAt IS NULL OR created_at < :beforeAt OR (created_at = :beforeAt AND nanoid < :beforeId))
-       ORDER BY created_at DESC, nanoid DESC LIMIT :limit`
-    )
-    const attemptsOf = connection.prepare(
-      `SELECT delivery_nanoid, number, at, status_code, duration_ms, error FROM webhook_attempts
-       WHERE delivery_nanoid IN (SELECT value FROM json_each(?)) ORDER BY delivery_nanoid, number`
-    )
-    const requeue = connection.prepare(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = :now, first_attempt_at = NULL,
-         updated_at = :now WHERE nanoid = :nanoid`
-    )
-    const requeueFailed = (column: "created_at" | "updated_at") =>
-      connection.prepare(
-        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = :now, first_attempt_at = NULL,
-           updated_at = :now WHERE webhook_nanoid = :webhook AND status = 'failed' AND ${column} >= :since`
-      )
-    const requeueFailedBy = { created: requeueFailed("created_at"), updated: requeueFailed("updated_at") }
-
-    const logged = (rows: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<LoggedDelivery> => {
-      const list = rows.map(deliveryOf)
-      const attempts = new Map<string, Array<DeliveryAttempt>>()
-      if (list.length > 0) {
-        for (const row of attemptsOf.all(JSON.stringify(list.map((d) => d.nanoid)))) {
-          const attempt = attemptOf(row)
-          const of = attempts.get(attempt.delivery_nanoid) ?? []
-          of.push(attempt)
-          attempts.set(attempt.delivery_nanoid, of)
-        }
-      }
-      return list.map((d) => ({ ...d, attempt_log: attempts.get(d.nanoid) ?? [] }))
-    }
-
+    const store: Deliveries = { ...deliveryStatements(connection), transaction }
     return WebhookDeliveryStore.of({
-      enqueue: (list) =>
-        Effect.sync(() =>
-          transaction(() => {
-            for (const d of list) {
-              insert.run(
-                d.nanoid,
-                d.webhook_nanoid,
-                d.team_nanoid,
-                d.event.id,
-                JSON.stringify(d.event),
-                d.version ?? null,
-                d.status,
-                d.attempts,
-                d.next_attempt_at ?? null,
-                d.first_attempt_at ?? null,
-                d.created_at,
-                d.updated_at
-              )
-            }
-          })
-        ),
-      claimDue: ({ now, limit, leaseMillis }) =>
-        Effect.sync(() => {
-          const holder = Leases.newHolder()
-          const until = now + leaseMillis
-          return claim({ now, until, limit, holder })
-            .map(deliveryOf)
-            .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0))
-            .map((delivery) => ({ delivery, lease: { holder, until } }))
-        }),
-      record: (id, holder, record) =>
-        Effect.sync(() =>
-          transaction(() => {
-            const applied = finish({
-              nanoid: id,
-              holder,
-              status: record.status,
-              counted: record.attempt === undefined ? 0 : 1,
-              next: record.next_attempt_at ?? null,
-              first: record.first_attempt_at ?? null,
-              at: record.at
-            })
-            const a = record.attempt
-            if (applied && a !== undefined) {
-              insertAttempt.run(
-                a.delivery_nanoid,
-                a.number,
-                a.at,
-                a.status_code ?? null,
-                a.duration_ms,
-                a.error ?? null
-              )
-            }
-            return applied
-          })
-        ),
+      enqueue: (list) => Effect.sync(() => enqueue(store, list)),
+      claimDue: (options) => Effect.sync(() => claimDue(store, options)),
+      record: (...args) => Effect.sync(() => recordAttempt(store, args)),
       findById: (id) =>
         Effect.sync(() => {
-          const row = find.get(id)
-          return row === undefined ? undefined : logged([row])[0]
+          const row = store.find.get(id)
+          return row === undefined ? undefined : logged(store, [row])[0]
         }),
       list: (webhook, options) =>
         Effect.sync(() =>
           logged(
-            page.all({
+            store,
+            store.page.all({
               webhook,
               status: options.status ?? null,
               beforeAt: options.before?.created_at ?? null,
@@ -275,10 +320,10 @@ export const deliveries = Layer.effect(
             })
           )
         ),
-      requeue: (id, now) => Effect.sync(() => requeue.run({ nanoid: id, now }).changes > 0),
+      requeue: (id, now) => Effect.sync(() => store.requeue.run({ nanoid: id, now }).changes > 0),
       requeueFailed: (webhook, { since, by, now }) =>
-        Effect.sync(() => Number(requeueFailedBy[by].run({ webhook, since, now }).changes)),
-      backlog: Effect.sync(() => backlogOf(backlog.get()))
+        Effect.sync(() => Number(store.requeueFailedBy[by].run({ webhook, since, now }).changes)),
+      backlog: Effect.sync(() => backlogOf(store.backlog.get()))
     })
   })
 )
