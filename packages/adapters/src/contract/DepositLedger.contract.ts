@@ -53,7 +53,7 @@ export const depositLedgerContract = (storage: StorageUnderTest) =>
         yield* ledger.unfollow("deposits", "b")
         assert.isTrue(Option.isSome(yield* ledger.follow("deposits", "c", later, later + 1_000)))
         assert.deepStrictEqual(
-          (yield* ledger.unsettled(0)).map((d) => d.nanoid),
+          (yield* ledger.withinReorgWindow(0)).map((d) => d.nanoid),
           [deposit(1).nanoid, deposit(2).nanoid]
         )
       }).pipe(Effect.provide(storage.layer()))
@@ -69,13 +69,13 @@ export const depositLedgerContract = (storage: StorageUnderTest) =>
         yield* advance([deposit(3), deposit(4), deposit(5)])
         // Confirmed, with its event; a second settle from the same state does nothing, and the event is not repeated.
         assert.isTrue(
-          yield* ledger.settle(deposit(3).nanoid, "pending", "confirmed", "2026-01-02T00:00:00.000Z", [event(1)])
+          yield* ledger.transition(deposit(3).nanoid, "pending", "confirmed", "2026-01-02T00:00:00.000Z", [event(1)])
         )
         assert.isFalse(
-          yield* ledger.settle(deposit(3).nanoid, "pending", "confirmed", "2026-01-02T00:00:00.000Z", [event(1)])
+          yield* ledger.transition(deposit(3).nanoid, "pending", "confirmed", "2026-01-02T00:00:00.000Z", [event(1)])
         )
         assert.isTrue(
-          yield* ledger.settle(deposit(4).nanoid, "pending", "reorged", "2026-01-02T00:00:00.000Z", [event(1)])
+          yield* ledger.transition(deposit(4).nanoid, "pending", "reorged", "2026-01-02T00:00:00.000Z", [event(1)])
         )
         const outbox = yield* EventOutbox
         assert.strictEqual((yield* outbox.findById(event(1).id))?.sequence, 1)
@@ -98,10 +98,10 @@ export const depositLedgerContract = (storage: StorageUnderTest) =>
         assert.strictEqual(listed[2]?.updated_at, "2026-01-02T00:00:00.000Z")
         // Confirmed ones are unsettled only within the window.
         assert.deepStrictEqual(
-          (yield* ledger.unsettled(4)).map((d) => d.nanoid),
+          (yield* ledger.withinReorgWindow(4)).map((d) => d.nanoid),
           [deposit(4).nanoid, deposit(5).nanoid]
         )
-        assert.strictEqual((yield* ledger.unsettled(0)).length, 3)
+        assert.strictEqual((yield* ledger.withinReorgWindow(0)).length, 3)
       }).pipe(Effect.provide(storage.layer()))
     )
 

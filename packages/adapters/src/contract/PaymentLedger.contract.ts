@@ -305,7 +305,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
             yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, worker: "a", leaseUntil: now + 60_000 })
           )
 
-          const settled = yield* ledger.settle(
+          const settled = yield* ledger.transition(
             due.nanoid,
             "scheduled",
             "complete",
@@ -319,10 +319,10 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
             updated_at: "2026-03-01T00:00:00.000Z"
           })
           assert.deepStrictEqual(yield* outbox.findById(event(10).id), { ...event(10), sequence: 1 })
-          const stale = yield* Effect.flip(ledger.settle(due.nanoid, "scheduled", "complete", {}, [event(11)]))
+          const stale = yield* Effect.flip(ledger.transition(due.nanoid, "scheduled", "complete", {}, [event(11)]))
           assert.deepStrictEqual([stale._tag, stale.errorCode], ["StaleState", "INVALID_STATE_TRANSITION"])
           assert.isUndefined(yield* outbox.findById(event(11).id))
-          const missing = yield* Effect.flip(ledger.settle(paymentId(99), "scheduled", "complete", {}, []))
+          const missing = yield* Effect.flip(ledger.transition(paymentId(99), "scheduled", "complete", {}, []))
           assert.deepStrictEqual([missing._tag, missing.errorCode], ["PaymentNotFound", "PAYMENT_NOT_FOUND"])
           assert.deepStrictEqual(
             (yield* ledger.list({ states: ["complete"] })).map((p) => p.nanoid),

@@ -155,14 +155,14 @@ export const layer = Layer.effect(
               : Effect.succeed(false)
           )
         ),
-      unsettled: (fromBlock) =>
+      withinReorgWindow: (fromBlock) =>
         Effect.promise(() =>
           deposits
             .find({ $or: [{ state: "pending" }, { state: "confirmed", block_number: { $gte: fromBlock } }] })
             .sort({ block_number: 1, log_index: 1 })
             .toArray()
         ).pipe(Effect.map((docs) => docs.map(depositOf))),
-      settle: (id, from, to, updatedAt, events) =>
+      transition: (id, from, to, updatedAt, events) =>
         inTransaction(client, async (session) => {
           const moved = await deposits.updateOne(
             { _id: id, state: from },

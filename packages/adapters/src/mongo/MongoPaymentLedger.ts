@@ -195,7 +195,7 @@ const leaseDueIntent = (
     )
   ).pipe(Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))))
 
-const settle = (
+const transition = (
   collections: LedgerCollections,
   { id, from, to }: { id: PaymentId; from: PaymentState; to: PaymentState },
   patch: PaymentPatch,
@@ -322,7 +322,7 @@ export const layer = Layer.effect(
         ),
       recordExecution: (record) => recordExecution(collections, record),
       leaseDueIntent: (options) => leaseDueIntent(collections, options),
-      settle: (id, from, to, patch, events) => settle(collections, { id, from, to }, patch, events),
+      transition: (id, from, to, patch, events) => transition(collections, { id, from, to }, patch, events),
       find: (id) =>
         Effect.promise(() => payments.findOne({ _id: id })).pipe(
           Effect.map((doc) => (doc === null ? undefined : paymentOf(doc)))

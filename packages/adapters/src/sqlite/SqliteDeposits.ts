@@ -73,11 +73,11 @@ export const layer = Layer.effect(
        ON CONFLICT (nanoid) DO UPDATE SET state = excluded.state, block_number = excluded.block_number,
          log_index = excluded.log_index, record = excluded.record`
     )
-    const unsettled = connection.prepare(
+    const withinReorgWindow = connection.prepare(
       `SELECT record FROM deposits WHERE state = 'pending' OR (state = 'confirmed' AND block_number >= ?)
        ORDER BY block_number, log_index`
     )
-    const settle = connection.prepare(
+    const transition = connection.prepare(
       `UPDATE deposits SET state = :to, record = json_set(record, '$.state', :to, '$.updated_at', :updatedAt)
        WHERE nanoid = :nanoid AND state = :from`
     )
@@ -124,11 +124,11 @@ export const layer = Layer.effect(
             return true
           })
         ),
-      unsettled: (fromBlock) => Effect.sync(() => unsettled.all(fromBlock).map(depositOf)),
-      settle: (id, from, to, updatedAt, events) =>
+      withinReorgWindow: (fromBlock) => Effect.sync(() => withinReorgWindow.all(fromBlock).map(depositOf)),
+      transition: (id, from, to, updatedAt, events) =>
         Effect.sync(() =>
           transaction(() => {
-            if (settle.run({ nanoid: id, from, to, updatedAt }).changes !== 1) return false
+            if (transition.run({ nanoid: id, from, to, updatedAt }).changes !== 1) return false
             appendEvents(events)
             return true
           })

@@ -121,7 +121,7 @@ const ledgerStatements = (connection: DatabaseSync) => {
       returning: "record"
     }),
     // A merge patch of the record (state and patch) and the columns beside it, only from `from`.
-    settle: connection.prepare(
+    transition: connection.prepare(
       `UPDATE payments SET state = :to, lease_holder = NULL, lease_until = 0, record = json_patch(record, :patch)
        WHERE nanoid = :nanoid AND state = :from RETURNING record`
     ),
@@ -213,12 +213,12 @@ const recordExecution = (
     return true
   })
 
-const settle = (
+const transition = (
   ledger: Ledger,
-  [id, from, to, patch, events]: Parameters<Port["settle"]>
+  [id, from, to, patch, events]: Parameters<Port["transition"]>
 ): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
   const row = ledger.transaction(() => {
-    const moved = ledger.settle.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
+    const moved = ledger.transition.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
     if (moved !== undefined) ledger.appendEvents(events)
     return moved
   })
@@ -310,7 +310,7 @@ export const layer = Layer.effect(
         Effect.sync(() => Option.fromNullishOr(ledger.takeOver({ salt, now, until: leaseUntil })?.holder)),
       recordExecution: (execution) => Effect.sync(() => recordExecution(ledger, execution)),
       leaseDueIntent: (due) => Effect.sync(() => leaseDueIntent(ledger, due)),
-      settle: (...args) => Effect.suspend(() => settle(ledger, args)),
+      transition: (...args) => Effect.suspend(() => transition(ledger, args)),
       find: (id) =>
         Effect.sync(() => {
           const row = ledger.paymentById.get(id)

@@ -147,7 +147,7 @@ export interface FollowPass {
 
 /**
  * One pass: take the follower, notice a reorg under the cursor, read up to `batchBlocks` new blocks (repeating while
- * behind, within the lease), then confirm or withdraw what is unsettled.
+ * behind, within the lease), then confirm or withdraw what is within the reorg window.
  */
 export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (options: FollowerOptions) {
   const ledger = yield* DepositLedger
@@ -181,27 +181,27 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
   let confirmed = 0
   let reorged = 0
   const canonical = new Map<number, Hex>()
-  for (const deposit of yield* ledger.unsettled(head - window)) {
+  for (const deposit of yield* ledger.withinReorgWindow(head - window)) {
     const hash = canonical.get(deposit.block_number) ?? (yield* hashAt(deposit.block_number)) ?? ("" as Hex)
     canonical.set(deposit.block_number, hash)
     const onChain = hash === deposit.block_hash
     const depth = head - deposit.block_number + 1
-    // Most unsettled deposits stay as they are in a pass: nothing is read for them beyond their block's hash.
+    // Most of these deposits stay as they are in a pass: nothing is read for them beyond their block's hash.
     const confirm = deposit.state === "pending" && onChain && depth >= options.confirmations
     const withdraw = deposit.state === "confirmed" && !onChain
     const drop = deposit.state === "pending" && !onChain
     if (!confirm && !withdraw && !drop) continue
     const now = DateTime.formatIso(yield* DateTime.now)
     if (drop) {
-      if (yield* ledger.settle(deposit.nanoid, "pending", "reorged", now, [])) reorged++
+      if (yield* ledger.transition(deposit.nanoid, "pending", "reorged", now, [])) reorged++
       continue
     }
     const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const team = Option.getOrUndefined(yield* TeamRepository.use((teams) => teams.findById(deposit.team_nanoid)))
     const events = eventsOf(chain.chainId, deposit, team, confirm ? "complete" : "reverted", depth, created)
     if (confirm) {
-      if (yield* ledger.settle(deposit.nanoid, "pending", "confirmed", now, events)) confirmed++
-    } else if (yield* ledger.settle(deposit.nanoid, "confirmed", "reorged", now, events)) reorged++
+      if (yield* ledger.transition(deposit.nanoid, "pending", "confirmed", now, events)) confirmed++
+    } else if (yield* ledger.transition(deposit.nanoid, "confirmed", "reorged", now, events)) reorged++
   }
   return { followed: true, cursor, blocks, confirmed, reorged } satisfies FollowPass
 })

@@ -47,9 +47,9 @@ export class DepositLedger extends Context.Service<
       deposits: ReadonlyArray<Deposit>
     ) => Effect.Effect<boolean>
     /** Deposits `pending`, and those `confirmed` from block `fromBlock` on (still within the reorg window), oldest first. */
-    readonly unsettled: (fromBlock: number) => Effect.Effect<ReadonlyArray<Deposit>>
+    readonly withinReorgWindow: (fromBlock: number) => Effect.Effect<ReadonlyArray<Deposit>>
     /** Moves a deposit from `from` to `to` (at `updatedAt`) with its events; `false` when it was not in `from`. */
-    readonly settle: (
+    readonly transition: (
       id: DepositId,
       from: DepositState,
       to: DepositState,

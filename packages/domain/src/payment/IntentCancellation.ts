@@ -26,7 +26,7 @@ export const cancelPayment = Effect.fn("IntentCancellation.cancelPayment")(funct
   const canceled: Payment = { ...payment, state: "canceled", updated_at: now }
   const event = yield* paymentEventOf(scope, "payment.canceled", canceled)
   return yield* PaymentLedger.use((ledger) =>
-    ledger.settle(payment.nanoid, from, "canceled", { updated_at: now }, [event])
+    ledger.transition(payment.nanoid, from, "canceled", { updated_at: now }, [event])
   ).pipe(
     Effect.as(true),
     Effect.catchTag("StaleState", () => Effect.succeed(false)),

@@ -52,7 +52,7 @@ const move = (
     }
     const events = event === undefined ? [] : [yield* paymentEventOf(scope, event, moved, chain)]
     return yield* PaymentLedger.use((ledger) =>
-      ledger.settle(payment.nanoid, "scheduled", to, { ...patch, updated_at: now }, events)
+      ledger.transition(payment.nanoid, "scheduled", to, { ...patch, updated_at: now }, events)
     ).pipe(
       Effect.as(true),
       Effect.catchTag("StaleState", () => Effect.succeed(false)),

@@ -160,7 +160,7 @@ export class PaymentLedger extends Context.Service<
       readonly worker: string
       readonly leaseUntil: number
     }) => Effect.Effect<Payment | undefined>
-    readonly settle: (
+    readonly transition: (
       id: PaymentId,
       from: PaymentState,
       to: PaymentState,
