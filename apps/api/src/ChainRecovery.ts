@@ -37,7 +37,7 @@ export const resendLostExecutions = Effect.fn("ChainRecovery.resendLostExecution
     if (yield* chain.isSaltUsed(BigInt(request.salt))) continue
     const signature = request.signature as Hex
     // Anvil refuses a time before its last block: then the block takes the current time, as any other.
-    yield* embedded.setNextBlockTimestamp(BigInt(Math.floor(request.executedAt / 1000))).pipe(Effect.ignore)
+    yield* embedded.setNextBlockTimestamp(BigInt(Math.floor(request.claimedAt / 1000))).pipe(Effect.ignore)
     const settlement = yield* sendToChain(request.issued, signature).pipe(
       Effect.catch((error) =>
         Effect.as(

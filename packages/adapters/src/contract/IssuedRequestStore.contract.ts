@@ -31,10 +31,10 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
         const claimed = yield* store.claim("5", 1_700_000_000_000)
         assert.deepStrictEqual(claimed, {
           ...issued("5"),
-          executedAt: 1_700_000_000_000,
+          claimedAt: 1_700_000_000_000,
           claimToken: claimed.claimToken
         })
-        assert.deepStrictEqual(yield* store.find("5"), { ...issued("5"), executedAt: 1_700_000_000_000 })
+        assert.deepStrictEqual(yield* store.find("5"), { ...issued("5"), claimedAt: 1_700_000_000_000 })
         assert.strictEqual((yield* Effect.flip(store.find("6")))._tag, "TypedDataNotFound")
         const unknown = yield* Effect.flip(store.claim("6", 1))
         assert.deepStrictEqual([unknown._tag, unknown.errorCode], ["TypedDataNotFound", "TYPED_DATA_NOT_FOUND"])
@@ -72,7 +72,7 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
           assert.deepStrictEqual(yield* store.find("42"), issued("42"))
           const second = yield* store.claim("42", 1002)
           assert.notStrictEqual(second.claimToken, first.claimToken)
-          assert.strictEqual(second.executedAt, 1002)
+          assert.strictEqual(second.claimedAt, 1002)
           // The first token, released, cannot release the second claim.
           yield* store.release("42", first.claimToken)
           assert.strictEqual((yield* Effect.flip(store.claim("42", 1003)))._tag, "AlreadyClaimed")

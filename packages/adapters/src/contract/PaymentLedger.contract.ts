@@ -465,13 +465,13 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
 
           const since = yield* ledger.executedSince(2000)
           assert.deepStrictEqual(
-            since.map((r) => [r.salt, r.executedAt, r.signature, r.result.transaction]),
+            since.map((r) => [r.salt, r.claimedAt, r.signature, r.result.transaction]),
             [
               ["32", 2000, "0xsig32", "0xtx32"],
               ["33", 3000, "0xsig33", "0xtx33"]
             ]
           )
-          assert.deepStrictEqual(since[1]?.issued, { ...issued("33"), executedAt: 3000 })
+          assert.deepStrictEqual(since[1]?.issued, { ...issued("33"), claimedAt: 3000 })
           assert.deepStrictEqual(
             (yield* ledger.executedSince(0)).map((r) => r.salt),
             ["31", "32", "33"]

@@ -88,12 +88,12 @@ export const executionOf = documentDecoder(issuedCollection, StoredExecution)
 const bytesOf = documentDecoder(issuedCollection, Schema.Struct({ bytes: Schema.optional(Schema.Number) }))
 
 /**
- * The issued record of a document, with `executedAt` once claimed. The record itself is the one part of a document
+ * The issued record of a document, with `claimedAt` once claimed (stored as `executedAt`). The record itself is the one part of a document
  * not decoded yet: the storage contract suites store placeholder bundles that the domain's bundle schemas refuse.
  */
 export const issuedOf = (doc: IssuedDocument): IssuedTypedData => {
   const { state, executedAt } = executionOf(doc)
-  return state === "issued" ? doc.record : { ...doc.record, executedAt: executedAt ?? 0 }
+  return state === "issued" ? doc.record : { ...doc.record, claimedAt: executedAt ?? 0 }
 }
 
 /** The MongoDB issued typed data store. */
@@ -167,7 +167,7 @@ export const layer = Layer.effect(
             (lease): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed> =>
               lease === undefined
                 ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyClaimed({ salt })))
-                : Effect.map(find(salt), (record) => ({ ...record, executedAt: now, claimToken: lease.holder }))
+                : Effect.map(find(salt), (record) => ({ ...record, claimedAt: now, claimToken: lease.holder }))
           )
         ),
       release: (salt, claimToken) =>

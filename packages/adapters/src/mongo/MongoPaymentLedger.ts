@@ -269,7 +269,7 @@ const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
     Effect.map((docs) =>
       docs.map((doc): ExecutedRequest => {
         const { _id, signature, result, executedAt } = executedOf(doc)
-        return { salt: _id, issued: issuedOf(doc), signature: signature ?? "", result, executedAt: executedAt ?? 0 }
+        return { salt: _id, issued: issuedOf(doc), signature: signature ?? "", result, claimedAt: executedAt ?? 0 }
       })
     )
   )

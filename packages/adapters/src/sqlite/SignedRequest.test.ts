@@ -89,7 +89,7 @@ describe("authorizeSignedRequest", () => {
       const signature = yield* issue
       const request = { typedData: JSON.parse(JSON.stringify(bundle.typed_data)), signer: admin, signature }
       const issued = yield* authorizeSignedRequest(request)
-      assert.strictEqual(issued.executedAt, 1_795_766_000_000)
+      assert.strictEqual(issued.claimedAt, 1_795_766_000_000)
       assert.strictEqual(yield* tagOf(authorizeSignedRequest(request)), "AlreadyClaimed")
     }).pipe(Effect.provide(services))
   )

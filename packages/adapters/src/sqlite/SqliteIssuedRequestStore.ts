@@ -53,7 +53,7 @@ const issuedRecord = {
   team: TeamId,
   issuedTo: UserId,
   signer: Address,
-  executedAt: Schema.optionalKey(Schema.Number)
+  claimedAt: Schema.optionalKey(Schema.Number)
 }
 
 /**
@@ -83,11 +83,11 @@ export const StoredIssuedTypedData = Schema.Union([
   })
 ])
 
-/** The issued record of a row, with `executedAt` once claimed (the claim token stays out of it). */
+/** The issued record of a row, with `claimedAt` once claimed (stored as `executed_at`) (the claim token stays out of it). */
 export const issuedOf = (row: Record<string, unknown>): IssuedTypedData => {
   // The one record not decoded yet: see `StoredIssuedTypedData`.
   const record = JSON.parse(String(row.record)) as IssuedTypedData
-  return row.state === "issued" ? record : { ...record, executedAt: Number(row.executed_at ?? 0) }
+  return row.state === "issued" ? record : { ...record, claimedAt: Number(row.executed_at ?? 0) }
 }
 
 /** The SQLite issued typed data store. */
@@ -146,7 +146,7 @@ export const layer = Layer.effect(
           })
           if (row === undefined) return Effect.fail(new TypedDataNotFound({ salt }))
           if (lease === undefined) return Effect.fail(new AlreadyClaimed({ salt }))
-          return Effect.succeed({ ...issuedOf(row), executedAt: now, claimToken: lease.holder })
+          return Effect.succeed({ ...issuedOf(row), claimedAt: now, claimToken: lease.holder })
         }),
       release: (salt, claimToken) => Effect.sync(() => void release({ salt, holder: claimToken }))
     })

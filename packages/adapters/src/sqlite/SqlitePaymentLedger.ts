@@ -264,7 +264,7 @@ const executedSince = (ledger: Ledger, sinceMillis: number): ReadonlyArray<Execu
       issued: issuedOf(row),
       signature: String(row.signature ?? ""),
       result: resultOf(row.result, String(row.salt)),
-      executedAt: Number(row.executed_at)
+      claimedAt: Number(row.executed_at)
     })
   )
 

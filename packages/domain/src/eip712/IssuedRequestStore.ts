@@ -67,7 +67,7 @@ interface IssuedRecord {
   readonly issuedTo: UserId
   readonly signer: Address
   /** Set once executed. */
-  readonly executedAt?: number
+  readonly claimedAt?: number
 }
 
 /** A batch of payments (POST /v2/payments): its bundle and what execution records. */
@@ -99,7 +99,7 @@ export type IssuedPayment = IssuedBatch | IssuedInstant
 
 /** Issued typed data as its claimer holds it: `claimToken` names the holder, so only it may release or record. */
 export type Claimed<T extends IssuedTypedData> = T & {
-  readonly executedAt: number
+  readonly claimedAt: number
   /** Random, set by `claim` (and by `PaymentLedger.takeOver`): the holder's proof in `release` and `recordExecution`. */
   readonly claimToken: string
 }

@@ -158,7 +158,7 @@ export const awaitOutcome = (salt: Uint256String) =>
 export interface Claim {
   readonly claimToken: string
   /** When it was claimed (epoch ms). */
-  readonly executedAt: number
+  readonly claimedAt: number
 }
 
 /** What one kind of signed request does at each turn of `executeOnce`. */

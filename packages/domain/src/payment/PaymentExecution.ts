@@ -174,7 +174,7 @@ const paymentsOf = (
       invoice: planned.invoice,
       creation_transaction: transaction,
       ...(request.body.pay_now ? { process_transaction: transaction } : {}),
-      created_at: isoOf(issued.executedAt),
+      created_at: isoOf(issued.claimedAt),
       updated_at: updatedAt
     })
   )
@@ -219,7 +219,7 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
     })
   )
   yield* Metric.update(Metric.withAttributes(paymentsExecuted, { pay_now: String(payNow) }), payments.length)
-  yield* Metric.update(settlementSeconds, ((yield* Clock.currentTimeMillis) - issued.executedAt) / 1000)
+  yield* Metric.update(settlementSeconds, ((yield* Clock.currentTimeMillis) - issued.claimedAt) / 1000)
   return result
 })
 
@@ -292,7 +292,7 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
         const now = yield* Clock.currentTimeMillis
         const token = yield* ledger.takeOver(salt, now, now + executionLeaseMillis)
         if (Option.isNone(token)) return undefined
-        const claimed: Claimed<IssuedPayment> = { ...issued, executedAt: now, claimToken: token.value }
+        const claimed: Claimed<IssuedPayment> = { ...issued, claimedAt: now, claimToken: token.value }
         // Spent: record what the chain settled (no second transaction); unspent: execute it ourselves.
         return settlement === undefined
           ? yield* settleClaimed(team, payer, claimed, body.signature)
@@ -339,7 +339,7 @@ export const finishAbandoned = Effect.fn("PaymentExecution.finishAbandoned")(fun
   const now = yield* Clock.currentTimeMillis
   const token = yield* PaymentLedger.use((ledger) => ledger.takeOver(request.salt, now, now + executionLeaseMillis))
   if (Option.isNone(token)) return "left"
-  const claimed: Claimed<IssuedPayment> = { ...issued, executedAt: now, claimToken: token.value }
+  const claimed: Claimed<IssuedPayment> = { ...issued, claimedAt: now, claimToken: token.value }
   if (settlement !== undefined) {
     yield* recordSettlement(team.value, payer.value, claimed, signature, settlement)
     return "recorded"

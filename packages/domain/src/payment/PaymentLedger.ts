@@ -84,7 +84,7 @@ export interface ExecutedRequest {
   readonly signature: string
   readonly result: ExecutionResult
   /** When its execution was claimed (epoch ms). */
-  readonly executedAt: number
+  readonly claimedAt: number
 }
 
 /** Which payments to list (the query of SPEC §4.3); times are unix seconds, both bounds inclusive. */
