@@ -687,7 +687,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
         })
         assert.strictEqual(put.status, 200, JSON.stringify(put.body))
-        yield* Layer.build(IntentRunner.layer({ worker: "worker-under-test", every: Duration.millis(200) })).pipe(
+        yield* Layer.build(IntentRunner.layer({ holder: "worker-under-test", every: Duration.millis(200) })).pipe(
           Effect.provide(server.context)
         )
         let state = "intent"

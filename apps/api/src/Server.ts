@@ -198,7 +198,7 @@ const workers = (options: ServerOptions) =>
     IssuedRequestExpiry.layer({ every: options.issuedRequests?.sweepEvery }),
     RetentionWorker.layer({
       windows: { ...defaultRetention, ...options.retention?.windows },
-      worker: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
+      holder: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
       every: options.retention?.every
     })
   )
@@ -217,7 +217,7 @@ const dispatcher = (options: ServerOptions) =>
   options.webhookDispatcher === false
     ? Layer.empty
     : WebhookDispatcher.worker({
-        worker: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
+        holder: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
         ...options.webhookDispatcher
       })
 

@@ -179,7 +179,7 @@ const startChain = (
  */
 const chainWorkers = (config: AppConfig) =>
   Layer.mergeAll(
-    IntentRunner.layer({ worker: `api-${process.pid}` }),
+    IntentRunner.layer({ holder: `api-${process.pid}` }),
     AbandonedExecutions.layer(),
     DepositFollower.layer({
       holder: `api-${process.pid}-${randomUUID()}`,

@@ -107,7 +107,7 @@ export const webhookBody = (
 
 /** Every event in the outbox, oldest first (claimed once, for the test). */
 export const outboxEvents = EventOutbox.use((o) =>
-  o.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 1000, worker: "test", leaseMillis: 1 })
+  o.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 1000, holder: "test", leaseMillis: 1 })
 )
 
 /** The single-use tokens of the queued invite mails, by recipient (the mail worker is not running). */

@@ -20,7 +20,7 @@ export const eventOutboxContract = (storage: StorageUnderTest) =>
         assert.deepStrictEqual((yield* outbox.findById(event(20).id))?.data, { n: 20 })
         assert.isDefined(yield* outbox.findById(event(22).id))
         assert.isUndefined(yield* outbox.findById(event(23).id))
-        const claimed = yield* outbox.claim({ now: 1, limit: 10, worker: "a", leaseMillis: 1000 })
+        const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1000 })
         assert.deepStrictEqual(
           claimed.map((e) => e.id),
           [event(20).id, event(21).id, event(22).id]
@@ -36,8 +36,8 @@ export const eventOutboxContract = (storage: StorageUnderTest) =>
         const now = Date.now()
         const [a, b] = yield* Effect.all(
           [
-            outbox.claim({ now, limit: 2, worker: "a", leaseMillis: 1000 }),
-            outbox.claim({ now, limit: 2, worker: "b", leaseMillis: 1000 })
+            outbox.claim({ now, limit: 2, holder: "a", leaseMillis: 1000 }),
+            outbox.claim({ now, limit: 2, holder: "b", leaseMillis: 1000 })
           ],
           { concurrency: "unbounded" }
         )
@@ -45,15 +45,15 @@ export const eventOutboxContract = (storage: StorageUnderTest) =>
         // The backlog counts undispatched events, leased or not, and dates the oldest.
         assert.deepStrictEqual(yield* outbox.backlog, { count: 4, oldest: event(20).created * 1000 })
         assert.deepStrictEqual(ids, [event(20).id, event(21).id, event(22).id, event(23).id])
-        assert.deepStrictEqual(yield* outbox.claim({ now: now + 999, limit: 10, worker: "c", leaseMillis: 1000 }), [])
+        assert.deepStrictEqual(yield* outbox.claim({ now: now + 999, limit: 10, holder: "c", leaseMillis: 1000 }), [])
         yield* outbox.markDispatched(event(20).id)
         yield* outbox.markDispatched(event(22).id)
-        const afterLease = yield* outbox.claim({ now: now + 1000, limit: 1, worker: "c", leaseMillis: 1000 })
+        const afterLease = yield* outbox.claim({ now: now + 1000, limit: 1, holder: "c", leaseMillis: 1000 })
         assert.deepStrictEqual(
           afterLease.map((e) => e.id),
           [event(21).id]
         )
-        const rest = yield* outbox.claim({ now: now + 1000, limit: 10, worker: "d", leaseMillis: 1000 })
+        const rest = yield* outbox.claim({ now: now + 1000, limit: 10, holder: "d", leaseMillis: 1000 })
         assert.deepStrictEqual(
           rest.map((e) => e.id),
           [event(23).id]
@@ -71,7 +71,7 @@ export const eventOutboxContract = (storage: StorageUnderTest) =>
         const now = Date.now()
         const claims = yield* Effect.all(
           Array.from({ length: 10 }, (_, worker) =>
-            outbox.claim({ now, limit: 2, worker: `w${worker}`, leaseMillis: 60_000 })
+            outbox.claim({ now, limit: 2, holder: `w${worker}`, leaseMillis: 60_000 })
           ),
           { concurrency: "unbounded" }
         )

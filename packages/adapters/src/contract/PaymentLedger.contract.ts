@@ -286,7 +286,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           const now = Date.now()
           const leases = yield* Effect.all(
             ["a", "b", "c"].map((worker) =>
-              ledger.leaseDueIntent({ now: 150, nowMillis: now, worker, leaseUntil: now + 60_000 })
+              ledger.leaseDueIntent({ now: 150, nowMillis: now, holder: worker, leaseUntil: now + 60_000 })
             ),
             { concurrency: "unbounded" }
           )
@@ -297,12 +297,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           const next = yield* ledger.leaseDueIntent({
             now: 5000,
             nowMillis: now,
-            worker: "a",
+            holder: "a",
             leaseUntil: now + 60_000
           })
           assert.strictEqual(next?.nanoid, dueLater.nanoid)
           assert.isUndefined(
-            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, worker: "a", leaseUntil: now + 60_000 })
+            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, holder: "a", leaseUntil: now + 60_000 })
           )
 
           const settled = yield* ledger.transition(
@@ -331,12 +331,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
 
           // An expired lease lets another runner take the intent again; a settled one never comes back.
           assert.isUndefined(
-            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now + 59_999, worker: "b", leaseUntil: now + 120_000 })
+            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now + 59_999, holder: "b", leaseUntil: now + 120_000 })
           )
           const retaken = yield* ledger.leaseDueIntent({
             now: 5000,
             nowMillis: now + 60_000,
-            worker: "b",
+            holder: "b",
             leaseUntil: now + 120_000
           })
           assert.strictEqual(retaken?.nanoid, dueLater.nanoid)

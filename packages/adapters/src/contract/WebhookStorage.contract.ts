@@ -222,7 +222,7 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         const outbox = yield* EventOutbox
         yield* outbox.append([event(1), event(2)])
         yield* outbox.append([event(2), event(3), { ...event(4), team_nanoid: teamId(2) }])
-        const claimed = yield* outbox.claim({ now: 1, limit: 10, worker: "a", leaseMillis: 1_000 })
+        const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
         assert.deepStrictEqual(
           claimed.map((e) => [e.id, e.team_nanoid, e.sequence]),
           [
@@ -248,7 +248,7 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         )
         assert.isTrue(yield* memberships.remove(teamId(1), userId(1), [event(3, "team.member_removed")]))
         assert.isFalse(yield* memberships.remove(teamId(1), userId(1), [event(4, "team.member_removed")]))
-        const claimed = yield* outbox.claim({ now: 1, limit: 10, worker: "a", leaseMillis: 1_000 })
+        const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
         assert.deepStrictEqual(
           claimed.map((e) => [e.event_type, e.sequence]),
           [

@@ -83,12 +83,9 @@ export const layer = Layer.effect(
     const col = db.collection<OutboxDocument>(outboxCollection)
     yield* Effect.promise(() => col.createIndex({ dispatched: 1, created: 1 }))
     const leases = Leases.on(col)
-    const claimOne = (now: number, worker: string, leaseMillis: number) =>
+    const claimOne = (now: number, holder: string, leaseMillis: number) =>
       Effect.promise(() =>
-        leases.takeNext(
-          { dispatched: false },
-          { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis, holder: worker }
-        )
+        leases.takeNext({ dispatched: false }, { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis, holder })
       ).pipe(Effect.map(eventOf))
     return EventOutbox.of({
       // A second append of the same id is ignored, and takes no sequence number (checked first, so the team's
@@ -111,11 +108,11 @@ export const layer = Layer.effect(
                 })
               }
             }),
-      claim: ({ now, limit, worker, leaseMillis }) =>
+      claim: ({ now, limit, holder, leaseMillis }) =>
         Effect.gen(function* () {
           const claimed: Array<DomainEvent> = []
           while (claimed.length < limit) {
-            const event = yield* claimOne(now, worker, leaseMillis)
+            const event = yield* claimOne(now, holder, leaseMillis)
             if (event === undefined) break
             claimed.push(event)
           }

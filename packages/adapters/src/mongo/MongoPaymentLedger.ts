@@ -180,7 +180,7 @@ const recordExecution = (
 
 const leaseDueIntent = (
   collections: LedgerCollections,
-  { now, nowMillis, worker, leaseUntil }: { now: number; nowMillis: number; worker: string; leaseUntil: number }
+  { now, nowMillis, holder, leaseUntil }: { now: number; nowMillis: number; holder: string; leaseUntil: number }
 ) =>
   Effect.promise(() =>
     collections.intents.takeNext(
@@ -189,7 +189,7 @@ const leaseDueIntent = (
         sort: { pay_at_time: 1, _id: 1 },
         now: nowMillis,
         until: leaseUntil,
-        holder: worker,
+        holder,
         set: { state: "scheduled", updated_at: isoOf(now * 1000) }
       }
     )

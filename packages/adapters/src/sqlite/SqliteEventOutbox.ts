@@ -58,9 +58,9 @@ export const layer = Layer.effect(
     )
     return EventOutbox.of({
       append: (events) => Effect.sync(() => transaction(() => append(events))),
-      claim: ({ now, limit, worker, leaseMillis }) =>
+      claim: ({ now, limit, holder, leaseMillis }) =>
         Effect.sync(() =>
-          claim({ now, until: now + leaseMillis, limit, holder: worker })
+          claim({ now, until: now + leaseMillis, limit, holder })
             .sort((a, b) => Number(a.created) - Number(b.created) || (String(a.id) < String(b.id) ? -1 : 1))
             .map((row) => eventOf(row.event, String(row.id)))
         ),

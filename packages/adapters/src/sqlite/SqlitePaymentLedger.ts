@@ -270,13 +270,13 @@ const executedSince = (ledger: Ledger, sinceMillis: number): ReadonlyArray<Execu
 
 const leaseDueIntent = (
   ledger: Ledger,
-  { now, nowMillis, worker, leaseUntil }: Parameters<Port["leaseDueIntent"]>[0]
+  { now, nowMillis, holder, leaseUntil }: Parameters<Port["leaseDueIntent"]>[0]
 ) => {
   const [row] = ledger.leaseIntent({
     now: nowMillis,
     until: leaseUntil,
     limit: 1,
-    holder: worker,
+    holder,
     dueBy: now,
     updatedAt: isoOf(now * 1000)
   })

@@ -19,11 +19,11 @@ export class EventOutbox extends Context.Service<
   EventOutbox,
   {
     readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void>
-    /** Undispatched events, oldest first, leased to `worker` until `now + leaseMillis` (epoch ms). */
+    /** Undispatched events, oldest first, leased to `holder` until `now + leaseMillis` (epoch ms). */
     readonly claim: (options: {
       readonly now: number
       readonly limit: number
-      readonly worker: string
+      readonly holder: string
       readonly leaseMillis: number
     }) => Effect.Effect<ReadonlyArray<DomainEvent>>
     readonly markDispatched: (id: EventId) => Effect.Effect<void>

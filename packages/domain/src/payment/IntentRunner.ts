@@ -109,7 +109,7 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
 })
 
 /** Leases and runs due intents until none is left (or `limit` ran); answers what became of each. */
-export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (worker: string, limit = 100) {
+export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (holder: string, limit = 100) {
   const ledger = yield* PaymentLedger
   const runs: Array<{ readonly payment: Payment; readonly run: IntentRun }> = []
   while (runs.length < limit) {
@@ -117,7 +117,7 @@ export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (
     const payment = yield* ledger.leaseDueIntent({
       now: Math.floor(nowMillis / 1000),
       nowMillis,
-      worker,
+      holder,
       leaseUntil: nowMillis + intentLeaseMillis
     })
     if (payment === undefined) break
@@ -127,9 +127,9 @@ export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (
 })
 
 /** A runner polling every `every` for due intents, for the lifetime of the layer's scope. */
-export const layer = (options: { readonly worker: string; readonly every?: Duration.Input }) =>
+export const layer = (options: { readonly holder: string; readonly every?: Duration.Input }) =>
   Layer.effectDiscard(
-    repeatQuietly("intent runner", runDueIntents(options.worker), { every: options.every ?? Duration.seconds(5) }).pipe(
+    repeatQuietly("intent runner", runDueIntents(options.holder), { every: options.every ?? Duration.seconds(5) }).pipe(
       Effect.forkScoped
     )
   )

@@ -152,12 +152,12 @@ export class PaymentLedger extends Context.Service<
     readonly recordExecution: (record: ExecutionRecord) => Effect.Effect<boolean>
     /**
      * The oldest intent whose `pay_at_time` is at or before `now` (unix seconds) and that no live lease holds,
-     * moved to `scheduled` and leased to `worker` until `leaseUntil` (epoch ms); `undefined` when there is none.
+     * moved to `scheduled` and leased to `holder` until `leaseUntil` (epoch ms); `undefined` when there is none.
      */
     readonly leaseDueIntent: (options: {
       readonly now: number
       readonly nowMillis: number
-      readonly worker: string
+      readonly holder: string
       readonly leaseUntil: number
     }) => Effect.Effect<Payment | undefined>
     readonly transition: (

@@ -126,7 +126,7 @@ describe("RetentionWorker.layer", () => {
       yield* TestClock.setTime(start)
       const sent = yield* mails(admin, team, ["a@team.example"])
       yield* TestClock.adjust(7 * day - 5 * 60_000)
-      yield* Layer.build(RetentionWorker.layer({ windows: defaultRetention, worker: "a" }))
+      yield* Layer.build(RetentionWorker.layer({ windows: defaultRetention, holder: "a" }))
       // The first pass, at once, finds the mail within its week; the next, ten minutes on, past it.
       yield* TestClock.adjust(1)
       assert.deepStrictEqual(yield* statesOf(sent), ["sent"])

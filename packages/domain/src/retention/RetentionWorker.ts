@@ -38,7 +38,7 @@ export const pruneOnce = Effect.fn("Retention.pruneOnce")(function* (options: {
 /** The pruning worker, a pass every `every` (default 10 minutes), for the lifetime of the layer's scope. */
 export const layer = (options: {
   readonly windows: RetentionWindows
-  readonly worker: string
+  readonly holder: string
   readonly every?: Duration.Input | undefined
 }) => {
   const every = Duration.fromInputUnsafe(options.every ?? Duration.minutes(10))
@@ -47,7 +47,7 @@ export const layer = (options: {
       "retention",
       pruneOnce({
         windows: options.windows,
-        holder: options.worker,
+        holder: options.holder,
         // Held across a missed pass, so the same process keeps it while it lives.
         leaseMillis: 3 * Duration.toMillis(every)
       }).pipe(

@@ -32,15 +32,15 @@ const deliveriesOf = Effect.fn("WebhookDispatcher.deliveriesOf")(function* (even
   )
 })
 
-/** Fans up to 100 claimed events out (claimed by `worker` for `leaseMillis`); answers how many events. */
-export const fanOutEvents = (options: { readonly worker: string; readonly leaseMillis: number }) =>
+/** Fans up to 100 claimed events out (claimed by `holder` for `leaseMillis`); answers how many events. */
+export const fanOutEvents = (options: { readonly holder: string; readonly leaseMillis: number }) =>
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
     const at = yield* Clock.currentTimeMillis
     const events = yield* outbox.claim({
       now: at,
       limit: 100,
-      worker: options.worker,
+      holder: options.holder,
       leaseMillis: options.leaseMillis
     })
     if (events.length === 0) return 0

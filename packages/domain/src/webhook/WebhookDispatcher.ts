@@ -33,7 +33,7 @@ type DispatcherPorts =
 /** How a dispatcher works; the defaults are DESIGN §5's. */
 export interface DispatcherOptions {
   /** Names this dispatcher's claims of events. */
-  readonly worker: string
+  readonly holder: string
   /** How long to wait when there is nothing to do (ms). */
   readonly idleMillis?: number | undefined
   readonly schedule?: RetrySchedule | undefined
@@ -86,7 +86,7 @@ export class WebhookDispatcher extends Context.Service<
           open
         }
         return WebhookDispatcher.of({
-          fanOut: run(fanOutEvents({ worker: options.worker, leaseMillis })),
+          fanOut: run(fanOutEvents({ holder: options.holder, leaseMillis })),
           deliverDue: run(deliverDue(settings))
         })
       })
