@@ -3,7 +3,7 @@
  */
 import type { Company } from "@svc/domain/company"
 import type { Email } from "@svc/domain/Email"
-import type { IssuedTypedData, PaymentsTypedDataBundle } from "@svc/domain/eip712"
+import { type IssuedTypedData, type PaymentsTypedDataBundle, paymentsTypedData } from "@svc/domain/eip712"
 import type { DomainEvent } from "@svc/domain/event"
 import type {
   CompanyId,
@@ -73,20 +73,25 @@ export const membership = (n: number, team: TeamId, user: UserId, role: Role = "
   created_at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString()
 })
 
-/** Payments typed data with salt `salt` (content that no check here reads). */
-export const bundle = (salt: string) =>
-  ({
-    domain: { name: "SvcAccountForwarder", version: "1.0.0", chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
-    types: {},
-    primary_type: "CreatePaymentsForwardRequest",
-    typed_data: {
-      from: `0x${"2".repeat(40)}`,
-      to: `0x${"3".repeat(40)}`,
-      salt,
-      expires: "9999999999",
-      data: { payments: [] }
-    }
-  }) as unknown as PaymentsTypedDataBundle
+/** Payments typed data with salt `salt` (a decimal string): one payment of 1 USDC, as the service builds it. */
+export const bundle = (salt: string): PaymentsTypedDataBundle =>
+  paymentsTypedData(
+    { chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
+    { from: `0x${"2".repeat(40)}`, to: `0x${"3".repeat(40)}`, salt, expires: "9999999999" },
+    [
+      {
+        id: `0x${"4".repeat(64)}`,
+        groupID: `0x${"5".repeat(64)}`,
+        payAtTime: "0",
+        validMinutes: "1440",
+        payType: "1",
+        token: `0x${"6".repeat(40)}`,
+        recipient: `0x${"7".repeat(40)}`,
+        amount: "1000000",
+        data: "0x"
+      }
+    ]
+  )
 
 /** What `issue` stores for `salt`: a batch of one payment. */
 export const issued = (salt: string, team: TeamId = teamId(1)): IssuedTypedData => ({

@@ -85,30 +85,30 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
         Effect.gen(function* () {
           const store = yield* IssuedRequestStore
           const budget = { maxBytes: 1_000_000, maxCount: 2, now }
-          yield* store.issueWithin(issued("c1"), budget)
-          yield* store.issueWithin(expiring(issued("c-old"), nowSeconds), { ...budget, now: now - 60_000 })
-          yield* store.issueWithin(issued("c2"), budget)
-          const refused = yield* Effect.flip(store.issueWithin(issued("c3"), budget))
+          yield* store.issueWithin(issued("101"), budget)
+          yield* store.issueWithin(expiring(issued("100"), nowSeconds), { ...budget, now: now - 60_000 })
+          yield* store.issueWithin(issued("102"), budget)
+          const refused = yield* Effect.flip(store.issueWithin(issued("103"), budget))
           assert.deepStrictEqual([refused._tag, refused.errorCode], ["IssuedRequestsLimit", "ISSUED_REQUESTS_LIMIT"])
-          assert.strictEqual((yield* Effect.flip(store.find("c3")))._tag, "TypedDataNotFound")
+          assert.strictEqual((yield* Effect.flip(store.find("103")))._tag, "TypedDataNotFound")
           // Another team has a budget of its own.
-          yield* store.issueWithin(issued("c4", teamId(2)), budget)
+          yield* store.issueWithin(issued("104", teamId(2)), budget)
           // A claimed request is being executed: it frees its place.
-          yield* store.claim("c1", now)
-          yield* store.issueWithin(issued("c3"), budget)
-          assert.deepStrictEqual(yield* store.find("c3"), issued("c3"))
+          yield* store.claim("101", now)
+          yield* store.issueWithin(issued("103"), budget)
+          assert.deepStrictEqual(yield* store.find("103"), issued("103"))
         }).pipe(Effect.provide(storage.layer()))
     )
 
     it.live("a team's unexecuted requests stay within its stored bytes", () =>
       Effect.gen(function* () {
         const store = yield* IssuedRequestStore
-        const size = storedBytesOf(issued("b1"))
+        const size = storedBytesOf(issued("201"))
         const budget = { maxBytes: 2 * size + size / 2, maxCount: 100, now }
-        yield* store.issueWithin(issued("b1"), budget)
-        yield* store.issueWithin(issued("b2"), budget)
-        assert.strictEqual((yield* Effect.flip(store.issueWithin(issued("b3"), budget)))._tag, "IssuedRequestsLimit")
-        yield* store.issueWithin(issued("b3"), { ...budget, maxBytes: 3 * size })
+        yield* store.issueWithin(issued("201"), budget)
+        yield* store.issueWithin(issued("202"), budget)
+        assert.strictEqual((yield* Effect.flip(store.issueWithin(issued("203"), budget)))._tag, "IssuedRequestsLimit")
+        yield* store.issueWithin(issued("203"), { ...budget, maxBytes: 3 * size })
       }).pipe(Effect.provide(storage.layer()))
     )
 
@@ -134,22 +134,22 @@ export const issuedTypedDataStoreContract = (storage: StorageUnderTest) =>
       () =>
         Effect.gen(function* () {
           const store = yield* IssuedRequestStore
-          yield* store.issue(expiring(issued("e1"), 100))
-          yield* store.issue(expiring(issued("e2"), 200))
-          yield* store.issue(expiring(issued("e3", teamId(2)), 250))
-          yield* store.issue(expiring(issued("e-claimed"), 100))
-          yield* store.issue(issued("e-live"))
-          yield* store.claim("e-claimed", 50_000)
+          yield* store.issue(expiring(issued("301"), 100))
+          yield* store.issue(expiring(issued("302"), 200))
+          yield* store.issue(expiring(issued("303", teamId(2)), 250))
+          yield* store.issue(expiring(issued("304"), 100))
+          yield* store.issue(issued("305"))
+          yield* store.claim("304", 50_000)
           assert.strictEqual(yield* store.removeExpired(150, 10), 1)
-          assert.strictEqual((yield* Effect.flip(store.find("e1")))._tag, "TypedDataNotFound")
+          assert.strictEqual((yield* Effect.flip(store.find("301")))._tag, "TypedDataNotFound")
           assert.strictEqual(yield* store.removeExpired(300, 1), 1)
           assert.strictEqual(yield* store.removeExpired(300, 10), 1)
           assert.strictEqual(yield* store.removeExpired(300, 10), 0)
-          for (const salt of ["e2", "e3"]) {
+          for (const salt of ["302", "303"]) {
             assert.strictEqual((yield* Effect.flip(store.find(salt)))._tag, "TypedDataNotFound")
           }
-          assert.strictEqual((yield* store.find("e-claimed")).salt, "e-claimed")
-          assert.deepStrictEqual(yield* store.find("e-live"), issued("e-live"))
+          assert.strictEqual((yield* store.find("304")).salt, "304")
+          assert.deepStrictEqual(yield* store.find("305"), issued("305"))
         }).pipe(Effect.provide(storage.layer()))
     )
   })

@@ -21,7 +21,7 @@ import {
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
-import { executionLeaseMillis } from "@svc/domain/payment"
+import { executionLeaseMillis, IssuedTypedDataRecord, issuedTypedDataOf } from "@svc/domain/payment"
 import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
@@ -87,13 +87,14 @@ export const executionOf = documentDecoder(issuedCollection, StoredExecution)
 /** The stored size of a request (`held` reads only it). */
 const bytesOf = documentDecoder(issuedCollection, Schema.Struct({ bytes: Schema.optional(Schema.Number) }))
 
-/**
- * The issued record of a document, with `claimedAt` once claimed (stored as `executedAt`). The record itself is the one part of a document
- * not decoded yet: the storage contract suites store placeholder bundles that the domain's bundle schemas refuse.
- */
+/** The issued record a document holds, decoded with the domain's schema. */
+const recordOf = documentDecoder(issuedCollection, Schema.Struct({ record: IssuedTypedDataRecord }))
+
+/** The issued record of a document, with `claimedAt` once claimed (stored as `executedAt`). */
 export const issuedOf = (doc: IssuedDocument): IssuedTypedData => {
   const { state, executedAt } = executionOf(doc)
-  return state === "issued" ? doc.record : { ...doc.record, claimedAt: executedAt ?? 0 }
+  const record = issuedTypedDataOf(recordOf(doc).record)
+  return state === "issued" ? record : { ...record, claimedAt: executedAt ?? 0 }
 }
 
 /** The MongoDB issued typed data store. */

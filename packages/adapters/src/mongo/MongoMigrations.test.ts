@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { inject } from "vitest"
+import { issued, teamId } from "../contract/Fixtures.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { type IssuedDocument, issuedCollection } from "./MongoIssuedRequestStore.ts"
 import { migrate, migrations } from "./MongoMigrations.ts"
@@ -31,11 +32,11 @@ describe("MongoDB migrations", () => {
   it.live("version 1 gives a request issued before budgets its team, expiry and size", () =>
     Effect.gen(function* () {
       const { db } = yield* MongoDatabase
+      // A request as stored before budgets: the record alone, without its team, expiry and size beside it.
+      const base = issued("7", teamId(5))
       const record = {
-        kind: "batch",
-        salt: "7",
-        team: "te-AAAAAAAAAAAA",
-        bundle: { typed_data: { expires: "1900000000" } }
+        ...base,
+        bundle: { ...base.bundle, typed_data: { ...base.bundle.typed_data, expires: "1900000000" } }
       }
       const col = db.collection<IssuedDocument>(issuedCollection)
       yield* Effect.promise(() =>
@@ -43,7 +44,7 @@ describe("MongoDB migrations", () => {
       )
       yield* migrate(db)
       const doc = yield* Effect.promise(() => col.findOne({ _id: "7" }))
-      assert.strictEqual(doc?.team, "te-AAAAAAAAAAAA")
+      assert.strictEqual(doc?.team, teamId(5))
       assert.strictEqual(doc?.expires, 1_900_000_000)
       assert.isAbove(doc?.bytes ?? 0, 0)
     }).pipe(Effect.provide(fresh()))

@@ -9,7 +9,7 @@ import { expiryOf, storedBytesOf } from "@svc/domain/eip712"
 import { Effect, Layer, Schema } from "effect"
 import { type Db, MongoServerError } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { type IssuedDocument, issuedCollection } from "./MongoIssuedRequestStore.ts"
+import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedRequestStore.ts"
 
 /** One step of the schema. */
 export interface MongoMigration {
@@ -33,9 +33,10 @@ export const migrations: ReadonlyArray<MongoMigration> = [
     up: async (db) => {
       const col = db.collection<IssuedDocument>(issuedCollection)
       for (const doc of await col.find({ state: "issued", expires: { $exists: false } }).toArray()) {
+        const record = issuedOf(doc)
         await col.updateOne(
           { _id: doc._id },
-          { $set: { team: doc.record.team, expires: expiryOf(doc.record), bytes: storedBytesOf(doc.record) } }
+          { $set: { team: record.team, expires: expiryOf(record), bytes: storedBytesOf(record) } }
         )
       }
     }

@@ -7,8 +7,6 @@
  * issues in any number of processes on the file never take a team over its budget.
  */
 import type { DatabaseSync } from "node:sqlite"
-import { Email } from "@svc/domain/Email"
-import { Address, Uint256String } from "@svc/domain/Evm"
 import {
   AlreadyClaimed,
   type ClaimedTypedData,
@@ -16,77 +14,25 @@ import {
   IssuedRequestStore,
   IssuedRequestsLimit,
   type IssuedTypedData,
-  PaymentsTypedDataBundle,
-  PaymentTypedDataBundle,
-  RolesTypedDataBundle,
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
-import { InviteId, InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "@svc/domain/Ids"
-import { executionLeaseMillis, InvoiceDetails, PaymentRecipientRequest } from "@svc/domain/payment"
-import { Effect, Layer, Schema } from "effect"
+import { executionLeaseMillis, IssuedTypedDataRecord, issuedTypedDataOf } from "@svc/domain/payment"
+import { Effect, Layer } from "effect"
 import * as Leases from "./Leases.ts"
+import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 
 /** The leases on issued requests (the execution claims), for this store and the ledger. */
 export const issuedLeasesOn = (connection: DatabaseSync) =>
   Leases.on(connection, { table: "issued_requests", row: "salt = :salt", key: "salt" })
 
-const RequestedPayment = Schema.Struct({
-  nanoid: PaymentId,
-  invoice_nanoid: InvoiceId,
-  recipient_nanoid: Schema.optionalKey(UserId),
-  recipient_email: Schema.optionalKey(Email),
-  amount_cents: Schema.Number,
-  invoice: InvoiceDetails
-})
-
-const IssuedPaymentsRequest = Schema.Struct({
-  body: Schema.Struct({ from: TeamId, to: Schema.Array(PaymentRecipientRequest), pay_now: Schema.Boolean }),
-  group_nanoid: PaymentGroupId,
-  account: Address,
-  payments: Schema.Array(RequestedPayment)
-})
-
-const issuedRecord = {
-  salt: Uint256String,
-  team: TeamId,
-  issuedTo: UserId,
-  signer: Address,
-  claimedAt: Schema.optionalKey(Schema.Number)
-}
-
-/**
- * Issued typed data (`IssuedTypedData`) as `issued_requests.record` keeps it: the domain has its type, built of its
- * schemas (bundles, invoices, recipients), and this is the schema of that type. Not applied yet (decision 0077): the
- * storage contract suites store placeholder records (bundles "no check here reads", salts such as "c1") that it
- * rightly refuses; `issuedOf` decodes with it once their fixtures are well formed.
- */
-export const StoredIssuedTypedData = Schema.Union([
-  Schema.Struct({
-    ...issuedRecord,
-    kind: Schema.Literal("batch"),
-    bundle: PaymentsTypedDataBundle,
-    request: IssuedPaymentsRequest
-  }),
-  Schema.Struct({
-    ...issuedRecord,
-    kind: Schema.Literal("instant"),
-    bundle: PaymentTypedDataBundle,
-    request: IssuedPaymentsRequest
-  }),
-  Schema.Struct({
-    ...issuedRecord,
-    kind: Schema.Literal("roles"),
-    bundle: RolesTypedDataBundle,
-    request: Schema.Struct({ invites: Schema.Array(InviteId) })
-  })
-])
+/** Issued records are read once or twice (the PUT, the execution): a small memo. */
+const decodeIssued = RowDecoder.records("issued_requests", IssuedTypedDataRecord, RowDecoder.smallMemoSize)
 
 /** The issued record of a row, with `claimedAt` once claimed (stored as `executed_at`) (the claim token stays out of it). */
 export const issuedOf = (row: Record<string, unknown>): IssuedTypedData => {
-  // The one record not decoded yet: see `StoredIssuedTypedData`.
-  const record = JSON.parse(String(row.record)) as IssuedTypedData
+  const record = issuedTypedDataOf(decodeIssued(row.record, String(row.salt)))
   return row.state === "issued" ? record : { ...record, claimedAt: Number(row.executed_at ?? 0) }
 }
 

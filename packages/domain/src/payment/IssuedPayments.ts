@@ -1,36 +1,71 @@
 /**
  * What the service keeps of payments it issued typed data for (POST /v2/payments and the instant form), besides the
  * bundle: the ids it chose, the invoices and what PUT /v2/payments must repeat. Execution records the payments from
- * it, so nothing is decided twice.
+ * it, so nothing is decided twice. `IssuedTypedDataRecord` is the schema of a whole issued record, as the stores
+ * decode it at their edge.
  */
 
-import type { Email } from "../Email.ts"
-import type { Address } from "../Evm.ts"
-import type { InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
-import type { InvoiceDetails } from "./Payment.ts"
-import type { PaymentRecipientRequest } from "./PaymentRequests.ts"
+import { Schema } from "effect"
+import { Email } from "../Email.ts"
+import { Address, Uint256String } from "../Evm.ts"
+import type { IssuedTypedData } from "../eip712/IssuedRequestStore.ts"
+import { PaymentsTypedDataBundle, PaymentTypedDataBundle, RolesTypedDataBundle } from "../eip712/TypedData.ts"
+import { InviteId, InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
+import { InvoiceDetails } from "./Payment.ts"
+import { PaymentRecipientRequest } from "./PaymentRequests.ts"
 
 /** One payment of an issued request: its ids, recipient (a member or an e-mail), amount and invoice. */
-export interface RequestedPayment {
-  readonly nanoid: PaymentId
-  readonly invoice_nanoid: InvoiceId
-  readonly recipient_nanoid?: UserId
-  readonly recipient_email?: Email
-  readonly amount_cents: number
-  readonly invoice: InvoiceDetails
-}
+export const RequestedPayment = Schema.Struct({
+  nanoid: PaymentId,
+  invoice_nanoid: InvoiceId,
+  recipient_nanoid: Schema.optionalKey(UserId),
+  recipient_email: Schema.optionalKey(Email),
+  amount_cents: Schema.Number,
+  invoice: InvoiceDetails
+})
+export type RequestedPayment = typeof RequestedPayment.Type
 
 /** An issued request for payments, as `IssuedTypedData.request` holds it. */
-export interface IssuedPaymentsRequest {
+export const IssuedPaymentsRequest = Schema.Struct({
   /** The fields PUT /v2/payments must repeat: `from`, `to` entry for entry, `pay_now`. */
-  readonly body: {
-    readonly from: TeamId
-    readonly to: ReadonlyArray<PaymentRecipientRequest>
-    readonly pay_now: boolean
-  }
-  readonly group_nanoid: PaymentGroupId
+  body: Schema.Struct({ from: TeamId, to: Schema.Array(PaymentRecipientRequest), pay_now: Schema.Boolean }),
+  group_nanoid: PaymentGroupId,
   /** The team's svc account the payments leave from. */
-  readonly account: Address
+  account: Address,
   /** The payments, in the order of the signed entries. */
-  readonly payments: ReadonlyArray<RequestedPayment>
+  payments: Schema.Array(RequestedPayment)
+})
+export type IssuedPaymentsRequest = typeof IssuedPaymentsRequest.Type
+
+const issuedRecord = {
+  salt: Uint256String,
+  team: TeamId,
+  issuedTo: UserId,
+  signer: Address,
+  claimedAt: Schema.optionalKey(Schema.Number)
 }
+
+/** An issued record (`IssuedTypedData`) as the stores keep it: what they decode it with when they read it. */
+export const IssuedTypedDataRecord = Schema.Union([
+  Schema.Struct({
+    ...issuedRecord,
+    kind: Schema.Literal("batch"),
+    bundle: PaymentsTypedDataBundle,
+    request: IssuedPaymentsRequest
+  }),
+  Schema.Struct({
+    ...issuedRecord,
+    kind: Schema.Literal("instant"),
+    bundle: PaymentTypedDataBundle,
+    request: IssuedPaymentsRequest
+  }),
+  Schema.Struct({
+    ...issuedRecord,
+    kind: Schema.Literal("roles"),
+    bundle: RolesTypedDataBundle,
+    request: Schema.Struct({ invites: Schema.Array(InviteId) })
+  })
+])
+
+/** The schema decodes to the domain's type (checked by the compiler). */
+export const issuedTypedDataOf = (record: typeof IssuedTypedDataRecord.Type): IssuedTypedData => record
