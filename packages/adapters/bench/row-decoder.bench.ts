@@ -5,7 +5,8 @@
  * whole read of the same 100 users from an in-memory database: the SQLite store's `findByIds` (decoding, warm) beside
  * the bare statement and `JSON.parse`.
  *
- * Run: `node packages/adapters/bench/row-decoder.bench.ts`. Prints a table; writes nothing.
+ * Run: `node packages/adapters/bench/row-decoder.bench.ts`. Prints a table; writes nothing. `BENCH_SMOKE=1` runs the
+ * same paths with a few rounds.
  */
 import { UserId } from "@svc/domain/Ids"
 import { newUser, User, UserRepository } from "@svc/domain/user"
@@ -14,7 +15,8 @@ import { records } from "../src/sqlite/RowDecoder.ts"
 import { SqliteDatabase } from "../src/sqlite/SqliteDatabase.ts"
 import * as SqliteRepositories from "../src/sqlite/SqliteRepositories.ts"
 
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2_000)
+const smoke = process.env.BENCH_SMOKE === "1"
+const rounds = Number(process.env.BENCH_ROUNDS ?? (smoke ? 20 : 2_000))
 
 const users = Array.from({ length: 100 }, (_, i) =>
   newUser({
@@ -30,7 +32,7 @@ const texts = users.map((user) => JSON.stringify(user))
 
 /** Microseconds per page of 100 records: the median of `rounds` rounds after a warm-up. */
 const measure = (page: () => unknown): number => {
-  for (let i = 0; i < 200; i++) page()
+  for (let i = 0; i < (smoke ? 5 : 200); i++) page()
   const times: Array<number> = []
   for (let i = 0; i < rounds; i++) {
     const started = performance.now()
