@@ -3,6 +3,8 @@
  * conditional step that writes its membership, user e-mail, events and mails with it, or nothing at all.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { Email } from "@svc/domain/Email"
+import type { WalletAddress } from "@svc/domain/Evm"
 import { EventOutbox } from "@svc/domain/event"
 import { InviteRepository } from "@svc/domain/invite"
 import { MailOutbox } from "@svc/domain/mail"
@@ -15,6 +17,21 @@ import type { StorageUnderTest } from "./Storage.ts"
 /** Registers the suite for `storage`. */
 export const inviteRepositoryContract = (storage: StorageUnderTest) =>
   describe(`InviteRepository (${storage.name})`, () => {
+    it.live("an admin invite whose wallet's user has no e-mail is kept with an empty one, and read back", () =>
+      Effect.gen(function* () {
+        const invites = yield* InviteRepository
+        const admin = invite(5, {
+          kind: "admin",
+          role: "team_admin",
+          email: "" as Email,
+          account: `0x${"5".repeat(40)}` as WalletAddress
+        })
+        yield* invites.create([admin], [])
+        assert.deepStrictEqual(yield* invites.findById(inviteId(5)), admin)
+        assert.deepStrictEqual(yield* invites.listByTeams([teamId(1)], ["pending"]), [admin])
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
     it.live("creates invites with their mails, finds and lists them newest first", () =>
       Effect.gen(function* () {
         const invites = yield* InviteRepository

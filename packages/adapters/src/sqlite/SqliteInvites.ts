@@ -20,16 +20,7 @@ import { appendOn } from "./SqliteEventOutbox.ts"
 /** Why a transaction was rolled back: a condition that failed after the first write. */
 class Rollback extends Error {}
 
-/**
- * `Invite` as stored: the domain's schema, but for an admin invite's e-mail, which the domain leaves "" when the
- * wallet's user has none (`adminInviteOf`), though `Invite.email` says an address. Accepted as the domain writes it
- * until the domain's schema says so itself.
- */
-const StoredInvite = Invite.mapFields((fields) => ({
-  ...fields,
-  email: Schema.Union([fields.email, Schema.Literal("").pipe(Schema.brand("Email"))])
-}))
-const decodeInvite = RowDecoder.records("invites", StoredInvite)
+const decodeInvite = RowDecoder.records("invites", Invite)
 const inviteOf = (row: Record<string, unknown>): Invite => decodeInvite(row.record)
 // Not memoised: a queued mail holds a single-use token, which no cache should keep.
 const mailOf = RowDecoder.json("mail_outbox", Mail)

@@ -32,6 +32,12 @@ export const InvitePrefill = Schema.Struct({
 })
 export type InvitePrefill = typeof InvitePrefill.Type
 
+/**
+ * An invite's e-mail: an address; or "" for an admin invite whose wallet's user has none (an admin invite is
+ * addressed to a wallet, and the e-mail is only where its notice goes, `adminInviteOf`).
+ */
+export const InviteEmail = Schema.Union([Email, Schema.Literal("").pipe(Schema.brand("Email"))])
+
 /** An invite as recorded. */
 export const Invite = Schema.Struct({
   nanoid: InviteId,
@@ -43,7 +49,7 @@ export const Invite = Schema.Struct({
    */
   kind: Schema.Literals(["member", "manager", "admin"]),
   role: Schema.Union([MemberRole, ManagerRole]),
-  email: Email,
+  email: InviteEmail,
   invitee_name: Schema.String,
   inviter_nanoid: UserId,
   /** For a manager or admin invite: the wallet the role is granted to. */
