@@ -5,7 +5,7 @@
  */
 import { CompanyRepository, newCompany } from "@svc/domain/company"
 import { walletAddressOf } from "@svc/domain/Evm"
-import { IssuedRequestStore, type PaymentsTypedDataBundle } from "@svc/domain/eip712"
+import { IssuedRequestStore, paymentsTypedData } from "@svc/domain/eip712"
 import {
   IdGenerator,
   type InvoiceId,
@@ -114,11 +114,30 @@ export const storeBulk = Effect.fn("BenchData.storeBulk")(function* (options: {
       team,
       issuedTo: users[0] as UserId,
       signer: walletAddressOf(`0x${"2".repeat(40)}`),
-      // The ledger keeps the bundle as given; these runs never execute it again.
+      // A well-formed bundle (the stores decode what they read); these runs never execute it again.
       // An hour to run (the stores keep its expiry beside it: issue 14).
-      bundle: {
-        typed_data: { salt, expires: String(Math.floor(Date.now() / 1000) + 3600) }
-      } as unknown as PaymentsTypedDataBundle,
+      bundle: paymentsTypedData(
+        { chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
+        {
+          from: `0x${"2".repeat(40)}`,
+          to: `0x${"3".repeat(40)}`,
+          salt,
+          expires: String(Math.floor(Date.now() / 1000) + 3600)
+        },
+        [
+          {
+            id: `0x${hex(request, 64)}`,
+            groupID: `0x${hex(request, 64)}`,
+            payAtTime: "0",
+            validMinutes: "1440",
+            payType: "1",
+            token: `0x${"4".repeat(40)}`,
+            recipient: `0x${"5".repeat(40)}`,
+            amount: "1000000",
+            data: "0x"
+          }
+        ]
+      ),
       request: {
         body: { from: team, to: [], pay_now: true },
         group_nanoid: group,

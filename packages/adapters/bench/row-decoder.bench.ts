@@ -73,6 +73,7 @@ const read = Effect.gen(function* () {
 }).pipe(Effect.scoped, Effect.runSync)
 Object.assign(results, read)
 const base = results["JSON.parse"]
+console.log(`## Decoding at the storage edge: 100 stored users (packages/adapters/bench/row-decoder.bench.ts)\n`)
 console.log(`| 100 user records (${rounds} rounds, median) | µs per page | vs JSON.parse |`)
 console.log("| --- | ---: | ---: |")
 for (const [name, micros] of Object.entries(results)) {

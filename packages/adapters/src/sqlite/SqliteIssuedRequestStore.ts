@@ -56,7 +56,7 @@ export const layer = Layer.effect(
     )
     const store = (record: IssuedTypedData, bytes: number) =>
       void insert.run(record.salt, record.team, JSON.stringify(record), expiryOf(record), bytes)
-    const find = connection.prepare("SELECT record, state, executed_at FROM issued_requests WHERE salt = ?")
+    const find = connection.prepare("SELECT salt, record, state, executed_at FROM issued_requests WHERE salt = ?")
     const claim = leases.take({ when: "state = 'issued'", set: "state = 'executing', executed_at = :now" })
     const release = leases.release({ when: "state = 'executing'", set: "state = 'issued', executed_at = NULL" })
     const found = (salt: string) => {
