@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import type { Hex } from "viem"
 import type { Uint256String } from "../src/Evm.ts"
 import type { IssuedTypedData } from "../src/eip712/IssuedRequestStore.ts"
-import type { PaymentsTypedDataBundle } from "../src/eip712/TypedData.ts"
+import { paymentsTypedData } from "../src/eip712/TypedDataBuilder.ts"
 import { signTypedDataBundle } from "../src/eip712/TypedDataSignature.ts"
 import type { PaymentGroupId, TeamId, UserId } from "../src/Ids.ts"
 import { executeSignedPayments } from "../src/payment/ExecuteSignedPayments.ts"
@@ -46,18 +46,23 @@ export const issuedBatch = (team: TeamId, admin: Caller, salt: string, expires: 
   team,
   issuedTo: admin.nanoid,
   signer: admin.wallet,
-  bundle: {
-    domain: { name: "SvcAccountForwarder", version: "1.0.0", chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
-    types: {},
-    primary_type: "CreatePaymentsForwardRequest",
-    typed_data: {
-      from: admin.wallet,
-      to: `0x${"3".repeat(40)}`,
-      salt,
-      expires: String(expires),
-      data: { payments: [] }
-    }
-  } as unknown as PaymentsTypedDataBundle,
+  bundle: paymentsTypedData(
+    { chainId: 42161, verifyingContract: `0x${"1".repeat(40)}` },
+    { from: admin.wallet, to: `0x${"3".repeat(40)}`, salt, expires: String(expires) },
+    [
+      {
+        id: `0x${"4".repeat(64)}`,
+        groupID: `0x${"5".repeat(64)}`,
+        payAtTime: "0",
+        validMinutes: "1440",
+        payType: "1",
+        token: `0x${"6".repeat(40)}`,
+        recipient: `0x${"7".repeat(40)}`,
+        amount: "1000000",
+        data: "0x"
+      }
+    ]
+  ),
   request: {
     body: { from: team, to: [], pay_now: true },
     group_nanoid: "pg-000000000001" as PaymentGroupId,
