@@ -2,9 +2,10 @@
  * One MongoDB transaction as an Effect: the session is opened for the work and always closed. Work that must be
  * all-or-nothing (a state change and the events reporting it) goes through here.
  *
- * On jongodb (embedded mode, tests) transactions run one at a time: it drops the connection pool when transactions
- * overlap ("Server ended moreToCome unexpectedly"), it does not detect write conflicts, so overlapping transactions of
- * two processes can lose one's writes, and its transactions cost time in proportion to the database's size
+ * On jongodb (embedded mode, tests) transactions run one at a time: overlapping ones were seen to end with the pool
+ * cleared ("Server ended moreToCome unexpectedly", which the driver raises in its streaming heartbeat, so jongodb is
+ * now polled: `MongoDatabase`), it does not detect write conflicts, so overlapping transactions of two processes can
+ * lose one's writes, and its transactions cost time in proportion to the database's size
  * (docs/decisions/0017, 0060). On one client a queue orders them; across processes a lock document on the server (taken
  * with a conditional `updateOne`, which jongodb applies atomically, for 30 s at most should its holder die) does.
  *
