@@ -60,6 +60,10 @@ export const HexBytes = hex(
 )
 export type HexBytes = typeof HexBytes.Type
 
+/** Any `0x`-prefixed hex (calldata, signed transactions, hashes as stored): viem's `Hex`, of any length. */
+export const HexData = hex(/^0x[a-fA-F0-9]*$/u, "0x-prefixed hex")
+export type HexData = typeof HexData.Type
+
 const maxUint256 = 2n ** 256n - 1n
 
 /** A uint256 as a decimal string without sign or leading zeros, as EIP-712 JSON carries `salt`, `amount`, ... */

@@ -4,15 +4,14 @@
  * in one transaction.
  */
 import type { BlockCursor } from "@svc/domain/chain"
-import { type Deposit, DepositLedger, DepositState } from "@svc/domain/deposit"
-import { Address } from "@svc/domain/Evm"
+import { Deposit, DepositLedger } from "@svc/domain/deposit"
+import { HexData } from "@svc/domain/Evm"
 import type { DomainEvent } from "@svc/domain/event"
-import { DepositId, TeamId } from "@svc/domain/Ids"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { ClientSession, Collection, Db, Document, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { documentDecoder, Hex, recordDecoder } from "./MongoDocuments.ts"
+import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
 import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
@@ -26,32 +25,14 @@ interface DepositDocument extends Deposit {
   _id: string
 }
 
-/** A deposit as `deposits` keeps it (the domain has its type, not a schema). */
-const StoredDeposit = Schema.Struct({
-  nanoid: DepositId,
-  team_nanoid: TeamId,
-  kind: Schema.Literals(["received", "transfer"]),
-  amount_cents: Schema.Number,
-  token_amount: Schema.String,
-  from: Address,
-  to: Address,
-  transaction: Hex,
-  block_number: Schema.Number,
-  block_hash: Hex,
-  log_index: Schema.Number,
-  state: DepositState,
-  created_at: Schema.String,
-  updated_at: Schema.String
-})
-
-const depositOf: (doc: Document) => Deposit = recordDecoder("deposits", StoredDeposit)
+const depositOf: (doc: Document) => Deposit = recordDecoder("deposits", Deposit)
 
 /** A follower's cursor: none before it read a block. */
 const cursorOf = documentDecoder(
   "chain_followers",
   Schema.Struct({
     block: Schema.optional(Schema.NullOr(Schema.Number)),
-    hash: Schema.optional(Schema.Union([Hex, Schema.Literal("")]))
+    hash: Schema.optional(Schema.Union([HexData, Schema.Literal("")]))
   })
 )
 

@@ -47,8 +47,3 @@ export const documentDecoder = <S extends Schema.ConstraintDecoder<unknown>>(col
     }
   }
 }
-
-/** Bytes as viem's `Hex` (`0x` + hex digits, any length), for stored values the domain has no narrower schema of. */
-export const Hex = Schema.String.pipe(
-  Schema.refine((value): value is `0x${string}` => /^0x[0-9a-fA-F]*$/u.test(value), { expected: "0x-prefixed hex" })
-)

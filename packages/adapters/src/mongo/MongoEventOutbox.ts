@@ -61,6 +61,17 @@ export const numbered = async (
   return out
 }
 
+/**
+ * Appends `events` to the outbox in `session`'s transaction, numbered in it (decision 0024): the events of a change
+ * commit with it. What every MongoDB store that reports its changes calls.
+ */
+export const appendInSession = async (db: Db, events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
+  if (events.length === 0) return
+  await db
+    .collection<OutboxDocument>(outboxCollection)
+    .insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
+}
+
 /** Whether a write failed only on duplicate ids. */
 const isDuplicate = (error: unknown) =>
   (error instanceof MongoServerError && error.code === 11000) ||

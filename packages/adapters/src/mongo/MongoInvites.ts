@@ -5,7 +5,6 @@
  * worker leases queued mails with `Leases.takeNext`; a failed mail is handed back with `lease_until` set to when it is
  * due again.
  */
-import type { DomainEvent } from "@svc/domain/event"
 import type { InviteId, TeamId } from "@svc/domain/Ids"
 import { Invite, type InviteChange, InviteNotFound, InviteRepository, type InviteState } from "@svc/domain/invite"
 import { Mail, MailOutbox } from "@svc/domain/mail"
@@ -23,7 +22,7 @@ import {
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { appendInSession } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface InviteDocument extends Invite {
@@ -77,7 +76,6 @@ interface InviteCollections {
   readonly mails: Collection<MailDocument>
   readonly memberships: Collection<Membership & { _id: string }>
   readonly users: Collection<{ _id: string; email: string }>
-  readonly outbox: Collection<OutboxDocument>
 }
 
 const queue = async (
@@ -91,19 +89,6 @@ const queue = async (
       list.map((mail) => mailDocumentOf(mail, now)),
       { session }
     )
-}
-
-const appendEvents = async (
-  collections: InviteCollections,
-  events: ReadonlyArray<DomainEvent>,
-  session: ClientSession
-) => {
-  // Numbered in the same transaction: each team's events carry their `sequence` (decision 0024).
-  if (events.length > 0) {
-    await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
-      session
-    })
-  }
 }
 
 /** The invites and their mails, in one transaction. */
@@ -199,7 +184,7 @@ const writeChange = async (
       { session }
     )
   }
-  await appendEvents(collections, change.events ?? [], session)
+  await appendInSession(collections.db, change.events ?? [], session)
   await queue(collections, change.mails ?? [], now, session)
 }
 
@@ -261,8 +246,7 @@ export const invites = Layer.effect(
       invites: db.collection<InviteDocument>("invites"),
       mails: db.collection<MailDocument>("mail_outbox"),
       memberships: db.collection<Membership & { _id: string }>("memberships"),
-      users: db.collection<{ _id: string; email: string }>("users"),
-      outbox: db.collection<OutboxDocument>(outboxCollection)
+      users: db.collection<{ _id: string; email: string }>("users")
     }
     yield* Effect.promise(() => collections.invites.createIndex({ team_nanoid: 1, state: 1, created_at: -1 }))
     yield* Effect.promise(() => collections.invites.createIndex({ state: 1, expires_at: 1 }))

@@ -21,7 +21,7 @@ import {
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
-import { executionLeaseMillis, IssuedTypedDataRecord, issuedTypedDataOf } from "@svc/domain/payment"
+import { ExecutionResult, executionLeaseMillis, IssuedTypedDataRecord } from "@svc/domain/payment"
 import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
@@ -56,13 +56,10 @@ export interface IssuedDocument extends Leases.LeaseFields {
   }
 }
 
-/** What `PUT /v2/payments` answered (`ExecutionResult`), as a document keeps it. */
-export const StoredExecutionResult = Schema.Struct({ transaction: Schema.String, payments: Schema.Array(PaymentEntry) })
-
 /** An in-flight note; one from before signatures were kept has the result's own fields beside `holder`. */
 const StoredNote = Schema.Struct({
   holder: Schema.String,
-  result: Schema.optional(StoredExecutionResult),
+  result: Schema.optional(ExecutionResult),
   signature: Schema.optional(Schema.String),
   transaction: Schema.optional(Schema.String),
   payments: Schema.optional(Schema.Array(PaymentEntry))
@@ -75,7 +72,7 @@ const StoredExecution = Schema.Struct({
   lease_holder: Schema.optional(Schema.String),
   lease_until: Schema.Number,
   executedAt: Schema.optional(Schema.Number),
-  result: Schema.optional(StoredExecutionResult),
+  result: Schema.optional(ExecutionResult),
   signature: Schema.optional(Schema.String),
   in_flight: Schema.optional(StoredNote)
 })
@@ -93,7 +90,7 @@ const recordOf = documentDecoder(issuedCollection, Schema.Struct({ record: Issue
 /** The issued record of a document, with `claimedAt` once claimed (stored as `executedAt`). */
 export const issuedOf = (doc: IssuedDocument): IssuedTypedData => {
   const { state, executedAt } = executionOf(doc)
-  const record = issuedTypedDataOf(recordOf(doc).record)
+  const record: IssuedTypedData = recordOf(doc).record
   return state === "issued" ? record : { ...record, claimedAt: executedAt ?? 0 }
 }
 

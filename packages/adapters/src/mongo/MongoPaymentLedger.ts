@@ -14,7 +14,7 @@ import {
   type ExecutedRequest,
   type ExecutionOutcome,
   type ExecutionRecord,
-  type ExecutionResult,
+  ExecutionResult,
   type InFlightNote,
   type LedgerQuery,
   Payment,
@@ -26,18 +26,17 @@ import {
 import { StaleState } from "@svc/domain/StaleState"
 import { isoOf } from "@svc/domain/Timestamp"
 import { Effect, Layer, Option, Schema } from "effect"
-import type { ClientSession, Collection, Db, Filter, MongoClient } from "mongodb"
+import type { Collection, Db, Filter, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { appendInSession } from "./MongoEventOutbox.ts"
 import {
   executionOf,
   type IssuedDocument,
   issuedCollection,
   issuedOf,
-  type StoredExecution,
-  StoredExecutionResult
+  type StoredExecution
 } from "./MongoIssuedRequestStore.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
@@ -53,7 +52,7 @@ const executedOf = documentDecoder(
   issuedCollection,
   Schema.Struct({
     _id: Schema.String,
-    result: StoredExecutionResult,
+    result: ExecutionResult,
     signature: Schema.optional(Schema.String),
     executedAt: Schema.optional(Schema.Number)
   })
@@ -78,24 +77,11 @@ interface LedgerCollections {
   readonly db: Db
   readonly client: MongoClient
   readonly payments: Collection<PaymentDocument>
-  readonly outbox: Collection<OutboxDocument>
   readonly issued: Collection<IssuedDocument>
   /** Executions: the issued requests' leases. */
   readonly executions: ReturnType<typeof Leases.on<IssuedDocument>>
   /** Due intents: the payments' leases. */
   readonly intents: ReturnType<typeof Leases.on<PaymentDocument>>
-}
-
-const appendEvents = async (
-  collections: LedgerCollections,
-  events: ReadonlyArray<DomainEvent>,
-  session: ClientSession
-) => {
-  if (events.length > 0) {
-    await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
-      session
-    })
-  }
 }
 
 const outcome = (collections: LedgerCollections, salt: Uint256String) =>
@@ -174,7 +160,7 @@ const recordExecution = (
         { session, upsert: true }
       )
     }
-    await appendEvents(collections, events, session)
+    await appendInSession(collections.db, events, session)
     return true
   })
 
@@ -208,7 +194,7 @@ const transition = (
       { session }
     )
     if (moved.modifiedCount !== 1) return null
-    await appendEvents(collections, events, session)
+    await appendInSession(collections.db, events, session)
     return collections.payments.findOne({ _id: id }, { session })
   }).pipe(
     Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
@@ -302,7 +288,6 @@ export const layer = Layer.effect(
       db,
       client,
       payments,
-      outbox: db.collection<OutboxDocument>(outboxCollection),
       issued,
       executions,
       intents: Leases.on(payments)

@@ -21,7 +21,7 @@ import {
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { appendInSession } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
@@ -142,7 +142,6 @@ interface MembershipCollections {
   readonly db: Db
   readonly client: MongoClient
   readonly memberships: Collection<Keyed>
-  readonly outbox: Collection<OutboxDocument>
 }
 
 /** The change and its events in one transaction; a lost race (already a member, already removed) writes neither. */
@@ -153,11 +152,7 @@ const withEvents = <A>(
 ) =>
   inTransaction(collections.client, async (session) => {
     const changed = await change(session)
-    if (changed !== false && events.length > 0) {
-      await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
-        session
-      })
-    }
+    if (changed !== false) await appendInSession(collections.db, events, session)
     return changed
   })
 
@@ -254,8 +249,7 @@ export const memberships = Layer.effect(
     const collections: MembershipCollections = {
       db,
       client,
-      memberships: col,
-      outbox: db.collection<OutboxDocument>(outboxCollection)
+      memberships: col
     }
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))

@@ -10,13 +10,13 @@ import {
   type TransactionStatusChange,
   unfinishedStatuses
 } from "@svc/domain/chain"
-import { Address as AddressSchema } from "@svc/domain/Evm"
+import { Address as AddressSchema, HexData } from "@svc/domain/Evm"
 import { Effect, Layer, Schema } from "effect"
 import type { Collection, Document, Filter } from "mongodb"
 import type { Address, Hex } from "viem"
 import { setOrMake } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { documentDecoder, Hex as HexSchema } from "./MongoDocuments.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 
 interface TransactionDocument {
   _id: Hex
@@ -46,7 +46,7 @@ interface LeaseDocument {
 
 /** A version as `chain_transactions` keeps it: amounts as decimal strings, the block number as a number. */
 const StoredTransaction = Schema.Struct({
-  _id: HexSchema,
+  _id: HexData,
   chainId: Schema.Number,
   relayer: AddressSchema,
   nonce: Schema.Number,
@@ -54,13 +54,13 @@ const StoredTransaction = Schema.Struct({
   createdAt: Schema.Number,
   updatedAt: Schema.Number,
   blockNumber: Schema.optional(Schema.Number),
-  blockHash: Schema.optional(HexSchema),
+  blockHash: Schema.optional(HexData),
   to: Schema.NullOr(AddressSchema),
-  data: HexSchema,
+  data: HexData,
   gas: Schema.BigIntFromString,
   maxFeePerGas: Schema.BigIntFromString,
   maxPriorityFeePerGas: Schema.BigIntFromString,
-  raw: HexSchema,
+  raw: HexData,
   carries: Schema.Array(Schema.String)
 })
 

@@ -16,7 +16,7 @@ import { Effect, Layer } from "effect"
 import type { Collection, Db, Document, MongoClient } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { recordDecoder } from "./MongoDocuments.ts"
-import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
+import { appendInSession } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface EndpointDocument extends WebhookEndpointRecord {
@@ -39,7 +39,6 @@ interface EndpointCollections {
   readonly db: Db
   readonly client: MongoClient
   readonly endpoints: Collection<EndpointDocument>
-  readonly outbox: Collection<OutboxDocument>
 }
 
 const findEndpoint = (col: Collection<EndpointDocument>, id: string) =>
@@ -67,11 +66,7 @@ const transition = (
       { session }
     )
     // Events of a transition commit with it, numbered in the same transaction (decision 0024).
-    if (result.modifiedCount === 1 && events.length > 0) {
-      await collections.outbox.insertMany((await numbered(collections.db, events, session)).map(outboxDocumentOf), {
-        session
-      })
-    }
+    if (result.modifiedCount === 1) await appendInSession(collections.db, events, session)
     return result
   }).pipe(
     Effect.flatMap(
@@ -93,8 +88,7 @@ export const endpoints = Layer.effect(
     const collections: EndpointCollections = {
       db,
       client,
-      endpoints: col,
-      outbox: db.collection<OutboxDocument>(outboxCollection)
+      endpoints: col
     }
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     return WebhookEndpointRepository.of({

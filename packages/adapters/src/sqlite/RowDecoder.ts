@@ -112,8 +112,3 @@ export const json = <S extends Schema.Decoder<unknown>>(table: string, schema: S
     }
   }
 }
-
-/** Bytes as viem's `Hex` (`0x` + hex digits, any length), for stored values the domain has no narrower schema of. */
-export const Hex = Schema.String.pipe(
-  Schema.refine((value): value is `0x${string}` => /^0x[0-9a-fA-F]*$/u.test(value), { expected: "0x-prefixed hex" })
-)

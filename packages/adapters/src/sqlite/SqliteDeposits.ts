@@ -4,38 +4,15 @@
  * and their events in `event_outbox`, each change one transaction.
  */
 import type { BlockCursor } from "@svc/domain/chain"
-import { type Deposit, DepositLedger, DepositState } from "@svc/domain/deposit"
-import { Address } from "@svc/domain/Evm"
-import { DepositId, TeamId } from "@svc/domain/Ids"
+import { Deposit, DepositLedger } from "@svc/domain/deposit"
+import { HexData } from "@svc/domain/Evm"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 import { appendOn } from "./SqliteEventOutbox.ts"
 
-/** A stored deposit (`Deposit`), as `deposits.record` keeps it. */
-export const StoredDeposit = Schema.Struct({
-  nanoid: DepositId,
-  team_nanoid: TeamId,
-  kind: Schema.Literals(["received", "transfer"]),
-  amount_cents: Schema.Number,
-  token_amount: Schema.String,
-  from: Address,
-  to: Address,
-  transaction: RowDecoder.Hex,
-  block_number: Schema.Number,
-  block_hash: RowDecoder.Hex,
-  log_index: Schema.Number,
-  state: DepositState,
-  created_at: Schema.String,
-  updated_at: Schema.String
-})
-
-const decodeDeposit: RowDecoder.RecordDecoder<Deposit> = RowDecoder.records(
-  "deposits",
-  StoredDeposit,
-  RowDecoder.smallMemoSize
-)
+const decodeDeposit = RowDecoder.records("deposits", Deposit, RowDecoder.smallMemoSize)
 const depositOf = (row: Record<string, unknown>): Deposit => decodeDeposit(row.record)
 
 /** A follower's cursor columns (`chain_followers`): none before it read a block. */
@@ -43,7 +20,7 @@ const cursorRowOf = RowDecoder.rows(
   "chain_followers",
   Schema.Struct({
     block: Schema.NullOr(Schema.Number),
-    hash: Schema.NullOr(Schema.Union([RowDecoder.Hex, Schema.Literal("")]))
+    hash: Schema.NullOr(Schema.Union([HexData, Schema.Literal("")]))
   })
 )
 

@@ -17,7 +17,7 @@ import {
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
-import { executionLeaseMillis, IssuedTypedDataRecord, issuedTypedDataOf } from "@svc/domain/payment"
+import { executionLeaseMillis, IssuedTypedDataRecord } from "@svc/domain/payment"
 import { Effect, Layer } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
@@ -32,7 +32,8 @@ const decodeIssued = RowDecoder.records("issued_requests", IssuedTypedDataRecord
 
 /** The issued record of a row, with `claimedAt` once claimed (stored as `executed_at`) (the claim token stays out of it). */
 export const issuedOf = (row: Record<string, unknown>): IssuedTypedData => {
-  const record = issuedTypedDataOf(decodeIssued(row.record, String(row.salt)))
+  // The schema decodes to the domain's type: the annotation is the compiler's check.
+  const record: IssuedTypedData = decodeIssued(row.record, String(row.salt))
   return row.state === "issued" ? record : { ...record, claimedAt: Number(row.executed_at ?? 0) }
 }
 

@@ -9,7 +9,7 @@ import { PaymentEntry, TypedDataNotFound } from "@svc/domain/eip712"
 import {
   type ExecutedRequest,
   type ExecutionOutcome,
-  type ExecutionResult,
+  ExecutionResult,
   type LedgerQuery,
   Payment,
   PaymentLedger,
@@ -27,13 +27,7 @@ import { issuedLeasesOn, issuedOf } from "./SqliteIssuedRequestStore.ts"
 const decodePayment = RowDecoder.records("payments", Payment)
 const paymentOf = (row: Record<string, unknown>): Payment => decodePayment(row.record)
 
-/** What `PUT /v2/payments` answered (`ExecutionResult`), as `issued_requests.result` keeps it. */
-export const StoredExecutionResult = Schema.Struct({ transaction: Schema.String, payments: Schema.Array(PaymentEntry) })
-
-const resultOf: (text: unknown, salt: string) => ExecutionResult = RowDecoder.json(
-  "issued_requests",
-  StoredExecutionResult
-)
+const resultOf: (text: unknown, salt: string) => ExecutionResult = RowDecoder.json("issued_requests", ExecutionResult)
 
 /**
  * An in-flight note as stored in `issued_requests.in_flight`, with the claim token of the holder that wrote it. A note
@@ -41,7 +35,7 @@ const resultOf: (text: unknown, salt: string) => ExecutionResult = RowDecoder.js
  */
 const StoredNote = Schema.Struct({
   holder: Schema.String,
-  result: Schema.optionalKey(StoredExecutionResult),
+  result: Schema.optionalKey(ExecutionResult),
   signature: Schema.optionalKey(Schema.String),
   transaction: Schema.optionalKey(Schema.String),
   payments: Schema.optionalKey(Schema.Array(PaymentEntry))

@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync } from "node:sqlite"
 import { type JournaledTransaction, TransactionJournal, TransactionStatus, unfinishedStatuses } from "@svc/domain/chain"
-import { Address } from "@svc/domain/Evm"
+import { Address, HexData } from "@svc/domain/Evm"
 import { Effect, Layer, Schema } from "effect"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
@@ -13,18 +13,17 @@ import { SqliteDatabase } from "./SqliteDatabase.ts"
 /** What `chain_transactions.record` keeps: calldata, fees (decimal strings) and the signed bytes. */
 export const StoredRecord = Schema.Struct({
   to: Schema.NullOr(Address),
-  data: RowDecoder.Hex,
-  gas: Schema.String,
-  maxFeePerGas: Schema.String,
-  maxPriorityFeePerGas: Schema.String,
-  raw: RowDecoder.Hex,
+  data: HexData,
+  gas: Schema.BigIntFromString,
+  maxFeePerGas: Schema.BigIntFromString,
+  maxPriorityFeePerGas: Schema.BigIntFromString,
+  raw: HexData,
   carries: Schema.Array(Schema.String)
 })
-type StoredRecord = typeof StoredRecord.Type
 
 /** A `chain_transactions` row: what is selected on has a column, the rest is in `record`. */
 const TransactionRow = Schema.Struct({
-  hash: RowDecoder.Hex,
+  hash: HexData,
   chain_id: Schema.Number,
   relayer: Address,
   nonce: Schema.Number,
@@ -32,26 +31,12 @@ const TransactionRow = Schema.Struct({
   created_at: Schema.Number,
   updated_at: Schema.Number,
   block_number: Schema.NullOr(Schema.Number),
-  block_hash: Schema.NullOr(RowDecoder.Hex),
+  block_hash: Schema.NullOr(HexData),
   record: Schema.String
 })
 
 const rowOf = RowDecoder.rows("chain_transactions", TransactionRow)
 const recordOf = RowDecoder.records("chain_transactions", StoredRecord, RowDecoder.smallMemoSize)
-
-/** A fee or gas amount as stored: a decimal string. */
-const amountOf = (text: string, hash: string): bigint => {
-  try {
-    return BigInt(text)
-  } catch (cause) {
-    throw new RowDecoder.StoredRowInvalid(
-      `A row of chain_transactions (${hash}) has an amount that is not an integer`,
-      {
-        cause
-      }
-    )
-  }
-}
 
 const fromRow = (stored: Record<string, unknown>): JournaledTransaction => {
   const row = rowOf(stored)
@@ -68,9 +53,9 @@ const fromRow = (stored: Record<string, unknown>): JournaledTransaction => {
     ...(row.block_hash === null ? {} : { blockHash: row.block_hash }),
     to: record.to,
     data: record.data,
-    gas: amountOf(record.gas, row.hash),
-    maxFeePerGas: amountOf(record.maxFeePerGas, row.hash),
-    maxPriorityFeePerGas: amountOf(record.maxPriorityFeePerGas, row.hash),
+    gas: record.gas,
+    maxFeePerGas: record.maxFeePerGas,
+    maxPriorityFeePerGas: record.maxPriorityFeePerGas,
     raw: record.raw,
     carries: record.carries
   }
@@ -129,7 +114,7 @@ type Journal = ReturnType<typeof journalStatements>
 const unfinishedJson = JSON.stringify(unfinishedStatuses)
 
 const record = (journal: Journal, transaction: JournaledTransaction) => {
-  const record: StoredRecord = {
+  const record: typeof StoredRecord.Encoded = {
     to: transaction.to,
     data: transaction.data,
     gas: transaction.gas.toString(),

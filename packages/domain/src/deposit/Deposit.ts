@@ -4,9 +4,10 @@
  * second deposit, and the events announcing them never repeat.
  */
 import { Schema } from "effect"
-import { type Address, type Hex, keccak256, toHex } from "viem"
+import { type Hex, keccak256, toHex } from "viem"
+import { Address, HexData } from "../Evm.ts"
 import { uuidOfHex } from "../event/EventEnvelope.ts"
-import { alphabet, type DepositId, type EventId, type TeamId } from "../Ids.ts"
+import { alphabet, DepositId, type EventId, TeamId } from "../Ids.ts"
 import { unitsPerCent } from "../payment/Payment.ts"
 
 /** Where a deposit stands: read, not yet deep enough; announced; or no longer on the canonical chain. */
@@ -14,26 +15,28 @@ export const DepositState = Schema.Literals(["pending", "confirmed", "reorged"])
 export type DepositState = typeof DepositState.Type
 
 /** From outside the service (`deposit.received`), or from another team's account (`token.transfer`). */
-export type DepositKind = "received" | "transfer"
+export const DepositKind = Schema.Literals(["received", "transfer"])
+export type DepositKind = typeof DepositKind.Type
 
 /** A stored deposit. */
-export interface Deposit {
-  readonly nanoid: DepositId
-  readonly team_nanoid: TeamId
-  readonly kind: DepositKind
-  readonly amount_cents: number
+export const Deposit = Schema.Struct({
+  nanoid: DepositId,
+  team_nanoid: TeamId,
+  kind: DepositKind,
+  amount_cents: Schema.Number,
   /** In token units (6 decimals), as a decimal string. */
-  readonly token_amount: string
-  readonly from: Address
-  readonly to: Address
-  readonly transaction: Hex
-  readonly block_number: number
-  readonly block_hash: Hex
-  readonly log_index: number
-  readonly state: DepositState
-  readonly created_at: string
-  readonly updated_at: string
-}
+  token_amount: Schema.String,
+  from: Address,
+  to: Address,
+  transaction: HexData,
+  block_number: Schema.Number,
+  block_hash: HexData,
+  log_index: Schema.Number,
+  state: DepositState,
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+export type Deposit = typeof Deposit.Type
 
 /** Twelve characters of the nanoid alphabet from a hash of `facts`. */
 const bodyOf = (facts: string): string => {

@@ -8,7 +8,6 @@
 import { Schema } from "effect"
 import { Email } from "../Email.ts"
 import { Address, Uint256String } from "../Evm.ts"
-import type { IssuedTypedData } from "../eip712/IssuedRequestStore.ts"
 import { PaymentsTypedDataBundle, PaymentTypedDataBundle, RolesTypedDataBundle } from "../eip712/TypedData.ts"
 import { InviteId, InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
 import { InvoiceDetails } from "./Payment.ts"
@@ -66,6 +65,3 @@ export const IssuedTypedDataRecord = Schema.Union([
     request: Schema.Struct({ invites: Schema.Array(InviteId) })
   })
 ])
-
-/** The schema decodes to the domain's type (checked by the compiler). */
-export const issuedTypedDataOf = (record: typeof IssuedTypedDataRecord.Type): IssuedTypedData => record

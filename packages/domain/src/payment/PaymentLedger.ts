@@ -5,7 +5,7 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Uint256String } from "../Evm.ts"
 import type { IssuedTypedData, TypedDataNotFound } from "../eip712/IssuedRequestStore.ts"
-import type { PaymentEntry } from "../eip712/TypedData.ts"
+import { PaymentEntry } from "../eip712/TypedData.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { PaymentId, TeamId, UserId } from "../Ids.ts"
@@ -30,10 +30,8 @@ export type PaymentPatch = Partial<Pick<Payment, "creation_transaction" | "proce
 export const executionLeaseMillis = 120_000
 
 /** What PUT /v2/payments answers once a request executed; a replay answers the same. */
-export interface ExecutionResult {
-  readonly transaction: string
-  readonly payments: ReadonlyArray<PaymentEntry>
-}
+export const ExecutionResult = Schema.Struct({ transaction: Schema.String, payments: Schema.Array(PaymentEntry) })
+export type ExecutionResult = typeof ExecutionResult.Type
 
 /** What `recordExecution` writes in one step. */
 export interface ExecutionRecord {
