@@ -1,6 +1,7 @@
 /**
  * The contract of `InviteRepository`: invites are created with their mails all-or-nothing; each transition is one
- * conditional step that writes its membership, user e-mail, events and mails with it, or nothing at all.
+ * conditional step that writes its membership, user e-mail and mails with it, or nothing at all, and in a unit of work
+ * its events with it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Email } from "@svc/domain/Email"
@@ -9,6 +10,7 @@ import { EventOutbox } from "@svc/domain/event"
 import { InviteRepository } from "@svc/domain/invite"
 import { MailOutbox } from "@svc/domain/mail"
 import { MembershipRepository } from "@svc/domain/membership"
+import { withEvents } from "@svc/domain/UnitOfWork"
 import { newUser, UserRepository } from "@svc/domain/user"
 import { Effect, Exit } from "effect"
 import { event, invite, inviteId, mail, membership, teamId, userId, wallet } from "./Fixtures.ts"
@@ -72,16 +74,19 @@ export const inviteRepositoryContract = (storage: StorageUnderTest) =>
           tokenHash: invite(1).token_hash,
           patch: { user_nanoid: userId(7), updated_at: "2026-01-02T00:00:00.000Z" },
           membership: joined,
-          userEmail: { user: userId(7), email: "invitee1@example.com" },
-          events: [event(1, "invite.accepted"), event(2, "team.member_added")]
+          userEmail: { user: userId(7), email: "invitee1@example.com" }
         }
+        const events = [event(1, "invite.accepted"), event(2, "team.member_added")]
         // A stale token hash changes nothing.
         const wrong = yield* Effect.flip(
-          invites.transition(inviteId(1), "pending", "accepted", { ...change, tokenHash: "00" })
+          withEvents(
+            invites.transition(inviteId(1), "pending", "accepted", { ...change, tokenHash: "00" }),
+            () => events
+          )
         )
         assert.strictEqual(wrong._tag, "StaleState")
         assert.isUndefined(yield* outbox.findById(event(1).id))
-        const accepted = yield* invites.transition(inviteId(1), "pending", "accepted", change)
+        const accepted = yield* withEvents(invites.transition(inviteId(1), "pending", "accepted", change), () => events)
         assert.strictEqual(accepted.state, "accepted")
         assert.strictEqual(accepted.user_nanoid, userId(7))
         assert.strictEqual((yield* invites.findById(inviteId(1))).state, "accepted")
@@ -93,7 +98,7 @@ export const inviteRepositoryContract = (storage: StorageUnderTest) =>
         assert.isDefined(yield* outbox.findById(event(2).id))
         // The token works once: the second acceptance is stale and writes nothing.
         const again = yield* Effect.flip(
-          invites.transition(inviteId(1), "pending", "accepted", { ...change, events: [event(3)] })
+          withEvents(invites.transition(inviteId(1), "pending", "accepted", change), () => [event(3)])
         )
         assert.strictEqual(again._tag, "StaleState")
         assert.isUndefined(yield* outbox.findById(event(3).id))
@@ -109,10 +114,10 @@ export const inviteRepositoryContract = (storage: StorageUnderTest) =>
         yield* MembershipRepository.use((m) => m.insert(membership(1, teamId(1), userId(7))))
         yield* invites.create([invite(1)], [])
         const refused = yield* Effect.flip(
-          invites.transition(inviteId(1), "pending", "accepted", {
-            membership: membership(2, teamId(1), userId(7)),
-            events: [event(1, "invite.accepted")]
-          })
+          withEvents(
+            invites.transition(inviteId(1), "pending", "accepted", { membership: membership(2, teamId(1), userId(7)) }),
+            () => [event(1, "invite.accepted")]
+          )
         )
         assert.strictEqual(refused._tag, "AlreadyMember")
         assert.strictEqual((yield* invites.findById(inviteId(1))).state, "pending")

@@ -17,6 +17,7 @@ import type { V1IdMap } from "@svc/domain/migration"
 import type { PaymentLedger } from "@svc/domain/payment"
 import type { RetentionStore } from "@svc/domain/retention"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
+import type { UnitOfWork } from "@svc/domain/UnitOfWork"
 import type { UserRepository } from "@svc/domain/user"
 import type { WebhookDeliveryStore, WebhookEndpointRepository } from "@svc/domain/webhook"
 import type { Layer } from "effect"
@@ -38,6 +39,7 @@ export type Storage =
   | MailOutbox
   | WebhookEndpointRepository
   | WebhookDeliveryStore
+  | UnitOfWork
   | V1IdMap
   | TransactionJournal
   | RetentionStore

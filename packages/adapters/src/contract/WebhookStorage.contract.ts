@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { EventOutbox } from "@svc/domain/event"
 import type { DeliveryId, WebhookId } from "@svc/domain/Ids"
 import { MembershipRepository } from "@svc/domain/membership"
+import { withEvents } from "@svc/domain/UnitOfWork"
 import {
   type WebhookDelivery,
   WebhookDeliveryStore,
@@ -76,20 +77,19 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         assert.strictEqual(failing.name, "x")
         const cleared = yield* endpoints.update(webhookId(1), { unset: ["failing_since"] })
         assert.isUndefined(cleared.failing_since)
-        const off = yield* endpoints.transition(
-          webhookId(1),
-          "active",
-          "disabled",
-          { disabled_at: "2026-01-03T00:00:00.000Z" },
-          [event(30, "webhook.endpoint.disabled")]
+        const off = yield* withEvents(
+          endpoints.transition(webhookId(1), "active", "disabled", { disabled_at: "2026-01-03T00:00:00.000Z" }),
+          () => [event(30, "webhook.endpoint.disabled")]
         )
-        // The transition's events are in the outbox with it; a refused transition appends none.
+        // In a unit of work, the transition's events are in the outbox with it; a refused transition appends none.
         const outbox = yield* EventOutbox
         assert.strictEqual((yield* outbox.findById(event(30).id))?.event_type, "webhook.endpoint.disabled")
         assert.strictEqual(off.state, "disabled")
         assert.strictEqual(off.disabled_at, "2026-01-03T00:00:00.000Z")
         const stale = yield* Effect.flip(
-          endpoints.transition(webhookId(1), "active", "disabled", {}, [event(31, "webhook.endpoint.disabled")])
+          withEvents(endpoints.transition(webhookId(1), "active", "disabled", {}), () => [
+            event(31, "webhook.endpoint.disabled")
+          ])
         )
         assert.strictEqual(stale._tag, "StaleState")
         assert.isUndefined(yield* outbox.findById(event(31).id))
@@ -235,27 +235,34 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
-    it.live("a member added or removed writes its events with the change, and only when it changed", () =>
-      Effect.gen(function* () {
-        const memberships = yield* MembershipRepository
-        const outbox = yield* EventOutbox
-        const m = membership(1, teamId(1), userId(1), "team_admin")
-        yield* memberships.insert(m, [event(1, "team.member_added")])
-        yield* Effect.flip(
-          memberships.insert({ ...m, nanoid: membership(2, teamId(1), userId(1), "team_admin").nanoid }, [
-            event(2, "team.member_added")
-          ])
-        )
-        assert.isTrue(yield* memberships.remove(teamId(1), userId(1), [event(3, "team.member_removed")]))
-        assert.isFalse(yield* memberships.remove(teamId(1), userId(1), [event(4, "team.member_removed")]))
-        const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
-        assert.deepStrictEqual(
-          claimed.map((e) => [e.event_type, e.sequence]),
-          [
-            ["team.member_added", 1],
-            ["team.member_removed", 2]
-          ]
-        )
-      }).pipe(Effect.provide(storage.layer()))
+    it.live(
+      "in a unit of work, a member added or removed writes its events with the change, only when it changed",
+      () =>
+        Effect.gen(function* () {
+          const memberships = yield* MembershipRepository
+          const outbox = yield* EventOutbox
+          const m = membership(1, teamId(1), userId(1), "team_admin")
+          yield* withEvents(memberships.insert(m), () => [event(1, "team.member_added")])
+          yield* Effect.flip(
+            withEvents(
+              memberships.insert({ ...m, nanoid: membership(2, teamId(1), userId(1), "team_admin").nanoid }),
+              () => [event(2, "team.member_added")]
+            )
+          )
+          const removal = (n: number) =>
+            withEvents(memberships.remove(teamId(1), userId(1)), (removed) =>
+              removed ? [event(n, "team.member_removed")] : []
+            )
+          assert.isTrue(yield* removal(3))
+          assert.isFalse(yield* removal(4))
+          const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
+          assert.deepStrictEqual(
+            claimed.map((e) => [e.event_type, e.sequence]),
+            [
+              ["team.member_added", 1],
+              ["team.member_removed", 2]
+            ]
+          )
+        }).pipe(Effect.provide(storage.layer()))
     )
   })

@@ -17,6 +17,7 @@ import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 import { teamRepositoryContract } from "./TeamRepository.contract.ts"
 import { transactionJournalContract } from "./TransactionJournal.contract.ts"
+import { unitOfWorkContract } from "./UnitOfWork.contract.ts"
 import { userRepositoryContract } from "./UserRepository.contract.ts"
 import { v1IdMapContract } from "./V1IdMap.contract.ts"
 import { webhookStorageContract } from "./WebhookStorage.contract.ts"
@@ -42,4 +43,5 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   transactionJournalContract(storage)
   depositLedgerContract(storage)
   retentionContract(storage)
+  unitOfWorkContract(storage)
 }

@@ -1,6 +1,6 @@
 /**
- * The event outbox in MongoDB (`event_outbox`, `_id` = event id). The payments ledger appends events in the same
- * transaction as the state they report; a dispatcher leases undispatched events oldest first, one `Leases.takeNext`
+ * The event outbox in MongoDB (`event_outbox`, `_id` = event id). The ledgers append events in the same transaction
+ * as the state they report, and a unit of work's appends commit with its changes; a dispatcher leases undispatched events oldest first, one `Leases.takeNext`
  * at a time, so two workers never hold one event at once.
  */
 import { DomainEvent, EventOutbox } from "@svc/domain/event"
@@ -10,6 +10,7 @@ import { type ClientSession, type Db, type Document, MongoBulkWriteError, MongoS
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { inUnitOr } from "./MongoTransaction.ts"
 
 /** The outbox collection. */
 export const outboxCollection = "event_outbox"
@@ -100,25 +101,27 @@ export const layer = Layer.effect(
       ).pipe(Effect.map(eventOf))
     return EventOutbox.of({
       // A second append of the same id is ignored, and takes no sequence number (checked first, so the team's
-      // numbers have no gap).
-      append: (events) =>
-        events.length === 0
-          ? Effect.void
-          : Effect.promise(async () => {
-              const known = new Set(
-                (await col.find({ _id: { $in: events.map((e) => e.id) } }, { projection: { _id: 1 } }).toArray()).map(
-                  (d) => d._id
-                )
-              )
-              for (const event of await numbered(
-                db,
-                events.filter((e) => !known.has(e.id))
-              )) {
-                await col.insertOne(outboxDocumentOf(event)).catch((again: unknown) => {
-                  if (!isDuplicate(again)) throw again
-                })
-              }
-            }),
+      // numbers have no gap). In a unit of work, the events commit with its changes.
+      append: (events) => {
+        if (events.length === 0) return Effect.void
+        const fresh = async (session?: ClientSession) => {
+          const ids = events.map((e) => e.id)
+          const known = await col
+            .find({ _id: { $in: ids } }, { projection: { _id: 1 }, ...(session === undefined ? {} : { session }) })
+            .toArray()
+          return events.filter((e) => !known.some((d) => d._id === e.id))
+        }
+        return inUnitOr(
+          (session) => Effect.promise(async () => appendInSession(db, await fresh(session), session)),
+          Effect.promise(async () => {
+            for (const event of await numbered(db, await fresh())) {
+              await col.insertOne(outboxDocumentOf(event)).catch((again: unknown) => {
+                if (!isDuplicate(again)) throw again
+              })
+            }
+          })
+        )
+      },
       claim: ({ now, limit, holder, leaseMillis }) =>
         Effect.gen(function* () {
           const claimed: Array<DomainEvent> = []

@@ -1,7 +1,7 @@
 /**
  * Invites and the mail outbox in MongoDB (`invites`, `mail_outbox`, `_id` = id). Every invite step is one transaction
- * with what it writes besides: the mails it queues, the membership and user e-mail of an acceptance, and its events
- * (`event_outbox`). The state change is a conditional `updateOne` checked by `modifiedCount` (decision 0017). The mail
+ * with what it writes besides: the mails it queues, and the membership and user e-mail of an acceptance (in the unit
+ * of work's transaction, in one; its events are the use case's). The state change is a conditional `updateOne` checked by `modifiedCount` (decision 0017). The mail
  * worker leases queued mails with `Leases.takeNext`; a failed mail is handed back with `lease_until` set to when it is
  * due again.
  */
@@ -11,18 +11,10 @@ import { Mail, MailOutbox } from "@svc/domain/mail"
 import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
 import { Clock, Effect, Layer, Schema } from "effect"
-import {
-  type ClientSession,
-  type Collection,
-  type Db,
-  type Document,
-  type MongoClient,
-  MongoServerError
-} from "mongodb"
+import { type ClientSession, type Collection, type Document, type MongoClient, MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { appendInSession } from "./MongoEventOutbox.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface InviteDocument extends Invite {
@@ -70,7 +62,6 @@ class MembershipTaken extends Error {}
 
 /** The collections the invites touch. */
 interface InviteCollections {
-  readonly db: Db
   readonly client: MongoClient
   readonly invites: Collection<InviteDocument>
   readonly mails: Collection<MailDocument>
@@ -162,7 +153,7 @@ const refusal = async (
   return undefined
 }
 
-/** What a transition writes besides the invite: the membership, the user's e-mail, the events and the mails. */
+/** What a transition writes besides the invite: the membership, the user's e-mail and the mails. */
 const writeChange = async (
   collections: InviteCollections,
   change: InviteChange,
@@ -184,7 +175,6 @@ const writeChange = async (
       { session }
     )
   }
-  await appendInSession(collections.db, change.events ?? [], session)
   await queue(collections, change.mails ?? [], now, session)
 }
 
@@ -241,7 +231,6 @@ export const invites = Layer.effect(
   Effect.gen(function* () {
     const { db, client } = yield* MongoDatabase
     const collections: InviteCollections = {
-      db,
       client,
       invites: db.collection<InviteDocument>("invites"),
       mails: db.collection<MailDocument>("mail_outbox"),

@@ -4,25 +4,16 @@
  */
 
 import { Company, CompanyRepository } from "@svc/domain/company"
-import type { DomainEvent } from "@svc/domain/event"
 import { type CompanyId, TeamId, type UserId } from "@svc/domain/Ids"
 import { AlreadyMember, Membership, MembershipRepository, type Role } from "@svc/domain/membership"
 import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
 import { User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option, Schema } from "effect"
-import {
-  type ClientSession,
-  type Collection,
-  type Db,
-  type Document,
-  type MongoClient,
-  MongoServerError
-} from "mongodb"
+import { type Collection, type Document, MongoServerError } from "mongodb"
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { appendInSession } from "./MongoEventOutbox.ts"
-import { inTransaction } from "./MongoTransaction.ts"
+import { inUnitOr } from "./MongoTransaction.ts"
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
@@ -67,7 +58,11 @@ export const teams = Layer.effect(
     yield* Effect.promise(() => col.createIndex({ company_nanoid: 1 }))
     yield* Effect.promise(() => col.createIndex({ svc_account: 1 }))
     return TeamRepository.of({
-      insert: (team) => Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team })).pipe(Effect.asVoid),
+      insert: (team) =>
+        inUnitOr(
+          (session) => Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team }, { session })),
+          Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team }))
+        ).pipe(Effect.asVoid),
       findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(teamOf))),
       findByIds: (ids) =>
         Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(Effect.map((docs) => docs.map(teamOf))),
@@ -137,57 +132,34 @@ export const users = Layer.effect(
   })
 )
 
-/** The collections the memberships touch. */
-interface MembershipCollections {
-  readonly db: Db
-  readonly client: MongoClient
-  readonly memberships: Collection<Keyed>
-}
-
-/** The change and its events in one transaction; a lost race (already a member, already removed) writes neither. */
-const withEvents = <A>(
-  collections: MembershipCollections,
-  events: ReadonlyArray<DomainEvent>,
-  change: (session: ClientSession) => Promise<A | false>
-) =>
-  inTransaction(collections.client, async (session) => {
-    const changed = await change(session)
-    if (changed !== false) await appendInSession(collections.db, events, session)
-    return changed
-  })
-
 const membershipDocumentOf = (membership: Membership) => ({
   _id: membership.nanoid,
   ...membership,
   email: membership.email.toLowerCase()
 })
 
-const insertMembership = (
-  collections: MembershipCollections,
-  membership: Membership,
-  events: ReadonlyArray<DomainEvent>
-) => {
-  const col = collections.memberships
+/**
+ * Adds the membership, or `AlreadyMember`. In a unit of work it is looked for first: a duplicate key would abort the
+ * unit's whole transaction, where the unit should decide.
+ */
+const insertMembership = (col: Collection<Keyed>, membership: Membership) => {
   const taken = new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
-  return events.length > 0
-    ? withEvents(collections, events, async (session) => {
-        if (
-          (await col.findOne(
-            { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
-            { session }
-          )) !== null
-        )
-          return false
+  return inUnitOr(
+    (session) =>
+      Effect.promise(async () => {
+        const key = { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid }
+        if ((await col.findOne(key, { session })) !== null) return false
         await col.insertOne(membershipDocumentOf(membership), { session })
         return true
-      }).pipe(Effect.flatMap((inserted) => (inserted === false ? Effect.fail(taken) : Effect.void)))
-    : Effect.tryPromise({
-        try: () => col.insertOne(membershipDocumentOf(membership)),
-        catch: (error) => error
-      }).pipe(
-        Effect.asVoid,
-        Effect.catch((error) => (isDuplicateKey(error) ? Effect.fail(taken) : Effect.die(error)))
-      )
+      }).pipe(Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(taken)))),
+    Effect.tryPromise({
+      try: () => col.insertOne(membershipDocumentOf(membership)),
+      catch: (error) => error
+    }).pipe(
+      Effect.asVoid,
+      Effect.catch((error) => (isDuplicateKey(error) ? Effect.fail(taken) : Effect.die(error)))
+    )
+  )
 }
 
 const listTeam = (
@@ -222,41 +194,24 @@ const countByTeams = (col: Collection<Keyed>, teams: ReadonlyArray<TeamId>) =>
     return counts
   })
 
-const removeMembership = (
-  collections: MembershipCollections,
-  team: TeamId,
-  user: UserId,
-  events: ReadonlyArray<DomainEvent>
-) =>
-  events.length > 0
-    ? withEvents(
-        collections,
-        events,
-        async (session) =>
-          (await collections.memberships.deleteOne({ team_nanoid: team, user_nanoid: user }, { session }))
-            .deletedCount > 0
-      ).pipe(Effect.map((removed) => removed === true))
-    : Effect.promise(() => collections.memberships.deleteOne({ team_nanoid: team, user_nanoid: user })).pipe(
-        Effect.map((r) => r.deletedCount > 0)
-      )
+const removeMembership = (col: Collection<Keyed>, team: TeamId, user: UserId) =>
+  inUnitOr(
+    (session) => Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })),
+    Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }))
+  ).pipe(Effect.map((removed) => removed.deletedCount > 0))
 
 /** Memberships in `memberships`, `_id` = nanoid, unique on (team, user), ordered per team by joining time. */
 export const memberships = Layer.effect(
   MembershipRepository,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("memberships")
-    const collections: MembershipCollections = {
-      db,
-      client,
-      memberships: col
-    }
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
     yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
     return MembershipRepository.of({
-      insert: (membership, events = []) => insertMembership(collections, membership, events),
+      insert: (membership) => insertMembership(col, membership),
       find: (team, user) =>
         Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
           Effect.map(someOf(membershipOf))
@@ -267,7 +222,7 @@ export const memberships = Layer.effect(
         ),
       listTeam: (team, options) => listTeam(col, team, options),
       countByTeams: (teams) => countByTeams(col, teams),
-      remove: (team, user, events = []) => removeMembership(collections, team, user, events)
+      remove: (team, user) => removeMembership(col, team, user)
     })
   })
 )

@@ -15,6 +15,7 @@ import * as MongoRepositories from "./MongoRepositories.ts"
 import * as MongoRetention from "./MongoRetention.ts"
 import * as MongoStorageHealth from "./MongoStorageHealth.ts"
 import * as MongoTransactionJournal from "./MongoTransactionJournal.ts"
+import * as MongoUnitOfWork from "./MongoUnitOfWork.ts"
 import * as MongoV1IdMap from "./MongoV1IdMap.ts"
 import * as MongoWebhooks from "./MongoWebhooks.ts"
 
@@ -32,7 +33,8 @@ export const ports = Layer.mergeAll(
   MongoV1IdMap.layer,
   MongoStorageHealth.layer,
   MongoTransactionJournal.layer,
-  MongoRetention.layer
+  MongoRetention.layer,
+  MongoUnitOfWork.layer
 ).pipe(
   // The schema is migrated before any adapter starts.
   Layer.provide(MongoMigrations.layer)

@@ -20,7 +20,7 @@
  * each ran alone in turn. Should the joint commit fail, each runs again alone, so only the one at fault fails.
  */
 import { randomUUID } from "node:crypto"
-import { Cause, Effect, Exit, Semaphore } from "effect"
+import { Cause, Context, Effect, Exit, Semaphore } from "effect"
 import type { ClientSession, Collection, Db, MongoClient } from "mongodb"
 import { setOrMake } from "./Leases.ts"
 
@@ -238,11 +238,33 @@ const commitSoon = (client: MongoClient, serial: Serialized): void => {
   )
 }
 
-/** Runs `work` in a transaction on `client`; a rejection aborts it and is a defect. */
-export const inTransaction = <A>(
-  client: MongoClient,
-  work: (session: ClientSession) => Promise<A>
-): Effect.Effect<A> => {
+/** The session of the unit of work the calling fiber runs in (`MongoUnitOfWork`), if any. */
+export const UnitSession = Context.Reference<ClientSession | undefined>("@svc/adapters/mongo/UnitSession", {
+  defaultValue: () => undefined
+})
+
+/**
+ * `inUnit` with the session of the unit of work the calling fiber runs in, or `alone` outside one. A write in a unit
+ * must take its session: on jongodb a write without one waits for the transactions, the unit's among them.
+ */
+export const inUnitOr = <A, E>(
+  inUnit: (session: ClientSession) => Effect.Effect<A, E>,
+  alone: Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.flatMap(Effect.service(UnitSession), (session) => (session === undefined ? alone : inUnit(session)))
+
+/**
+ * Runs `work` in a transaction on `client`; a rejection aborts it and is a defect. Inside a unit of work, `work` runs
+ * in the unit's transaction.
+ */
+export const inTransaction = <A>(client: MongoClient, work: (session: ClientSession) => Promise<A>): Effect.Effect<A> =>
+  inUnitOr(
+    (session) => Effect.promise(() => work(session)),
+    Effect.suspend(() => transactionAlone(client, work))
+  )
+
+/** `inTransaction` outside a unit of work: a transaction of its own (on jongodb, in the next joint commit). */
+const transactionAlone = <A>(client: MongoClient, work: (session: ClientSession) => Promise<A>): Effect.Effect<A> => {
   const serial = serialized.get(client)
   if (serial === undefined) {
     return Effect.map(Effect.orDie(transactionOf(client, [work])), (results) => results[0] as A)

@@ -1,8 +1,8 @@
 /**
- * Webhooks in MongoDB: endpoints in `webhook_endpoints` (`_id` = nanoid), a change and the event reporting it in one
- * transaction; the delivery log is `MongoWebhookDeliveries.ts`.
+ * Webhooks in MongoDB: endpoints in `webhook_endpoints` (`_id` = nanoid), a state change a conditional `updateOne`
+ * (in the unit of work's session, in one); the delivery log is `MongoWebhookDeliveries.ts`.
  */
-import type { DomainEvent, EventType } from "@svc/domain/event"
+import type { EventType } from "@svc/domain/event"
 import type { TeamId, WebhookId } from "@svc/domain/Ids"
 import { StaleState } from "@svc/domain/StaleState"
 import {
@@ -13,11 +13,10 @@ import {
   type WebhookState
 } from "@svc/domain/webhook"
 import { Effect, Layer } from "effect"
-import type { Collection, Db, Document, MongoClient } from "mongodb"
+import type { ClientSession, Collection, Document } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { recordDecoder } from "./MongoDocuments.ts"
-import { appendInSession } from "./MongoEventOutbox.ts"
-import { inTransaction } from "./MongoTransaction.ts"
+import { inUnitOr } from "./MongoTransaction.ts"
 
 interface EndpointDocument extends WebhookEndpointRecord {
   _id: string
@@ -34,13 +33,6 @@ const updateOf = (patch: WebhookEndpointPatch, extra: Document = {}) => {
   }
 }
 
-/** The collections the endpoints touch. */
-interface EndpointCollections {
-  readonly db: Db
-  readonly client: MongoClient
-  readonly endpoints: Collection<EndpointDocument>
-}
-
 const findEndpoint = (col: Collection<EndpointDocument>, id: string) =>
   Effect.promise(() => col.findOne({ _id: id })).pipe(
     Effect.flatMap((doc) =>
@@ -53,43 +45,45 @@ const subscribed = (col: Collection<EndpointDocument>, team: TeamId, type: Event
     Effect.map((docs) => docs.map(endpointOf).filter((e) => e.events.includes(type)))
   )
 
-const transition = (
-  collections: EndpointCollections,
+/** Moves the endpoint from `from` (in `session` when given): whether it moved, and the endpoint as it is then. */
+const move = async (
+  col: Collection<EndpointDocument>,
   { id, from, to }: { id: WebhookId; from: WebhookState; to: WebhookState },
   patch: WebhookEndpointPatch,
-  events: ReadonlyArray<DomainEvent>
+  session?: ClientSession
+) => {
+  const options = session === undefined ? {} : { session }
+  const { modifiedCount } = await col.updateOne(
+    { _id: id, state: from },
+    updateOf(patch, { state: to }) as never,
+    options
+  )
+  return { moved: modifiedCount === 1, doc: await col.findOne({ _id: id }, options) }
+}
+
+const transition = (
+  col: Collection<EndpointDocument>,
+  change: { id: WebhookId; from: WebhookState; to: WebhookState },
+  patch: WebhookEndpointPatch
 ) =>
-  inTransaction(collections.client, async (session) => {
-    const result = await collections.endpoints.updateOne(
-      { _id: id, state: from },
-      updateOf(patch, { state: to }) as never,
-      { session }
-    )
-    // Events of a transition commit with it, numbered in the same transaction (decision 0024).
-    if (result.modifiedCount === 1) await appendInSession(collections.db, events, session)
-    return result
-  }).pipe(
-    Effect.flatMap(
-      (result): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> =>
-        result.modifiedCount === 1
-          ? findEndpoint(collections.endpoints, id)
-          : Effect.flatMap(findEndpoint(collections.endpoints, id), () =>
-              Effect.fail(new StaleState({ resource: "webhook", id, expected: from }))
-            )
-    )
+  inUnitOr(
+    (session) => Effect.promise(() => move(col, change, patch, session)),
+    Effect.promise(() => move(col, change, patch))
+  ).pipe(
+    Effect.flatMap(({ moved, doc }): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> => {
+      if (doc === null) return Effect.fail(new WebhookNotFound({ nanoid: change.id }))
+      return moved
+        ? Effect.succeed(endpointOf(doc))
+        : Effect.fail(new StaleState({ resource: "webhook", id: change.id, expected: change.from }))
+    })
   )
 
 /** Stored endpoints. */
 export const endpoints = Layer.effect(
   WebhookEndpointRepository,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db } = yield* MongoDatabase
     const col = db.collection<EndpointDocument>("webhook_endpoints")
-    const collections: EndpointCollections = {
-      db,
-      client,
-      endpoints: col
-    }
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     return WebhookEndpointRepository.of({
       insert: (endpoint) =>
@@ -104,7 +98,7 @@ export const endpoints = Layer.effect(
         Effect.promise(() => col.updateOne({ _id: id }, updateOf(patch) as never)).pipe(
           Effect.flatMap(() => findEndpoint(col, id))
         ),
-      transition: (id, from, to, patch, events = []) => transition(collections, { id, from, to }, patch, events),
+      transition: (id, from, to, patch) => transition(col, { id, from, to }, patch),
       delete: (id) => Effect.promise(() => col.deleteOne({ _id: id })).pipe(Effect.map((r) => r.deletedCount > 0))
     })
   })

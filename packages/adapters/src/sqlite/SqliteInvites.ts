@@ -1,12 +1,11 @@
 /**
  * Invites and the mail outbox in SQLite (`invites`, `mail_outbox`). Every invite step is one transaction with what
- * it writes besides: the mails it queues, the membership and user e-mail of an acceptance, and its events
- * (`event_outbox`). The mail worker leases queued mails with `Leases.takeMany`; a failed mail is handed back with
+ * it writes besides: the mails it queues, and the membership and user e-mail of an acceptance (its events are the use
+ * case's, in the same unit of work). The mail worker leases queued mails with `Leases.takeMany`; a failed mail is handed back with
  * `lease_until` set to when it is due again.
  */
 
 import type { DatabaseSync } from "node:sqlite"
-import type { DomainEvent } from "@svc/domain/event"
 import { Invite, InviteNotFound, InviteRepository } from "@svc/domain/invite"
 import { Mail, MailOutbox } from "@svc/domain/mail"
 import { AlreadyMember, type Membership } from "@svc/domain/membership"
@@ -15,7 +14,6 @@ import { Clock, Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
-import { appendOn } from "./SqliteEventOutbox.ts"
 
 /** Why a transaction was rolled back: a condition that failed after the first write. */
 class Rollback extends Error {}
@@ -55,8 +53,7 @@ const inviteStatements = (connection: DatabaseSync) => ({
   ),
   setUserEmail: connection.prepare(
     "UPDATE users SET email = :email, record = json_set(record, '$.email', :email) WHERE nanoid = :user"
-  ),
-  appendEvents: appendOn(connection, { ignoreDuplicates: false })
+  )
 })
 
 /** The invites store: its statements and the database's transaction. */
@@ -116,7 +113,6 @@ const move = (store: InviteStore, [id, from, to, change]: Transition, now: numbe
     store.update.run(columnsOf(moved))
     if (change.membership !== undefined) addMembership(store, change.membership)
     if (change.userEmail !== undefined) store.setUserEmail.run(change.userEmail)
-    store.appendEvents(change.events ?? ([] as ReadonlyArray<DomainEvent>))
     queue(store, change.mails ?? [], now)
     return moved
   })

@@ -12,7 +12,6 @@ import { User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
-import { appendOn } from "./SqliteEventOutbox.ts"
 
 /** The record of a row (its `record` column), decoded; `undefined` for no row. */
 const recordOf = <A>(decode: RowDecoder.RecordDecoder<A>, row: Record<string, unknown> | undefined): A | undefined =>
@@ -108,8 +107,7 @@ export const users = Layer.effect(
 export const memberships = Layer.effect(
   MembershipRepository,
   Effect.gen(function* () {
-    const { connection, transaction } = yield* SqliteDatabase
-    const appendEvents = appendOn(connection, { ignoreDuplicates: false })
+    const { connection } = yield* SqliteDatabase
     const insert = connection.prepare(
       `INSERT INTO memberships (nanoid, team_nanoid, user_nanoid, role, email, created_at, record)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_nanoid, user_nanoid) DO NOTHING`
@@ -133,23 +131,19 @@ export const memberships = Layer.effect(
     )
     const remove = connection.prepare("DELETE FROM memberships WHERE team_nanoid = ? AND user_nanoid = ?")
     return MembershipRepository.of({
-      insert: (membership, events = []) =>
+      insert: (membership) =>
         Effect.suspend(() => {
           const stored = { ...membership, email: membership.email.toLowerCase() }
-          const changes = transaction(() => {
-            const inserted = insert.run(
-              stored.nanoid,
-              stored.team_nanoid,
-              stored.user_nanoid,
-              stored.role,
-              stored.email,
-              stored.created_at,
-              JSON.stringify(stored)
-            ).changes
-            if (inserted === 1) appendEvents(events)
-            return inserted
-          })
-          return changes === 1
+          const inserted = insert.run(
+            stored.nanoid,
+            stored.team_nanoid,
+            stored.user_nanoid,
+            stored.role,
+            stored.email,
+            stored.created_at,
+            JSON.stringify(stored)
+          ).changes
+          return inserted === 1
             ? Effect.void
             : Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
         }),
@@ -181,14 +175,7 @@ export const memberships = Layer.effect(
           }
           return result
         }),
-      remove: (team, user, events = []) =>
-        Effect.sync(() =>
-          transaction(() => {
-            const removed = remove.run(team, user).changes > 0
-            if (removed) appendEvents(events)
-            return removed
-          })
-        )
+      remove: (team, user) => Effect.sync(() => remove.run(team, user).changes > 0)
     })
   })
 )

@@ -14,6 +14,7 @@ import * as SqliteRepositories from "./SqliteRepositories.ts"
 import * as SqliteRetention from "./SqliteRetention.ts"
 import * as SqliteStorageHealth from "./SqliteStorageHealth.ts"
 import * as SqliteTransactionJournal from "./SqliteTransactionJournal.ts"
+import * as SqliteUnitOfWork from "./SqliteUnitOfWork.ts"
 import * as SqliteV1IdMap from "./SqliteV1IdMap.ts"
 import * as SqliteWebhooks from "./SqliteWebhooks.ts"
 
@@ -31,7 +32,8 @@ export const ports = Layer.mergeAll(
   SqliteV1IdMap.layer,
   SqliteStorageHealth.layer,
   SqliteTransactionJournal.layer,
-  SqliteRetention.layer
+  SqliteRetention.layer,
+  SqliteUnitOfWork.layer
 )
 
 /**

@@ -23,7 +23,6 @@ import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
-import { appendOn } from "./SqliteEventOutbox.ts"
 
 /** The record after `patch` (fields set, `unset` ones removed). */
 export const patched = (record: WebhookEndpointRecord, patch: WebhookEndpointPatch): WebhookEndpointRecord => {
@@ -39,8 +38,6 @@ const recordOf = (row: Record<string, unknown> | undefined) => (row === undefine
 
 /** The statements of the endpoints store, prepared once on the connection. */
 const endpointStatements = (connection: DatabaseSync) => ({
-  // Events of a transition commit with it; a duplicate id there is a lost race and undoes it.
-  append: appendOn(connection, { ignoreDuplicates: false }),
   insert: connection.prepare(
     "INSERT INTO webhook_endpoints (nanoid, team_nanoid, state, created_at, record) VALUES (?, ?, ?, ?, ?)"
   ),
@@ -77,14 +74,13 @@ const updateEndpoint = (store: Endpoints, id: string, patch: WebhookEndpointPatc
 
 const transitionEndpoint = (
   store: Endpoints,
-  [id, from, to, patch, events = []]: Parameters<EndpointPort["transition"]>
+  [id, from, to, patch]: Parameters<EndpointPort["transition"]>
 ): Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState> => {
   const updated = store.transaction(() => {
     const record = recordOf(store.find.get(id))
     if (record === undefined || record.state !== from) return record === undefined ? undefined : "stale"
     const next = { ...patched(record, patch), state: to }
     store.write.run(next.state, JSON.stringify(next), id)
-    store.append(events)
     return next
   })
   if (updated === undefined) return Effect.fail(new WebhookNotFound({ nanoid: id }))

@@ -8,6 +8,7 @@ import type { IssuedRoles } from "../eip712/IssuedRequestStore.ts"
 import { makeDomainEvent } from "../event/EventEnvelope.ts"
 import { IdGenerator, type InviteId } from "../Ids.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import { newUser, type User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { type Invite, membershipRoleOf } from "./Invite.ts"
@@ -95,21 +96,21 @@ const acceptGranted = Effect.fn("ManagerInvites.acceptGranted")(function* (id: I
   const events = yield* grantEvents(accepted, user.value, role, membership.nanoid, !holdsRole)
   const patch = { user_nanoid: user.value.nanoid, updated_at: now }
   // Another replay may have accepted it first, or the wallet joined meanwhile: then there is nothing to do.
-  yield* invites
-    .transition(
+  yield* withEvents(
+    invites.transition(
       id,
       "pending",
       "accepted",
       holdsRole
-        ? { patch, events }
+        ? { patch }
         : {
             patch,
             membership,
-            ...(user.value.email === "" ? { userEmail: { user: user.value.nanoid, email: invite.value.email } } : {}),
-            events
+            ...(user.value.email === "" ? { userEmail: { user: user.value.nanoid, email: invite.value.email } } : {})
           }
-    )
-    .pipe(Effect.ignore)
+    ),
+    () => events
+  ).pipe(Effect.ignore)
 })
 
 /** Accepts every still-pending invite of the executed grant `issued`. */

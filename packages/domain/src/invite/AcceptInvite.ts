@@ -12,6 +12,7 @@ import { IllegalTransition } from "../StateMachine.ts"
 import type { Team } from "../team/Team.ts"
 import { TeamNotFound } from "../team/TeamNotFound.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { type Invite, membershipRoleOf } from "./Invite.ts"
@@ -80,14 +81,16 @@ export const acceptInvite = Effect.fn("Invites.accept")(function* (caller: Calle
   }
   const accepted: Invite = { ...invite, state: "accepted", user_nanoid: caller.nanoid, updated_at: now }
   const events: Array<DomainEvent> = yield* acceptedEvents(accepted, team, membership)
-  const stored = yield* InviteRepository.use((invites) =>
-    invites.transition(invite.nanoid, "pending", "accepted", {
-      tokenHash,
-      patch: { user_nanoid: caller.nanoid, updated_at: now },
-      membership,
-      ...(invite.kind === "admin" ? {} : { userEmail: { user: caller.nanoid, email: invite.email } }),
-      events
-    })
+  const stored = yield* withEvents(
+    InviteRepository.use((invites) =>
+      invites.transition(invite.nanoid, "pending", "accepted", {
+        tokenHash,
+        patch: { user_nanoid: caller.nanoid, updated_at: now },
+        membership,
+        ...(invite.kind === "admin" ? {} : { userEmail: { user: caller.nanoid, email: invite.email } })
+      })
+    ),
+    () => events
   ).pipe(
     Effect.catchTags({
       StaleState: () => whyStale(invite.nanoid),

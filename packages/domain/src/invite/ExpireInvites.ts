@@ -1,6 +1,7 @@
 /** Expiring invites left unanswered past their lifetime (the invite expiry worker), each with its `invite.expired`. */
 import { Effect, Option } from "effect"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { Invite } from "./Invite.ts"
 import { InviteRepository } from "./InviteRepository.ts"
 import { inviteEventOf, invitePayloadOf, nowIso } from "./InviteSteps.ts"
@@ -19,12 +20,13 @@ export const expireInvites = Effect.fn("Invites.expireDue")(function* (limit: nu
       data: invitePayloadOf(moved, "expired")
     })
     // Another worker, or the invitee, may have moved it first: then there is nothing to do.
-    const done = yield* invites
-      .transition(invite.nanoid, "pending", "expired", { patch: { updated_at: now }, events: [event] })
-      .pipe(
-        Effect.as(true),
-        Effect.catch(() => Effect.succeed(false))
-      )
+    const done = yield* withEvents(
+      invites.transition(invite.nanoid, "pending", "expired", { patch: { updated_at: now } }),
+      () => [event]
+    ).pipe(
+      Effect.as(true),
+      Effect.catch(() => Effect.succeed(false))
+    )
     if (done) expired++
   }
   return expired

@@ -1,9 +1,8 @@
 /**
- * The invites port: invites, and the mails, memberships and events that are written in the same step as them.
+ * The invites port: invites, and the mails and memberships that are written in the same step as them.
  */
 import { Context, type Effect, Schema } from "effect"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
-import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { InviteId, TeamId, UserId } from "../Ids.ts"
 import type { Mail } from "../mail/Mail.ts"
 import type { Membership } from "../membership/Membership.ts"
@@ -33,15 +32,14 @@ export interface InviteChange {
   readonly membership?: Membership
   /** The e-mail to record on the user who accepted. */
   readonly userEmail?: { readonly user: UserId; readonly email: string }
-  readonly events?: ReadonlyArray<DomainEvent>
   readonly mails?: ReadonlyArray<Mail>
 }
 
 /**
  * Stored invites. Implementations must: insert invites with their mails all-or-nothing; make `transition` one atomic
  * step that applies only while the invite is in state `from` (and has token hash `tokenHash` when given), else
- * `StaleState`, writing the change's membership, user e-mail, events (the `EventOutbox`) and mails with it or not at
- * all; list newest first. Storage failures are defects.
+ * `StaleState`, writing the change's membership, user e-mail and mails with it or not at all; list newest first.
+ * Storage failures are defects. The events of a transition are the use case's, appended in the same `UnitOfWork`.
  */
 export class InviteRepository extends Context.Service<
   InviteRepository,

@@ -7,6 +7,7 @@
 import { Context, type Effect } from "effect"
 import type { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import type { CompanyRepository } from "../company/CompanyRepository.ts"
+import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { CompanyId, IdGenerator, InviteId, TeamId } from "../Ids.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -15,6 +16,7 @@ import type { Randomness } from "../Randomness.ts"
 import type { IllegalTransition } from "../StateMachine.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
+import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
@@ -47,6 +49,8 @@ type InvitePorts =
   | InviteSettings
   | IdGenerator
   | Randomness
+  | EventOutbox
+  | UnitOfWork
 
 /** Invites, for a caller. */
 export class Invites extends Context.Service<

@@ -10,6 +10,7 @@ import type { ChainGateway } from "../chain/ChainGateway.ts"
 import type { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { RolesTypedDataBundle } from "../eip712/TypedData.ts"
+import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, InviteId } from "../Ids.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -19,6 +20,7 @@ import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
+import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserRepository } from "../user/UserRepository.ts"
@@ -65,6 +67,8 @@ type ManagerInvitePorts =
   | IdGenerator
   | Randomness
   | SignatureVerifier
+  | EventOutbox
+  | UnitOfWork
 
 /** Manager invites, for a caller. */
 export class ManagerInvites extends Context.Service<

@@ -1,6 +1,7 @@
 /** Declining an invite (SPEC §4.11): the signed-in invitee (a manager invite: the wallet it grants to) says no. */
 import { Effect, Option } from "effect"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { Invite } from "./Invite.ts"
 import { InviteRepository } from "./InviteRepository.ts"
@@ -17,12 +18,14 @@ export const rejectInvite = Effect.fn("Invites.reject")(function* (caller: Calle
     type: "invite.rejected",
     data: invitePayloadOf(rejected, "rejected")
   })
-  const stored = yield* InviteRepository.use((invites) =>
-    invites.transition(invite.nanoid, "pending", "rejected", {
-      tokenHash,
-      patch: { user_nanoid: caller.nanoid, updated_at: now },
-      events: [event]
-    })
+  const stored = yield* withEvents(
+    InviteRepository.use((invites) =>
+      invites.transition(invite.nanoid, "pending", "rejected", {
+        tokenHash,
+        patch: { user_nanoid: caller.nanoid, updated_at: now }
+      })
+    ),
+    () => [event]
   ).pipe(
     Effect.catchTags({
       StaleState: () => whyStale(invite.nanoid),

@@ -5,11 +5,13 @@
 import { Context, type Effect, Layer } from "effect"
 import type { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import type { CompanyRepository } from "../company/CompanyRepository.ts"
+import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, TeamId, UserId } from "../Ids.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
 import type { TeamError } from "../team/Teams.ts"
+import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserNotFound } from "../user/UserNotFound.ts"
@@ -30,6 +32,8 @@ type MemberPorts =
   | PaymentLedger
   | IdGenerator
   | Randomness
+  | EventOutbox
+  | UnitOfWork
 
 /** A team's members, for a caller. */
 export class Members extends Context.Service<

@@ -2,7 +2,6 @@
  * The port for memberships (a user's role in a team).
  */
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { TeamId, UserId } from "../Ids.ts"
 import type { Membership } from "./Membership.ts"
 import type { Role } from "./Role.ts"
@@ -21,13 +20,13 @@ export interface MemberPage {
 
 /**
  * Memberships, unique per (team, user). `listTeam` orders by joining time then id, filters on lower-cased e-mails
- * when given, and skips/limits after filtering. `remove` is idempotent. `insert` and `remove` append `events` to the
- * outbox in the same step as the change, and only when the change happened. Storage failures are defects.
+ * when given, and skips/limits after filtering. `remove` is idempotent. Storage failures are defects. The events of a
+ * change are the use case's, appended in the same `UnitOfWork`.
  */
 export class MembershipRepository extends Context.Service<
   MembershipRepository,
   {
-    readonly insert: (membership: Membership, events?: ReadonlyArray<DomainEvent>) => Effect.Effect<void, AlreadyMember>
+    readonly insert: (membership: Membership) => Effect.Effect<void, AlreadyMember>
     readonly find: (team: TeamId, user: UserId) => Effect.Effect<Option.Option<Membership>>
     readonly listByUser: (user: UserId) => Effect.Effect<ReadonlyArray<Membership>>
     readonly listTeam: (
@@ -41,6 +40,6 @@ export class MembershipRepository extends Context.Service<
     ) => Effect.Effect<MemberPage>
     readonly countByTeams: (teams: ReadonlyArray<TeamId>) => Effect.Effect<ReadonlyMap<TeamId, number>>
     /** Removes the membership; true when one was removed. */
-    readonly remove: (team: TeamId, user: UserId, events?: ReadonlyArray<DomainEvent>) => Effect.Effect<boolean>
+    readonly remove: (team: TeamId, user: UserId) => Effect.Effect<boolean>
   }
 >()("@svc/domain/membership/MembershipRepository") {}

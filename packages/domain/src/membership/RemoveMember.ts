@@ -11,6 +11,7 @@ import type { Address, WalletAddress } from "../Evm.ts"
 import type { TeamId, UserId } from "../Ids.ts"
 import { cancelIntentsSignedBy } from "../payment/IntentCancellation.ts"
 import { teamAccountOf } from "../team/Team.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { memberEventOf } from "./MemberEvents.ts"
@@ -64,9 +65,8 @@ export const removeMember = Effect.fn("Teams.removeMember")(function* (caller: C
     const member = yield* UserRepository.use((u) => u.findById(user))
     if (member._tag === "Some") yield* revokeOnChain(chain.value, team, account, user, member.value.wallet)
   }
-  yield* memberships.remove(team, user, [
-    yield* memberEventOf("team.member_removed", membership, grant.team.company_nanoid)
-  ])
+  const removed = yield* memberEventOf("team.member_removed", membership, grant.team.company_nanoid)
+  yield* withEvents(memberships.remove(team, user), (wasMember) => (wasMember ? [removed] : []))
   // Their authority ends with them: the intents they registered and that have not started are canceled.
   yield* cancelIntentsSignedBy(team, user)
   return { team_nanoid: team, user_nanoid: user, removed: true as const }

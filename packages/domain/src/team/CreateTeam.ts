@@ -17,6 +17,7 @@ import { makeInviteToken } from "../invite/InviteToken.ts"
 import { memberEventOf } from "../membership/MemberEvents.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
@@ -107,7 +108,6 @@ export const createTeam = Effect.fn("Teams.create")(function* (caller: Caller, b
     created_at: now,
     updated_at: now
   }
-  yield* TeamRepository.use((teams) => teams.insert(team))
   const creator = yield* UserRepository.use((u) => u.findById(caller.nanoid))
   const membership = {
     nanoid: yield* ids.make("membership"),
@@ -118,7 +118,14 @@ export const createTeam = Effect.fn("Teams.create")(function* (caller: Caller, b
     created_at: now
   }
   const added = yield* memberEventOf("team.member_added", membership, team.company_nanoid)
-  yield* MembershipRepository.use((m) => m.insert(membership, [added])).pipe(Effect.orDie)
+  // The team, its admin and its event together: no team is left without its admin.
+  yield* withEvents(
+    Effect.andThen(
+      TeamRepository.use((teams) => teams.insert(team)),
+      MembershipRepository.use((m) => m.insert(membership)).pipe(Effect.orDie)
+    ),
+    () => [added]
+  )
   // Another wallet joins only once it accepts, signed in (decision 0041): it gets a pending admin invite.
   const invite =
     body.admin_wallet === caller.wallet

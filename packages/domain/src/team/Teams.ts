@@ -5,6 +5,7 @@
  */
 import { Context, type Effect, Layer } from "effect"
 import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
+import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, TeamId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InviteSettings } from "../invite/InviteSettings.ts"
@@ -13,6 +14,7 @@ import type { MembershipRepository } from "../membership/MembershipRepository.ts
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
+import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { Pagination, TeamUser } from "../user/TeamUser.ts"
@@ -46,6 +48,8 @@ type TeamPorts =
   | InviteSettings
   | IdGenerator
   | Randomness
+  | EventOutbox
+  | UnitOfWork
 
 /** Teams, for a caller. */
 export class Teams extends Context.Service<

@@ -8,6 +8,7 @@ import { makeDomainEvent, renderEnvelope } from "../event/EventEnvelope.ts"
 import type { WebhookEndpointEventPayload } from "../event/EventPayload.ts"
 import { Randomness } from "../Randomness.ts"
 import { isoOf } from "../Timestamp.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import {
   type AttemptResult,
   failingDisableAfterMillis,
@@ -51,7 +52,10 @@ const disableEndpoint = (endpoint: WebhookEndpointRecord, reason: "gone" | "fail
       } satisfies WebhookEndpointEventPayload
     })
     const disabled = { disabled_at: isoOf(at), updated_at: isoOf(at) }
-    yield* WebhookEndpointRepository.use((e) => e.transition(endpoint.nanoid, "active", "disabled", disabled, [event]))
+    yield* withEvents(
+      WebhookEndpointRepository.use((e) => e.transition(endpoint.nanoid, "active", "disabled", disabled)),
+      () => [event]
+    )
     yield* Effect.logWarning(
       `webhook endpoint ${endpoint.nanoid} disabled: ${reason === "gone" ? "the receiver answered 410 Gone" : "every delivery failed for 5 days"}`
     )

@@ -9,6 +9,7 @@ import { Context, Duration, Effect, Layer } from "effect"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator } from "../Ids.ts"
 import type { Randomness } from "../Randomness.ts"
+import type { UnitOfWork } from "../UnitOfWork.ts"
 import { runOn } from "../UseCases.ts"
 import { repeatQuietly } from "../Worker.ts"
 import { type DeliverySettings, deliverDue } from "./DeliverDue.ts"
@@ -29,6 +30,7 @@ type DispatcherPorts =
   | WebhookSecretBox
   | IdGenerator
   | Randomness
+  | UnitOfWork
 
 /** How a dispatcher works; the defaults are DESIGN §5's. */
 export interface DispatcherOptions {

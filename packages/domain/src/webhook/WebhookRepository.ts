@@ -4,7 +4,6 @@
 import { Context, type Effect, Schema } from "effect"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { EventType } from "../event/EventCatalog.ts"
-import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { Backlog } from "../event/EventOutbox.ts"
 import type { DeliveryId, TeamId, WebhookId } from "../Ids.ts"
 import type { Lease } from "../Lease.ts"
@@ -60,13 +59,12 @@ export class WebhookEndpointRepository extends Context.Service<
       id: WebhookId,
       patch: WebhookEndpointPatch
     ) => Effect.Effect<WebhookEndpointRecord, WebhookNotFound>
-    /** Moves the endpoint from `from` to `to` with `patch`, and appends `events` to the outbox in the same step. */
+    /** Moves the endpoint from `from` to `to` with `patch`. */
     readonly transition: (
       id: WebhookId,
       from: WebhookState,
       to: WebhookState,
-      patch: WebhookEndpointPatch,
-      events?: ReadonlyArray<DomainEvent>
+      patch: WebhookEndpointPatch
     ) => Effect.Effect<WebhookEndpointRecord, WebhookNotFound | StaleState>
     /** Removes the endpoint; true when there was one. Its delivery log stays until its deliveries are purged. */
     readonly delete: (id: WebhookId) => Effect.Effect<boolean>
