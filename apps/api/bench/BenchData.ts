@@ -151,8 +151,7 @@ export const storeBulk = Effect.fn("BenchData.storeBulk")(function* (options: {
       claimToken: claimed.claimToken,
       signature: "0x",
       result: { transaction: `0x${hex(request, 64)}`, payments: [] },
-      payments,
-      events: []
+      payments
     })
   }
   return { teams: teams.length, users: users.length, payments: options.payments }

@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Deposit, DepositLedger, depositIdOf } from "@svc/domain/deposit"
 import { EventOutbox } from "@svc/domain/event"
+import { withEvents } from "@svc/domain/UnitOfWork"
 import { Effect, Option } from "effect"
 import { event, teamId, wallet } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
@@ -67,16 +68,15 @@ export const depositLedgerContract = (storage: StorageUnderTest) =>
         const advance = (found: ReadonlyArray<Deposit>) =>
           ledger.advance("deposits", "a", { block: 20, hash: "0x14" }, found)
         yield* advance([deposit(3), deposit(4), deposit(5)])
-        // Confirmed, with its event; a second settle from the same state does nothing, and the event is not repeated.
-        assert.isTrue(
-          yield* ledger.transition(deposit(3).nanoid, "pending", "confirmed", "2026-01-02T00:00:00.000Z", [event(1)])
-        )
-        assert.isFalse(
-          yield* ledger.transition(deposit(3).nanoid, "pending", "confirmed", "2026-01-02T00:00:00.000Z", [event(1)])
-        )
-        assert.isTrue(
-          yield* ledger.transition(deposit(4).nanoid, "pending", "reorged", "2026-01-02T00:00:00.000Z", [event(1)])
-        )
+        // In a unit with its event (as the follower moves it): confirmed once; a second move from the same state does
+        // nothing, and an event appended again is not repeated.
+        const move = (n: number, to: "confirmed" | "reorged") =>
+          withEvents(ledger.transition(deposit(n).nanoid, "pending", to, "2026-01-02T00:00:00.000Z"), (moved) =>
+            moved ? [event(1)] : []
+          )
+        assert.isTrue(yield* move(3, "confirmed"))
+        assert.isFalse(yield* move(3, "confirmed"))
+        assert.isTrue(yield* move(4, "reorged"))
         const outbox = yield* EventOutbox
         assert.strictEqual((yield* outbox.findById(event(1).id))?.sequence, 1)
         // Read again: the confirmed one stays, the reorged one and the pending one from another block are pending anew.

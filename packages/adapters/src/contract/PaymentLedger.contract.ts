@@ -1,13 +1,14 @@
 /**
  * The contract of `PaymentLedger`: an abandoned execution taken over once, by one taker; only the claim's holder
- * records, all or nothing; due intents leased to one runner at a time; settlement only from the expected state,
- * with its events; the query's filters and order; executed requests listed and their transaction amended.
+ * records, all or nothing (in a unit of work with its events); due intents leased to one runner at a time; a transition
+ * only from the expected state; the query's filters and order; executed requests listed and their transaction amended.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Email } from "@svc/domain/Email"
 import { IssuedRequestStore } from "@svc/domain/eip712"
 import { EventOutbox } from "@svc/domain/event"
 import { executionLeaseMillis, type Payment, PaymentLedger, PaymentMachine } from "@svc/domain/payment"
+import { withEvents } from "@svc/domain/UnitOfWork"
 import { Effect, Exit, Option } from "effect"
 import { event, issued, payment, paymentId, teamId, userId } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
@@ -38,14 +39,16 @@ const execute = (
     const ledger = yield* PaymentLedger
     yield* store.issue(issued(salt))
     const claim = yield* store.claim(salt, options.now ?? Date.now())
-    const recorded = yield* ledger.recordExecution({
-      salt,
-      claimToken: claim.claimToken,
-      signature: `0xsig${salt}`,
-      result: { transaction: options.transaction ?? `0xtx${salt}`, payments: [] },
-      payments,
-      events: options.events ?? []
-    })
+    const recorded = yield* withEvents(
+      ledger.recordExecution({
+        salt,
+        claimToken: claim.claimToken,
+        signature: `0xsig${salt}`,
+        result: { transaction: options.transaction ?? `0xtx${salt}`, payments: [] },
+        payments
+      }),
+      (recorded) => (recorded ? (options.events ?? []) : [])
+    )
     assert.isTrue(recorded)
   })
 
@@ -111,14 +114,16 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.isFalse(yield* note("7", first.claimToken, "0xsent", processing("0xsent")))
         const payments = [payment(1, { salt: "7" }), payment(2, { salt: "7" })]
         assert.isTrue(
-          yield* ledger.recordExecution({
-            salt: "7",
-            claimToken: (taken[0] as Option.Some<string>).value,
-            signature: "0xsigned",
-            result: { transaction: "0xabc", payments: [] },
-            payments,
-            events: [event(1), event(2)]
-          })
+          yield* withEvents(
+            ledger.recordExecution({
+              salt: "7",
+              claimToken: (taken[0] as Option.Some<string>).value,
+              signature: "0xsigned",
+              result: { transaction: "0xabc", payments: [] },
+              payments
+            }),
+            (recorded) => (recorded ? [event(1), event(2)] : [])
+          )
         )
         assert.deepStrictEqual(yield* ledger.outcome("7"), {
           state: "executed",
@@ -162,8 +167,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
               claimToken: again.claimToken,
               signature: "0xsigned",
               result: { transaction: "0xmined", payments: [] },
-              payments: recorded,
-              events: []
+              payments: recorded
             })
           )
           assert.isFalse(yield* note("9", again.claimToken, "0xlate", noted))
@@ -193,14 +197,16 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.strictEqual((yield* Effect.flip(store.claim("11", later)))._tag, "AlreadyClaimed")
         // Nor may it record: nothing of its record is written.
         assert.isFalse(
-          yield* ledger.recordExecution({
-            salt: "11",
-            claimToken: stale.claimToken,
-            signature: "0xold",
-            result: { transaction: "0xold", payments: [] },
-            payments: [payment(30, { salt: "11" })],
-            events: [event(30)]
-          })
+          yield* withEvents(
+            ledger.recordExecution({
+              salt: "11",
+              claimToken: stale.claimToken,
+              signature: "0xold",
+              result: { transaction: "0xold", payments: [] },
+              payments: [payment(30, { salt: "11" })]
+            }),
+            (recorded) => (recorded ? [event(30)] : [])
+          )
         )
         assert.strictEqual((yield* ledger.outcome("11")).state, "executing")
         assert.deepStrictEqual(yield* ledger.list({ states: ["intent"], payer: teamId(1) }), [])
@@ -208,14 +214,16 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         // The new holder records.
         const kept = payment(31, { salt: "11" })
         assert.isTrue(
-          yield* ledger.recordExecution({
-            salt: "11",
-            claimToken: token,
-            signature: "0xnew",
-            result: { transaction: "0xnew", payments: [] },
-            payments: [kept],
-            events: [event(31)]
-          })
+          yield* withEvents(
+            ledger.recordExecution({
+              salt: "11",
+              claimToken: token,
+              signature: "0xnew",
+              result: { transaction: "0xnew", payments: [] },
+              payments: [kept]
+            }),
+            (recorded) => (recorded ? [event(31)] : [])
+          )
         )
         assert.deepStrictEqual(yield* ledger.outcome("11"), {
           state: "executed",
@@ -229,8 +237,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
             claimToken: token,
             signature: "0xagain",
             result: { transaction: "0xagain", payments: [] },
-            payments: [payment(32, { salt: "11" })],
-            events: []
+            payments: [payment(32, { salt: "11" })]
           })
         )
         yield* store.release("11", token)
@@ -250,14 +257,16 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         yield* store.issue(issued("21"))
         const claim = yield* store.claim("21", Date.now())
         const record = (payments: ReadonlyArray<Payment>) =>
-          ledger.recordExecution({
-            salt: "21",
-            claimToken: claim.claimToken,
-            signature: "0xsig",
-            result: { transaction: "0x21", payments: [] },
-            payments,
-            events: [event(40)]
-          })
+          withEvents(
+            ledger.recordExecution({
+              salt: "21",
+              claimToken: claim.claimToken,
+              signature: "0xsig",
+              result: { transaction: "0x21", payments: [] },
+              payments
+            }),
+            (recorded) => (recorded ? [event(40)] : [])
+          )
         // Its second payment's id is taken: the whole step fails.
         const failed = yield* Effect.exit(record([payment(2, { salt: "21" }), payment(1, { salt: "21" })]))
         assert.isTrue(Exit.isFailure(failed))
@@ -305,12 +314,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
             yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, holder: "a", leaseUntil: now + 60_000 })
           )
 
-          const settled = yield* ledger.transition(
-            due.nanoid,
-            "scheduled",
-            "complete",
-            { process_transaction: "0x2", updated_at: "2026-03-01T00:00:00.000Z" },
-            [event(10)]
+          const settled = yield* withEvents(
+            ledger.transition(due.nanoid, "scheduled", "complete", {
+              process_transaction: "0x2",
+              updated_at: "2026-03-01T00:00:00.000Z"
+            }),
+            () => [event(10)]
           )
           assert.deepStrictEqual(settled, {
             ...due,
@@ -319,10 +328,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
             updated_at: "2026-03-01T00:00:00.000Z"
           })
           assert.deepStrictEqual(yield* outbox.findById(event(10).id), { ...event(10), sequence: 1 })
-          const stale = yield* Effect.flip(ledger.transition(due.nanoid, "scheduled", "complete", {}, [event(11)]))
+          const stale = yield* Effect.flip(
+            withEvents(ledger.transition(due.nanoid, "scheduled", "complete", {}), () => [event(11)])
+          )
           assert.deepStrictEqual([stale._tag, stale.errorCode], ["StaleState", "INVALID_STATE_TRANSITION"])
           assert.isUndefined(yield* outbox.findById(event(11).id))
-          const missing = yield* Effect.flip(ledger.transition(paymentId(99), "scheduled", "complete", {}, []))
+          const missing = yield* Effect.flip(ledger.transition(paymentId(99), "scheduled", "complete", {}))
           assert.deepStrictEqual([missing._tag, missing.errorCode], ["PaymentNotFound", "PAYMENT_NOT_FOUND"])
           assert.deepStrictEqual(
             (yield* ledger.list({ states: ["complete"] })).map((p) => p.nanoid),

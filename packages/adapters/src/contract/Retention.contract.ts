@@ -126,8 +126,7 @@ export const retentionContract = (storage: StorageUnderTest) =>
             claimToken: one.claimToken,
             signature: "0xsig",
             result: { transaction: "0xtx", payments: [] },
-            payments: [],
-            events: []
+            payments: []
           })
           assert.strictEqual(yield* store.prune("requests", 20_000, 10), 1)
           assert.strictEqual((yield* Effect.flip(requests.find("1")))._tag, "TypedDataNotFound")

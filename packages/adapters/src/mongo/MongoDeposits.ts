@@ -1,19 +1,17 @@
 /**
  * The deposits ledger in MongoDB: the follower's cursor and lease in `chain_followers` (`_id` = its name, taken with
- * the lease mechanism, `Leases.ts`), deposits in `deposits` (`_id` = nanoid), and each state change with its events
- * in one transaction.
+ * the lease mechanism, `Leases.ts`), deposits in `deposits` (`_id` = nanoid); a state change is one conditional update
+ * (in the use case's unit of work, with its events, when it runs in one).
  */
 import type { BlockCursor } from "@svc/domain/chain"
 import { Deposit, DepositLedger } from "@svc/domain/deposit"
 import { HexData } from "@svc/domain/Evm"
-import type { DomainEvent } from "@svc/domain/event"
 import { Effect, Layer, Option, Schema } from "effect"
-import type { ClientSession, Collection, Db, Document, MongoClient } from "mongodb"
+import type { ClientSession, Collection, Document, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { numbered, type OutboxDocument, outboxCollection, outboxDocumentOf } from "./MongoEventOutbox.ts"
-import { inTransaction } from "./MongoTransaction.ts"
+import { inTransaction, inUnitOr } from "./MongoTransaction.ts"
 
 interface FollowerDocument extends Leases.LeaseFields {
   _id: string
@@ -38,27 +36,9 @@ const cursorOf = documentDecoder(
 
 /** The collections the ledger keeps. */
 interface DepositCollections {
-  readonly db: Db
   readonly client: MongoClient
   readonly followers: Collection<FollowerDocument>
   readonly deposits: Collection<DepositDocument>
-  readonly outbox: Collection<OutboxDocument>
-}
-
-/** Events derived from chain facts: announced at most once, whoever reads the log again. */
-const appendNew = async (
-  collections: DepositCollections,
-  events: ReadonlyArray<DomainEvent>,
-  session: ClientSession
-) => {
-  const fresh: Array<DomainEvent> = []
-  for (const event of events) {
-    if ((await collections.outbox.findOne({ _id: event.id }, { session })) === null) fresh.push(event)
-  }
-  if (fresh.length > 0) {
-    const documents = (await numbered(collections.db, fresh, session)).map(outboxDocumentOf)
-    await collections.outbox.insertMany(documents, { session })
-  }
 }
 
 /** Writes what was read: a known deposit kept, unless reorganised away or read again from another block. */
@@ -110,11 +90,10 @@ export const layer = Layer.effect(
     const { db, client } = yield* MongoDatabase
     const followers = db.collection<FollowerDocument>("chain_followers")
     const deposits = db.collection<DepositDocument>("deposits")
-    const outbox = db.collection<OutboxDocument>(outboxCollection)
     yield* Effect.promise(() => deposits.createIndex({ team_nanoid: 1, block_number: -1, log_index: -1 }))
     yield* Effect.promise(() => deposits.createIndex({ state: 1, block_number: 1 }))
     const leases = Leases.on(followers)
-    const collections: DepositCollections = { db, client, followers, deposits, outbox }
+    const collections: DepositCollections = { client, followers, deposits }
     return DepositLedger.of({
       follow: (name, holder, now, until) =>
         Effect.promise(() => follow(collections, leases, { name, holder, now, until })),
@@ -143,17 +122,17 @@ export const layer = Layer.effect(
             .sort({ block_number: 1, log_index: 1 })
             .toArray()
         ).pipe(Effect.map((docs) => docs.map(depositOf))),
-      transition: (id, from, to, updatedAt, events) =>
-        inTransaction(client, async (session) => {
-          const moved = await deposits.updateOne(
-            { _id: id, state: from },
-            { $set: { state: to, updated_at: updatedAt } },
-            { session }
-          )
-          if (moved.modifiedCount !== 1) return false
-          await appendNew(collections, events, session)
-          return true
-        }),
+      transition: (id, from, to, updatedAt) => {
+        const move = (session?: ClientSession) =>
+          Effect.promise(() =>
+            deposits.updateOne(
+              { _id: id, state: from },
+              { $set: { state: to, updated_at: updatedAt } },
+              session === undefined ? {} : { session }
+            )
+          ).pipe(Effect.map((moved) => moved.modifiedCount === 1))
+        return inUnitOr(move, move())
+      },
       list: ({ team, after, limit }) =>
         Effect.promise(() =>
           deposits

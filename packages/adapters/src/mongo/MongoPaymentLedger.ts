@@ -1,6 +1,7 @@
 /**
- * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), events in `event_outbox`, results on the
- * issued request in `issued_typed_data`. Each state change and its events are one transaction; races are settled by
+ * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), results on the issued request in
+ * `issued_typed_data`. Each change is one transaction (the use case's unit of work, with its events, when it runs in
+ * one); races are settled by
  * single conditional updates (leases, `Leases.ts`, and `state` guards), never by transaction conflicts
  * (docs/decisions/0017).
  */
@@ -8,7 +9,6 @@
 import type { Uint256String } from "@svc/domain/Evm"
 import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
 import { TypedDataNotFound } from "@svc/domain/eip712"
-import type { DomainEvent } from "@svc/domain/event"
 import type { PaymentId } from "@svc/domain/Ids"
 import {
   type ExecutedRequest,
@@ -30,7 +30,6 @@ import type { Collection, Db, Filter, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { appendInSession } from "./MongoEventOutbox.ts"
 import {
   executionOf,
   type IssuedDocument,
@@ -140,7 +139,7 @@ const abandoned = (collections: LedgerCollections, now: number, limit: number) =
 
 const recordExecution = (
   collections: LedgerCollections,
-  { salt, claimToken, signature, result, payments: records, events }: ExecutionRecord
+  { salt, claimToken, signature, result, payments: records }: ExecutionRecord
 ) =>
   inTransaction(collections.client, async (session) => {
     // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those noted
@@ -160,7 +159,6 @@ const recordExecution = (
         { session, upsert: true }
       )
     }
-    await appendInSession(collections.db, events, session)
     return true
   })
 
@@ -184,8 +182,7 @@ const leaseDueIntent = (
 const transition = (
   collections: LedgerCollections,
   { id, from, to }: { id: PaymentId; from: PaymentState; to: PaymentState },
-  patch: PaymentPatch,
-  events: ReadonlyArray<DomainEvent>
+  patch: PaymentPatch
 ) =>
   inTransaction(collections.client, async (session) => {
     const moved = await collections.payments.updateOne(
@@ -194,7 +191,6 @@ const transition = (
       { session }
     )
     if (moved.modifiedCount !== 1) return null
-    await appendInSession(collections.db, events, session)
     return collections.payments.findOne({ _id: id }, { session })
   }).pipe(
     Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
@@ -307,7 +303,7 @@ export const layer = Layer.effect(
         ),
       recordExecution: (record) => recordExecution(collections, record),
       leaseDueIntent: (options) => leaseDueIntent(collections, options),
-      transition: (id, from, to, patch, events) => transition(collections, { id, from, to }, patch, events),
+      transition: (id, from, to, patch) => transition(collections, { id, from, to }, patch),
       find: (id) =>
         Effect.promise(() => payments.findOne({ _id: id })).pipe(
           Effect.map((doc) => (doc === null ? undefined : paymentOf(doc)))

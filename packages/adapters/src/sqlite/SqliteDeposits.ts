@@ -1,7 +1,7 @@
 /**
  * The deposits ledger in SQLite: the follower's cursor and lease in `chain_followers` (one row per follower, taken
  * with the lease mechanism, `Leases.ts`), deposits in `deposits` (the record as JSON beside the columns queries use),
- * and their events in `event_outbox`, each change one transaction.
+ * each change one transaction (a state change's events are the use case's, in its unit of work).
  */
 import type { BlockCursor } from "@svc/domain/chain"
 import { Deposit, DepositLedger } from "@svc/domain/deposit"
@@ -10,7 +10,6 @@ import { Effect, Layer, Option, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
-import { appendOn } from "./SqliteEventOutbox.ts"
 
 const decodeDeposit = RowDecoder.records("deposits", Deposit, RowDecoder.smallMemoSize)
 const depositOf = (row: Record<string, unknown>): Deposit => decodeDeposit(row.record)
@@ -35,8 +34,6 @@ export const layer = Layer.effect(
   DepositLedger,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
-    // Events derived from chain facts: announced at most once, whoever reads the log again.
-    const appendEvents = appendOn(connection, { ignoreDuplicates: true })
     const followers = Leases.on(connection, { table: "chain_followers", row: "name = :name", key: "name" })
     const make = connection.prepare("INSERT INTO chain_followers (name) VALUES (?) ON CONFLICT (name) DO NOTHING")
     const take = followers.take()
@@ -102,14 +99,8 @@ export const layer = Layer.effect(
           })
         ),
       withinReorgWindow: (fromBlock) => Effect.sync(() => withinReorgWindow.all(fromBlock).map(depositOf)),
-      transition: (id, from, to, updatedAt, events) =>
-        Effect.sync(() =>
-          transaction(() => {
-            if (transition.run({ nanoid: id, from, to, updatedAt }).changes !== 1) return false
-            appendEvents(events)
-            return true
-          })
-        ),
+      transition: (id, from, to, updatedAt) =>
+        Effect.sync(() => transition.run({ nanoid: id, from, to, updatedAt }).changes === 1),
       list: ({ team, after, limit }) =>
         Effect.sync(() =>
           byTeam

@@ -1,7 +1,7 @@
 /**
- * The payments ledger in SQLite: payments in `payments` (the record as JSON beside the columns queries use), events
- * in `event_outbox`, results on the issued request in `issued_requests`. Each state change and its events are one
- * transaction; who may act is decided by leases (`Leases.ts`) and `state` guards in the same statements.
+ * The payments ledger in SQLite: payments in `payments` (the record as JSON beside the columns queries use), results
+ * on the issued request in `issued_requests`. Each change is one transaction (the use case's unit of work, with its
+ * events, when it runs in one); who may act is decided by leases (`Leases.ts`) and `state` guards in the same statements.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite"
 import { Uint256String } from "@svc/domain/Evm"
@@ -21,7 +21,6 @@ import { Effect, Layer, Option, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
-import { appendOn } from "./SqliteEventOutbox.ts"
 import { issuedLeasesOn, issuedOf } from "./SqliteIssuedRequestStore.ts"
 
 const decodePayment = RowDecoder.records("payments", Payment)
@@ -83,7 +82,6 @@ const ledgerStatements = (connection: DatabaseSync) => {
   const executions = issuedLeasesOn(connection)
   const intents = Leases.on(connection, { table: "payments", row: "nanoid = :nanoid", key: "nanoid" })
   return {
-    appendEvents: appendOn(connection, { ignoreDuplicates: false }),
     outcomeOf: connection.prepare(
       "SELECT state, lease_until, lease_holder, result, in_flight FROM issued_requests WHERE salt = ?"
     ),
@@ -197,25 +195,20 @@ const noteInFlight = (
 
 const recordExecution = (
   ledger: Ledger,
-  { salt, claimToken, signature, result, payments, events }: Parameters<Port["recordExecution"]>[0]
+  { salt, claimToken, signature, result, payments }: Parameters<Port["recordExecution"]>[0]
 ) =>
   ledger.transaction(() => {
     // Only the holder records; a holder whose claim was taken over writes nothing.
     if (!ledger.recordResult({ salt, holder: claimToken, result: JSON.stringify(result), signature })) return false
     putPayments(ledger, payments)
-    ledger.appendEvents(events)
     return true
   })
 
 const transition = (
   ledger: Ledger,
-  [id, from, to, patch, events]: Parameters<Port["transition"]>
+  [id, from, to, patch]: Parameters<Port["transition"]>
 ): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
-  const row = ledger.transaction(() => {
-    const moved = ledger.transition.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
-    if (moved !== undefined) ledger.appendEvents(events)
-    return moved
-  })
+  const row = ledger.transition.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
   if (row !== undefined) return Effect.succeed(paymentOf(row))
   return ledger.paymentExists.get(id) === undefined
     ? Effect.fail(new PaymentNotFound({ nanoid: id }))

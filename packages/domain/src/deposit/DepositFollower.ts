@@ -16,6 +16,7 @@ import type { TeamId } from "../Ids.ts"
 import { tokenInfo } from "../payment/PaymentEvents.ts"
 import type { Team } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import { repeatQuietly } from "../Worker.ts"
 import { centsOfUnits, type Deposit, depositEventIdOf, depositIdOf, uuidOf } from "./Deposit.ts"
 import { DepositLedger } from "./DepositLedger.ts"
@@ -193,15 +194,20 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
     if (!confirm && !withdraw && !drop) continue
     const now = DateTime.formatIso(yield* DateTime.now)
     if (drop) {
-      if (yield* ledger.transition(deposit.nanoid, "pending", "reorged", now, [])) reorged++
+      if (yield* ledger.transition(deposit.nanoid, "pending", "reorged", now)) reorged++
       continue
     }
     const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const team = Option.getOrUndefined(yield* TeamRepository.use((teams) => teams.findById(deposit.team_nanoid)))
     const events = eventsOf(chain.chainId, deposit, team, confirm ? "complete" : "reverted", depth, created)
-    if (confirm) {
-      if (yield* ledger.transition(deposit.nanoid, "pending", "confirmed", now, events)) confirmed++
-    } else if (yield* ledger.transition(deposit.nanoid, "confirmed", "reorged", now, events)) reorged++
+    const moved = yield* withEvents(
+      confirm
+        ? ledger.transition(deposit.nanoid, "pending", "confirmed", now)
+        : ledger.transition(deposit.nanoid, "confirmed", "reorged", now),
+      (changed) => (changed ? events : [])
+    )
+    if (moved && confirm) confirmed++
+    else if (moved) reorged++
   }
   return { followed: true, cursor, blocks, confirmed, reorged } satisfies FollowPass
 })

@@ -4,7 +4,6 @@
  */
 import { Context, type Effect, type Option } from "effect"
 import type { BlockCursor } from "../chain/BlockCursor.ts"
-import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { DepositId, TeamId } from "../Ids.ts"
 import type { Deposit, DepositState } from "./Deposit.ts"
 
@@ -22,7 +21,7 @@ export interface DepositQuery {
  * - `advance`: only for the holder, write the deposits, then the cursor (a holder that dies between the two reads the
  *   deposits again, which changes nothing); a deposit already known stays as it is, unless it was `reorged` or read
  *   from another block while `pending` (then it is pending again, as read now);
- * - `settle`: move a deposit only from `from`, with its events (duplicates by id ignored), in one step.
+ * - `transition`: move a deposit only from `from`, in one step.
  */
 export class DepositLedger extends Context.Service<
   DepositLedger,
@@ -48,13 +47,12 @@ export class DepositLedger extends Context.Service<
     ) => Effect.Effect<boolean>
     /** Deposits `pending`, and those `confirmed` from block `fromBlock` on (still within the reorg window), oldest first. */
     readonly withinReorgWindow: (fromBlock: number) => Effect.Effect<ReadonlyArray<Deposit>>
-    /** Moves a deposit from `from` to `to` (at `updatedAt`) with its events; `false` when it was not in `from`. */
+    /** Moves a deposit from `from` to `to` (at `updatedAt`); `false` when it was not in `from`. */
     readonly transition: (
       id: DepositId,
       from: DepositState,
       to: DepositState,
-      updatedAt: string,
-      events: ReadonlyArray<DomainEvent>
+      updatedAt: string
     ) => Effect.Effect<boolean>
     readonly list: (query: DepositQuery) => Effect.Effect<ReadonlyArray<Deposit>>
   }

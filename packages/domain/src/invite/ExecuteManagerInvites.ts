@@ -56,8 +56,7 @@ const grant = (issued: IssuedRoles, body: ExecuteManagerInvitesRequest, claimTok
             claimToken,
             signature: body.signature,
             result: executed,
-            payments,
-            events: []
+            payments
           })
           yield* acceptGrantedInvites(issued)
           return result(settlement.transactionHash)

@@ -8,6 +8,7 @@
 import { DateTime, Effect } from "effect"
 import type { TeamId, UserId } from "../Ids.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { Payment } from "./Payment.ts"
 import { paymentEventOf } from "./PaymentEvents.ts"
 import { PaymentLedger } from "./PaymentLedger.ts"
@@ -25,8 +26,9 @@ export const cancelPayment = Effect.fn("IntentCancellation.cancelPayment")(funct
   }
   const canceled: Payment = { ...payment, state: "canceled", updated_at: now }
   const event = yield* paymentEventOf(scope, "payment.canceled", canceled)
-  return yield* PaymentLedger.use((ledger) =>
-    ledger.transition(payment.nanoid, from, "canceled", { updated_at: now }, [event])
+  return yield* withEvents(
+    PaymentLedger.use((ledger) => ledger.transition(payment.nanoid, from, "canceled", { updated_at: now })),
+    () => [event]
   ).pipe(
     Effect.as(true),
     Effect.catchTag("StaleState", () => Effect.succeed(false)),

@@ -10,6 +10,7 @@ import type { ChainFacts } from "../event/EventPayload.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import { repeatQuietly } from "../Worker.ts"
 import { cancelPayment } from "./IntentCancellation.ts"
 import type { Payment } from "./Payment.ts"
@@ -51,8 +52,9 @@ const move = (
       ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {})
     }
     const events = event === undefined ? [] : [yield* paymentEventOf(scope, event, moved, chain)]
-    return yield* PaymentLedger.use((ledger) =>
-      ledger.transition(payment.nanoid, "scheduled", to, { ...patch, updated_at: now }, events)
+    return yield* withEvents(
+      PaymentLedger.use((ledger) => ledger.transition(payment.nanoid, "scheduled", to, { ...patch, updated_at: now })),
+      () => events
     ).pipe(
       Effect.as(true),
       Effect.catchTag("StaleState", () => Effect.succeed(false)),

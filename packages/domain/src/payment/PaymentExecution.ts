@@ -20,6 +20,7 @@ import type { Role } from "../membership/Role.ts"
 import { isoOf } from "../Timestamp.ts"
 import type { Team } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { executeOnce, releaseOnRefusal, sendToChain, settleWithin } from "./ExecuteOnce.ts"
@@ -208,15 +209,11 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
     chainFactsOf(chainId, settlement)
   )
   const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
-  yield* PaymentLedger.use((ledger) =>
-    ledger.recordExecution({
-      salt: issued.salt,
-      claimToken: issued.claimToken,
-      signature,
-      result,
-      payments,
-      events
-    })
+  yield* withEvents(
+    PaymentLedger.use((ledger) =>
+      ledger.recordExecution({ salt: issued.salt, claimToken: issued.claimToken, signature, result, payments })
+    ),
+    (recorded) => (recorded ? events : [])
   )
   yield* Metric.update(Metric.withAttributes(paymentsExecuted, { pay_now: String(payNow) }), payments.length)
   yield* Metric.update(settlementSeconds, ((yield* Clock.currentTimeMillis) - issued.claimedAt) / 1000)

@@ -7,7 +7,6 @@ import type { Uint256String } from "../Evm.ts"
 import type { IssuedTypedData, TypedDataNotFound } from "../eip712/IssuedRequestStore.ts"
 import { PaymentEntry } from "../eip712/TypedData.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
-import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { PaymentId, TeamId, UserId } from "../Ids.ts"
 import type { StaleState } from "../StaleState.ts"
 import type { Payment } from "./Payment.ts"
@@ -41,7 +40,6 @@ export interface ExecutionRecord {
   readonly signature: string
   readonly result: ExecutionResult
   readonly payments: ReadonlyArray<Payment>
-  readonly events: ReadonlyArray<DomainEvent>
 }
 
 /** What `noteInFlight` writes: an executing request's transaction sent and not final yet. */
@@ -108,13 +106,12 @@ export interface LedgerQuery {
 
 /**
  * The ledger. Implementations must:
- * - `recordExecution`: write the payments (replacing those noted in flight), their events and the request's result in
- *   one all-or-nothing step, only while `claimToken` holds the request's claim (else record nothing and answer
- *   `false`);
+ * - `recordExecution`: write the payments (replacing those noted in flight) and the request's result in one
+ *   all-or-nothing step, only while `claimToken` holds the request's claim (else record nothing and answer `false`);
  * - `takeOver`: succeed for exactly one caller, and only while the request is `executing` with an expired lease,
  *   giving the claim a new random token (so the previous holder can no longer release it or record);
  * - `leaseDueIntent`: lease a due intent to one worker at a time across machines (a conditional single update);
- * - `settle`: move a payment only from `from` (`StaleState` otherwise), with its events, in one step;
+ * - `transition`: move a payment only from `from` (`StaleState` otherwise), in one step;
  * - `list`: newest first (`created_at`, then nanoid, both descending);
  * - `executedSince`: oldest first;
  * - `amendTransaction`: change the request's result and its payments in one all-or-nothing step.
@@ -162,8 +159,7 @@ export class PaymentLedger extends Context.Service<
       id: PaymentId,
       from: PaymentState,
       to: PaymentState,
-      patch: PaymentPatch,
-      events: ReadonlyArray<DomainEvent>
+      patch: PaymentPatch
     ) => Effect.Effect<Payment, PaymentNotFound | StaleState>
     readonly list: (query: LedgerQuery) => Effect.Effect<ReadonlyArray<Payment>>
     /** One payment by its nanoid; `undefined` when there is none. */

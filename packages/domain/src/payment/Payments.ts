@@ -9,6 +9,7 @@ import type { ChainGateway } from "../chain/ChainGateway.ts"
 import type { IssuedRequestStore, IssuedRequestsLimit } from "../eip712/IssuedRequestStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
+import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PaymentId } from "../Ids.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -17,6 +18,7 @@ import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
+import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserNotFound } from "../user/UserNotFound.ts"
@@ -74,6 +76,8 @@ type PaymentPorts =
   | IdGenerator
   | Randomness
   | SignatureVerifier
+  | EventOutbox
+  | UnitOfWork
 
 /** Payments of teams, for a caller. */
 export class Payments extends Context.Service<
