@@ -9,7 +9,8 @@ import { EventOutbox } from "./event/EventOutbox.ts"
 /**
  * Runs an effect as one transaction of the storage adapter. Everything it writes through the storage ports and every
  * event it appends (`EventOutbox.append`) commits when it succeeds, and none of it when it fails or dies. A unit run
- * inside another joins it.
+ * inside another joins it: its changes commit or roll back with the outer unit, so an inner failure the outer one
+ * recovers from does not undo the inner unit's changes.
  *
  * Put only storage work in a unit, decided from what it reads and writes: no chain calls, HTTP or waiting. SQLite runs
  * the unit synchronously, holding the process's connection (an asynchronous step inside is a defect); MongoDB may run
