@@ -388,12 +388,6 @@ layer(GatewayFixture.layer(), { timeout: 120_000, excludeTestServices: true })("
         const receipts = yield* Effect.forEach([...transactions], (hash) =>
           Effect.promise(() => client.getTransactionReceipt({ hash }))
         )
-        console.error(
-          "GAS",
-          transactions.size,
-          receipts.map((r) => [r.gasUsed, r.logs.length]),
-          receipts.reduce((s, r) => s + r.gasUsed, 0n) / 40n
-        )
         const logs = receipts.flatMap((receipt) =>
           parseEventLogs({ abi: svcAccountForwarderAbi, eventName: "RequestExecuted", logs: receipt.logs })
         )
