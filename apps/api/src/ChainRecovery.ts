@@ -28,7 +28,7 @@ export const resendLostExecutions = Effect.fn("ChainRecovery.resendLostExecution
   const ledger = yield* PaymentLedger
   const chain = yield* ChainGateway
   const embedded = yield* EmbeddedChain
-  if (!(yield* embedded.settle(30_000))) {
+  if (!(yield* embedded.drain(30_000))) {
     yield* Effect.logWarning("the relayer's transactions sent again after the restart are not all mined yet")
   }
   const executed = yield* ledger.executedSince(savedAt === undefined ? 0 : savedAt - marginMillis)

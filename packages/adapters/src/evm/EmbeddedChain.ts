@@ -34,7 +34,7 @@ export class EmbeddedChain extends Context.Service<
      */
     readonly forgetNonce: Effect.Effect<void>
     /** Waits (at most `timeoutMillis`) until none of the relayer's transactions is in flight; answers whether. */
-    readonly settle: (timeoutMillis: number) => Effect.Effect<boolean>
+    readonly drain: (timeoutMillis: number) => Effect.Effect<boolean>
   }
 >()("@svc/adapters/evm/EmbeddedChain") {
   /**
@@ -95,7 +95,7 @@ export class EmbeddedChain extends Context.Service<
           setNextBlockTimestamp: (seconds) =>
             Effect.tryPromise({ try: () => anvil.setNextBlockTimestamp({ timestamp: seconds }), catch: readError }),
           forgetNonce: relayer.forgetNonce,
-          settle: relayer.settle
+          drain: relayer.drain
         })
         return Context.make(EmbeddedChain, embedded).pipe(Context.add(ChainGateway, gateway))
       })

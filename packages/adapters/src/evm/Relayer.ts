@@ -60,7 +60,7 @@ export interface Relayer {
    * Runs the monitor until none of the pool's transactions is in flight, for at most `timeoutMillis`; answers
    * whether it got there (after a restart from a saved state, what was sent again is then on chain).
    */
-  readonly settle: (timeoutMillis: number) => Effect.Effect<boolean>
+  readonly drain: (timeoutMillis: number) => Effect.Effect<boolean>
 }
 
 /**
@@ -108,9 +108,9 @@ export const makeRelayer: (
     forgetNonce: Effect.asVoid(all((member) => member.forgetNonce)),
     health: all((member) => member.health),
     monitor: Effect.asVoid(all((member) => member.monitor)),
-    settle: (timeoutMillis) =>
+    drain: (timeoutMillis) =>
       Effect.map(
-        all((member) => member.settle(timeoutMillis)),
+        all((member) => member.drain(timeoutMillis)),
         (settled) => settled.every(Boolean)
       )
   } satisfies Relayer

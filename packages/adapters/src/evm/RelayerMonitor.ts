@@ -258,7 +258,7 @@ export const runMonitor = (key: KeyState, pass: Effect.Effect<void, ChainUnavail
   })
 
 /** Runs `pass` until none of the key's transactions is in flight, for at most `timeoutMillis`; answers whether. */
-export const settle = (key: KeyState, pass: Effect.Effect<void, ChainUnavailable>, timeoutMillis: number) =>
+export const drain = (key: KeyState, pass: Effect.Effect<void, ChainUnavailable>, timeoutMillis: number) =>
   Effect.gen(function* () {
     const deadline = (yield* Clock.currentTimeMillis) + timeoutMillis
     while ((yield* key.journal.unfinished(key.chainId, key.relayer)).length > 0) {

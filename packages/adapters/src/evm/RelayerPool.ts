@@ -22,7 +22,7 @@ import {
   type RelayerOptions,
   read
 } from "./RelayerKey.ts"
-import { monitor, resync, runMonitor, settle } from "./RelayerMonitor.ts"
+import { drain, monitor, resync, runMonitor } from "./RelayerMonitor.ts"
 import { receipt } from "./RelayerReceipt.ts"
 import { submit } from "./RelayerSend.ts"
 
@@ -57,7 +57,7 @@ export interface KeyRelayer {
   readonly forgetNonce: Effect.Effect<void>
   readonly health: Effect.Effect<RelayerHealth, ChainUnavailable>
   readonly monitor: Effect.Effect<void, ChainUnavailable>
-  readonly settle: (timeoutMillis: number) => Effect.Effect<boolean>
+  readonly drain: (timeoutMillis: number) => Effect.Effect<boolean>
 }
 
 /** The key's gas balance and what it has in flight. */
@@ -100,7 +100,7 @@ export const makeKeyRelayer: (
   return {
     address: account.address,
     health: health(key),
-    settle: (timeoutMillis) => settle(key, pass, timeoutMillis),
+    drain: (timeoutMillis) => drain(key, pass, timeoutMillis),
     submit: (transaction, fees) => submit(key, transaction, fees),
     waiting: () => key.queue.length,
     receipt: receipt(key),

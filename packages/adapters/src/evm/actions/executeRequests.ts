@@ -28,7 +28,7 @@ const envelope = (request: { from: Address; to: Address; salt: bigint; expires: 
 })
 
 /** A signed request of payments sent as `functionName`, answered with what it settled on its account. */
-const settle = (
+const sendPayments = (
   gateway: Gateway,
   functionName: string,
   request: { from: Address; to: Address; salt: bigint },
@@ -54,7 +54,7 @@ export const executePayments = Effect.fn("ChainGateway.executePayments")(functio
   { request, signature }: Signed<PaymentsForwardRequest>,
   progress?: SettlementProgress
 ) {
-  return yield* settle(
+  return yield* sendPayments(
     gateway,
     "executePayments",
     request,
@@ -71,7 +71,7 @@ export const executePayment = Effect.fn("ChainGateway.executePayment")(function*
   { request, signature }: Signed<PaymentForwardRequest>,
   progress?: SettlementProgress
 ) {
-  return yield* settle(
+  return yield* sendPayments(
     gateway,
     "executePayment",
     request,
