@@ -6,10 +6,11 @@
 import { DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
 import { Effect, Layer, Schema } from "effect"
-import { type ClientSession, type Db, type Document, MongoBulkWriteError, MongoServerError } from "mongodb"
+import type { ClientSession, Db, Document } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 import { inUnitOr } from "./MongoTransaction.ts"
 
 /** The outbox collection. */
@@ -73,13 +74,6 @@ export const appendInSession = async (db: Db, events: ReadonlyArray<DomainEvent>
     .insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
 }
 
-/** Whether a write failed only on duplicate ids. */
-const isDuplicate = (error: unknown) =>
-  (error instanceof MongoServerError && error.code === 11000) ||
-  (error instanceof MongoBulkWriteError &&
-    error.writeErrors !== undefined &&
-    (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every((e) => e.code === 11000))
-
 const storedEventOf = documentDecoder(outboxCollection, Schema.Struct({ event: DomainEvent }))
 
 const eventOf = (doc: Document | null): DomainEvent | undefined => (doc === null ? undefined : storedEventOf(doc).event)
@@ -116,7 +110,7 @@ export const layer = Layer.effect(
           Effect.promise(async () => {
             for (const event of await numbered(db, await fresh())) {
               await col.insertOne(outboxDocumentOf(event)).catch((again: unknown) => {
-                if (!isDuplicate(again)) throw again
+                if (!isDuplicateKey(again)) throw again
               })
             }
           })

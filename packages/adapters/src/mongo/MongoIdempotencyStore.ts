@@ -14,10 +14,10 @@ import {
   type StoredResponse
 } from "@svc/domain/idempotency"
 import { Effect, Layer, Schema } from "effect"
-import { MongoServerError } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 
 interface KeyDocument extends Leases.LeaseFields {
   _id: string
@@ -65,7 +65,7 @@ export const layer = Layer.effect(
         })
         return { _tag: "Claimed", token: holder }
       } catch (error) {
-        if (!(error instanceof MongoServerError && error.code === 11000)) throw error
+        if (!isDuplicateKey(error)) throw error
       }
       const taken = await leases.take(
         { _id: id(key) },

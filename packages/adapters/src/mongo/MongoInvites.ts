@@ -11,10 +11,11 @@ import { Mail, MailOutbox } from "@svc/domain/mail"
 import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
 import { Clock, Effect, Layer, Schema } from "effect"
-import { type ClientSession, type Collection, type Document, type MongoClient, MongoServerError } from "mongodb"
+import type { ClientSession, Collection, Document, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface InviteDocument extends Invite {
@@ -165,7 +166,7 @@ const writeChange = async (
     await collections.memberships
       .insertOne({ _id: membership.nanoid, ...membership, email: membership.email.toLowerCase() }, { session })
       .catch((error: unknown) => {
-        throw error instanceof MongoServerError && error.code === 11000 ? new MembershipTaken() : error
+        throw isDuplicateKey(error) ? new MembershipTaken() : error
       })
   }
   if (change.userEmail !== undefined) {

@@ -7,8 +7,9 @@
  */
 import { expiryOf, storedBytesOf } from "@svc/domain/eip712"
 import { Effect, Layer, Schema } from "effect"
-import { type Db, MongoServerError } from "mongodb"
+import type { Db } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedRequestStore.ts"
 
 /** One step of the schema. */
@@ -49,8 +50,6 @@ interface MigrationDocument {
   readonly name: string
   readonly applied_at: string
 }
-
-const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
 /** Applies the migrations `db` has not had, in order; refuses a database migrated past them. */
 export const migrate = (db: Db, steps: ReadonlyArray<MongoMigration> = migrations) =>

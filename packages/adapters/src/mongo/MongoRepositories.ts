@@ -9,13 +9,12 @@ import { AlreadyMember, Membership, MembershipRepository, type Role } from "@svc
 import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
 import { User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option, Schema } from "effect"
-import { type Collection, type Document, MongoServerError } from "mongodb"
+import type { Collection, Document } from "mongodb"
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 import { inUnitOr } from "./MongoTransaction.ts"
-
-const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
 /** A document keyed by a string id. */
 type Keyed = Document & { _id: string }

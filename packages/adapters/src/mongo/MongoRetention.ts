@@ -4,8 +4,9 @@
  */
 import { type RetainedKind, RetentionStore } from "@svc/domain/retention"
 import { Effect, Layer } from "effect"
-import { type Document, type Filter, MongoServerError } from "mongodb"
+import type { Document, Filter } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 import { outboxCollection } from "./MongoEventOutbox.ts"
 import { issuedCollection } from "./MongoIssuedRequestStore.ts"
 
@@ -69,7 +70,7 @@ export const layer = Layer.effect(
             )
             return true
           } catch (error) {
-            if (error instanceof MongoServerError && error.code === 11000) return false
+            if (isDuplicateKey(error)) return false
             throw error
           }
         }),

@@ -8,6 +8,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import type { Collection } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 
 interface V1IdDocument {
   _id: string
@@ -26,9 +27,6 @@ const documentOf = (mapping: V1IdMapping): V1IdDocument => ({
   nanoid: mapping.nanoid,
   ...(mapping.kind !== "svcid" && /^[0-9]{1,15}$/.test(mapping.v1) ? { v1Number: Number(mapping.v1) } : {})
 })
-
-const isDuplicateKey = (error: unknown) =>
-  typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === 11000
 
 /** The collection of the map. */
 type V1Ids = Collection<V1IdDocument>

@@ -16,10 +16,11 @@ import {
   WebhookDeliveryStore
 } from "@svc/domain/webhook"
 import { Effect, Layer, Schema } from "effect"
-import { type Collection, type Document, type Filter, type MongoClient, MongoServerError } from "mongodb"
+import type { Collection, Document, Filter, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
+import { isDuplicateKey } from "./MongoErrors.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface DeliveryDocument extends Leases.LeaseFields {
@@ -111,8 +112,6 @@ const attemptOf = (doc: Document): DeliveryAttempt => {
 
 /** When the oldest pending delivery was made (`backlog` reads only it). */
 const createdOf = documentDecoder("webhook_deliveries", Schema.Struct({ created_at: Schema.Number }))
-
-const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000
 
 /** The collections of the delivery log, and the deliveries' leases. */
 interface DeliveryCollections {
