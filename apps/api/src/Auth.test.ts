@@ -1,5 +1,6 @@
 /**
- * Sign-in (SPEC §5) and bearer authentication, over real HTTP against the server on jongodb.
+ * Sign-in (SPEC §5) and bearer authentication, over real HTTP against the server on SQLite (on jongodb where first
+ * sign-ins race).
  */
 import { createHash, randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
@@ -7,7 +8,7 @@ import { Effect } from "effect"
 import { Wallet } from "ethers"
 import { SignJWT } from "jose"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { call, signIn, startTestServer, type TestServer } from "../test/TestServer.ts"
+import { call, signIn, startMongoTestServer, startTestServer, type TestServer } from "../test/TestServer.ts"
 
 const assertError = (response: { status: number; body: unknown }, status: number, code: string) => {
   assert.strictEqual(response.status, status, JSON.stringify(response.body))
@@ -51,6 +52,30 @@ describe("sign-in with Ethereum", () => {
       const again = yield* signIn(server, account)
       const payload2 = JSON.parse(Buffer.from(again.split(".")[1] ?? "", "base64url").toString())
       assert.strictEqual(payload2.sub, payload.sub)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("first sign-ins of one wallet at once agree on one user (the losers of the insert read the winner's)", () =>
+    Effect.gen(function* () {
+      // On MongoDB each sign-in's lookup and insert wait on the server, so the sign-ins interleave between them.
+      const server = yield* startMongoTestServer()
+      const account = privateKeyToAccount(generatePrivateKey())
+      const challenges = yield* Effect.forEach(Array.from({ length: 8 }), () => getMessage(server, account.address))
+      const bodies = yield* Effect.forEach(challenges, ({ message, nonce }) =>
+        Effect.map(
+          Effect.promise(() => account.signMessage({ message })),
+          (sig) => ({ message, sig, nonce })
+        )
+      )
+      const verified = yield* Effect.forEach(bodies, (body) => call(server, "POST", "/v2/auth/verify", { body }), {
+        concurrency: "unbounded"
+      })
+      const subjects = verified.map((response) => {
+        assert.strictEqual(response.status, 200, JSON.stringify(response.body))
+        const jwt = response.body.data.jwt as string
+        return JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString()).sub as string
+      })
+      assert.strictEqual(new Set(subjects).size, 1)
     }).pipe(Effect.scoped)
   )
 
