@@ -9,7 +9,6 @@ import { TransactionJournal } from "@svc/domain/chain"
 import { IssuedRequestStore } from "@svc/domain/eip712"
 import { EventOutbox } from "@svc/domain/event"
 import type { DeliveryId, WebhookId } from "@svc/domain/Ids"
-import { InviteRepository } from "@svc/domain/invite"
 import { MailOutbox } from "@svc/domain/mail"
 import { PaymentLedger } from "@svc/domain/payment"
 import { RetentionStore } from "@svc/domain/retention"
@@ -134,9 +133,8 @@ export const retentionContract = (storage: StorageUnderTest) =>
           assert.strictEqual((yield* requests.find("3")).salt, "3")
 
           // Mails: 1 sent, 2 given up, 3 queued.
-          const invites = yield* InviteRepository
           const mails = yield* MailOutbox
-          yield* invites.create([], [mail(1), mail(2), mail(3)])
+          yield* mails.enqueue([mail(1), mail(2), mail(3)])
           const queued = yield* mails.claim({ now: Date.now(), limit: 10, leaseMillis: 60_000 })
           const leaseOf = (n: number) => queued.find((q) => q.mail.id === mail(n).id)?.lease.holder ?? ""
           yield* mails.markSent(mail(1).id, leaseOf(1))

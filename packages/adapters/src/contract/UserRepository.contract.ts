@@ -1,9 +1,11 @@
 /**
  * The contract of `UserRepository`: users by id and by wallet, one user per wallet (any letter case), wallets and
- * e-mails stored lower-cased.
+ * e-mails stored lower-cased; a user's e-mail set alone or in a unit of work, with it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { WalletAddress } from "@svc/domain/Evm"
+import { StaleState } from "@svc/domain/StaleState"
+import { UnitOfWork } from "@svc/domain/UnitOfWork"
 import { newUser, UserRepository } from "@svc/domain/user"
 import { Effect, Exit, Option } from "effect"
 import { userId, wallet } from "./Fixtures.ts"
@@ -56,6 +58,31 @@ export const userRepositoryContract = (storage: StorageUnderTest) =>
         const winner = Option.getOrThrow(yield* users.findByWallet(wallet(0xd)))
         assert.strictEqual((yield* users.findByIds(Array.from({ length: 10 }, (_, i) => userId(10 + i)))).length, 1)
         assert.isTrue(Option.isSome(yield* users.findById(winner.nanoid)))
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("setEmail records a user's e-mail lower-cased; in a unit that fails, nothing of it", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const alice = newUser({ nanoid: userId(1), wallet: wallet(0xa), created_at: "t" })
+        yield* users.insert(alice)
+        yield* users.insert(newUser({ nanoid: userId(2), wallet: wallet(0xb), email: "b@x.io", created_at: "t" }))
+        yield* users.setEmail(userId(1), "A@X.io")
+        assert.deepStrictEqual(Option.getOrThrow(yield* users.findById(userId(1))), { ...alice, email: "a@x.io" })
+        assert.deepStrictEqual(Option.getOrThrow(yield* users.findByWallet(wallet(0xa))).email, "a@x.io")
+        // An unknown user changes nothing; the others keep theirs.
+        yield* users.setEmail(userId(9), "c@x.io")
+        assert.isTrue(Option.isNone(yield* users.findById(userId(9))))
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(userId(2))).email, "b@x.io")
+        const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) => UnitOfWork.use((unit) => unit.run(effect))
+        const lostRace = new StaleState({ resource: "invite", id: "in-1", expected: "pending" })
+        const failed = yield* Effect.exit(
+          inUnit(Effect.andThen(users.setEmail(userId(2), "d@x.io"), Effect.fail(lostRace)))
+        )
+        assert.deepStrictEqual(failed, Exit.fail(lostRace))
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(userId(2))).email, "b@x.io")
+        yield* inUnit(users.setEmail(userId(2), "e@x.io"))
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(userId(2))).email, "e@x.io")
       }).pipe(Effect.provide(storage.layer()))
     )
   })

@@ -3,12 +3,11 @@
  * server makes the worker retry later without losing the mail, and a sent mail's text (its token) is forgotten.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { InviteRepository } from "@svc/domain/invite"
 import { Mailer, MailOutbox, MailWorker } from "@svc/domain/mail"
 import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { startTestSmtpServer, textOf } from "../../test/TestSmtpServer.ts"
-import { invite, mail } from "../contract/Fixtures.ts"
+import { mail } from "../contract/Fixtures.ts"
 import { SqliteDatabase } from "../sqlite/SqliteDatabase.ts"
 import * as SqliteStorage from "../sqlite/SqliteStorage.ts"
 import * as SmtpMailer from "./SmtpMailer.ts"
@@ -41,7 +40,7 @@ describe("SMTP mailer", () => {
       const smtp = yield* startTestSmtpServer
       const mailer = SmtpMailer.layer({ url: Redacted.make(smtp.url) })
       const run = Effect.gen(function* () {
-        yield* InviteRepository.use((i) => i.create([invite(1)], [mail(1)]))
+        yield* MailOutbox.use((outbox) => outbox.enqueue([mail(1)]))
         smtp.refuse = true
         const first = yield* MailWorker.sendQueuedMails()
         assert.deepStrictEqual(first, [{ id: mail(1).id, run: "retry_later" }])

@@ -272,11 +272,23 @@ const claimMails = async (
 export const mailOutbox = Layer.effect(
   MailOutbox,
   Effect.gen(function* () {
-    const { db } = yield* MongoDatabase
+    const { db, client } = yield* MongoDatabase
     const col = db.collection<MailDocument>("mail_outbox")
     yield* Effect.promise(() => col.createIndex({ state: 1, lease_until: 1, created: 1 }))
     const leases = Leases.on(col)
     return MailOutbox.of({
+      // In one transaction, all or none: the unit's when there is one.
+      enqueue: (mails) =>
+        mails.length === 0
+          ? Effect.void
+          : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              inTransaction(client, async (session) => {
+                await col.insertMany(
+                  mails.map((mail) => mailDocumentOf(mail, now)),
+                  { session }
+                )
+              })
+            ),
       claim: (options) => Effect.promise(() => claimMails(leases, options)),
       // A sent mail forgets its text: it holds the invite's single-use token.
       markSent: (id, holder) =>

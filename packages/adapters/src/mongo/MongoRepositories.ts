@@ -118,6 +118,12 @@ export const users = Layer.effect(
               : Effect.die(error)
           )
         ),
+      setEmail: (user, email) =>
+        inUnitOr(
+          (session) =>
+            Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }, { session })),
+          Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }))
+        ).pipe(Effect.asVoid),
       findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf))),
       findByIds: (ids) =>
         ids.length === 0

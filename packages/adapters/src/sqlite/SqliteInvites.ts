@@ -169,7 +169,8 @@ export const invites = Layer.effect(
 export const mailOutbox = Layer.effect(
   MailOutbox,
   Effect.gen(function* () {
-    const { connection } = yield* SqliteDatabase
+    const { connection, transaction } = yield* SqliteDatabase
+    const queue = connection.prepare("INSERT INTO mail_outbox (id, created, record) VALUES (?, ?, ?)")
     const leases = Leases.on(connection, { table: "mail_outbox", row: "id = :id", key: "id" })
     const claim = leases.takeMany({
       when: "state = 'queued'",
@@ -189,6 +190,14 @@ export const mailOutbox = Layer.effect(
     })
     const stateOf = connection.prepare("SELECT state FROM mail_outbox WHERE id = ?")
     return MailOutbox.of({
+      enqueue: (mails) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.sync(() =>
+            transaction(() => {
+              for (const mail of mails) queue.run(mail.id, now, JSON.stringify(mail))
+            })
+          )
+        ),
       claim: ({ now, limit, leaseMillis }) =>
         Effect.sync(() =>
           claim({ now, until: now + leaseMillis, limit })

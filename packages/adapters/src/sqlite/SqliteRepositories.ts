@@ -88,6 +88,9 @@ export const users = Layer.effect(
     const find = connection.prepare("SELECT record FROM users WHERE nanoid = ?")
     const findMany = connection.prepare("SELECT record FROM users WHERE nanoid IN (SELECT value FROM json_each(?))")
     const byWallet = connection.prepare("SELECT record FROM users WHERE wallet = ?")
+    const setEmail = connection.prepare(
+      "UPDATE users SET email = :email, record = json_set(record, '$.email', :email) WHERE nanoid = :user"
+    )
     return UserRepository.of({
       insert: (user: User) =>
         Effect.suspend(() => {
@@ -95,6 +98,7 @@ export const users = Layer.effect(
           const { changes } = insert.run(stored.nanoid, stored.wallet, stored.email, JSON.stringify(stored))
           return changes === 1 ? Effect.void : Effect.fail(new WalletTaken({ wallet: stored.wallet }))
         }),
+      setEmail: (user, email) => Effect.sync(() => void setEmail.run({ user, email: email.toLowerCase() })),
       findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf(userOf, find.get(id)))),
       findByIds: (ids) => Effect.sync(() => recordsOf(userOf, findMany.all(JSON.stringify(ids)))),
       findByWallet: (wallet) =>

@@ -1,6 +1,7 @@
 /**
- * The mail outbox: mails are queued in the same step as the change that causes them (an invite created or sent
- * again), and a worker sends them later, so a mail server that is down never blocks or fails a request.
+ * The mail outbox: the use case queues mails (`enqueue`) in the same `UnitOfWork` as the change that causes them (an
+ * invite created or sent again), and a worker sends them later, so a mail server that is down never blocks or fails a
+ * request.
  */
 import { Context, type Effect } from "effect"
 import type { Lease } from "../Lease.ts"
@@ -14,13 +15,16 @@ export interface ClaimedMail {
 }
 
 /**
- * Queued mails. Implementations must lease each claimed mail to one worker at a time across processes (the adapter's
+ * Queued mails. Implementations must queue a batch all-or-nothing, inside a `UnitOfWork` with the unit (none of it
+ * when the unit fails); lease each claimed mail to one worker at a time across processes (the adapter's
  * `Leases`), let only the current holder mark it, and forget a sent mail's text (it holds a single-use token).
  * `retryAt` hands the mail back, free again from `at` (epoch ms); `give up` keeps it as failed, never claimed again.
  */
 export class MailOutbox extends Context.Service<
   MailOutbox,
   {
+    /** Queues the mails (state `queued`, due now, no attempt yet), all or none; in a unit of work, with it. */
+    readonly enqueue: (mails: ReadonlyArray<Mail>) => Effect.Effect<void>
     /** Up to `limit` queued mails due at `now` (epoch ms), oldest first, leased until `now + leaseMillis`. */
     readonly claim: (options: {
       readonly now: number

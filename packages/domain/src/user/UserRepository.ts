@@ -10,12 +10,15 @@ export class WalletTaken extends Schema.TaggedError<WalletTaken>()("WalletTaken"
 
 /**
  * Users by id and by wallet. A wallet belongs to at most one user (the store enforces it, so two concurrent sign-ins
- * of a new wallet create one user). Wallets and e-mails are compared lower-cased. Storage failures are defects.
+ * of a new wallet create one user). Wallets and e-mails are stored and compared lower-cased. Writes join the caller's
+ * `UnitOfWork`. Storage failures are defects.
  */
 export class UserRepository extends Context.Service<
   UserRepository,
   {
     readonly insert: (user: User) => Effect.Effect<void, WalletTaken>
+    /** Records `email` (lower-cased) as the user's e-mail; an unknown user changes nothing. In a unit, with it. */
+    readonly setEmail: (user: UserId, email: string) => Effect.Effect<void>
     readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
     readonly findByIds: (ids: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyArray<User>>
     readonly findByWallet: (wallet: string) => Effect.Effect<Option.Option<User>>
