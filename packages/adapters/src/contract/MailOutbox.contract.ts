@@ -30,7 +30,7 @@ export const mailOutboxContract = (storage: StorageUnderTest) =>
         const failed = yield* Effect.exit(
           inUnit(
             Effect.gen(function* () {
-              yield* InviteRepository.use((i) => i.create([invite(1)], []))
+              yield* InviteRepository.use((i) => i.create([invite(1)]))
               yield* outbox.enqueue([mail(4), mail(5)])
               return yield* lostRace
             })
@@ -45,7 +45,7 @@ export const mailOutboxContract = (storage: StorageUnderTest) =>
         )
         yield* inUnit(
           Effect.andThen(
-            InviteRepository.use((i) => i.create([invite(1)], [])),
+            InviteRepository.use((i) => i.create([invite(1)])),
             outbox.enqueue([mail(4)])
           )
         )

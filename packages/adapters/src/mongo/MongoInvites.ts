@@ -1,21 +1,19 @@
 /**
- * Invites and the mail outbox in MongoDB (`invites`, `mail_outbox`, `_id` = id). Every invite step is one transaction
- * with what it writes besides: the mails it queues, and the membership and user e-mail of an acceptance (in the unit
- * of work's transaction, in one; its events are the use case's). The state change is a conditional `updateOne` checked by `modifiedCount` (decision 0017). The mail
- * worker leases queued mails with `Leases.takeNext`; a failed mail is handed back with `lease_until` set to when it is
- * due again.
+ * Invites and the mail outbox in MongoDB (`invites`, `mail_outbox`, `_id` = id). Every invite step and every batch of
+ * queued mails is one transaction, or part of the use case's unit of work when it runs in one (where the mails, an
+ * acceptance's membership and user e-mail, and the events are written with it). The state change is a conditional
+ * `updateOne` checked by `modifiedCount` (decision 0017). The mail worker leases queued mails with `Leases.takeNext`;
+ * a failed mail is handed back with `lease_until` set to when it is due again.
  */
 import type { InviteId, TeamId } from "@svc/domain/Ids"
 import { Invite, type InviteChange, InviteNotFound, InviteRepository, type InviteState } from "@svc/domain/invite"
 import { Mail, MailOutbox } from "@svc/domain/mail"
-import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
 import { Clock, Effect, Layer, Schema } from "effect"
 import type { ClientSession, Collection, Document, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
 import { inTransaction } from "./MongoTransaction.ts"
 
 interface InviteDocument extends Invite {
@@ -58,44 +56,22 @@ const mailDocumentOf = (mail: Mail, now: number): MailDocument => ({
   lease_until: 0
 })
 
-/** Thrown inside a transaction to abort it: the membership exists already. */
-class MembershipTaken extends Error {}
-
 /** The collections the invites touch. */
 interface InviteCollections {
   readonly client: MongoClient
   readonly invites: Collection<InviteDocument>
-  readonly mails: Collection<MailDocument>
-  readonly memberships: Collection<Membership & { _id: string }>
-  readonly users: Collection<{ _id: string; email: string }>
 }
 
-const queue = async (
-  collections: InviteCollections,
-  list: ReadonlyArray<Mail>,
-  now: number,
-  session: ClientSession
-) => {
-  if (list.length > 0)
-    await collections.mails.insertMany(
-      list.map((mail) => mailDocumentOf(mail, now)),
-      { session }
-    )
-}
-
-/** The invites and their mails, in one transaction. */
-const create = (collections: InviteCollections, list: ReadonlyArray<Invite>, queued: ReadonlyArray<Mail>) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    inTransaction(collections.client, async (session) => {
-      if (list.length > 0) {
+/** The invites, in one transaction. */
+const create = (collections: InviteCollections, list: ReadonlyArray<Invite>) =>
+  list.length === 0
+    ? Effect.void
+    : inTransaction(collections.client, async (session) => {
         await collections.invites.insertMany(
           list.map((invite) => ({ _id: invite.nanoid, ...invite })),
           { session }
         )
-      }
-      await queue(collections, queued, now, session)
-    })
-  )
+      })
 
 const findById = (collections: InviteCollections, id: InviteId) =>
   Effect.flatMap(
@@ -129,66 +105,22 @@ const listExpired = (collections: InviteCollections, now: string, limit: number)
       .toArray()
   ).pipe(Effect.map((docs) => docs.map(inviteOf)))
 
-/**
- * Why a transition may not apply, read before any write, so a refusal leaves nothing to undo; the conditional update
- * still decides a race, and a concurrent membership insert aborts the transaction.
- */
-const refusal = async (
-  collections: InviteCollections,
-  id: InviteId,
-  filter: Document,
-  membership: Membership | undefined,
-  session: ClientSession
-) => {
+/** Why a transition may not apply, read before the write; the conditional update still decides a race. */
+const refusal = async (collections: InviteCollections, id: InviteId, filter: Document, session: ClientSession) => {
   if ((await collections.invites.findOne({ _id: id }, { session })) === null) return "missing" as const
   if ((await collections.invites.countDocuments(filter, { session })) !== 1) return "stale" as const
-  if (
-    membership !== undefined &&
-    (await collections.memberships.findOne(
-      { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid },
-      { session }
-    )) !== null
-  ) {
-    return "member" as const
-  }
   return undefined
 }
 
-/** What a transition writes besides the invite: the membership, the user's e-mail and the mails. */
-const writeChange = async (
-  collections: InviteCollections,
-  change: InviteChange,
-  now: number,
-  session: ClientSession
-) => {
-  const membership = change.membership
-  if (membership !== undefined) {
-    await collections.memberships
-      .insertOne({ _id: membership.nanoid, ...membership, email: membership.email.toLowerCase() }, { session })
-      .catch((error: unknown) => {
-        throw isDuplicateKey(error) ? new MembershipTaken() : error
-      })
-  }
-  if (change.userEmail !== undefined) {
-    await collections.users.updateOne(
-      { _id: change.userEmail.user },
-      { $set: { email: change.userEmail.email } },
-      { session }
-    )
-  }
-  await queue(collections, change.mails ?? [], now, session)
-}
-
-/** The transition's one transaction: the invite changed (or why not), with what the change writes besides. */
+/** The transition's one transaction: the invite changed, or why not. */
 const transitionWrites = (
   collections: InviteCollections,
-  { id, from, to, change }: { id: InviteId; from: InviteState; to: InviteState; change: InviteChange },
-  now: number
+  { id, from, to, change }: { id: InviteId; from: InviteState; to: InviteState; change: InviteChange }
 ) =>
   inTransaction(collections.client, async (session) => {
     const filter: Document = { _id: id, state: from }
     if (change.tokenHash !== undefined) filter.token_hash = change.tokenHash
-    const refused = await refusal(collections, id, filter, change.membership, session)
+    const refused = await refusal(collections, id, filter, session)
     if (refused !== undefined) return refused
     const { modifiedCount } = await collections.invites.updateOne(
       filter,
@@ -196,14 +128,9 @@ const transitionWrites = (
       { session }
     )
     if (modifiedCount !== 1) return "stale" as const
-    await writeChange(collections, change, now, session)
     const changed = await collections.invites.findOne({ _id: id }, { session })
     return changed === null ? ("missing" as const) : inviteOf(changed)
-  }).pipe(
-    Effect.catchDefect((defect) =>
-      defect instanceof MembershipTaken ? Effect.succeed("member" as const) : Effect.die(defect)
-    )
-  )
+  })
 
 const transition = (
   collections: InviteCollections,
@@ -213,16 +140,9 @@ const transition = (
   change: InviteChange
 ) =>
   Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    const outcome = yield* transitionWrites(collections, { id, from, to, change }, now)
+    const outcome = yield* transitionWrites(collections, { id, from, to, change })
     if (outcome === "missing") return yield* new InviteNotFound({ nanoid: id })
     if (outcome === "stale") return yield* new StaleState({ resource: "invite", id, expected: from })
-    if (outcome === "member") {
-      return yield* new AlreadyMember({
-        team: change.membership?.team_nanoid ?? "",
-        user: change.membership?.user_nanoid ?? ""
-      })
-    }
     return outcome
   })
 
@@ -233,15 +153,12 @@ export const invites = Layer.effect(
     const { db, client } = yield* MongoDatabase
     const collections: InviteCollections = {
       client,
-      invites: db.collection<InviteDocument>("invites"),
-      mails: db.collection<MailDocument>("mail_outbox"),
-      memberships: db.collection<Membership & { _id: string }>("memberships"),
-      users: db.collection<{ _id: string; email: string }>("users")
+      invites: db.collection<InviteDocument>("invites")
     }
     yield* Effect.promise(() => collections.invites.createIndex({ team_nanoid: 1, state: 1, created_at: -1 }))
     yield* Effect.promise(() => collections.invites.createIndex({ state: 1, expires_at: 1 }))
     return InviteRepository.of({
-      create: (list, queued) => create(collections, list, queued),
+      create: (list) => create(collections, list),
       findById: (id) => findById(collections, id),
       listByTeams: (teams, states) => listByTeams(collections, teams, states),
       listExpired: (now, limit) => listExpired(collections, now, limit),

@@ -1,22 +1,18 @@
 /**
- * Invites and the mail outbox in SQLite (`invites`, `mail_outbox`). Every invite step is one transaction with what
- * it writes besides: the mails it queues, and the membership and user e-mail of an acceptance (its events are the use
- * case's, in the same unit of work). The mail worker leases queued mails with `Leases.takeMany`; a failed mail is handed back with
- * `lease_until` set to when it is due again.
+ * Invites and the mail outbox in SQLite (`invites`, `mail_outbox`). Every invite step and every batch of queued mails
+ * is one transaction, which joins the use case's unit of work (where the mails, an acceptance's membership and user
+ * e-mail, and the events are written with it). The mail worker leases queued mails with `Leases.takeMany`; a failed
+ * mail is handed back with `lease_until` set to when it is due again.
  */
 
 import type { DatabaseSync } from "node:sqlite"
 import { Invite, InviteNotFound, InviteRepository } from "@svc/domain/invite"
 import { Mail, MailOutbox } from "@svc/domain/mail"
-import { AlreadyMember, type Membership } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
 import { Clock, Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
-
-/** Why a transaction was rolled back: a condition that failed after the first write. */
-class Rollback extends Error {}
 
 const decodeInvite = RowDecoder.records("invites", Invite)
 const inviteOf = (row: Record<string, unknown>): Invite => decodeInvite(row.record)
@@ -45,24 +41,12 @@ const inviteStatements = (connection: DatabaseSync) => ({
   ),
   expired: connection.prepare(
     `SELECT record FROM invites WHERE state = 'pending' AND expires_at <= ? ORDER BY expires_at, nanoid LIMIT ?`
-  ),
-  queueMail: connection.prepare("INSERT INTO mail_outbox (id, created, record) VALUES (?, ?, ?)"),
-  insertMembership: connection.prepare(
-    `INSERT INTO memberships (nanoid, team_nanoid, user_nanoid, role, email, created_at, record)
-     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_nanoid, user_nanoid) DO NOTHING`
-  ),
-  setUserEmail: connection.prepare(
-    "UPDATE users SET email = :email, record = json_set(record, '$.email', :email) WHERE nanoid = :user"
   )
 })
 
 /** The invites store: its statements and the database's transaction. */
 interface InviteStore extends ReturnType<typeof inviteStatements> {
   readonly transaction: SqliteDatabase["Service"]["transaction"]
-}
-
-const queue = (store: InviteStore, mails: ReadonlyArray<Mail>, now: number) => {
-  for (const mail of mails) store.queueMail.run(mail.id, now, JSON.stringify(mail))
 }
 
 const read = (store: InviteStore, id: string): Invite | undefined => {
@@ -78,32 +62,17 @@ const columnsOf = (invite: Invite) => ({
   record: JSON.stringify(invite)
 })
 
-const create = (store: InviteStore, list: ReadonlyArray<Invite>, mails: ReadonlyArray<Mail>, now: number) =>
+const create = (store: InviteStore, list: ReadonlyArray<Invite>) =>
   store.transaction(() => {
     for (const invite of list) {
       store.insert.run({ ...columnsOf(invite), team_nanoid: invite.team_nanoid, created_at: invite.created_at })
     }
-    queue(store, mails, now)
   })
 
 type Transition = Parameters<InviteRepository["Service"]["transition"]>
 
-/** Adds the accepted membership; one already there rolls the transition back. */
-const addMembership = (store: InviteStore, membership: Membership) => {
-  const { changes } = store.insertMembership.run(
-    membership.nanoid,
-    membership.team_nanoid,
-    membership.user_nanoid,
-    membership.role,
-    membership.email,
-    membership.created_at,
-    JSON.stringify(membership)
-  )
-  if (changes !== 1) throw new Rollback("AlreadyMember")
-}
-
-/** The transition's writes, in one transaction: the invite moved, or why not. */
-const move = (store: InviteStore, [id, from, to, change]: Transition, now: number) =>
+/** The transition, in one transaction: the invite moved, or why not. */
+const move = (store: InviteStore, [id, from, to, change]: Transition) =>
   store.transaction(() => {
     const stored = read(store, id)
     if (stored === undefined) return "missing" as const
@@ -111,31 +80,15 @@ const move = (store: InviteStore, [id, from, to, change]: Transition, now: numbe
     if (change.tokenHash !== undefined && stored.token_hash !== change.tokenHash) return "stale" as const
     const moved: Invite = { ...stored, ...change.patch, state: to }
     store.update.run(columnsOf(moved))
-    if (change.membership !== undefined) addMembership(store, change.membership)
-    if (change.userEmail !== undefined) store.setUserEmail.run(change.userEmail)
-    queue(store, change.mails ?? [], now)
     return moved
   })
 
-const transition = (
-  store: InviteStore,
-  args: Transition,
-  now: number
-): Effect.Effect<Invite, InviteNotFound | StaleState | AlreadyMember> => {
-  const [id, from, , change] = args
-  try {
-    const outcome = move(store, args, now)
-    if (outcome === "missing") return Effect.fail(new InviteNotFound({ nanoid: id }))
-    if (outcome === "stale") return Effect.fail(new StaleState({ resource: "invite", id, expected: from }))
-    return Effect.succeed(outcome)
-  } catch (error) {
-    if (error instanceof Rollback) {
-      return Effect.fail(
-        new AlreadyMember({ team: change.membership?.team_nanoid ?? "", user: change.membership?.user_nanoid ?? "" })
-      )
-    }
-    throw error
-  }
+const transition = (store: InviteStore, args: Transition): Effect.Effect<Invite, InviteNotFound | StaleState> => {
+  const [id, from] = args
+  const outcome = move(store, args)
+  if (outcome === "missing") return Effect.fail(new InviteNotFound({ nanoid: id }))
+  if (outcome === "stale") return Effect.fail(new StaleState({ resource: "invite", id, expected: from }))
+  return Effect.succeed(outcome)
 }
 
 /** The SQLite invites. */
@@ -145,8 +98,7 @@ export const invites = Layer.effect(
     const { connection, transaction } = yield* SqliteDatabase
     const store: InviteStore = { ...inviteStatements(connection), transaction }
     return InviteRepository.of({
-      create: (list, mails) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => create(store, list, mails, now))),
+      create: (list) => Effect.sync(() => create(store, list)),
       findById: (id) =>
         Effect.suspend(() => {
           const invite = read(store, id)
@@ -159,8 +111,7 @@ export const invites = Layer.effect(
             .map(inviteOf)
         ),
       listExpired: (now, limit) => Effect.sync(() => store.expired.all(now, limit).map(inviteOf)),
-      transition: (...args) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.suspend(() => transition(store, args, now)))
+      transition: (...args) => Effect.suspend(() => transition(store, args))
     })
   })
 )

@@ -95,20 +95,15 @@ const acceptGranted = Effect.fn("ManagerInvites.acceptGranted")(function* (id: I
   }
   const events = yield* grantEvents(accepted, user.value, role, membership.nanoid, !holdsRole)
   const patch = { user_nanoid: user.value.nanoid, updated_at: now }
-  // Another replay may have accepted it first, or the wallet joined meanwhile: then there is nothing to do.
+  // The invite, the membership, the user's e-mail and the events in one unit. Another replay may have accepted it
+  // first, or the wallet joined meanwhile: then the unit writes nothing, and there is nothing to do.
   yield* withEvents(
-    invites.transition(
-      id,
-      "pending",
-      "accepted",
-      holdsRole
-        ? { patch }
-        : {
-            patch,
-            membership,
-            ...(user.value.email === "" ? { userEmail: { user: user.value.nanoid, email: invite.value.email } } : {})
-          }
-    ),
+    Effect.gen(function* () {
+      yield* invites.transition(id, "pending", "accepted", { patch })
+      if (holdsRole) return
+      yield* MembershipRepository.use((m) => m.insert(membership))
+      if (user.value.email === "") yield* UserRepository.use((u) => u.setEmail(user.value.nanoid, invite.value.email))
+    }),
     () => events
   ).pipe(Effect.ignore)
 })

@@ -81,15 +81,19 @@ export const acceptInvite = Effect.fn("Invites.accept")(function* (caller: Calle
   }
   const accepted: Invite = { ...invite, state: "accepted", user_nanoid: caller.nanoid, updated_at: now }
   const events: Array<DomainEvent> = yield* acceptedEvents(accepted, team, membership)
+  // The invite, the membership, the user's e-mail and the events in one unit: a lost race writes none of them.
   const stored = yield* withEvents(
-    InviteRepository.use((invites) =>
-      invites.transition(invite.nanoid, "pending", "accepted", {
-        tokenHash,
-        patch: { user_nanoid: caller.nanoid, updated_at: now },
-        membership,
-        ...(invite.kind === "admin" ? {} : { userEmail: { user: caller.nanoid, email: invite.email } })
-      })
-    ),
+    Effect.gen(function* () {
+      const changed = yield* InviteRepository.use((invites) =>
+        invites.transition(invite.nanoid, "pending", "accepted", {
+          tokenHash,
+          patch: { user_nanoid: caller.nanoid, updated_at: now }
+        })
+      )
+      yield* MembershipRepository.use((m) => m.insert(membership))
+      if (invite.kind !== "admin") yield* UserRepository.use((u) => u.setEmail(caller.nanoid, invite.email))
+      return changed
+    }),
     () => events
   ).pipe(
     Effect.catchTags({

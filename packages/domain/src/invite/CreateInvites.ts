@@ -1,7 +1,9 @@
 /** Inviting members by e-mail (SPEC §4.11): one pending invite and one mail per e-mail, for a team admin. */
 import { Effect } from "effect"
 import { IdGenerator } from "../Ids.ts"
+import { MailOutbox } from "../mail/MailOutbox.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import { UnitOfWork } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import { type Invite, inviteeNameOf } from "./Invite.ts"
 import { InviteRepository } from "./InviteRepository.ts"
@@ -10,7 +12,7 @@ import { InviteSettings } from "./InviteSettings.ts"
 import { inviteMailFor, later, nowIso } from "./InviteSteps.ts"
 import { makeInviteToken } from "./InviteToken.ts"
 
-/** Creates the invites and their mails in one step (`invites.create`); answers their ids in request order. */
+/** Creates the invites and queues their mails in one unit of work; answers their ids in request order. */
 export const createInvites = Effect.fn("Invites.create")(function* (caller: Caller, body: CreateInvitesRequest) {
   const { team } = yield* TeamAccess.use((access) => access.authorize(caller, body.nanoid, "invites.create"))
   const now = yield* nowIso
@@ -39,10 +41,12 @@ export const createInvites = Effect.fn("Invites.create")(function* (caller: Call
       return { invite, mail: yield* inviteMailFor(invite, token, team) }
     })
   )
-  yield* InviteRepository.use((invites) =>
-    invites.create(
-      made.map((m) => m.invite),
-      made.map((m) => m.mail)
+  yield* UnitOfWork.use((unit) =>
+    unit.run(
+      Effect.andThen(
+        InviteRepository.use((invites) => invites.create(made.map((m) => m.invite))),
+        MailOutbox.use((outbox) => outbox.enqueue(made.map((m) => m.mail)))
+      )
     )
   )
   return { nanoids: made.map((m) => m.invite.nanoid) }

@@ -9,10 +9,12 @@ import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { makeRolesTypedData } from "../eip712/TypedDataBuilder.ts"
 import { IdGenerator } from "../Ids.ts"
 import type { Mail } from "../mail/Mail.ts"
+import { MailOutbox } from "../mail/MailOutbox.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { TeamAccountMissing } from "../payment/PaymentErrors.ts"
 import { type Team, teamAccountOf } from "../team/Team.ts"
+import { UnitOfWork } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import type { Invite } from "./Invite.ts"
@@ -96,10 +98,12 @@ export const createManagerInvites = Effect.fn("ManagerInvites.create")(function*
     [first ?? { role: "team_viewer", account: caller.wallet }, ...rest]
   )
   const invites = made.map((m) => m.invite.nanoid)
-  yield* InviteRepository.use((repository) =>
-    repository.create(
-      made.map((m) => m.invite),
-      made.map((m) => m.mail)
+  yield* UnitOfWork.use((unit) =>
+    unit.run(
+      Effect.andThen(
+        InviteRepository.use((repository) => repository.create(made.map((m) => m.invite))),
+        MailOutbox.use((outbox) => outbox.enqueue(made.map((m) => m.mail)))
+      )
     )
   )
   yield* IssuedRequestStore.use((store) =>

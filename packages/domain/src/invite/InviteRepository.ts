@@ -1,12 +1,10 @@
 /**
- * The invites port: invites, and the mails and memberships that are written in the same step as them.
+ * The invites port: stored invites and their state changes. The mails, memberships and user e-mails that go with them
+ * are written by the use case through their own ports, in the same `UnitOfWork` (decision 0080).
  */
 import { Context, type Effect, Schema } from "effect"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
-import type { InviteId, TeamId, UserId } from "../Ids.ts"
-import type { Mail } from "../mail/Mail.ts"
-import type { Membership } from "../membership/Membership.ts"
-import type { AlreadyMember } from "../membership/MembershipRepository.ts"
+import type { InviteId, TeamId } from "../Ids.ts"
 import type { StaleState } from "../StaleState.ts"
 import type { Invite } from "./Invite.ts"
 import type { InviteState } from "./InviteMachine.ts"
@@ -22,29 +20,25 @@ export class InviteNotFound extends Schema.TaggedError<InviteNotFound>()("Invite
   }
 }
 
-/** What a transition writes besides the invite's state, all in the same atomic step. */
+/** What a transition changes of the invite besides its state, in the same atomic step. */
 export interface InviteChange {
   /** Fields of the invite to change (the new token of a resend, who accepted, when). */
   readonly patch?: Partial<Pick<Invite, "user_nanoid" | "updated_at" | "token_hash" | "expires_at">>
   /** The stored token hash must still be this one (the invitee's token was checked against a stale read). */
   readonly tokenHash?: string
-  /** The membership an accepted invite creates; an existing one for the same (team, user) fails `AlreadyMember`. */
-  readonly membership?: Membership
-  /** The e-mail to record on the user who accepted. */
-  readonly userEmail?: { readonly user: UserId; readonly email: string }
-  readonly mails?: ReadonlyArray<Mail>
 }
 
 /**
- * Stored invites. Implementations must: insert invites with their mails all-or-nothing; make `transition` one atomic
- * step that applies only while the invite is in state `from` (and has token hash `tokenHash` when given), else
- * `StaleState`, writing the change's membership, user e-mail and mails with it or not at all; list newest first.
- * Storage failures are defects. The events of a transition are the use case's, appended in the same `UnitOfWork`.
+ * Stored invites, and nothing else. Implementations must: insert a batch of invites all-or-nothing; make `transition`
+ * one atomic step that applies only while the invite is in state `from` (and has token hash `tokenHash` when given),
+ * else `StaleState`; list newest first; join the caller's `UnitOfWork`, so that what the use case writes with them (the
+ * mails of `MailOutbox.enqueue`, an acceptance's membership and user e-mail, the events) commits with them or not at
+ * all. Storage failures are defects.
  */
 export class InviteRepository extends Context.Service<
   InviteRepository,
   {
-    readonly create: (invites: ReadonlyArray<Invite>, mails: ReadonlyArray<Mail>) => Effect.Effect<void>
+    readonly create: (invites: ReadonlyArray<Invite>) => Effect.Effect<void>
     readonly findById: (id: InviteId) => Effect.Effect<Invite, InviteNotFound>
     /** The invites of these teams in the given states (all states when empty), newest first. */
     readonly listByTeams: (
@@ -58,6 +52,6 @@ export class InviteRepository extends Context.Service<
       from: InviteState,
       to: InviteState,
       change: InviteChange
-    ) => Effect.Effect<Invite, InviteNotFound | StaleState | AlreadyMember>
+    ) => Effect.Effect<Invite, InviteNotFound | StaleState>
   }
 >()("@svc/domain/invite/InviteRepository") {}

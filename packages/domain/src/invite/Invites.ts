@@ -9,6 +9,7 @@ import type { CompanyNotFound } from "../company/CompanyNotFound.ts"
 import type { CompanyRepository } from "../company/CompanyRepository.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { CompanyId, IdGenerator, InviteId, TeamId } from "../Ids.ts"
+import type { MailOutbox } from "../mail/MailOutbox.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import type { TeamAccess } from "../membership/TeamAccess.ts"
@@ -42,6 +43,7 @@ export type { InviteOutcome } from "./InviteSteps.ts"
 type InvitePorts =
   | TeamAccess
   | InviteRepository
+  | MailOutbox
   | TeamRepository
   | CompanyRepository
   | MembershipRepository

@@ -12,6 +12,7 @@ import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { RolesTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, InviteId } from "../Ids.ts"
+import type { MailOutbox } from "../mail/MailOutbox.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import type { TeamAccess } from "../membership/TeamAccess.ts"
@@ -59,6 +60,7 @@ type ManagerInvitePorts =
   | TeamAccess
   | ChainGateway
   | InviteRepository
+  | MailOutbox
   | IssuedRequestStore
   | PaymentLedger
   | UserRepository

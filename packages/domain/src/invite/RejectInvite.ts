@@ -26,11 +26,6 @@ export const rejectInvite = Effect.fn("Invites.reject")(function* (caller: Calle
       })
     ),
     () => [event]
-  ).pipe(
-    Effect.catchTags({
-      StaleState: () => whyStale(invite.nanoid),
-      AlreadyMember: (error) => Effect.die(error)
-    })
-  )
+  ).pipe(Effect.catchTag("StaleState", () => whyStale(invite.nanoid)))
   return outcomeOf(stored)
 })

@@ -1,7 +1,9 @@
 /** Sending a pending invite again (SPEC §4.11): a new token (the old link stops working) and a new lifetime. */
 import { Effect } from "effect"
 import type { InviteId } from "../Ids.ts"
+import { MailOutbox } from "../mail/MailOutbox.ts"
 import { IllegalTransition } from "../StateMachine.ts"
+import { UnitOfWork } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { Invite } from "./Invite.ts"
 import { InviteRepository } from "./InviteRepository.ts"
@@ -26,17 +28,19 @@ export const resendInvite = Effect.fn("Invites.resend")(function* (caller: Calle
     updated_at: yield* nowIso
   }
   const mail = yield* inviteMailFor(renewed, token, team)
-  const stored = yield* InviteRepository.use((invites) =>
-    invites.transition(id, "pending", "pending", {
-      tokenHash: invite.token_hash,
-      patch: { token_hash: hash, expires_at: renewed.expires_at, updated_at: renewed.updated_at },
-      mails: [mail]
-    })
-  ).pipe(
-    Effect.catchTags({
-      StaleState: () => whyStale(id),
-      AlreadyMember: (error) => Effect.die(error)
-    })
-  )
+  // The new token and its mail in one unit: a resend that lost a race queues nothing.
+  const stored = yield* UnitOfWork.use((unit) =>
+    unit.run(
+      Effect.tap(
+        InviteRepository.use((invites) =>
+          invites.transition(id, "pending", "pending", {
+            tokenHash: invite.token_hash,
+            patch: { token_hash: hash, expires_at: renewed.expires_at, updated_at: renewed.updated_at }
+          })
+        ),
+        () => MailOutbox.use((outbox) => outbox.enqueue([mail]))
+      )
+    )
+  ).pipe(Effect.catchTag("StaleState", () => whyStale(id)))
   return outcomeOf(stored)
 })

@@ -13,11 +13,6 @@ export const revokeInvite = Effect.fn("Invites.revoke")(function* (caller: Calle
   const now = yield* nowIso
   const stored = yield* InviteRepository.use((invites) =>
     invites.transition(id, "pending", "revoked", { patch: { updated_at: now } })
-  ).pipe(
-    Effect.catchTags({
-      StaleState: () => whyStale(id),
-      AlreadyMember: (error) => Effect.die(error)
-    })
-  )
+  ).pipe(Effect.catchTag("StaleState", () => whyStale(id)))
   return outcomeOf(stored)
 })

@@ -14,10 +14,11 @@ import { adminInviteMailOf, adminInviteOf } from "../invite/AdminInvite.ts"
 import { InviteRepository } from "../invite/InviteRepository.ts"
 import { InviteSettings } from "../invite/InviteSettings.ts"
 import { makeInviteToken } from "../invite/InviteToken.ts"
+import { MailOutbox } from "../mail/MailOutbox.ts"
 import { memberEventOf } from "../membership/MemberEvents.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
-import { withEvents } from "../UnitOfWork.ts"
+import { UnitOfWork, withEvents } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
@@ -81,7 +82,15 @@ const inviteAdmin = Effect.fn("Teams.inviteAdmin")(function* (
     expiresAt: DateTime.formatIso(DateTime.add(yield* DateTime.now, { milliseconds: ttlMillis }))
   })
   const mails = email === "" ? [] : [adminInviteMailOf({ id: yield* makeUuid, invite, team, inviter })]
-  yield* InviteRepository.use((invites) => invites.create([invite], mails))
+  // The invite and its notice together.
+  yield* UnitOfWork.use((unit) =>
+    unit.run(
+      Effect.andThen(
+        InviteRepository.use((invites) => invites.create([invite])),
+        MailOutbox.use((outbox) => outbox.enqueue(mails))
+      )
+    )
+  )
   return invite.nanoid
 })
 

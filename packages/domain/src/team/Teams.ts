@@ -9,6 +9,7 @@ import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, TeamId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InviteSettings } from "../invite/InviteSettings.ts"
+import type { MailOutbox } from "../mail/MailOutbox.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -45,6 +46,7 @@ type TeamPorts =
   | TeamBalances
   | PaymentLedger
   | InviteRepository
+  | MailOutbox
   | InviteSettings
   | IdGenerator
   | Randomness
