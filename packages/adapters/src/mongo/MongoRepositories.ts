@@ -149,21 +149,25 @@ const membershipDocumentOf = (membership: Membership) => ({
  */
 const insertMembership = (col: Collection<Keyed>, membership: Membership) => {
   const taken = new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
+  // Another's insert of the same membership, committed meanwhile (a server that runs transactions at once), is a
+  // duplicate key here too: the unit fails on it as on one found first.
+  const insertedOr = (write: () => Promise<boolean>) =>
+    Effect.tryPromise({ try: write, catch: (error) => error }).pipe(
+      Effect.catch((error) => (isDuplicateKey(error) ? Effect.succeed(false) : Effect.die(error))),
+      Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(taken)))
+    )
   return inUnitOr(
     (session) =>
-      Effect.promise(async () => {
+      insertedOr(async () => {
         const key = { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid }
         if ((await col.findOne(key, { session })) !== null) return false
         await col.insertOne(membershipDocumentOf(membership), { session })
         return true
-      }).pipe(Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(taken)))),
-    Effect.tryPromise({
-      try: () => col.insertOne(membershipDocumentOf(membership)),
-      catch: (error) => error
-    }).pipe(
-      Effect.asVoid,
-      Effect.catch((error) => (isDuplicateKey(error) ? Effect.fail(taken) : Effect.die(error)))
-    )
+      }),
+    insertedOr(async () => {
+      await col.insertOne(membershipDocumentOf(membership))
+      return true
+    })
   )
 }
 

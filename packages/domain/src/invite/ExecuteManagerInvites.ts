@@ -8,7 +8,7 @@ import type { IssuedRoles } from "../eip712/IssuedRequestStore.ts"
 import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import type { InviteId } from "../Ids.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
-import { executeOnce, releaseOnRefusal, sendToChain, settleWithin } from "../payment/ExecuteOnce.ts"
+import { executeOnce, recordSurely, releaseOnRefusal, sendToChain, settleWithin } from "../payment/ExecuteOnce.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress } from "../payment/PaymentErrors.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Caller } from "../user/Caller.ts"
@@ -51,13 +51,9 @@ const grant = (issued: IssuedRoles, body: ExecuteManagerInvitesRequest, claimTok
             Effect.tapError((error) => releaseOnRefusal(salt, claimToken, error))
           )
           const executed = { transaction: settlement.transactionHash, payments }
-          yield* ledger.recordExecution({
-            salt,
-            claimToken,
-            signature: body.signature,
-            result: executed,
-            payments
-          })
+          yield* recordSurely(
+            ledger.recordExecution({ salt, claimToken, signature: body.signature, result: executed, payments })
+          )
           yield* acceptGrantedInvites(issued)
           return result(settlement.transactionHash)
         }),

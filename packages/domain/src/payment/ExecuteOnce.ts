@@ -5,7 +5,8 @@
  *   journals the transaction before it is sent, decision 0052);
  * - `executeOnce`: the claim of the salt, the wait for another holder (its result, its transaction in flight, a release
  *   or an expired lease) and the tries again;
- * - `releaseOnRefusal`: what a refusal of the chain leaves of the claim.
+ * - `releaseOnRefusal`: what a refusal of the chain leaves of the claim;
+ * - `recordSurely`: a holder's record tried again when the storage fails it for a moment.
  * Each kind says only what is its own: what the holder records, what a replay answers, and what becomes of a request
  * whose holder died.
  */
@@ -71,6 +72,25 @@ export const settleWithin = Effect.fnUntraced(function* <A, E, R>(
     if (transaction !== undefined) return { _tag: "InFlight", transaction } as Settled<A>
   }
 })
+
+/** How many times a record the storage failed to take is tried again (`recordSurely`), 100 ms apart and doubling. */
+const recordRetries = 5
+
+/**
+ * `record` (what the holder writes once its request settled), tried again when it dies: storage failures are defects,
+ * and one that lasts a moment (a database connection reset) would otherwise leave a settled request unrecorded, its
+ * replays answered "in flight", until its claim's lease expires. Records are safe to try again: only the claim's
+ * holder records, once. Five more tries over about 3 s; then the defect, as before.
+ */
+export const recordSurely = <A, E, R>(record: Effect.Effect<A, E, R>, attempt = 0): Effect.Effect<A, E, R> =>
+  Effect.catchDefect(record, (defect) =>
+    attempt >= recordRetries
+      ? Effect.die(defect)
+      : Effect.logWarning("a record the storage failed to take is tried again", defect).pipe(
+          Effect.andThen(Effect.sleep(Duration.millis(100 * 2 ** attempt))),
+          Effect.andThen(recordSurely(record, attempt + 1))
+        )
+  )
 
 /** Sends an issued request with its signature to the forwarder entry point of its kind. */
 export function sendToChain(

@@ -23,7 +23,7 @@ import { TeamRepository } from "../team/TeamRepository.ts"
 import { withEvents } from "../UnitOfWork.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
-import { executeOnce, releaseOnRefusal, sendToChain, settleWithin } from "./ExecuteOnce.ts"
+import { executeOnce, recordSurely, releaseOnRefusal, sendToChain, settleWithin } from "./ExecuteOnce.ts"
 import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
 import { type Payment, usdcDecimals } from "./Payment.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress } from "./PaymentErrors.ts"
@@ -209,11 +209,13 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
     chainFactsOf(chainId, settlement)
   )
   const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
-  yield* withEvents(
-    PaymentLedger.use((ledger) =>
-      ledger.recordExecution({ salt: issued.salt, claimToken: issued.claimToken, signature, result, payments })
-    ),
-    (recorded) => (recorded ? events : [])
+  yield* recordSurely(
+    withEvents(
+      PaymentLedger.use((ledger) =>
+        ledger.recordExecution({ salt: issued.salt, claimToken: issued.claimToken, signature, result, payments })
+      ),
+      (recorded) => (recorded ? events : [])
+    )
   )
   yield* Metric.update(Metric.withAttributes(paymentsExecuted, { pay_now: String(payNow) }), payments.length)
   yield* Metric.update(settlementSeconds, ((yield* Clock.currentTimeMillis) - issued.claimedAt) / 1000)
