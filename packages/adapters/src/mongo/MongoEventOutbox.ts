@@ -1,7 +1,7 @@
 /**
- * The event outbox in MongoDB (`event_outbox`, `_id` = event id). The ledgers append events in the same transaction
- * as the state they report, and a unit of work's appends commit with its changes; a dispatcher leases undispatched events oldest first, one `Leases.takeNext`
- * at a time, so two workers never hold one event at once.
+ * The event outbox in MongoDB (`event_outbox`, `_id` = event id). Use cases append events in the unit of work of the
+ * change they report (decision 0080), so both commit together; a dispatcher leases undispatched events oldest first,
+ * one `Leases.takeNext` at a time, so two workers never hold one event at once.
  */
 import { DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
@@ -25,7 +25,7 @@ export interface OutboxDocument extends Leases.LeaseFields {
 }
 
 /** The document an event is stored as. */
-export const outboxDocumentOf = (event: DomainEvent): OutboxDocument => ({
+const outboxDocumentOf = (event: DomainEvent): OutboxDocument => ({
   _id: event.id,
   event,
   created: event.created,
@@ -34,13 +34,13 @@ export const outboxDocumentOf = (event: DomainEvent): OutboxDocument => ({
 })
 
 /** The collection of each team's last event sequence number (`_id` = team id). */
-export const sequencesCollection = "team_event_sequences"
+const sequencesCollection = "team_event_sequences"
 
 /**
  * Numbers each event of a team with the team's next `sequence` (one atomic `$inc` per event, in `session` when
  * given, so the numbers commit with the events).
  */
-export const numbered = async (
+const numbered = async (
   db: Db,
   events: ReadonlyArray<DomainEvent>,
   session?: ClientSession
@@ -63,11 +63,8 @@ export const numbered = async (
   return out
 }
 
-/**
- * Appends `events` to the outbox in `session`'s transaction, numbered in it (decision 0024): the events of a change
- * commit with it. What every MongoDB store that reports its changes calls.
- */
-export const appendInSession = async (db: Db, events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
+/** Appends `events` to the outbox in `session`'s transaction (a unit of work's), numbered in it (decision 0024). */
+const appendInSession = async (db: Db, events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
   if (events.length === 0) return
   await db
     .collection<OutboxDocument>(outboxCollection)

@@ -1,6 +1,6 @@
 /**
- * The event outbox in SQLite (`event_outbox`, one row per event id). The payments ledger appends events in the same
- * transaction as the state they report; a dispatcher leases undispatched events, oldest first, in one statement
+ * The event outbox in SQLite (`event_outbox`, one row per event id). Use cases append events in the unit of work of
+ * the change they report (decision 0080), so both commit together; a dispatcher leases undispatched events, oldest first, in one statement
  * (`Leases.takeMany`), so two workers never hold one event at once.
  */
 import type { DatabaseSync } from "node:sqlite"
@@ -11,11 +11,10 @@ import * as RowDecoder from "./RowDecoder.ts"
 import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
 
 /**
- * Appends events on `connection`, ignoring ids already there (`ignoreDuplicates`) or failing on them (inside a
- * larger transaction, where a duplicate means a lost race and must undo the whole step). Each event of a team gets
- * the team's next `sequence` number; call it inside a transaction, so the numbers and the events commit together.
+ * Appends events on `connection`, ignoring ids already there. Each event of a team gets the team's next `sequence`
+ * number; call it inside a transaction, so the numbers and the events commit together.
  */
-export const appendOn = (connection: DatabaseSync, options: { readonly ignoreDuplicates: boolean }) => {
+const appendOn = (connection: DatabaseSync) => {
   const insert = connection.prepare(
     `INSERT INTO event_outbox (id, created, team_nanoid, event)
      VALUES (?, ?, ?, ?)`
@@ -28,7 +27,7 @@ export const appendOn = (connection: DatabaseSync, options: { readonly ignoreDup
   return (events: ReadonlyArray<DomainEvent>) => {
     for (const event of events) {
       // Checked before a number is taken: an ignored duplicate must leave no gap in the team's sequence.
-      if (options.ignoreDuplicates && exists.get(event.id) !== undefined) continue
+      if (exists.get(event.id) !== undefined) continue
       const team = event.team_nanoid
       const stored: DomainEvent =
         team === undefined ? event : { ...event, sequence: Number(nextSequence.get(team)?.last) }
@@ -44,7 +43,7 @@ export const layer = Layer.effect(
   EventOutbox,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
-    const append = appendOn(connection, { ignoreDuplicates: true })
+    const append = appendOn(connection)
     const claim = Leases.on(connection, { table: "event_outbox", row: "id = :id", key: "id" }).takeMany({
       when: "dispatched = 0",
       order: "created, id",
