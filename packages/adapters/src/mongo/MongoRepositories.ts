@@ -5,7 +5,7 @@
 
 import { Company, CompanyRepository } from "@svc/domain/company"
 import { type CompanyId, TeamId, type UserId } from "@svc/domain/Ids"
-import { AlreadyMember, Membership, MembershipRepository, type Role } from "@svc/domain/membership"
+import { AlreadyMember, Membership, MembershipRepository } from "@svc/domain/membership"
 import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
 import { User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -171,16 +171,10 @@ const insertMembership = (col: Collection<Keyed>, membership: Membership) => {
   )
 }
 
-const listTeam = (
-  col: Collection<Keyed>,
-  team: TeamId,
-  options: {
-    readonly emails?: ReadonlyArray<string> | undefined
-    readonly roles?: ReadonlyArray<Role> | undefined
-    readonly offset: number
-    readonly limit: number | undefined
-  }
-) =>
+/** What `listTeam` selects: the port's own options. */
+type ListTeamOptions = Parameters<MembershipRepository["Service"]["listTeam"]>[1]
+
+const listTeam = (col: Collection<Keyed>, team: TeamId, options: ListTeamOptions) =>
   Effect.promise(async () => {
     const filter: Document = { team_nanoid: team }
     if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
