@@ -18,7 +18,7 @@ import { MailOutbox } from "../mail/MailOutbox.ts"
 import { memberEventOf } from "../membership/MemberEvents.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
-import { UnitOfWork, withEvents } from "../UnitOfWork.ts"
+import { withEvents } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
@@ -59,8 +59,8 @@ const accountFor = Effect.fn("Teams.accountFor")(function* (caller: Caller, team
   return created.account
 })
 
-/** The pending admin invite of `wallet` to the new `team`, with a notice when its user has an e-mail. */
-const inviteAdmin = Effect.fn("Teams.inviteAdmin")(function* (
+/** The pending admin invite of `wallet` to the new `team`, with its notice when its user has an e-mail; not yet stored. */
+const adminInviteFor = Effect.fn("Teams.adminInviteFor")(function* (
   team: Team,
   wallet: WalletAddress,
   caller: Caller,
@@ -82,16 +82,7 @@ const inviteAdmin = Effect.fn("Teams.inviteAdmin")(function* (
     expiresAt: DateTime.formatIso(DateTime.add(yield* DateTime.now, { milliseconds: ttlMillis }))
   })
   const mails = email === "" ? [] : [adminInviteMailOf({ id: yield* makeUuid, invite, team, inviter })]
-  // The invite and its notice together.
-  yield* UnitOfWork.use((unit) =>
-    unit.run(
-      Effect.andThen(
-        InviteRepository.use((invites) => invites.create([invite])),
-        MailOutbox.use((outbox) => outbox.enqueue(mails))
-      )
-    )
-  )
-  return invite.nanoid
+  return { invite, mails }
 })
 
 /** Creates the team, its account first (with a chain), the caller its admin, and the admin invite when asked. */
@@ -127,19 +118,24 @@ export const createTeam = Effect.fn("Teams.create")(function* (caller: Caller, b
     created_at: now
   }
   const added = yield* memberEventOf("team.member_added", membership, team.company_nanoid)
-  // The team, its admin and its event together: no team is left without its admin.
-  yield* withEvents(
-    Effect.andThen(
-      TeamRepository.use((teams) => teams.insert(team)),
-      MembershipRepository.use((m) => m.insert(membership)).pipe(Effect.orDie)
-    ),
-    () => [added]
-  )
   // Another wallet joins only once it accepts, signed in (decision 0041): it gets a pending admin invite.
-  const invite =
+  const adminInvite =
     body.admin_wallet === caller.wallet
       ? undefined
-      : yield* inviteAdmin(team, body.admin_wallet, caller, Option.getOrUndefined(creator), now)
+      : yield* adminInviteFor(team, body.admin_wallet, caller, Option.getOrUndefined(creator), now)
+  // The team, its admin, its event and the admin invite with its notice together: no team is left without its admin
+  // or without the invite it was created with.
+  yield* withEvents(
+    Effect.gen(function* () {
+      yield* TeamRepository.use((teams) => teams.insert(team))
+      yield* MembershipRepository.use((m) => m.insert(membership)).pipe(Effect.orDie)
+      if (adminInvite === undefined) return
+      yield* InviteRepository.use((invites) => invites.create([adminInvite.invite]))
+      yield* MailOutbox.use((outbox) => outbox.enqueue(adminInvite.mails))
+    }),
+    () => [added]
+  )
+  const invite = adminInvite?.invite.nanoid
   return {
     team_nanoid: team.nanoid,
     name: team.name,
