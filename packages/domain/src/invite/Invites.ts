@@ -1,8 +1,8 @@
 /**
  * The invite use cases (SPEC §4.11, §4.12; DESIGN §5b) as one service: invite members by e-mail, list invites, accept
  * or reject one with its e-mail's token, revoke, send again, and expire those left unanswered, each in a file of its
- * own (`CreateInvites.ts`, `AcceptInvite.ts`, ...). Every change is one atomic step of the `InviteRepository` with its
- * mails, membership and events.
+ * own (`CreateInvites.ts`, `AcceptInvite.ts`, ...). Each change is one unit of work: the invite, with the mails,
+ * membership, user e-mail and events that go with it (decision 0080).
  */
 import { Context, type Effect } from "effect"
 import type { CompanyNotFound } from "../company/CompanyNotFound.ts"
