@@ -6,16 +6,29 @@ import { MongoDatabase } from "./MongoDatabase.ts"
 import { inTransaction, transactionsSerialized } from "./MongoTransaction.ts"
 
 describe("MongoDatabase", () => {
-  it.live("queues transactions on jongodb, which cannot overlap them, and polls its heartbeat; only there", () =>
-    Effect.gen(function* () {
+  it.live("queues transactions on jongodb, which cannot overlap them, and polls its heartbeat; only there", () => {
+    // Heartbeats every 500 ms rather than 10 s, so some are seen within the test.
+    const uri = new URL(inject("mongoUri"))
+    uri.searchParams.set("heartbeatFrequencyMS", "500")
+    return Effect.gen(function* () {
       const { client } = yield* MongoDatabase
       const { version } = yield* Effect.promise(() => client.db("admin").command({ buildInfo: 1 }))
       const jongodb = String(version).includes("jongodb")
       assert.strictEqual(transactionsSerialized(client), jongodb)
-      // jongodb breaks the streaming heartbeat under load, which would clear the pool: it is polled; MongoDB streams.
-      assert.strictEqual(client.options.serverMonitoringMode, jongodb ? "poll" : "auto")
-    }).pipe(Effect.provide(MongoDatabase.layer({ uri: inject("mongoUri"), database: `db_${randomUUID()}` })))
-  )
+      // jongodb breaks the streaming heartbeat under load, which would clear the pool: it is polled (each heartbeat a
+      // request of its own, not awaited); MongoDB streams (awaited).
+      const awaited: Array<boolean> = []
+      const heard = (event: { readonly awaited: boolean }) => awaited.push(event.awaited)
+      client.on("serverHeartbeatStarted", heard)
+      for (let tries = 0; awaited.length < 2 && tries < 50; tries++) yield* Effect.sleep("100 millis")
+      client.off("serverHeartbeatStarted", heard)
+      assert.isAtLeast(awaited.length, 2)
+      assert.isTrue(
+        awaited.every((one) => one === !jongodb),
+        `heartbeats awaited: ${awaited.join(", ")}`
+      )
+    }).pipe(Effect.provide(MongoDatabase.layer({ uri: uri.toString(), database: `db_${randomUUID()}` })))
+  })
 
   it.live("transactions waiting together commit together; one that fails fails alone, and each answers its own", () =>
     Effect.gen(function* () {
