@@ -11,7 +11,7 @@ import { Randomness } from "@svc/domain/Randomness"
 import { Cause, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { createTestClient, encodeAbiParameters, http, keccak256, pad } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { bytes32, entry, newAccount, newWallet, sign } from "../../test/GatewayTestKit.ts"
+import { bytes32, chainId, entry, newAccount, newWallet, sign } from "../../test/GatewayTestKit.ts"
 import { startAnvil } from "../embedded/Anvil.ts"
 import { executePayment } from "./actions/executeRequests.ts"
 import { makeGateway } from "./actions/Gateway.ts"
@@ -20,7 +20,6 @@ import { makeChainClient } from "./ChainClient.ts"
 import { makeRelayer } from "./Relayer.ts"
 import { deploySuite, mintTestUsdc } from "./Suite.ts"
 
-const chainId = 42161
 /** `TestUSDC.balanceOf`'s storage slot (after `totalSupply`). */
 const balancesSlot = 1n
 
