@@ -103,6 +103,19 @@ contract SvcAccount is SvcErrors {
         _pay(payment);
     }
 
+    /// @notice Carries out one verified instant payment that `signer` signed, once this account lets `signer` pay
+    /// (`canPay`): the forwarder's packed payments leave that check to the account, which saves a call, and pass the
+    /// payment's fields as they are rather than a `SvcPayment`.
+    function payFor(address signer, bytes32 id, bytes32 groupID, address token, address recipient, uint256 amount)
+        external
+        onlyForwarder
+    {
+        if (!canPay(signer)) revert SignerNotAuthorised(signer, address(this));
+        if (recipient == address(0)) revert InvalidRecipient(id);
+        _transfer(token, recipient, amount);
+        emit PaymentExecuted(id, groupID, recipient, token, amount);
+    }
+
     /// @notice Grants roles from a verified manager request.
     function grantRoles(SvcRoleGrant[] calldata grants) external onlyForwarder {
         if (grants.length == 0) revert EmptyRequest();
@@ -201,10 +214,24 @@ contract SvcAccount is SvcErrors {
     }
 
     function _transfer(address token, address to, uint256 amount) private {
-        (bool ok, bytes memory result) = token.call(abi.encodeCall(IERC20.transfer, (to, amount)));
-        if (!ok || (result.length != 0 && !abi.decode(result, (bool)))) {
+        bytes4 selector = IERC20.transfer.selector;
+        bool ok;
+        // `token.transfer(to, amount)`, which succeeded when it did not revert and answered true, or nothing from a
+        // contract (as OpenZeppelin's `SafeERC20`: a call to an address without code answers nothing too).
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, selector)
+            mstore(add(m, 0x04), to)
+            mstore(add(m, 0x24), amount)
+            ok := call(gas(), token, 0, m, 0x44, 0, 0x20)
+            let size := returndatasize()
+            switch size
+            case 0 { ok := and(ok, gt(extcodesize(token), 0)) }
+            default { ok := and(ok, and(gt(size, 31), eq(mload(0), 1))) }
+        }
+        if (!ok) {
             // The balance is read only when the transfer failed, to name why.
-            _requireBalance(token, amount);
+            if (token.code.length > 0) _requireBalance(token, amount);
             revert TransferFailed(token, to, amount);
         }
     }

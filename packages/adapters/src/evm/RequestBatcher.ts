@@ -2,9 +2,11 @@
  * Many signed requests in one transaction (decision 0065). Requests that wait for the chain at the same time, from one
  * team or many, are carried together through the forwarder's `executeEach`, which executes each on its own: one that
  * fails (a spent salt, a balance too low) changes nothing and is reported, and the others go on. A request alone is
- * sent as itself.
+ * sent as itself. A single immediate payment with a 65-byte signature goes packed (`executePacked`, decision 0082): the
+ * same request in a third of the calldata, read and hashed for a fraction of the gas; a batch's others go through
+ * `executeEach` beside.
  *
- * A batch is simulated first (one `eth_call` of `executeEach` on the pending state), which answers each request's
+ * A batch is simulated first (one `eth_call` of its carrier on the pending state), which answers each request's
  * outcome and gas: one that would revert is refused with its reason and nothing is sent for it, and the transaction
  * carries only the others, each with a gas cap from the simulation; the transaction's gas is what they used there and
  * a margin (`gasOf`), not the sum of their caps, so blocks fill. One call for the batch replaces an estimate per
@@ -21,8 +23,6 @@ import { ChainUnavailable, type SettlementProgress } from "@svc/domain/chain"
 import { Cause, Clock, Deferred, Duration, Effect, Option, Queue, type Scope } from "effect"
 import {
   type Address,
-  decodeFunctionResult,
-  encodeFunctionData,
   type Hash,
   type Hex,
   isAddressEqual,
@@ -31,6 +31,7 @@ import {
   parseEventLogs,
   type TransactionReceipt
 } from "viem"
+import { type Carrier, capOf, eachCarrier, gasOf, packedCarrier } from "./Carrier.ts"
 import { readError } from "./ChainRevert.ts"
 import { keyOfAffinity, type Relayer } from "./Relayer.ts"
 
@@ -50,6 +51,8 @@ export interface BatchOptions {
 export interface BatchedRequest {
   /** Its calldata for the forwarder (`executePayment`, `executePayments` or `executeRoles`). */
   readonly data: Hex
+  /** Its packed form for `executePacked`, when it has one (a single immediate payment: `packPayment`, `packPayments`). */
+  readonly packed?: Hex | undefined
   /** A generous guess of its gas (from its entries), to split batches and bound its simulation. */
   readonly weight: bigint
   readonly salt: bigint
@@ -110,49 +113,6 @@ export const logsOfRequest = (
   return bySalt.get(salt)
 }
 
-/**
- * A transaction's intrinsic gas: its base and its calldata (4 a zero byte, 16 another), and the calldata's floor since
- * Prague (EIP-7623: 10 a zero byte, 40 another, over the base), which its gas must reach whatever its calls use.
- */
-const intrinsicGas = (data: Hex) => {
-  let zeros = 0n
-  let others = 0n
-  for (let at = 2; at < data.length; at += 2) {
-    if (data[at] === "0" && data[at + 1] === "0") zeros += 1n
-    else others += 1n
-  }
-  return { standard: 21_000n + 4n * zeros + 16n * others, floor: 21_000n + 10n * zeros + 40n * others }
-}
-
-/** A cap for a request that used `gasUsed` in the simulation: a fifth more, and some. */
-const capOf = (gasUsed: bigint) => gasUsed + gasUsed / 5n + 20_000n
-
-/**
- * What `executeEach` spends on a request besides the gas the simulation reports for it (the loop, its result in
- * memory and in the answer): 1,420 measured at 28 and 62 requests, rounded up.
- */
-const eachOverheadGas = 1_500n
-
-/**
- * The gas of a transaction carrying requests that used `gasUsed` in the simulation of that same batch (decision
- * 0065): what they used, `executeEach`'s own work and the intrinsic gas, and a margin rather than the sum of the
- * caps. A block takes a transaction only while its gas fits what the block has left, so a generous gas leaves each
- * block's tail empty. The margin, a sixteenth and 40,000: the chain runs the batch on the state the simulation read
- * (pending) in the same order, so a request costs more there only when a slot it writes is found empty though the
- * simulation saw it written (20,000 gas instead of 2,900: a recipient who emptied their balance meanwhile, a salt
- * word or a recipient first written by a pending transaction of another key mined after this one); and each
- * `delegatecall` leaves a 64th of what is left to the caller. Each request keeps its cap, so one that costs more
- * still executes while the transaction has gas; one that runs short fails alone and is reported (not executed), as
- * do those after it, or the whole transaction reverts: its requests are estimated alone again (`submitRequest`).
- */
-const gasOf = (gasUsed: ReadonlyArray<bigint>, data: Hex, carried: boolean) => {
-  const used = gasUsed.reduce((sum, gas) => sum + gas, 0n)
-  const { floor, standard } = intrinsicGas(data)
-  const overhead = carried ? eachOverheadGas * BigInt(gasUsed.length) : 0n
-  const gas = standard + used + overhead + used / 16n + 40_000n
-  return gas > floor ? gas : floor
-}
-
 /** A request the simulation let through, with the gas it used there. */
 type Going = Waiting & { readonly gasUsed: bigint }
 
@@ -178,28 +138,23 @@ const heard = (group: ReadonlyArray<Waiting>, hash: Hash) =>
     discard: true
   })
 
-const executeEach = (calls: ReadonlyArray<{ readonly data: Hex; readonly gas: bigint }>) =>
-  encodeFunctionData({ abi: svcAccountForwarderAbi, functionName: "executeEach", args: [calls] })
-
 /** Each request's outcome and gas on the pending state, read without sending anything. */
-const simulate = (batching: Batching, requests: ReadonlyArray<BatchedRequest>) =>
+const simulate = (batching: Batching, carrier: Carrier, requests: ReadonlyArray<BatchedRequest>) =>
   Effect.tryPromise({
     try: () =>
       batching.client.call({
         account: batching.relayer.address,
         to: batching.forwarder,
-        data: executeEach(requests.map((request) => ({ data: request.data, gas: 4n * request.weight }))),
+        data: carrier.encode(
+          requests.map((request) => ({ data: request.data, packed: request.packed, gas: 4n * request.weight }))
+        ),
         blockTag: "pending"
       }),
     catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
-  }).pipe(
-    Effect.map(({ data }) =>
-      decodeFunctionResult({ abi: svcAccountForwarderAbi, functionName: "executeEach", data: data ?? "0x" })
-    )
-  )
+  }).pipe(Effect.map(({ data }) => carrier.decode(data ?? "0x")))
 
 /** Sends what the simulation let through in one transaction (alone, a request is sent as itself); answers each. */
-const sendGoing = (batching: Batching, going: ReadonlyArray<Going>) =>
+const sendGoing = (batching: Batching, carrier: Carrier, going: ReadonlyArray<Going>) =>
   Effect.gen(function* () {
     const [first] = going
     if (first === undefined) return
@@ -207,16 +162,20 @@ const sendGoing = (batching: Batching, going: ReadonlyArray<Going>) =>
     const alone = going.length === 1
     const data = alone
       ? first.request.data
-      : executeEach(going.map(({ gasUsed, request }) => ({ data: request.data, gas: capOf(gasUsed) })))
+      : carrier.encode(
+          going.map(({ gasUsed, request }) => ({ data: request.data, packed: request.packed, gas: capOf(gasUsed) }))
+        )
     const hash = yield* relayer.send({
       to: forwarder,
       data,
       gas: gasOf(
         going.map(({ gasUsed }) => gasUsed),
         data,
-        !alone
+        alone ? undefined : carrier
       ),
-      carries: alone ? first.request.carries : ["executeEach", ...going.flatMap(({ request }) => request.carries)],
+      carries: alone
+        ? first.request.carries
+        : [carrier.functionName, ...going.flatMap(({ request }) => request.carries)],
       affinity: first.request.account
     })
     yield* heard(going, hash)
@@ -228,11 +187,15 @@ const sendGoing = (batching: Batching, going: ReadonlyArray<Going>) =>
     }
   })
 
-/** Simulates `group` (one key's), refuses what would revert, sends the rest in one transaction, answers each. */
-const send = (batching: Batching, group: ReadonlyArray<Waiting>) =>
+/**
+ * Simulates `group` (one key's requests, carried by `carrier`), refuses what would revert, sends the rest in one
+ * transaction, answers each.
+ */
+const carryGroup = (batching: Batching, carrier: Carrier, group: ReadonlyArray<Waiting>) =>
   Effect.gen(function* () {
     const results = yield* simulate(
       batching,
+      carrier,
       group.map((waiting) => waiting.request)
     )
     const going: Array<Going> = []
@@ -241,7 +204,7 @@ const send = (batching: Batching, group: ReadonlyArray<Waiting>) =>
       if (result?.ok === true) going.push({ ...waiting, gasUsed: result.gasUsed })
       else yield* Deferred.succeed(waiting.done, { _tag: "Refused", reason: result?.reason ?? "0x" })
     }
-    yield* sendGoing(batching, going)
+    yield* sendGoing(batching, carrier, going)
   }).pipe(
     // Whatever ended it, no request is left waiting (those answered already keep their answer).
     Effect.onExit((exit) =>
@@ -251,6 +214,23 @@ const send = (batching: Batching, group: ReadonlyArray<Waiting>) =>
     ),
     Effect.ignore
   )
+
+/**
+ * Carries `group` (one key's): its packed requests in one transaction of `executePacked` when there are several, and
+ * the others in one of `executeEach`, side by side.
+ */
+const send = (batching: Batching, group: ReadonlyArray<Waiting>) => {
+  const packed = group.filter(({ request }) => request.packed !== undefined)
+  if (packed.length < 2) return carryGroup(batching, eachCarrier, group)
+  const others = group.filter(({ request }) => request.packed === undefined)
+  return Effect.all(
+    [
+      carryGroup(batching, packedCarrier, packed),
+      ...(others.length > 0 ? [carryGroup(batching, eachCarrier, others)] : [])
+    ],
+    { concurrency: "unbounded", discard: true }
+  )
+}
 
 /** Splits what waits into transactions: by relayer key, then by count and gas. */
 const groupsOf = (batching: Batching, waiting: ReadonlyArray<Waiting>) => {

@@ -13,6 +13,7 @@ export {
 export { ContractsVersionMismatch, checkSuite, contractsVersion } from "./ContractsVersion.ts"
 export { create2Deployer, type Deployment, type DeployOptions, deploymentSalt, deployOrFind } from "./Deploy.ts"
 export { EmbeddedChain } from "./EmbeddedChain.ts"
+export { packPayment, packPayments } from "./PackedPayment.ts"
 export { processJournal } from "./ProcessJournal.ts"
 export {
   bumped,

@@ -18,6 +18,7 @@ import {
   type Address,
   ContractFunctionRevertedError,
   encodeFunctionData,
+  type Hex,
   isAddressEqual,
   type Log,
   type PublicClient,
@@ -139,7 +140,7 @@ export const submitRequest = <E>(
   gateway: Gateway,
   functionName: string,
   args: ReadonlyArray<unknown>,
-  request: { readonly to: Address; readonly salt: bigint; readonly entries: number },
+  request: { readonly to: Address; readonly salt: bigint; readonly entries: number; readonly packed?: Hex | undefined },
   toError: (error: unknown) => E,
   progress?: SettlementProgress
 ) => {
@@ -150,6 +151,7 @@ export const submitRequest = <E>(
   return Effect.gen(function* () {
     const carried = yield* batcher.carry({
       data: encodeFunctionData(call as never),
+      packed: request.packed,
       weight: 100_000n + 60_000n * BigInt(request.entries),
       salt: request.salt,
       account: request.to,

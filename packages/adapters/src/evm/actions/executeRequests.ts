@@ -16,6 +16,7 @@ import {
 import { Effect } from "effect"
 import { type Address, type Hex, isAddressEqual, parseEventLogs } from "viem"
 import { intentError, type RevertContext, requestError } from "../ChainRevert.ts"
+import { packPayment, packPayments } from "../PackedPayment.ts"
 import { logsOfRequest } from "../RequestBatcher.ts"
 import { accountAbi, type Gateway, locationOf, settlementOf, submit, submitRequest } from "./Gateway.ts"
 
@@ -31,7 +32,7 @@ const envelope = (request: { from: Address; to: Address; salt: bigint; expires: 
 const sendPayments = (
   gateway: Gateway,
   functionName: string,
-  request: { from: Address; to: Address; salt: bigint },
+  request: { from: Address; to: Address; salt: bigint; packed?: Hex | undefined },
   entries: number,
   args: ReadonlyArray<unknown>,
   digest: () => Hex,
@@ -48,7 +49,7 @@ const sendPayments = (
   ).pipe(Effect.map((receipt) => settlementOf(gateway, receipt, request.to, request.salt)))
 }
 
-/** A signed batch of payments. */
+/** A signed batch of payments: packed when it can be (one immediate payment, `packPayments`). */
 export const executePayments = Effect.fn("ChainGateway.executePayments")(function* (
   gateway: Gateway,
   { request, signature }: Signed<PaymentsForwardRequest>,
@@ -57,7 +58,7 @@ export const executePayments = Effect.fn("ChainGateway.executePayments")(functio
   return yield* sendPayments(
     gateway,
     "executePayments",
-    request,
+    { ...request, packed: packPayments({ request, signature }) },
     request.data.payments.length,
     [{ ...envelope(request), payments: request.data.payments }, signature],
     () => paymentsRequestDigest(locationOf(gateway), request),
@@ -65,7 +66,7 @@ export const executePayments = Effect.fn("ChainGateway.executePayments")(functio
   )
 })
 
-/** A signed instant payment. */
+/** A signed instant payment: packed when it can be (`packPayment`), so that a batch carries it for less. */
 export const executePayment = Effect.fn("ChainGateway.executePayment")(function* (
   gateway: Gateway,
   { request, signature }: Signed<PaymentForwardRequest>,
@@ -74,7 +75,7 @@ export const executePayment = Effect.fn("ChainGateway.executePayment")(function*
   return yield* sendPayments(
     gateway,
     "executePayment",
-    request,
+    { ...request, packed: packPayment({ request, signature }) },
     1,
     [{ ...envelope(request), data: request.data }, signature],
     () => paymentRequestDigest(locationOf(gateway), request),
