@@ -40,7 +40,14 @@ const bytes32 = (): Hex => toHex(randomBytes(32))
 
 const program = Effect.gen(function* () {
   const anvil = yield* startAnvil()
-  const client = makeChainClient({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, pollingInterval: 10 })
+  // Thousands of requests sent at once queue at anvil (each estimate or simulation waits for those before it) for
+  // longer than a server's 3-second call timeout lets them: this measures the rate, not the wait, so calls wait.
+  const client = makeChainClient({
+    rpcUrl: anvil.rpcUrl,
+    chainId: anvil.chainId,
+    pollingInterval: 10,
+    rpcTimeoutMillis: 120_000
+  })
   const testClient = createTestClient({ mode: "anvil", transport: http(anvil.rpcUrl) })
   const relayerAccount = privateKeyToAccount(generatePrivateKey())
   yield* Effect.promise(() => testClient.setBalance({ address: relayerAccount.address, value: 10n ** 24n }))
