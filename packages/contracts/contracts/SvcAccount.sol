@@ -103,7 +103,7 @@ contract SvcAccount is SvcErrors {
         _pay(payment);
     }
 
-    /// @notice Carries out one verified instant payment that `signer` signed, once this account lets `signer` pay
+    /// @notice Carries out one verified immediate payment that `signer` signed, once this account lets `signer` pay
     /// (`canPay`): the forwarder's packed payments leave that check to the account, which saves a call, and pass the
     /// payment's fields as they are rather than a `SvcPayment`.
     function payFor(address signer, bytes32 id, bytes32 groupID, address token, address recipient, uint256 amount)

@@ -275,7 +275,7 @@ contract SvcAccountForwarder is SvcOperated {
         _payForPacked(from, to, packed);
     }
 
-    /// @notice Executes packed instant payments (`executePaymentPacked`) each on its own, as `executeEach` does:
+    /// @notice Executes packed immediate payments (`executePaymentPacked`) each on its own, as `executeEach` does:
     /// `requests` is, for each, the most gas it may use (3 bytes, big-endian), then its 263 packed bytes. One that
     /// reverts changes nothing and is reported by `RequestFailed`; the others go on. Answers what became of each.
     function executePacked(bytes calldata requests) external returns (EachResult[] memory) {

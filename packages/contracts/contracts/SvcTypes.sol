@@ -56,8 +56,8 @@ interface SvcErrors {
 
 // The version of the suite's contracts, which each reports as `CONTRACTS_VERSION`: 2 made the service's powers a
 // role of every relayer key (`SvcOperated`); 3 added the forwarder's `executeEach` (many signed requests in one
-// transaction, each on its own); 4 added its packed instant payments (`executePaymentPacked`, `executePacked`). A server
-// refuses a suite of a version it does not know.
+// transaction, each on its own); 4 added its packed immediate payments (`executePaymentPacked`, `executePacked`).
+// A server refuses a suite of a version it does not know.
 uint256 constant SVC_CONTRACTS_VERSION = 4;
 
 /// @title SvcOperated

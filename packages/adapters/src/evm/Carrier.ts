@@ -82,7 +82,7 @@ export const packedCarrier: Carrier = {
 
 /**
  * The gas of a transaction carrying requests that used `gasUsed` in the simulation of that same batch (decision
- * 0065): what they used, `executeEach`'s own work and the intrinsic gas, and a margin rather than the sum of the
+ * 0065): what they used, the carrier's own work and the intrinsic gas, and a margin rather than the sum of the
  * caps. A block takes a transaction only while its gas fits what the block has left, so a generous gas leaves each
  * block's tail empty. The margin, a sixteenth and 40,000: the chain runs the batch on the state the simulation read
  * (pending) in the same order, so a request costs more there only when a slot it writes is found empty though the

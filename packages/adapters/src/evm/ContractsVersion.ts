@@ -16,8 +16,8 @@ import { readError } from "./ChainRevert.ts"
 
 /**
  * The contracts version this server deploys: 2 made the service's powers a role of every relayer key; 3 added the
- * forwarder's `executeEach` (many signed requests in one transaction, decision 0065); 4 its packed instant payments
- * (`executePacked`, decision 0082).
+ * forwarder's `executeEach` (many signed requests in one transaction, decision 0065); 4 its packed immediate
+ * payments (`executePacked`, decision 0082).
  */
 export const contractsVersion = 4n
 

@@ -58,6 +58,7 @@ const signedPayment = (key: Hex, account: Address, payment: PaymentEntry, option
     return { request: paymentRequestOf(bundle.typed_data), signature: yield* sign(bundle, key, "viem") }
   })
 
+/** The packed bytes of a signed instant payment (the test expects it to pack). */
 const packed = (signed: Signed<PaymentForwardRequest>): Hex => {
   const bytes = packPayment(signed)
   if (bytes === undefined) throw new Error("the payment does not pack")

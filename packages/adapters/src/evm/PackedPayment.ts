@@ -30,6 +30,8 @@ const pack = (
     payment.payAtTime === 0n &&
     payment.validMinutes === 0n &&
     payment.data === "0x" &&
+    size(payment.id) === 32 &&
+    size(payment.groupID) === 32 &&
     size(signature) === 65 &&
     request.expires < 2n ** 40n &&
     payment.amount < 2n ** 128n
@@ -51,7 +53,8 @@ const pack = (
 
 /**
  * A signed instant payment packed, or `undefined` when it does not pack: only an immediate payment (`payType` 1,
- * `payAtTime` and `validMinutes` 0, no `data`) with a 65-byte signature, whose expiry fits 5 bytes and amount 16.
+ * `payAtTime` and `validMinutes` 0, no `data`) with a 65-byte signature, whose expiry fits 5 bytes and amount 16 (and
+ * whose ids are the 32 bytes they are signed as).
  */
 export const packPayment = ({ request, signature }: Signed<PaymentForwardRequest>): Hex | undefined =>
   pack("payment", request, request.data, signature)
