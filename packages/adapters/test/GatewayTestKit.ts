@@ -4,10 +4,17 @@
  * `ViemChainGateway.make` builds it), a funded team account, and requests signed as a wallet would sign them.
  */
 import { randomBytes } from "node:crypto"
-import { type ChainUnavailable, paymentsRequestOf, rolesRequestOf, type SettlementReverted } from "@svc/domain/chain"
+import {
+  type ChainUnavailable,
+  paymentRequestOf,
+  paymentsRequestOf,
+  rolesRequestOf,
+  type SettlementReverted
+} from "@svc/domain/chain"
 import {
   type PaymentEntry,
   paymentsTypedData,
+  paymentTypedData,
   type RoleGrant,
   rolesTypedData,
   signableOf,
@@ -140,6 +147,19 @@ export const sign = (bundle: TypedDataBundle, key: Hex, kind: SignerKind) =>
 
 /** Where requests are signed for: the chain and the suite's forwarder, as the test knows them. */
 export const location = GatewayFixture.useSync(({ suite }) => ({ chainId, verifyingContract: suite.forwarder }))
+
+/** An instant payment (`CreatePaymentForwardRequest`) signed by `key` for `to`, expiring as `options` say. */
+export const signedPayment = (
+  key: Hex,
+  to: Address,
+  payment: PaymentEntry,
+  kind: SignerKind = "viem",
+  options: { readonly expires?: number } = {}
+) =>
+  Effect.gen(function* () {
+    const bundle = paymentTypedData(yield* location, yield* envelope(key, to, options), payment)
+    return { request: paymentRequestOf(bundle.typed_data), signature: yield* sign(bundle, key, kind) }
+  })
 
 export const signedPayments = (
   key: Hex,

@@ -6,14 +6,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { svcAccountAbi, svcAccountForwarderAbi } from "@svc/contracts"
-import {
-  type PaymentForwardRequest,
-  paymentRequestDigest,
-  paymentRequestOf,
-  paymentsRequestDigest,
-  type Signed
-} from "@svc/domain/chain"
-import { type PaymentEntry, paymentTypedData } from "@svc/domain/eip712"
+import { type PaymentForwardRequest, paymentRequestDigest, paymentsRequestDigest, type Signed } from "@svc/domain/chain"
 import { Effect } from "effect"
 import {
   type Address,
@@ -35,13 +28,12 @@ import {
   balances,
   chainTime,
   entry,
-  envelope,
   freshTeam,
   GatewayFixture,
   location,
   newWallet,
   rpcUrl,
-  sign,
+  signedPayment,
   signedPayments
 } from "../../test/GatewayTestKit.ts"
 import { executePayment, executePayments } from "./actions/executeRequests.ts"
@@ -50,13 +42,6 @@ import { packPayment, packPayments } from "./PackedPayment.ts"
 
 /** secp256k1's order, to turn a signature into its high-s twin. */
 const curveOrder = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-
-/** A signed instant payment from `key` for `account`, expiring as told (10 minutes from now unless told). */
-const signedPayment = (key: Hex, account: Address, payment: PaymentEntry, options: { expires?: number } = {}) =>
-  Effect.gen(function* () {
-    const bundle = paymentTypedData(yield* location, yield* envelope(key, account, options), payment)
-    return { request: paymentRequestOf(bundle.typed_data), signature: yield* sign(bundle, key, "viem") }
-  })
 
 /** The packed bytes of a signed instant payment (the test expects it to pack). */
 const packed = (signed: Signed<PaymentForwardRequest>): Hex => {
@@ -200,7 +185,9 @@ layer(GatewayFixture.layer(), { timeout: 120_000, excludeTestServices: true })("
       ])
       assert.strictEqual(yield* refusal(highS), "InvalidSignature")
       const now = yield* chainTime
-      const expired = yield* signedPayment(ownerKey, account, entry(suite.token, bob, 1_000n), { expires: now - 60 })
+      const expired = yield* signedPayment(ownerKey, account, entry(suite.token, bob, 1_000n), "viem", {
+        expires: now - 60
+      })
       assert.strictEqual(yield* refusal(packed(expired)), "RequestExpired")
       const strangerKey = generatePrivateKey()
       const stranger = yield* signedPayment(strangerKey, account, entry(suite.token, bob, 1_000n))
@@ -313,7 +300,9 @@ layer(GatewayFixture.layer(), { timeout: 120_000, excludeTestServices: true })("
               )
         const settling = yield* Effect.forEach(payees, signedOne)
         // An expiry beyond 5 bytes is valid on the chain, but does not pack.
-        const far = yield* signedPayment(ownerKey, account, entry(suite.token, newWallet(), 7n), { expires: 2 ** 41 })
+        const far = yield* signedPayment(ownerKey, account, entry(suite.token, newWallet(), 7n), "viem", {
+          expires: 2 ** 41
+        })
         assert.isUndefined(packPayment(far))
         const settlements = yield* Effect.all([...settling, executePayment(gateway, far)], { concurrency: "unbounded" })
         assert.deepStrictEqual(

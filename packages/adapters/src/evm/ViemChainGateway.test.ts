@@ -6,8 +6,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { svcAccountForwarderAbi } from "@svc/contracts"
-import { ChainGateway, paymentRequestOf, type SuiteAddresses, TransactionJournal } from "@svc/domain/chain"
-import { paymentTypedData } from "@svc/domain/eip712"
+import { ChainGateway, type SuiteAddresses, TransactionJournal } from "@svc/domain/chain"
 import { Context, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { type Address, type Hex, keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -16,13 +15,11 @@ import {
   chainId,
   chainTime,
   entry,
-  envelope,
   freshTeam,
   GatewayFixture,
-  location,
   newWallet,
   rpcUrl,
-  sign,
+  signedPayment,
   signedPayments,
   signedRoles
 } from "../../test/GatewayTestKit.ts"
@@ -54,24 +51,6 @@ const settingsOf = (key: Hex, batch?: ChainSettings["batch"]) =>
 /** The production layer's gateway for `settings`, for the test's scope. */
 const gatewayOf = (settings: ChainSettings) =>
   Effect.map(Layer.build(ViemChainGateway.layer(settings)), (context) => Context.get(context, ChainGateway))
-
-/** A signed instant payment of `amount` to `recipient` from the account of `ownerKey`. */
-const signedPayment = (
-  ownerKey: Hex,
-  account: Address,
-  token: Address,
-  recipient: Address,
-  amount: bigint,
-  more = {}
-) =>
-  Effect.gen(function* () {
-    const bundle = paymentTypedData(
-      yield* location,
-      yield* envelope(ownerKey, account),
-      entry(token, recipient, amount, more)
-    )
-    return { request: paymentRequestOf(bundle.typed_data), signature: yield* sign(bundle, ownerKey, "viem") }
-  })
 
 // Real I/O with polling: no TestClock (excludeTestServices), so `it.effect` runs on the live clock.
 layer(GatewayFixture.layer({ operators: layerKeys.map(addressOf) }), { timeout: 120_000, excludeTestServices: true })(
@@ -127,7 +106,9 @@ layer(GatewayFixture.layer({ operators: layerKeys.map(addressOf) }), { timeout: 
         )
         assert.isTrue(yield* gateway.isSaltUsed(signed.request.salt))
         assert.deepStrictEqual(yield* gateway.settlementOfSalt(account, signed.request.salt), paid)
-        const instant = yield* gateway.executePayment(yield* signedPayment(ownerKey, account, suite.token, bob, 2_000n))
+        const instant = yield* gateway.executePayment(
+          yield* signedPayment(ownerKey, account, entry(suite.token, bob, 2_000n))
+        )
         assert.deepStrictEqual(
           instant.payments.map((p) => [p.outcome, p.recipient, p.amount]),
           [["paid", bob, 2_000n]]
@@ -170,7 +151,11 @@ layer(GatewayFixture.layer({ operators: layerKeys.map(addressOf) }), { timeout: 
         // An escrowed payment, released by the layer's key (an operator of the escrow).
         const claimId = keccak256(toHex(`${bytes32()}@example.com`))
         yield* gateway.executePayment(
-          yield* signedPayment(ownerKey, account, suite.token, suite.escrow, 4_000n, { payType: "3", data: claimId })
+          yield* signedPayment(
+            ownerKey,
+            account,
+            entry(suite.token, suite.escrow, 4_000n, { payType: "3", data: claimId })
+          )
         )
         const erin = newWallet()
         const released = yield* gateway.releaseEscrow(claimId, erin)
@@ -205,7 +190,7 @@ layer(GatewayFixture.layer({ operators: layerKeys.map(addressOf) }), { timeout: 
             Effect.gen(function* () {
               const { account, ownerKey } = yield* freshTeam()
               const requests = yield* Effect.forEach(Array.from({ length: 8 }), () =>
-                signedPayment(ownerKey, account, suite.token, newWallet(), 1_000n)
+                signedPayment(ownerKey, account, entry(suite.token, newWallet(), 1_000n))
               )
               const settled = yield* Effect.forEach(requests, (request) => gateway.executePayment(request), {
                 concurrency: "unbounded"

@@ -26,6 +26,7 @@ import {
   location,
   newWallet,
   sign,
+  signedPayment,
   signedPayments,
   signedRoles,
   startingBalance
@@ -60,15 +61,10 @@ layer(GatewayFixture.layer(), { timeout: 120_000, excludeTestServices: true })("
         Effect.gen(function* () {
           const { gateway, ownerKey, suite, team } = yield* GatewayFixture
           const carol = newWallet()
-          const bundle = paymentTypedData(
-            yield* location,
-            yield* envelope(ownerKey, team),
-            entry(suite.token, carol, 250_000n)
+          const settlement = yield* executePayment(
+            gateway,
+            yield* signedPayment(ownerKey, team, entry(suite.token, carol, 250_000n), kind)
           )
-          const settlement = yield* executePayment(gateway, {
-            request: paymentRequestOf(bundle.typed_data),
-            signature: yield* sign(bundle, ownerKey, kind)
-          })
           assert.deepStrictEqual(
             settlement.payments.map((p) => p.outcome),
             ["paid"]
