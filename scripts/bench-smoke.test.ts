@@ -42,6 +42,7 @@ describe("benchmarks in smoke mode", () => {
       "packages/adapters/bench/chain-settlement.bench.ts",
       "packages/adapters/bench/chaos.bench.ts",
       "packages/adapters/bench/deposits-catchup.bench.ts",
+      "packages/adapters/bench/pay-schedules.bench.ts",
       "packages/adapters/bench/row-decoder.bench.ts",
       "packages/domain/bench/domain-verify.bench.ts"
     ])

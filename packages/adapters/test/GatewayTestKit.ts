@@ -9,7 +9,8 @@ import {
   paymentRequestOf,
   paymentsRequestOf,
   rolesRequestOf,
-  type SettlementReverted
+  type SettlementReverted,
+  scheduleRequestOf
 } from "@svc/domain/chain"
 import {
   type PaymentEntry,
@@ -17,6 +18,8 @@ import {
   paymentTypedData,
   type RoleGrant,
   rolesTypedData,
+  type ScheduleEntry,
+  scheduleTypedData,
   signableOf,
   type TypedDataBundle
 } from "@svc/domain/eip712"
@@ -180,6 +183,13 @@ export const signedRoles = (key: Hex, to: Address, grants: ReadonlyArray<RoleGra
   Effect.gen(function* () {
     const bundle = rolesTypedData(yield* location, yield* envelope(key, to), grants as [RoleGrant, ...Array<RoleGrant>])
     return { request: rolesRequestOf(bundle.typed_data), signature: yield* sign(bundle, key, kind) }
+  })
+
+/** A pay schedule (`CreatePayScheduleForwardRequest`) signed by `key` for `to`. */
+export const signedSchedule = (key: Hex, to: Address, schedule: ScheduleEntry, kind: SignerKind = "viem") =>
+  Effect.gen(function* () {
+    const bundle = scheduleTypedData(yield* location, yield* envelope(key, to), schedule)
+    return { request: scheduleRequestOf(bundle.typed_data), signature: yield* sign(bundle, key, kind) }
   })
 
 /** What each of `holders` holds of the suite's USDC. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-import {IERC20, SvcErrors, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
+import {SvcSchedules} from "./SvcSchedules.sol";
+import {IERC20, SvcErrors, SvcPaySchedule, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
 
 /// @notice What an account needs from its forwarder: where the e-mail escrow is.
 interface ISvcForwarderEscrow {
@@ -15,9 +16,10 @@ interface ISvcEscrowDeposit {
 
 /// @title SvcAccount
 /// @notice The `svc_account` of a team or a user: it holds tokens, pays at once, registers intents that anyone may
-/// execute once due, and keeps the roles its manager requests grant. Only its forwarder moves funds or grants roles,
-/// and only after verifying a signature by a wallet this account authorises.
-contract SvcAccount is SvcErrors {
+/// execute once due and pay schedules whose instalments anyone may execute once each (`SvcSchedules`), and keeps the
+/// roles its manager requests grant. Only its forwarder moves funds, registers or grants, and only after verifying a
+/// signature by a wallet this account authorises.
+contract SvcAccount is SvcSchedules {
     uint256 internal constant PAY_IMMEDIATE = 1;
     uint256 internal constant PAY_INTENT = 2;
     uint256 internal constant PAY_ESCROW = 3;
@@ -116,6 +118,20 @@ contract SvcAccount is SvcErrors {
         emit PaymentExecuted(id, groupID, recipient, token, amount);
     }
 
+    /// @notice Registers the pay schedule that `signer` signed, verified by the forwarder (which checked `canPay`).
+    function registerSchedule(address signer, SvcPaySchedule calldata schedule) external onlyForwarder {
+        _registerSchedule(signer, schedule);
+    }
+
+    /// @notice Cancels schedules, for good, for the forwarder's operators (the service cancels on a team's request, and
+    /// when a payee is removed or blocked). A schedule already canceled is left as it is.
+    function cancelSchedules(bytes32[] calldata ids) external onlyForwarder {
+        if (ids.length == 0) revert EmptyRequest();
+        for (uint256 i = 0; i < ids.length; ++i) {
+            _cancelSchedule(ids[i]);
+        }
+    }
+
     /// @notice Grants roles from a verified manager request.
     function grantRoles(SvcRoleGrant[] calldata grants) external onlyForwarder {
         if (grants.length == 0) revert EmptyRequest();
@@ -130,11 +146,14 @@ contract SvcAccount is SvcErrors {
     }
 
     /// @notice Ends the authority of removed members, for the forwarder's revoker: clears their roles and, for the
-    /// owner, the ownership. Revoke-only by construction: nothing here grants a role, names a new owner or pays.
+    /// owner, the ownership, and ends the pay schedules they signed (their `revocations` count moves on, so a role
+    /// granted again later does not revive them). Revoke-only by construction: nothing here grants a role, names a new
+    /// owner or pays.
     function revoke(address[] calldata members) external onlyForwarder {
         if (members.length == 0) revert EmptyRequest();
         for (uint256 i = 0; i < members.length; ++i) {
             address member = members[i];
+            revocations[member] += 1;
             _revokeRole(TEAM_ADMIN, member);
             _revokeRole(TEAM_FINANCE_ADMIN, member);
             _revokeRole(TEAM_VIEWER, member);
@@ -213,7 +232,7 @@ contract SvcAccount is SvcErrors {
         if (balance < amount) revert InsufficientBalance(token, balance, amount);
     }
 
-    function _transfer(address token, address to, uint256 amount) private {
+    function _transfer(address token, address to, uint256 amount) internal override {
         bytes4 selector = IERC20.transfer.selector;
         bool ok;
         // `token.transfer(to, amount)`, which succeeded when it did not revert and answered true, or nothing from a

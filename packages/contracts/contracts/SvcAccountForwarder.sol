@@ -2,7 +2,7 @@
 pragma solidity 0.8.30;
 
 import {SvcAccount} from "./SvcAccount.sol";
-import {SvcOperated, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
+import {SvcOperated, SvcPaySchedule, SvcPayment, SvcRoleGrant} from "./SvcTypes.sol";
 
 /// @notice A batch of payments as signed (EIP-712 `CreatePaymentsForwardRequest`, `data` is `SvcPaymentsRequest`).
 struct PaymentsForwardRequest {
@@ -22,6 +22,15 @@ struct PaymentForwardRequest {
     SvcPayment data;
 }
 
+/// @notice A pay schedule as signed (EIP-712 `CreatePayScheduleForwardRequest`).
+struct ScheduleForwardRequest {
+    address from;
+    address to;
+    uint256 salt;
+    uint256 expires;
+    SvcPaySchedule data;
+}
+
 /// @notice Manager role grants as signed (EIP-712 `SetRolesForwardRequest`).
 struct RolesForwardRequest {
     address from;
@@ -31,8 +40,9 @@ struct RolesForwardRequest {
     SvcRoleGrant[] data;
 }
 
-/// @notice One request of `executeEach`: the calldata of `executePayment`, `executePayments` or `executeRoles`, and the
-/// most gas it may use, so that one request cannot spend what the others need.
+/// @notice One request of `executeEach`: the calldata of `executePayment`, `executePayments`, `executeRoles`,
+/// `executeSchedule` or `executeInstalment`, and the most gas it may use, so that one request cannot spend what the
+/// others need.
 struct EachCall {
     bytes data;
     uint256 gas;
@@ -81,6 +91,18 @@ contract SvcAccountForwarder is SvcOperated {
             PAYMENT_TYPE
         )
     );
+    string internal constant SCHEDULE_PAYEE_TYPE = "SvcSchedulePayee(address recipient,uint256 amount)";
+    string internal constant SCHEDULE_TYPE =
+        "SvcPaySchedule(bytes32 id,address token,uint256 firstPayAt,string interval,uint256 count,uint256 validMinutes,SvcSchedulePayee[] payees)";
+    bytes32 public immutable SCHEDULE_PAYEE_TYPEHASH = keccak256(bytes(SCHEDULE_PAYEE_TYPE));
+    bytes32 public immutable SCHEDULE_TYPEHASH = keccak256(abi.encodePacked(SCHEDULE_TYPE, SCHEDULE_PAYEE_TYPE));
+    bytes32 public immutable CREATE_SCHEDULE_TYPEHASH = keccak256(
+        abi.encodePacked(
+            "CreatePayScheduleForwardRequest(address from,address to,uint256 salt,uint256 expires,SvcPaySchedule data)",
+            SCHEDULE_TYPE,
+            SCHEDULE_PAYEE_TYPE
+        )
+    );
     bytes32 public constant ROLE_GRANT_TYPEHASH = keccak256("SvcRoleGrant(string role,address account)");
     bytes32 public constant SET_ROLES_TYPEHASH = keccak256(
         "SetRolesForwardRequest(address from,address to,uint256 salt,uint256 expires,SvcRoleGrant[] data)SvcRoleGrant(string role,address account)"
@@ -90,6 +112,7 @@ contract SvcAccountForwarder is SvcOperated {
     uint8 public constant KIND_PAYMENTS = 1;
     uint8 public constant KIND_PAYMENT = 2;
     uint8 public constant KIND_ROLES = 3;
+    uint8 public constant KIND_SCHEDULE = 4;
 
     /// @notice Where payments to an e-mail recipient without an account go.
     address public immutable escrow;
@@ -221,6 +244,51 @@ contract SvcAccountForwarder is SvcOperated {
         SvcAccount(request.to).payOne(request.data);
     }
 
+    /// @notice The digest a wallet signs for a pay schedule.
+    function digestSchedule(ScheduleForwardRequest calldata request) public view returns (bytes32) {
+        SvcPaySchedule calldata schedule = request.data;
+        bytes32[] memory hashes = new bytes32[](schedule.payees.length);
+        for (uint256 i = 0; i < hashes.length; ++i) {
+            hashes[i] =
+                keccak256(abi.encode(SCHEDULE_PAYEE_TYPEHASH, schedule.payees[i].recipient, schedule.payees[i].amount));
+        }
+        bytes32 scheduleHash = keccak256(
+            abi.encode(
+                SCHEDULE_TYPEHASH,
+                schedule.id,
+                schedule.token,
+                schedule.firstPayAt,
+                keccak256(bytes(schedule.interval)),
+                schedule.count,
+                schedule.validMinutes,
+                keccak256(abi.encodePacked(hashes))
+            )
+        );
+        return _digest(
+            keccak256(
+                abi.encode(
+                    CREATE_SCHEDULE_TYPEHASH, request.from, request.to, request.salt, request.expires, scheduleHash
+                )
+            )
+        );
+    }
+
+    /// @notice Verifies a signed pay schedule and registers it on its account, signed by `from` once for all of its
+    /// instalments.
+    function executeSchedule(ScheduleForwardRequest calldata request, bytes calldata signature) external {
+        bytes32 digest = digestSchedule(request);
+        _authorise(request.from, request.to, request.salt, request.expires, digest, signature, false);
+        emit RequestExecuted(digest, request.to, request.from, request.salt, KIND_SCHEDULE);
+        SvcAccount(request.to).registerSchedule(request.from, request.data);
+    }
+
+    /// @notice Executes instalment `n` of schedule `id` on `account` (which anyone may do on the account itself), so
+    /// that `executeEach` may carry due instalments beside signed requests.
+    function executeInstalment(address account, bytes32 id, uint256 n) external {
+        if (!isAccount[account]) revert UnknownAccount(account);
+        SvcAccount(account).executeInstalment(id, n);
+    }
+
     /// @notice Verifies and executes signed manager role grants.
     function executeRoles(RolesForwardRequest calldata request, bytes calldata signature) external {
         bytes32 digest = digestRoles(request);
@@ -240,7 +308,8 @@ contract SvcAccountForwarder is SvcOperated {
             bytes4 selector = bytes4(data[:4]);
             if (
                 selector != this.executePayment.selector && selector != this.executePayments.selector
-                    && selector != this.executeRoles.selector
+                    && selector != this.executeRoles.selector && selector != this.executeSchedule.selector
+                    && selector != this.executeInstalment.selector
             ) revert UnknownCall(selector);
             uint256 before = gasleft();
             (bool ok, bytes memory reason) = address(this).delegatecall{gas: calls[i].gas}(data);
@@ -325,6 +394,13 @@ contract SvcAccountForwarder is SvcOperated {
     function revoke(address account, address[] calldata members) external onlyOperator {
         if (!isAccount[account]) revert UnknownAccount(account);
         SvcAccount(account).revoke(members);
+    }
+
+    /// @notice Cancels pay schedules of `account`, for good; an operator only (the service cancels at a team's request
+    /// and when a payee is removed or blocked). It cannot pay or register anything.
+    function cancelSchedules(address account, bytes32[] calldata ids) external onlyOperator {
+        if (!isAccount[account]) revert UnknownAccount(account);
+        SvcAccount(account).cancelSchedules(ids);
     }
 
     function _authorise(

@@ -20,6 +20,25 @@ struct SvcRoleGrant {
     address account;
 }
 
+/// @notice One payee of a pay schedule as signed (EIP-712 type `SvcSchedulePayee`): paid `amount` each instalment.
+struct SvcSchedulePayee {
+    address recipient;
+    uint256 amount;
+}
+
+/// @notice A pay schedule as signed (EIP-712 type `SvcPaySchedule`): `count` instalments, the first due at
+/// `firstPayAt` (unix seconds), then one each `interval` ("weekly", "biweekly" or "monthly": the day of the month
+/// kept, clamped to the month's last day), each payable from its due time until `validMinutes` later.
+struct SvcPaySchedule {
+    bytes32 id;
+    address token;
+    uint256 firstPayAt;
+    string interval;
+    uint256 count;
+    uint256 validMinutes;
+    SvcSchedulePayee[] payees;
+}
+
 /// @notice The minimal ERC-20 surface the accounts and the escrow use.
 interface IERC20 {
     function balanceOf(address account) external view returns (uint256);
@@ -52,13 +71,22 @@ interface SvcErrors {
     error NotAdmin(address caller);
     error NotOperator(address caller);
     error NothingToRelease(bytes32 claimId, address token);
+    error InvalidSchedule(bytes32 id);
+    error ScheduleAlreadyRegistered(bytes32 id);
+    error ScheduleNotFound(bytes32 id);
+    error ScheduleNotActive(bytes32 id);
+    error InstalmentNotFound(bytes32 id, uint256 n);
+    error InstalmentNotDue(bytes32 id, uint256 n, uint256 dueAt, uint256 timestamp);
+    error InstalmentValidityElapsed(bytes32 id, uint256 n, uint256 validUntil, uint256 timestamp);
+    error InstalmentAlreadyPaid(bytes32 id, uint256 n);
 }
 
 // The version of the suite's contracts, which each reports as `CONTRACTS_VERSION`: 2 made the service's powers a
 // role of every relayer key (`SvcOperated`); 3 added the forwarder's `executeEach` (many signed requests in one
-// transaction, each on its own); 4 added its packed immediate payments (`executePaymentPacked`, `executePacked`).
+// transaction, each on its own); 4 added its packed immediate payments (`executePaymentPacked`, `executePacked`); 5
+// added pay schedules (`executeSchedule`, the account's `executeInstalment`, the operators' `cancelSchedules`).
 // A server refuses a suite of a version it does not know.
-uint256 constant SVC_CONTRACTS_VERSION = 4;
+uint256 constant SVC_CONTRACTS_VERSION = 5;
 
 /// @title SvcOperated
 /// @notice The service's operators: the relayer keys of its pool, any number of them, named by the admin (the account

@@ -7,6 +7,11 @@ import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
 import {
   ChainUnavailable,
   EscrowClaimEmpty,
+  InstalmentAlreadyPaid,
+  type InstalmentError,
+  InstalmentNotDue,
+  InstalmentNotFound,
+  InstalmentValidityElapsed,
   InsufficientBalance,
   IntentAlreadyExecuted,
   type IntentError,
@@ -18,6 +23,8 @@ import {
   type RequestError,
   RequestExpired,
   SaltReplayed,
+  ScheduleNotActive,
+  ScheduleNotFound,
   SettlementReverted,
   SignerNotAuthorised,
   UnknownAccount
@@ -133,6 +140,12 @@ export const requestError = (error: unknown, context: RevertContext): RequestErr
       return new InvalidRequest({ reason: `an intent with id ${str(args[0])} is already registered` })
     case "UnknownRole":
       return new InvalidRequest({ reason: `unknown role "${str(args[0])}"` })
+    case "InvalidSchedule":
+      return new InvalidRequest({
+        reason: `schedule ${str(args[0])}: its interval, count, payees, first pay time or validity is out of range`
+      })
+    case "ScheduleAlreadyRegistered":
+      return new InvalidRequest({ reason: `a schedule with id ${str(args[0])} is already registered` })
   }
   return insufficient(name, args, context) ?? new SettlementReverted({ reason: name })
 }
@@ -152,6 +165,29 @@ export const intentError = (error: unknown, context: RevertContext): IntentError
       return new IntentValidityElapsed({ id: str(args[0]), validUntil: str(args[1]) })
     case "IntentAlreadyExecuted":
       return new IntentAlreadyExecuted({ id: str(args[0]) })
+  }
+  return insufficient(name, args, context) ?? new SettlementReverted({ reason: name })
+}
+
+/** The domain error for a failed instalment of a pay schedule. */
+export const instalmentError = (error: unknown, context: RevertContext): InstalmentError => {
+  const revert = revertOf(error)
+  const other = common(revert)
+  if (other !== undefined || revert._tag !== "Revert") return other!
+  const { args, name } = revert
+  switch (name) {
+    case "ScheduleNotFound":
+      return new ScheduleNotFound({ account: context.account, id: str(args[0]) })
+    case "ScheduleNotActive":
+      return new ScheduleNotActive({ id: str(args[0]) })
+    case "InstalmentNotFound":
+      return new InstalmentNotFound({ id: str(args[0]), n: Number(args[1]) })
+    case "InstalmentNotDue":
+      return new InstalmentNotDue({ id: str(args[0]), n: Number(args[1]), dueAt: str(args[2]) })
+    case "InstalmentValidityElapsed":
+      return new InstalmentValidityElapsed({ id: str(args[0]), n: Number(args[1]), validUntil: str(args[2]) })
+    case "InstalmentAlreadyPaid":
+      return new InstalmentAlreadyPaid({ id: str(args[0]), n: Number(args[1]) })
   }
   return insufficient(name, args, context) ?? new SettlementReverted({ reason: name })
 }

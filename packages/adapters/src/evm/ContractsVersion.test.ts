@@ -33,13 +33,13 @@ describe("the contracts version", () => {
             pollingInterval: 10
           })
         )
-      assert.strictEqual(contractsVersion, 4n)
+      assert.strictEqual(contractsVersion, 5n)
       // The test token has no `CONTRACTS_VERSION`, as a forwarder from before versions: version 1.
       const refused = yield* Effect.flip(gatewayOn(suite.token))
       assert.strictEqual(refused._tag, "ContractsVersionMismatch")
       assert.strictEqual(
         refused.message,
-        `the forwarder at ${suite.token} is contracts version 1, and this server needs version 4: deploy this version with \`npm run deploy\` and set FORWARDER_ADDRESS and ESCROW_ADDRESS to the addresses it prints`
+        `the forwarder at ${suite.token} is contracts version 1, and this server needs version 5: deploy this version with \`npm run deploy\` and set FORWARDER_ADDRESS and ESCROW_ADDRESS to the addresses it prints`
       )
       const served = yield* gatewayOn(suite.forwarder).pipe(Effect.orDie)
       assert.strictEqual((yield* Context.get(served, ChainGateway).addresses).forwarder, suite.forwarder)

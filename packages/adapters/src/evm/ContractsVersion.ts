@@ -17,9 +17,10 @@ import { readError } from "./ChainRevert.ts"
 /**
  * The contracts version this server deploys: 2 made the service's powers a role of every relayer key; 3 added the
  * forwarder's `executeEach` (many signed requests in one transaction, decision 0065); 4 its packed immediate
- * payments (`executePacked`, decision 0082).
+ * payments (`executePacked`, decision 0082); 5 its pay schedules (`executeSchedule`, the account's `executeInstalment`,
+ * `cancelSchedules`, decision 0110).
  */
-export const contractsVersion = 4n
+export const contractsVersion = 5n
 
 /** The suite at the configured addresses is of another version: one line saying what to do. */
 export class ContractsVersionMismatch extends Schema.TaggedError<ContractsVersionMismatch>()(

@@ -27,7 +27,7 @@ import { makeRelayer, type Relayer } from "./Relayer.ts"
 import type { BatchOptions } from "./RequestBatcher.ts"
 
 /**
- * Builds the gateway on a client and a relayer for a deployed suite (contracts version 4): signed requests waiting at
+ * Builds the gateway on a client and a relayer for a deployed suite (contracts version 5): signed requests waiting at
  * the same time share transactions (`batch`, decision 0065; `makeGateway`). Each operation is an action of `actions/`.
  */
 export const make: (

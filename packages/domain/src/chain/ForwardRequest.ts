@@ -10,6 +10,7 @@ import {
   PrimaryTypes,
   type RequestEnvelope,
   type RolesTypedDataMessage,
+  type ScheduleTypedDataMessage,
   TypesOf
 } from "../eip712/TypedData.ts"
 import { type ForwarderLocation, forwarderDomain } from "../eip712/TypedDataBuilder.ts"
@@ -50,6 +51,26 @@ export type PaymentForwardRequest = ForwardEnvelope<SvcPaymentMessage>
 
 /** Manager role grants (`SetRolesForwardRequest`). */
 export type RolesForwardRequest = ForwardEnvelope<ReadonlyArray<SvcRoleGrantMessage>>
+
+/** One payee of a pay schedule: paid `amount` each instalment. */
+export interface SvcSchedulePayeeMessage {
+  readonly recipient: Address
+  readonly amount: bigint
+}
+
+/** A pay schedule (`SvcPaySchedule`): `interval` is "weekly", "biweekly" or "monthly". */
+export interface SvcPayScheduleMessage {
+  readonly id: Hex
+  readonly token: Address
+  readonly firstPayAt: bigint
+  readonly interval: string
+  readonly count: bigint
+  readonly validMinutes: bigint
+  readonly payees: ReadonlyArray<SvcSchedulePayeeMessage>
+}
+
+/** A pay schedule (`CreatePayScheduleForwardRequest`). */
+export type ScheduleForwardRequest = ForwardEnvelope<SvcPayScheduleMessage>
 
 /** A request with the 65-byte signature (or ERC-1271 signature) of its `from` wallet. */
 export interface Signed<Request> {
@@ -94,6 +115,23 @@ export const rolesRequestOf = (message: RolesTypedDataMessage): RolesForwardRequ
   data: message.data.map((grant) => ({ role: grant.role, account: grant.account as Address }))
 })
 
+/** The request of a pay schedule bundle's `typed_data`. */
+export const scheduleRequestOf = (message: ScheduleTypedDataMessage): ScheduleForwardRequest => ({
+  ...envelopeOf(message),
+  data: {
+    id: message.data.id as Hex,
+    token: message.data.token as Address,
+    firstPayAt: BigInt(message.data.firstPayAt),
+    interval: message.data.interval,
+    count: BigInt(message.data.count),
+    validMinutes: BigInt(message.data.validMinutes),
+    payees: message.data.payees.map((payee) => ({
+      recipient: payee.recipient as Address,
+      amount: BigInt(payee.amount)
+    }))
+  }
+})
+
 /** The digest of one kind of request, as the forwarder at `location` computes it. */
 const digestOf =
   <R>(kind: keyof typeof TypesOf) =>
@@ -114,3 +152,6 @@ export const paymentRequestDigest = digestOf<PaymentForwardRequest>("payment")
 
 /** The digest a wallet signs for manager role grants. */
 export const rolesRequestDigest = digestOf<RolesForwardRequest>("roles")
+
+/** The digest a wallet signs for a pay schedule. */
+export const scheduleRequestDigest = digestOf<ScheduleForwardRequest>("schedule")

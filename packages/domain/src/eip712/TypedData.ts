@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import { Address, Bytes32, HexBytes, Uint256String } from "../Evm.ts"
-import { PaymentRequestTypes, PaymentsRequestTypes, RolesRequestTypes } from "./Types.ts"
+import { PaymentRequestTypes, PaymentsRequestTypes, RolesRequestTypes, ScheduleRequestTypes } from "./Types.ts"
 
 /** The EIP-712 domain (DESIGN §5): `SvcAccountForwarder` 1.0.0 on a chain, at the forwarder's address. */
 export const TypedDataDomain = Schema.Struct({
@@ -96,18 +96,49 @@ export const RolesTypedDataMessage = Schema.Struct({
 })
 export type RolesTypedDataMessage = typeof RolesTypedDataMessage.Type
 
+/** How often a pay schedule pays: its `interval` as signed. */
+export const ScheduleInterval = Schema.Literals(["weekly", "biweekly", "monthly"])
+export type ScheduleInterval = typeof ScheduleInterval.Type
+
+/** Most instalments a pay schedule has (the contract's `MAX_INSTALMENTS`). */
+export const maxInstalments = 120
+
+/** Most payees a pay schedule has (the contract allows 255; an instalment pays them all in one call). */
+export const maxSchedulePayees = 100
+
+/** One payee of a pay schedule, paid `amount` (token units) each instalment. */
+export const SchedulePayeeEntry = Schema.Struct({ recipient: Address, amount: Uint256String })
+export type SchedulePayeeEntry = typeof SchedulePayeeEntry.Type
+
+/** `typed_data` of a pay schedule: `data` is the schedule. */
+export const ScheduleTypedDataMessage = Schema.Struct({
+  ...RequestEnvelopeFields,
+  data: Schema.Struct({
+    id: Bytes32,
+    token: Address,
+    firstPayAt: Uint256String,
+    interval: ScheduleInterval,
+    count: Uint256String,
+    validMinutes: Uint256String,
+    payees: Schema.NonEmptyArray(SchedulePayeeEntry).pipe(Schema.check(Schema.isMaxLength(maxSchedulePayees)))
+  })
+})
+export type ScheduleTypedDataMessage = typeof ScheduleTypedDataMessage.Type
+
 /** The primary type of each kind of request. */
 export const PrimaryTypes = {
   payments: "CreatePaymentsForwardRequest",
   payment: "CreatePaymentForwardRequest",
-  roles: "SetRolesForwardRequest"
+  roles: "SetRolesForwardRequest",
+  schedule: "CreatePayScheduleForwardRequest"
 } as const
 
 /** The `types` of each kind of request. */
 export const TypesOf = {
   payments: PaymentsRequestTypes,
   payment: PaymentRequestTypes,
-  roles: RolesRequestTypes
+  roles: RolesRequestTypes,
+  schedule: ScheduleRequestTypes
 } as const
 
 const bundle = <M extends Schema.Top, P extends string>(message: M, primaryType: P) =>
@@ -130,5 +161,13 @@ export type PaymentTypedDataBundle = typeof PaymentTypedDataBundle.Type
 export const RolesTypedDataBundle = bundle(RolesTypedDataMessage, PrimaryTypes.roles)
 export type RolesTypedDataBundle = typeof RolesTypedDataBundle.Type
 
+/** The bundle for a pay schedule (POST /v2/pay_schedules). */
+export const ScheduleTypedDataBundle = bundle(ScheduleTypedDataMessage, PrimaryTypes.schedule)
+export type ScheduleTypedDataBundle = typeof ScheduleTypedDataBundle.Type
+
 /** Any bundle the service issues. */
-export type TypedDataBundle = PaymentsTypedDataBundle | PaymentTypedDataBundle | RolesTypedDataBundle
+export type TypedDataBundle =
+  | PaymentsTypedDataBundle
+  | PaymentTypedDataBundle
+  | RolesTypedDataBundle
+  | ScheduleTypedDataBundle

@@ -64,3 +64,24 @@ export const RolesRequestTypes = {
     { name: "account", type: "address" }
   ]
 } as const
+
+/**
+ * Types of a pay schedule (primary type `CreatePayScheduleForwardRequest`): `count` instalments of `payees`, the
+ * first due at `firstPayAt`, one each `interval` ("weekly", "biweekly" or "monthly"), each payable for `validMinutes`.
+ */
+export const ScheduleRequestTypes = {
+  CreatePayScheduleForwardRequest: envelope("SvcPaySchedule"),
+  SvcPaySchedule: [
+    { name: "id", type: "bytes32" },
+    { name: "token", type: "address" },
+    { name: "firstPayAt", type: "uint256" },
+    { name: "interval", type: "string" },
+    { name: "count", type: "uint256" },
+    { name: "validMinutes", type: "uint256" },
+    { name: "payees", type: "SvcSchedulePayee[]" }
+  ],
+  SvcSchedulePayee: [
+    { name: "recipient", type: "address" },
+    { name: "amount", type: "uint256" }
+  ]
+} as const

@@ -1,5 +1,6 @@
 /** EIP-712 typed data: types, bundle schemas, builders, digest, signing, verification and execution checks. */
 export * from "./IssuedRequestStore.ts"
+export * from "./ScheduleTypedData.ts"
 export * from "./SignedRequest.ts"
 export * from "./TypedData.ts"
 export * from "./TypedDataBuilder.ts"

@@ -42,6 +42,7 @@ export const ErrorCatalog = {
   MEMBER_NOT_FOUND: { status: 404, message: "The user is not a member of the team" },
   NOT_FOUND: { status: 404, message: "Resource not found" },
   PAYMENT_NOT_FOUND: { status: 404, message: "Payment not found" },
+  PAY_SCHEDULE_NOT_FOUND: { status: 404, message: "Pay schedule not found" },
   TEAM_NOT_FOUND: { status: 404, message: "Team not found" },
   TEAM_ROLE_SETTINGS_NOT_FOUND: { status: 404, message: "Team role settings not found" },
   TYPED_DATA_NOT_FOUND: { status: 404, message: "No typed data was issued with this salt" },
