@@ -74,7 +74,7 @@ describe("npm run deploy", () => {
         for (const contract of [env.FORWARDER_ADDRESS, env.ESCROW_ADDRESS] as ReadonlyArray<Address>) {
           assert.strictEqual(
             yield* read(contract, "function CONTRACTS_VERSION() view returns (uint256)", "CONTRACTS_VERSION"),
-            4n
+            5n
           )
           assert.strictEqual(
             yield* read(contract, "function admin() view returns (address)", "admin"),
