@@ -24,7 +24,8 @@ export const IdKinds = {
   membership: { prefix: "re-", exact: false },
   event: { prefix: "ev-", exact: false },
   delivery: { prefix: "dl-", exact: false },
-  deposit: { prefix: "dp-", exact: false }
+  deposit: { prefix: "dp-", exact: false },
+  paySchedule: { prefix: "ps-", exact: false }
 } as const
 export type IdKind = keyof typeof IdKinds
 
@@ -98,6 +99,9 @@ export type DeliveryId = typeof DeliveryId.Type
 /** A deposit id, `dp-` + characters. */
 export const DepositId = idSchema("deposit").pipe(Schema.brand("DepositId"))
 export type DepositId = typeof DepositId.Type
+/** A pay schedule id, `ps-` + characters. */
+export const PayScheduleId = idSchema("paySchedule").pipe(Schema.brand("PayScheduleId"))
+export type PayScheduleId = typeof PayScheduleId.Type
 
 /** The branded type of each kind. */
 export interface IdTypes {
@@ -113,6 +117,7 @@ export interface IdTypes {
   readonly event: EventId
   readonly delivery: DeliveryId
   readonly deposit: DepositId
+  readonly paySchedule: PayScheduleId
 }
 
 /** Makes new ids. Implementations must return ids that parse with the kind's schema and never repeat. */

@@ -16,6 +16,7 @@ import type { MembershipRepository } from "@svc/domain/membership"
 import type { V1IdMap } from "@svc/domain/migration"
 import type { PaymentLedger } from "@svc/domain/payment"
 import type { RetentionStore } from "@svc/domain/retention"
+import type { PayScheduleRepository } from "@svc/domain/schedule"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
 import type { UnitOfWork } from "@svc/domain/UnitOfWork"
 import type { UserRepository } from "@svc/domain/user"
@@ -34,6 +35,7 @@ export type Storage =
   | IdempotencyStore
   | IssuedRequestStore
   | PaymentLedger
+  | PayScheduleRepository
   | EventOutbox
   | InviteRepository
   | MailOutbox

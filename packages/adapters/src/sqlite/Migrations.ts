@@ -311,5 +311,24 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX mail_outbox_by_age ON mail_outbox (state, created);
       CREATE INDEX chain_transactions_by_age ON chain_transactions (status, updated_at);
     `
+  },
+  {
+    // Pay schedules (issue 37, decision 0110): the record as JSON beside the columns the runner leases by.
+    version: 10,
+    sql: `
+      CREATE TABLE pay_schedules (
+        nanoid TEXT PRIMARY KEY,
+        team_nanoid TEXT NOT NULL,
+        state TEXT NOT NULL,
+        next_instalment INTEGER NOT NULL,
+        next_pay_at INTEGER,
+        created_at TEXT NOT NULL,
+        lease_holder TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX pay_schedules_by_team ON pay_schedules (team_nanoid, created_at, nanoid);
+      CREATE INDEX pay_schedules_due ON pay_schedules (state, next_pay_at);
+    `
   }
 ]

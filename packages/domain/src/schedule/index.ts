@@ -1,2 +1,8 @@
-/** Pay schedules: a standing order signed once and paid each period on chain, its instalments' due times. */
+/**
+ * Pay schedules (decision 0110): a standing order signed once and paid each period on chain, its record and machine,
+ * its instalments' due times, and the port that keeps it.
+ */
 export * from "./Instalments.ts"
+export * from "./PaySchedule.ts"
+export * from "./PayScheduleErrors.ts"
+export * from "./PayScheduleRepository.ts"

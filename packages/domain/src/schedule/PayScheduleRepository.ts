@@ -1,0 +1,58 @@
+/**
+ * The port where pay schedules are kept. Adapters: SQLite and MongoDB (`@svc/adapters`), one contract suite
+ * (`PayScheduleRepository.contract.ts`).
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { PayScheduleId, TeamId } from "../Ids.ts"
+import type { Lease } from "../Lease.ts"
+import type { StaleState } from "../StaleState.ts"
+import type { PaySchedule, PayScheduleState } from "./PaySchedule.ts"
+
+/** What a settled instalment or a cancellation changes of a schedule. */
+export type SchedulePatch = Partial<
+  Pick<PaySchedule, "state" | "paid_count" | "missed_count" | "next_instalment" | "next_pay_at" | "updated_at">
+>
+
+/** Where a change expects the schedule to be: its state, and which instalment is next. */
+export interface ScheduleStep {
+  readonly state: PayScheduleState
+  readonly next_instalment: number
+}
+
+/** A schedule whose next instalment is due, leased to one runner. */
+export interface LeasedSchedule {
+  readonly schedule: PaySchedule
+  readonly lease: Lease
+}
+
+/**
+ * Pay schedules. Implementations must:
+ * - `insert`: keep one record per nanoid (a second insert changes nothing and answers `false`);
+ * - `listTeam`: newest first (`created_at`, then nanoid, both descending);
+ * - `leaseDue`: lease an `active` schedule whose `next_pay_at` is at or before `now` (unix seconds) and that no live
+ *   lease holds, to one caller at a time across machines, in one conditional update; the earliest due first;
+ * - `advance`: move a schedule only from `from` (`StaleState` otherwise), and, when `holder` is given, only while that
+ *   holder's lease holds it; the lease ends with the move;
+ * - `release`: end `holder`'s lease (nothing changes once another holds it), leaving the schedule free from `retryAt`
+ *   (epoch ms) when given.
+ */
+export class PayScheduleRepository extends Context.Service<
+  PayScheduleRepository,
+  {
+    readonly insert: (schedule: PaySchedule) => Effect.Effect<boolean>
+    readonly find: (nanoid: PayScheduleId) => Effect.Effect<Option.Option<PaySchedule>>
+    readonly listTeam: (team: TeamId) => Effect.Effect<ReadonlyArray<PaySchedule>>
+    readonly leaseDue: (options: {
+      readonly now: number
+      readonly nowMillis: number
+      readonly leaseUntil: number
+    }) => Effect.Effect<LeasedSchedule | undefined>
+    readonly advance: (
+      nanoid: PayScheduleId,
+      from: ScheduleStep,
+      patch: SchedulePatch,
+      holder?: string
+    ) => Effect.Effect<PaySchedule, StaleState>
+    readonly release: (nanoid: PayScheduleId, holder: string, retryAt?: number) => Effect.Effect<void>
+  }
+>()("@svc/domain/schedule/PayScheduleRepository") {}
