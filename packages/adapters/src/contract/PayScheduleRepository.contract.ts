@@ -38,6 +38,7 @@ const schedule = (n: number, overrides: Partial<PaySchedule> = {}): PaySchedule 
   onchain_id: `0x${n.toString(16).padStart(64, "0")}`,
   salt: String(n),
   registration_transaction: `0x${"ab".repeat(32)}`,
+  registration_block: 100 + n,
   paid_count: 0,
   missed_count: 0,
   next_instalment: 0,

@@ -19,6 +19,13 @@ import {
   readiness,
   settlementOfSalt
 } from "./actions/reads.ts"
+import {
+  cancelSchedules,
+  executeInstalment,
+  executeSchedule,
+  instalmentPaidOf,
+  scheduleOf
+} from "./actions/schedules.ts"
 import { deposits, releaseEscrow, tokenTransfers } from "./actions/transfers.ts"
 import { makeChainClient } from "./ChainClient.ts"
 import { type ChainSettings, ChainSettingsConfig } from "./ChainSettings.ts"
@@ -55,6 +62,11 @@ export const make: (
     revokeAuthority: (account, wallets) => revokeAuthority(gateway, account, wallets),
     ownerOf: (account) => ownerOf(gateway, account),
     executeIntent: (account, id) => executeIntent(gateway, account, id),
+    executeSchedule: (signed, progress) => executeSchedule(gateway, signed, progress),
+    executeInstalment: (account, id, n) => executeInstalment(gateway, account, id, n),
+    cancelSchedules: (account, ids) => cancelSchedules(gateway, account, ids),
+    schedule: (account, id) => scheduleOf(gateway, account, id),
+    instalmentPaid: (account, id, n, fromBlock) => instalmentPaidOf(gateway, account, id, n, fromBlock),
     isSaltUsed: (salt) => isSaltUsed(gateway, salt),
     settlementOfSalt: (account, salt) => settlementOfSalt(gateway, account, salt),
     intent: (account, id) => intentOf(gateway, account, id),

@@ -11,7 +11,20 @@ import {
   type RequestError,
   type SettlementReverted
 } from "./ChainError.ts"
-import type { PaymentForwardRequest, PaymentsForwardRequest, RolesForwardRequest, Signed } from "./ForwardRequest.ts"
+import type {
+  PaymentForwardRequest,
+  PaymentsForwardRequest,
+  RolesForwardRequest,
+  ScheduleForwardRequest,
+  Signed
+} from "./ForwardRequest.ts"
+import type { InstalmentError } from "./InstalmentError.ts"
+import type {
+  InstalmentSettlement,
+  ScheduleCancellation,
+  ScheduleRecord,
+  ScheduleRegistration
+} from "./ScheduleSettlement.ts"
 import type {
   AccountCreation,
   Deposit,
@@ -87,6 +100,34 @@ export class ChainGateway extends Context.Service<
     ) => Effect.Effect<Revocation, SettlementReverted | ChainUnavailable>
     /** Executes a registered intent once due and within its validity (anyone may; the relayer does). */
     readonly executeIntent: (account: Address, id: Hex) => Effect.Effect<Settlement, IntentError>
+    /** Registers a signed pay schedule on its account (contracts version 5). */
+    readonly executeSchedule: (
+      signed: Signed<ScheduleForwardRequest>,
+      progress?: SettlementProgress
+    ) => Effect.Effect<ScheduleRegistration, RequestError>
+    /** Pays instalment `n` of schedule `id` once due and within its validity (anyone may; the relayer does). */
+    readonly executeInstalment: (
+      account: Address,
+      id: Hex,
+      n: number
+    ) => Effect.Effect<InstalmentSettlement, InstalmentError>
+    /** Cancels schedules of `account` for good, through the forwarder's operators; idempotent. */
+    readonly cancelSchedules: (
+      account: Address,
+      ids: ReadonlyArray<Hex>
+    ) => Effect.Effect<ScheduleCancellation, SettlementReverted | ChainUnavailable>
+    /** Reads a schedule; `undefined` when the account has none with this id. */
+    readonly schedule: (account: Address, id: Hex) => Effect.Effect<ScheduleRecord | undefined, ChainUnavailable>
+    /**
+     * How instalment `n` of schedule `id` was paid, from the account's `InstalmentPaid` logs since `fromBlock`;
+     * `undefined` when it was not. How an instalment whose runner died before recording it is reconciled.
+     */
+    readonly instalmentPaid: (
+      account: Address,
+      id: Hex,
+      n: number,
+      fromBlock: bigint
+    ) => Effect.Effect<InstalmentSettlement | undefined, ChainUnavailable>
     /** Whether a request with this salt has executed: how to reconcile after `ChainUnavailable` while waiting. */
     readonly isSaltUsed: (salt: bigint) => Effect.Effect<boolean, ChainUnavailable>
     /**
@@ -169,6 +210,11 @@ const absentGateway = (chainId: number): ChainGateway["Service"] => ({
   executeRoles: () => absent("executeRoles"),
   revokeAuthority: () => absent("revokeAuthority"),
   executeIntent: () => absent("executeIntent"),
+  executeSchedule: () => absent("executeSchedule"),
+  executeInstalment: () => absent("executeInstalment"),
+  cancelSchedules: () => absent("cancelSchedules"),
+  schedule: () => absent("schedule"),
+  instalmentPaid: () => absent("instalmentPaid"),
   isSaltUsed: () => absent("isSaltUsed"),
   settlementOfSalt: () => absent("settlementOfSalt"),
   intent: () => absent("intent"),

@@ -65,6 +65,8 @@ export const PaySchedule = Schema.Struct({
   /** The salt of the signed request that registered it. */
   salt: Uint256String,
   registration_transaction: Schema.String,
+  /** The block that registered it: where its instalments' logs are read from. */
+  registration_block: Schema.Int,
   paid_count: Schema.Int,
   missed_count: Schema.Int,
   /** The next instalment to settle, from 0; `count` once all are. */

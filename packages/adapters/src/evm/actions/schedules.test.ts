@@ -24,7 +24,7 @@ import {
 import { revokeAuthority } from "./accounts.ts"
 import { executeRoles } from "./executeRequests.ts"
 import { read } from "./Gateway.ts"
-import { cancelSchedules, executeInstalment, executeSchedule, scheduleOf } from "./schedules.ts"
+import { cancelSchedules, executeInstalment, executeSchedule, instalmentPaidOf, scheduleOf } from "./schedules.ts"
 
 const week = 7 * 86_400
 
@@ -77,6 +77,10 @@ layer(GatewayFixture.layer(), { timeout: 120_000, excludeTestServices: true })("
       assert.strictEqual(unknown._tag, "ScheduleNotFound")
       assert.deepStrictEqual(yield* balances(ana, ben), [1_500_000n, 2_000_000n])
       assert.deepStrictEqual((yield* scheduleOf(gateway, account, id))?.paid, [1])
+      // Read back from the logs, as a runner that died before recording it finds it.
+      const found = yield* instalmentPaidOf(gateway, account, id, 1, registered.blockNumber)
+      assert.deepStrictEqual([found?.transactionHash, found?.payments], [paid.transactionHash, paid.payments])
+      assert.isUndefined(yield* instalmentPaidOf(gateway, account, id, 2, registered.blockNumber))
 
       // The same schedule id signed again (a new salt) is refused: a schedule registers once.
       const again = yield* Effect.flip(executeSchedule(gateway, yield* signedSchedule(ownerKey, account, schedule)))

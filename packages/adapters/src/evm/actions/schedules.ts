@@ -14,8 +14,8 @@ import {
   scheduleRequestDigest
 } from "@svc/domain/chain"
 import { Effect } from "effect"
-import { type Address, type Hex, isAddressEqual, parseEventLogs } from "viem"
-import { instalmentError, requestError, writeError } from "../ChainRevert.ts"
+import { type Address, type Hex, isAddressEqual, parseEventLogs, type TransactionReceipt } from "viem"
+import { instalmentError, readError, requestError, writeError } from "../ChainRevert.ts"
 import { accountAbi, forwarderAbi, type Gateway, locationOf, read, submit, submitRequest } from "./Gateway.ts"
 
 /** A signed pay schedule, registered on its account (carried with other signed requests when they wait together). */
@@ -63,23 +63,62 @@ export const executeInstalment = Effect.fn("ChainGateway.executeInstalment")(fun
     [`account:${account}`, `schedule:${id}:${n}`],
     account
   )
-  // Its own logs, whatever else the transaction carried: the account's `InstalmentPaid` of this `id` and `n`.
-  const payments = parseEventLogs({
+  return instalmentOf(receipt, account, id, n)
+})
+
+/** Instalment `n` of `id` as `receipt` paid it: its own logs, whatever else the transaction carried. */
+const instalmentOf = (
+  receipt: Pick<TransactionReceipt, "logs" | "transactionHash" | "blockNumber" | "gasUsed">,
+  account: Address,
+  id: Hex,
+  n: number
+): InstalmentSettlement => ({
+  transactionHash: receipt.transactionHash,
+  blockNumber: receipt.blockNumber,
+  gasUsed: receipt.gasUsed,
+  id,
+  n,
+  payments: parseEventLogs({
     abi: svcAccountAbi,
     eventName: "InstalmentPaid",
     logs: receipt.logs.filter((log) => isAddressEqual(log.address, account))
   })
     .filter((log) => log.args.id === id && Number(log.args.n) === n)
     .map((log) => ({ recipient: log.args.recipient, token: log.args.token, amount: log.args.amount }))
-  return {
-    transactionHash: receipt.transactionHash,
-    blockNumber: receipt.blockNumber,
-    gasUsed: receipt.gasUsed,
-    id,
-    n,
-    payments
-  } satisfies InstalmentSettlement
 })
+
+/** How instalment `n` of `id` was paid, from its logs since `fromBlock` and their transaction; `undefined` if not. */
+export const instalmentPaidOf = Effect.fn("ChainGateway.instalmentPaid")(function* (
+  gateway: Gateway,
+  account: Address,
+  id: Hex,
+  n: number,
+  fromBlock: bigint
+) {
+  const logs = yield* Effect.tryPromise({
+    try: () =>
+      gateway.client.getLogs({
+        address: account,
+        event: instalmentPaidEvent,
+        args: { id, n: BigInt(n) },
+        fromBlock,
+        toBlock: "latest"
+      }),
+    catch: readError
+  })
+  const first = logs[0]
+  if (first === undefined || first.transactionHash === null) return undefined
+  const receipt = yield* Effect.tryPromise({
+    try: () => gateway.client.getTransactionReceipt({ hash: first.transactionHash as Hex }),
+    catch: readError
+  })
+  return instalmentOf(receipt, account, id, n)
+})
+
+const instalmentPaidEvent = svcAccountAbi.find(
+  (item): item is Extract<(typeof svcAccountAbi)[number], { type: "event"; name: "InstalmentPaid" }> =>
+    item.type === "event" && item.name === "InstalmentPaid"
+) as Extract<(typeof svcAccountAbi)[number], { type: "event"; name: "InstalmentPaid" }>
 
 /** Cancels schedules of `account` for good, through the forwarder's operators; idempotent. */
 export const cancelSchedules = Effect.fn("ChainGateway.cancelSchedules")(function* (
