@@ -158,11 +158,13 @@ const settingsView = (data: {
   readonly default_pay_now: boolean
   readonly invoice_prefix: string
   readonly payment_reminder_days: number
+  readonly cash_requirement_horizon_days: number
 }) =>
   fields([
     ["Default pay now", String(data.default_pay_now)],
     ["Invoice prefix", data.invoice_prefix || "-"],
-    ["Payment reminder days", String(data.payment_reminder_days)]
+    ["Payment reminder days", String(data.payment_reminder_days)],
+    ["Cash requirement horizon days", String(data.cash_requirement_horizon_days)]
   ])
 
 const settingsGet = Command.make(
@@ -195,6 +197,10 @@ const settingsSet = Command.make(
     reminderDays: Flag.Int("reminder-days").pipe(
       Flag.withDescription("Days before a scheduled payment that payees are reminded (0 to 90)"),
       Flag.optional
+    ),
+    horizonDays: Flag.Int("cash-requirement-horizon-days").pipe(
+      Flag.withDescription("Days ahead the cash requirement forecasts the team's obligations (1 to 365)"),
+      Flag.optional
     )
   },
   Effect.fn("svc.teams.settings.set")(function* (input) {
@@ -203,12 +209,13 @@ const settingsSet = Command.make(
     const payload = {
       ...(Option.isSome(input.defaultPayNow) ? { default_pay_now: input.defaultPayNow.value === "true" } : {}),
       ...(Option.isSome(input.invoicePrefix) ? { invoice_prefix: input.invoicePrefix.value } : {}),
-      ...(Option.isSome(input.reminderDays) ? { payment_reminder_days: input.reminderDays.value } : {})
+      ...(Option.isSome(input.reminderDays) ? { payment_reminder_days: input.reminderDays.value } : {}),
+      ...(Option.isSome(input.horizonDays) ? { cash_requirement_horizon_days: input.horizonDays.value } : {})
     }
     if (Object.keys(payload).length === 0) {
       return yield* badArgument(
         "flags",
-        "nothing to change: give --default-pay-now, --invoice-prefix or --reminder-days"
+        "nothing to change: give --default-pay-now, --invoice-prefix, --reminder-days or --cash-requirement-horizon-days"
       )
     }
     const { client } = yield* authenticated(flags)

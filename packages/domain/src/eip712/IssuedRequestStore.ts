@@ -6,8 +6,13 @@ import { Context, type Effect, Schema } from "effect"
 import type { Address, Uint256String } from "../Evm.ts"
 import { type ErrorCode, messageField } from "../errors/ErrorCatalog.ts"
 import type { InviteId, TeamId, UserId } from "../Ids.ts"
-import type { IssuedPaymentsRequest } from "../payment/IssuedPayments.ts"
-import type { PaymentsTypedDataBundle, PaymentTypedDataBundle, RolesTypedDataBundle } from "./TypedData.ts"
+import type { IssuedPaymentsRequest, IssuedScheduleRequest } from "../payment/IssuedPayments.ts"
+import type {
+  PaymentsTypedDataBundle,
+  PaymentTypedDataBundle,
+  RolesTypedDataBundle,
+  ScheduleTypedDataBundle
+} from "./TypedData.ts"
 
 /** No typed data was issued with this salt. */
 export class TypedDataNotFound extends Schema.TaggedError<TypedDataNotFound>()("TypedDataNotFound", {
@@ -91,8 +96,15 @@ export interface IssuedRoles extends IssuedRecord {
   readonly request: { readonly invites: ReadonlyArray<InviteId> }
 }
 
+/** A pay schedule (POST /v2/pay_schedules): the bundle and the schedule its execution records. */
+export interface IssuedSchedule extends IssuedRecord {
+  readonly kind: "schedule"
+  readonly bundle: ScheduleTypedDataBundle
+  readonly request: IssuedScheduleRequest
+}
+
 /** What was issued, to whom, and what it is for; `kind` tells the bundle's type and the request's. */
-export type IssuedTypedData = IssuedBatch | IssuedInstant | IssuedRoles
+export type IssuedTypedData = IssuedBatch | IssuedInstant | IssuedRoles | IssuedSchedule
 
 /** An issued payment request (batch or instant). */
 export type IssuedPayment = IssuedBatch | IssuedInstant

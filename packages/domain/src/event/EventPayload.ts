@@ -7,6 +7,7 @@ import { Address } from "../Evm.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { type EventType, eventTypes } from "./EventCatalog.ts"
 import type { EventData } from "./EventEnvelope.ts"
+import { sampleCashRequirement, sampleSubscription } from "./PayrollEventPayload.ts"
 
 /** The token a payment moves. */
 export const TokenInfo = Schema.Struct({
@@ -213,6 +214,10 @@ const samples: Record<string, (type: EventType) => EventData> = {
 
 /** A plausible payload for any event kind, marked as a test; the shapes above where the service defines one. */
 export const samplePayloadOf = (type: EventType): EventData => {
+  if (type === "payment.subscription.created" || type === "payment.subscription.paid") {
+    return { ...sampleSubscription(type === "payment.subscription.paid"), test: true }
+  }
+  if (type.startsWith("payment.cash_requirement.")) return { ...sampleCashRequirement(), test: true }
   const key = type.startsWith("deposit.")
     ? "deposit"
     : type === "payment.group.created"

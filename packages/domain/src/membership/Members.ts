@@ -8,6 +8,7 @@ import type { CompanyRepository } from "../company/CompanyRepository.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, TeamId, UserId } from "../Ids.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
+import type { PayScheduleRepository } from "../schedule/PayScheduleRepository.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
 import type { TeamError } from "../team/Teams.ts"
@@ -30,6 +31,7 @@ type MemberPorts =
   | CompanyRepository
   | TeamRepository
   | PaymentLedger
+  | PayScheduleRepository
   | IdGenerator
   | Randomness
   | EventOutbox

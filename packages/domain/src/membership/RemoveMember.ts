@@ -2,7 +2,8 @@
  * Removing a member from a team (SPEC §4.4, decision 0020): the team's last `team_admin` stays (`LastAdmin`). With a
  * chain and a team account, the member's wallet loses its authority on chain first: when the chain refuses or is down
  * the removal fails and nothing changes; the account's owner goes only when another admin holds `team_admin` on chain
- * (`LastOnChainAdmin`). The intents the member registered and that have not started are canceled with them.
+ * (`LastOnChainAdmin`). The intents the member registered and that have not started are canceled with them, and so
+ * are the pay schedules they signed or are paid by.
  */
 import { Effect } from "effect"
 import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
@@ -10,6 +11,7 @@ import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { Address, WalletAddress } from "../Evm.ts"
 import type { TeamId, UserId } from "../Ids.ts"
 import { cancelIntentsSignedBy } from "../payment/IntentCancellation.ts"
+import { cancelSchedulesOf } from "../schedule/CancelSchedule.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { withEvents } from "../UnitOfWork.ts"
 import type { Caller } from "../user/Caller.ts"
@@ -67,7 +69,10 @@ export const removeMember = Effect.fn("Teams.removeMember")(function* (caller: C
   }
   const removed = yield* memberEventOf("team.member_removed", membership, grant.team.company_nanoid)
   yield* withEvents(memberships.remove(team, user), (wasMember) => (wasMember ? [removed] : []))
-  // Their authority ends with them: the intents they registered and that have not started are canceled.
+  // Their authority ends with them: the intents they registered and that have not started are canceled, and so are the
+  // pay schedules they signed or are paid by (decision 0110).
   yield* cancelIntentsSignedBy(team, user)
+  yield* cancelSchedulesOf(team, { signer: user }, "signer_removed")
+  yield* cancelSchedulesOf(team, { payee: user }, "payee_removed")
   return { team_nanoid: team, user_nanoid: user, removed: true as const }
 })

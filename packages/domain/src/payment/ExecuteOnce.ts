@@ -1,7 +1,7 @@
 /**
  * Executing a signed request once across processes (decision 0017), for every kind the service issues: payment
  * batches, instant payments and manager role grants. One module holds what they share:
- * - `sendToChain`: the one switch from an issued request's kind to the forwarder's entry point (the chain's relayer
+ * - `sendToChain`: the one switch from an issued request's kind (pay schedules too) to the forwarder's entry point (the chain's relayer
  *   journals the transaction before it is sent, decision 0052);
  * - `executeOnce`: the claim of the salt, the wait for another holder (its result, its transaction in flight, a release
  *   or an expired lease) and the tries again;
@@ -14,10 +14,11 @@ import { Clock, Context, Duration, Effect, Fiber, Option, Ref, Schedule } from "
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
-import { paymentRequestOf, paymentsRequestOf, rolesRequestOf } from "../chain/ForwardRequest.ts"
+import { paymentRequestOf, paymentsRequestOf, rolesRequestOf, scheduleRequestOf } from "../chain/ForwardRequest.ts"
+import type { ScheduleRegistration } from "../chain/ScheduleSettlement.ts"
 import type { RolesSettlement, Settlement } from "../chain/Settlement.ts"
 import type { Uint256String } from "../Evm.ts"
-import type { IssuedPayment, IssuedRoles, IssuedTypedData } from "../eip712/IssuedRequestStore.ts"
+import type { IssuedPayment, IssuedRoles, IssuedSchedule, IssuedTypedData } from "../eip712/IssuedRequestStore.ts"
 import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { authorizeSignedRequest, type SignedRequest } from "../eip712/SignedRequest.ts"
 import { ExecutionInProgress } from "./PaymentErrors.ts"
@@ -104,16 +105,21 @@ export function sendToChain(
   progress?: SettlementProgress
 ): Effect.Effect<RolesSettlement, RequestError, ChainGateway>
 export function sendToChain(
-  issued: IssuedTypedData,
+  issued: IssuedSchedule,
   signature: Hex,
   progress?: SettlementProgress
-): Effect.Effect<Settlement | RolesSettlement, RequestError, ChainGateway>
+): Effect.Effect<ScheduleRegistration, RequestError, ChainGateway>
 export function sendToChain(
   issued: IssuedTypedData,
   signature: Hex,
   progress?: SettlementProgress
-): Effect.Effect<Settlement | RolesSettlement, RequestError, ChainGateway> {
-  return ChainGateway.use((chain): Effect.Effect<Settlement | RolesSettlement, RequestError> => {
+): Effect.Effect<Settlement | RolesSettlement | ScheduleRegistration, RequestError, ChainGateway>
+export function sendToChain(
+  issued: IssuedTypedData,
+  signature: Hex,
+  progress?: SettlementProgress
+): Effect.Effect<Settlement | RolesSettlement | ScheduleRegistration, RequestError, ChainGateway> {
+  return ChainGateway.use((chain): Effect.Effect<Settlement | RolesSettlement | ScheduleRegistration, RequestError> => {
     switch (issued.kind) {
       case "batch":
         return chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature }, progress)
@@ -121,6 +127,8 @@ export function sendToChain(
         return chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature }, progress)
       case "roles":
         return chain.executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature }, progress)
+      case "schedule":
+        return chain.executeSchedule({ request: scheduleRequestOf(issued.bundle.typed_data), signature }, progress)
     }
   })
 }

@@ -8,8 +8,15 @@
 import { Schema } from "effect"
 import { Email } from "../Email.ts"
 import { Address, Uint256String } from "../Evm.ts"
-import { PaymentsTypedDataBundle, PaymentTypedDataBundle, RolesTypedDataBundle } from "../eip712/TypedData.ts"
-import { InviteId, InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
+import {
+  PaymentsTypedDataBundle,
+  PaymentTypedDataBundle,
+  RolesTypedDataBundle,
+  ScheduleInterval,
+  ScheduleTypedDataBundle
+} from "../eip712/TypedData.ts"
+import { InviteId, InvoiceId, PaymentGroupId, PaymentId, PayScheduleId, TeamId, UserId } from "../Ids.ts"
+import { SchedulePayee } from "../schedule/PaySchedule.ts"
 import { InvoiceDetails } from "./Payment.ts"
 import { PaymentRecipientRequest } from "./PaymentRequests.ts"
 
@@ -35,6 +42,21 @@ export const IssuedPaymentsRequest = Schema.Struct({
   payments: Schema.Array(RequestedPayment)
 })
 export type IssuedPaymentsRequest = typeof IssuedPaymentsRequest.Type
+
+/** An issued pay schedule (POST /v2/pay_schedules): what its execution records, besides the chain's facts. */
+export const IssuedScheduleRequest = Schema.Struct({
+  schedule: PayScheduleId,
+  /** The team's svc account it pays from. */
+  account: Address,
+  interval: ScheduleInterval,
+  first_pay_at: Schema.Int,
+  count: Schema.Int,
+  valid_minutes: Schema.Int,
+  token: Address,
+  token_decimals: Schema.Int,
+  payees: Schema.Array(SchedulePayee)
+})
+export type IssuedScheduleRequest = typeof IssuedScheduleRequest.Type
 
 const issuedRecord = {
   salt: Uint256String,
@@ -63,5 +85,11 @@ export const IssuedTypedDataRecord = Schema.Union([
     kind: Schema.Literal("roles"),
     bundle: RolesTypedDataBundle,
     request: Schema.Struct({ invites: Schema.Array(InviteId) })
+  }),
+  Schema.Struct({
+    ...issuedRecord,
+    kind: Schema.Literal("schedule"),
+    bundle: ScheduleTypedDataBundle,
+    request: IssuedScheduleRequest
   })
 ])

@@ -272,7 +272,12 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
   const ledger = yield* PaymentLedger
   const salt = body.typed_data.salt
   const issued = yield* store.find(salt)
-  if (issued.kind === "roles" || issued.team !== team.nanoid || !sameBody(issued.request.body, body)) {
+  if (
+    issued.kind === "roles" ||
+    issued.kind === "schedule" ||
+    issued.team !== team.nanoid ||
+    !sameBody(issued.request.body, body)
+  ) {
     return yield* new ExecutionBodyMismatch({ salt })
   }
   return yield* executeOnce({
@@ -326,7 +331,10 @@ const stillInFlight = (transaction: string) =>
  */
 export const finishAbandoned = Effect.fn("PaymentExecution.finishAbandoned")(function* (request: AbandonedRequest) {
   const { issued, note } = request
-  if (issued.kind === "roles" || note === undefined || note.signature === "") return "left" as AbandonedOutcome
+  // Role grants and pay schedules are finished by the same PUT (decision 0111).
+  if (issued.kind === "roles" || issued.kind === "schedule" || note === undefined || note.signature === "") {
+    return "left" as AbandonedOutcome
+  }
   const team = yield* TeamRepository.use((teams) => teams.findById(issued.team))
   const payer = yield* UserRepository.use((users) => users.findByWallet(issued.bundle.typed_data.from))
   if (Option.isNone(team) || Option.isNone(payer)) return "left"

@@ -2,9 +2,16 @@
  * Team and member settings (SPEC §4.12; shapes are ours, recorded in docs/decisions).
  */
 import { Schema } from "effect"
+import { withDefault } from "../FieldDefault.ts"
 import { isCharacterLength } from "../Text.ts"
 
 const Reminder = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 90 })))
+
+/** How far ahead a team's cash requirement looks, in days, 1 to 365 (default 14). */
+const HorizonDays = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 365 })))
+
+/** The cash requirement's horizon before a team sets it: two weeks (issue 37). */
+export const defaultCashRequirementHorizonDays = 14
 
 /** A team's settings. */
 export const TeamSettings = Schema.Struct({
@@ -15,7 +22,12 @@ export const TeamSettings = Schema.Struct({
     Schema.check(isCharacterLength(0, 16, { message: "Expected an invoice prefix of at most 16 characters" }))
   ),
   /** Days before a scheduled payment that payees are reminded, 0 to 90. */
-  payment_reminder_days: Reminder
+  payment_reminder_days: Reminder,
+  /**
+   * Days ahead the cash requirement forecasts a team's obligations (intents and pay schedule instalments), 1 to 365;
+   * 14 for settings stored before it existed.
+   */
+  cash_requirement_horizon_days: withDefault<typeof HorizonDays>(defaultCashRequirementHorizonDays)(HorizonDays)
 })
 export type TeamSettings = typeof TeamSettings.Type
 
@@ -35,7 +47,12 @@ export const MemberSettings = Schema.Struct({
 export type MemberSettings = typeof MemberSettings.Type
 
 /** The settings a team has before anyone sets them. */
-export const defaultTeamSettings: TeamSettings = { default_pay_now: true, invoice_prefix: "", payment_reminder_days: 3 }
+export const defaultTeamSettings: TeamSettings = {
+  default_pay_now: true,
+  invoice_prefix: "",
+  payment_reminder_days: 3,
+  cash_requirement_horizon_days: defaultCashRequirementHorizonDays
+}
 
 /** The settings a member has before anyone sets them. */
 export const defaultMemberSettings: MemberSettings = {
@@ -48,7 +65,8 @@ export const defaultMemberSettings: MemberSettings = {
 export const UpdateTeamSettingsBody = Schema.Struct({
   default_pay_now: Schema.optionalKey(TeamSettings.fields.default_pay_now),
   invoice_prefix: Schema.optionalKey(TeamSettings.fields.invoice_prefix),
-  payment_reminder_days: Schema.optionalKey(TeamSettings.fields.payment_reminder_days)
+  payment_reminder_days: Schema.optionalKey(TeamSettings.fields.payment_reminder_days),
+  cash_requirement_horizon_days: Schema.optionalKey(HorizonDays)
 })
 export type UpdateTeamSettingsBody = typeof UpdateTeamSettingsBody.Type
 
