@@ -20,6 +20,7 @@ import {
   MetricsRoute,
   methodsOf,
   PaymentHandlers,
+  PayScheduleHandlers,
   RateLimits,
   RequestTimeout,
   routeTemplatesOf,
@@ -144,7 +145,7 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
  * after the caller's permission is checked (decision 0078).
  */
 export const Routes = (v1: V1Options | undefined) =>
-  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1)
+  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers, PayScheduleHandlers), v1)
 
 /** Invite settings: links point at the server's public URL. */
 const inviteSettings = (options: ServerOptions) =>

@@ -36,6 +36,7 @@ import { BatchConfig, EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, ChainSupervision } from "@svc/domain/chain"
 import { DepositFollower } from "@svc/domain/deposit"
 import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
+import { InstalmentRunner } from "@svc/domain/schedule"
 import { TeamBalances } from "@svc/domain/team"
 import {
   Cause,
@@ -173,13 +174,15 @@ const startChain = (
   })
 
 /**
- * With the chain, this process also runs the intent runner, finishes what dead processes left, and follows deposits
- * (any number of processes may: decisions 0018, 0063, 0064). Embedded mode reads deposits from the first block, so the
+ * With the chain, this process also runs the intent runner and the instalment runner (with the cash requirement
+ * watch), finishes what dead processes left, and follows deposits (any number of processes may: decisions 0018, 0063,
+ * 0064, 0111). Embedded mode reads deposits from the first block, so the
  * demo funding is the demo team's first deposit; production from `DEPOSITS_FROM_BLOCK`, else from its first start.
  */
 const chainWorkers = (config: AppConfig) =>
   Layer.mergeAll(
     IntentRunner.layer({ holder: `api-${process.pid}` }),
+    InstalmentRunner.layer(),
     AbandonedExecutions.layer(),
     DepositFollower.layer({
       holder: `api-${process.pid}-${randomUUID()}`,

@@ -9,6 +9,7 @@ import { DepositsApi } from "./DepositsApi.ts"
 import { InvitesApi } from "./InvitesApi.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
+import { PaySchedulesApi } from "./PaySchedulesApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { TeamsApi } from "./TeamsApi.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
@@ -23,6 +24,7 @@ export class Api extends HttpApi.make("svc")
   .add(AuthApi)
   .add(TeamsApi)
   .add(PaymentsApi)
+  .add(PaySchedulesApi)
   .add(InvitesApi)
   .add(WebhooksApi)
   .add(BalanceApi)

@@ -64,6 +64,8 @@ export const payScheduleRepositoryContract = (storage: StorageUnderTest) =>
           (yield* repository.listTeam(teamId(1))).map((s) => s.nanoid),
           [scheduleId(2), scheduleId(1)]
         )
+        yield* repository.insert(schedule(12, { state: "canceled", team_nanoid: teamId(3) }))
+        assert.deepStrictEqual(yield* repository.activeTeams, [teamId(1), teamId(2)])
       }).pipe(Effect.provide(storage.layer()))
     )
 

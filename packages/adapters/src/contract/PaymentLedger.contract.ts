@@ -514,4 +514,19 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           )
         }).pipe(Effect.provide(storage.layer()))
     )
+
+    it.live("payments without a request of their own (an instalment's) are kept once each, and listed", () =>
+      Effect.gen(function* () {
+        const ledger = yield* PaymentLedger
+        const paid = [payment(41, { state: "complete", salt: "41" }), payment(42, { state: "failed", salt: "41" })]
+        assert.strictEqual(yield* ledger.recordPayments(paid), 2)
+        // The same instalment recorded again (a second runner, a replay): nothing new, nothing changed.
+        assert.strictEqual(yield* ledger.recordPayments([{ ...paid[0]!, amount_cents: 1 }, paid[1]!]), 0)
+        assert.deepStrictEqual(yield* ledger.find(paymentId(41)), paid[0])
+        assert.deepStrictEqual((yield* ledger.list({ states: ["complete", "failed"] })).map((p) => p.nanoid).sort(), [
+          paymentId(41),
+          paymentId(42)
+        ])
+      }).pipe(Effect.provide(storage.layer()))
+    )
   })

@@ -3,6 +3,7 @@
  * schedule is leased with one conditional `updateOne`, and moved with another (in the use case's unit of work when it
  * runs in one).
  */
+import type { TeamId } from "@svc/domain/Ids"
 import { StaleState } from "@svc/domain/StaleState"
 import { PaySchedule, PayScheduleRepository } from "@svc/domain/schedule"
 import { Effect, Layer, Option } from "effect"
@@ -51,6 +52,9 @@ export const layer = Layer.effect(
         Effect.promise(() => schedules.find({ team_nanoid: team }).sort({ created_at: -1, _id: -1 }).toArray()).pipe(
           Effect.map((docs) => docs.map(scheduleOf))
         ),
+      activeTeams: Effect.promise(() => schedules.distinct("team_nanoid", { state: "active" })).pipe(
+        Effect.map((teams) => [...teams].sort() as ReadonlyArray<TeamId>)
+      ),
       leaseDue: ({ leaseUntil, now, nowMillis }) =>
         Effect.promise(async () => {
           const holder = Leases.newHolder()

@@ -302,6 +302,19 @@ export const layer = Layer.effect(
           Effect.map((lease) => Option.fromNullishOr(lease?.holder))
         ),
       recordExecution: (record) => recordExecution(collections, record),
+      recordPayments: (records) =>
+        inTransaction(client, async (session) => {
+          let added = 0
+          for (const p of records) {
+            const { upsertedCount } = await payments.updateOne(
+              { _id: p.nanoid },
+              { $setOnInsert: { ...p, lease_until: 0 } },
+              { session, upsert: true }
+            )
+            added += upsertedCount
+          }
+          return added
+        }),
       leaseDueIntent: (options) => leaseDueIntent(collections, options),
       transition: (id, from, to, patch) => transition(collections, { id, from, to }, patch),
       find: (id) =>

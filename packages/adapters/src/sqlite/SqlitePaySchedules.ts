@@ -2,6 +2,7 @@
  * Pay schedules in SQLite (`pay_schedules`): the record as JSON beside the columns the runner leases by (state, next
  * instalment and its due time), leased with the adapter's one mechanism (`Leases.ts`).
  */
+import type { TeamId } from "@svc/domain/Ids"
 import { StaleState } from "@svc/domain/StaleState"
 import { type PaySchedule, PayScheduleRepository, PaySchedule as PayScheduleSchema } from "@svc/domain/schedule"
 import { Effect, Layer, Option } from "effect"
@@ -25,6 +26,9 @@ export const layer = Layer.effect(
     const find = connection.prepare("SELECT record, lease_holder FROM pay_schedules WHERE nanoid = ?")
     const byTeam = connection.prepare(
       "SELECT record FROM pay_schedules WHERE team_nanoid = ? ORDER BY created_at DESC, nanoid DESC"
+    )
+    const activeTeams = connection.prepare(
+      "SELECT DISTINCT team_nanoid FROM pay_schedules WHERE state = 'active' ORDER BY team_nanoid"
     )
     const takeDue = leases.takeMany({
       when: "state = 'active' AND next_pay_at <= :due",
@@ -60,6 +64,7 @@ export const layer = Layer.effect(
           return row === undefined ? Option.none() : Option.some(scheduleOf(row))
         }),
       listTeam: (team) => Effect.sync(() => byTeam.all(team).map(scheduleOf)),
+      activeTeams: Effect.sync(() => activeTeams.all().map((row) => row.team_nanoid as TeamId)),
       leaseDue: ({ leaseUntil, now, nowMillis }) =>
         Effect.sync(() => {
           const [row] = takeDue({ now: nowMillis, until: leaseUntil, due: now, limit: 1 })

@@ -102,6 +102,10 @@ const ledgerStatements = (connection: DatabaseSync) => {
          created_at = excluded.created_at, record = excluded.record, lease_holder = NULL, lease_until = 0
        WHERE payments.salt = excluded.salt`
     ),
+    addPayment: connection.prepare(
+      `INSERT INTO payments (nanoid, salt, team_nanoid, recipient_nanoid, state, pay_at_time, created_at, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (nanoid) DO NOTHING`
+    ),
     executingFor: connection.prepare(
       "SELECT 1 FROM issued_requests WHERE salt = ? AND state = 'executing' AND lease_holder = ?"
     ),
@@ -296,6 +300,28 @@ export const layer = Layer.effect(
       takeOver: (salt, now, leaseUntil) =>
         Effect.sync(() => Option.fromNullishOr(ledger.takeOver({ salt, now, until: leaseUntil })?.holder)),
       recordExecution: (execution) => Effect.sync(() => recordExecution(ledger, execution)),
+      recordPayments: (payments) =>
+        Effect.sync(() =>
+          transaction(() =>
+            payments.reduce(
+              (added, p) =>
+                added +
+                Number(
+                  ledger.addPayment.run(
+                    p.nanoid,
+                    p.salt,
+                    p.team_nanoid,
+                    p.recipient_nanoid ?? null,
+                    p.state,
+                    p.pay_at_time,
+                    p.created_at,
+                    JSON.stringify(p)
+                  ).changes
+                ),
+              0
+            )
+          )
+        ),
       leaseDueIntent: (due) => Effect.sync(() => leaseDueIntent(ledger, due)),
       transition: (...args) => Effect.suspend(() => transition(ledger, args)),
       find: (id) =>

@@ -7,7 +7,7 @@ import { Address } from "../Evm.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { type EventType, eventTypes } from "./EventCatalog.ts"
 import type { EventData } from "./EventEnvelope.ts"
-import { sampleCashRequirement, sampleSubscription } from "./PayrollEventPayload.ts"
+import type { CashRequirementEventPayload, SubscriptionEventPayload } from "./PayrollEventPayload.ts"
 
 /** The token a payment moves. */
 export const TokenInfo = Schema.Struct({
@@ -153,6 +153,43 @@ const samplePayment: PaymentEventPayload = {
   amount_cents: 2500,
   chain: { network: "arbitrum", chain_id: 42161, transaction_hash: `0x${"44".repeat(32)}`, block_number: 123456789 }
 }
+
+/** A sample `subscription` payload (test deliveries). */
+export const sampleSubscription = (paid: boolean): SubscriptionEventPayload => ({
+  object: "pay_schedule",
+  nanoid: "ps-sample000001",
+  team_nanoid: "te-sample000001",
+  onchain_id: `0x${"55".repeat(32)}`,
+  state: "active",
+  interval: "weekly",
+  first_pay_at: sampleTime,
+  count: 3,
+  paid_count: paid ? 1 : 0,
+  remaining_count: paid ? 2 : 3,
+  next_pay_at: paid ? "2026-01-22T10:30:00.000Z" : sampleTime,
+  amount_cents: 500_000,
+  currency: "USD",
+  token: { address: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831", name: "USD Coin", symbol: "USDC", decimals: 6 },
+  recipients: [{ nanoid: "us-sample000001", email: "ada@example.com", name: "Ada Lovelace", amount_cents: 500_000 }],
+  signer: { nanoid: "us-sample000002", wallet: "0x1111111111111111111111111111111111111111" },
+  instalment: paid ? { n: 0, due_at: sampleTime, amount_cents: 500_000, payments: ["pa-sample000001"] } : null,
+  cancel_reason: null,
+  chain: { network: "arbitrum", chain_id: 42161, transaction_hash: `0x${"66".repeat(32)}`, block_number: 123456789 }
+})
+
+/** A sample `cash_requirement` payload (test deliveries). */
+export const sampleCashRequirement = (): CashRequirementEventPayload => ({
+  team_nanoid: "te-sample000001",
+  currency: "USD",
+  balance_cents: 300_000,
+  obligations_cents: 500_000,
+  shortfall_cents: 200_000,
+  first_unmet_at: sampleTime,
+  horizon_days: 14,
+  obligations: [
+    { kind: "instalment", nanoid: "ps-sample000001", instalment: 0, due_at: sampleTime, amount_cents: 500_000 }
+  ]
+})
 
 const samples: Record<string, (type: EventType) => EventData> = {
   payment: (type) => ({

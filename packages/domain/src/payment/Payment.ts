@@ -6,7 +6,7 @@ import { keccak256, toBytes } from "viem"
 import { Email, normalizeEmail } from "../Email.ts"
 import { Address, Bytes32, HexBytes, Uint256String } from "../Evm.ts"
 import { PayTypeString } from "../eip712/TypedData.ts"
-import { InvoiceId, PaymentGroupId, PaymentId, TeamId, UserId } from "../Ids.ts"
+import { InvoiceId, PaymentGroupId, PaymentId, PayScheduleId, TeamId, UserId } from "../Ids.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { PaymentMachine } from "./PaymentMachine.ts"
 
@@ -89,6 +89,9 @@ export const Payment = Schema.Struct({
   invoice: InvoiceDetails,
   creation_transaction: Schema.optionalKey(Schema.String),
   process_transaction: Schema.optionalKey(Schema.String),
+  /** For an instalment of a pay schedule: the schedule, and which instalment (from 0). */
+  schedule_nanoid: Schema.optionalKey(PayScheduleId),
+  instalment: Schema.optionalKey(Schema.Int),
   created_at: IsoTimestamp,
   updated_at: IsoTimestamp
 })

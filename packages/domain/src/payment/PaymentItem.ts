@@ -89,7 +89,10 @@ export const PaymentDetails = Schema.Struct({
   updated_at: S,
   /** `null` unless the payment was carried over from v1 (the migration tool keeps none yet). */
   v1_metadata: Schema.NullOr(S),
-  state: Schema.optionalKey(PaymentMachine.State)
+  state: Schema.optionalKey(PaymentMachine.State),
+  /** The pay schedule (`ps-`) whose instalment this is, and the instalment (from 0); `null` for other payments. */
+  pay_schedule_nanoid: Schema.NullOr(S),
+  instalment: Schema.NullOr(Schema.Int)
 })
 export type PaymentDetails = typeof PaymentDetails.Type
 

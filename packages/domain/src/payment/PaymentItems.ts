@@ -91,7 +91,9 @@ const paymentItemOf = (payment: Payment, users: ReadonlyMap<UserId, User>): Paym
       created_at: payment.created_at,
       updated_at: payment.updated_at,
       v1_metadata: null,
-      state: payment.state
+      state: payment.state,
+      pay_schedule_nanoid: payment.schedule_nanoid ?? null,
+      instalment: payment.instalment ?? null
     }
   }
 }

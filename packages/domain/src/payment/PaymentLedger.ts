@@ -146,6 +146,11 @@ export class PaymentLedger extends Context.Service<
     /** Records an executed request for the holder of `claimToken`; `false` (nothing written) if it lost the claim. */
     readonly recordExecution: (record: ExecutionRecord) => Effect.Effect<boolean>
     /**
+     * Records payments no signed request of their own executed (a pay schedule's instalments): each kept once by its
+     * nanoid, so a second record of one changes nothing. Answers how many were new.
+     */
+    readonly recordPayments: (payments: ReadonlyArray<Payment>) => Effect.Effect<number>
+    /**
      * The oldest intent whose `pay_at_time` is at or before `now` (unix seconds) and that no live lease holds,
      * moved to `scheduled` and leased to `holder` until `leaseUntil` (epoch ms); `undefined` when there is none.
      */

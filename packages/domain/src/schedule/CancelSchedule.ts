@@ -40,7 +40,7 @@ const cancelOnChain = Effect.fn("PaySchedules.cancelOnChain")(function* (
  * Records `schedule` canceled with its event; `undefined` when it is no longer active. A runner that settled an
  * instalment meanwhile moved it on: it is read again and canceled from there.
  */
-const recordCanceled = Effect.fn("PaySchedules.recordCanceled")(function* (
+export const recordCanceled = Effect.fn("PaySchedules.recordCanceled")(function* (
   schedule: PaySchedule,
   reason: CancelReason
 ) {

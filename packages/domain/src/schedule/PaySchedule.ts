@@ -8,7 +8,16 @@ import { Schema } from "effect"
 import { keccak256, toHex } from "viem"
 import { Address, Bytes32, Uint256String } from "../Evm.ts"
 import { ScheduleInterval } from "../eip712/TypedData.ts"
-import { alphabet, type EventId, type PaymentId, PayScheduleId, TeamId, UserId } from "../Ids.ts"
+import {
+  alphabet,
+  type EventId,
+  type InvoiceId,
+  type PaymentGroupId,
+  type PaymentId,
+  PayScheduleId,
+  TeamId,
+  UserId
+} from "../Ids.ts"
 import { makeStateMachine } from "../StateMachine.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
 import { instalmentDueAt } from "./Instalments.ts"
@@ -109,6 +118,16 @@ const bodyOf = (facts: string): string => {
 export const instalmentPaymentIdOf = (schedule: PayScheduleId, n: number, index: number): PaymentId =>
   `pa-${bodyOf(`${schedule}:${n}:${index}`)}` as PaymentId
 
+/** The group of instalment `n`'s payments, and the invoice of its payment to the payee at `index`. */
+export const instalmentIdsOf = (schedule: PayScheduleId, n: number, index: number) => ({
+  payment: instalmentPaymentIdOf(schedule, n, index),
+  group: `pg-${bodyOf(`${schedule}:${n}`)}` as PaymentGroupId,
+  invoice: `iv-${bodyOf(`${schedule}:${n}:${index}:invoice`)}` as InvoiceId
+})
+
+/** The id of an event that `facts` name: the same facts, the same id, so it is announced at most once. */
+export const eventIdOfFacts = (facts: string): EventId => `ev-${bodyOf(facts)}` as EventId
+
 /** The id of the event `kind` of a schedule (of instalment `n` when it is one's): announced at most once. */
 export const scheduleEventIdOf = (schedule: PayScheduleId, kind: string, n?: number): EventId =>
-  `ev-${bodyOf(`${schedule}:${kind}:${n ?? ""}`)}` as EventId
+  eventIdOfFacts(`${schedule}:${kind}:${n ?? ""}`)

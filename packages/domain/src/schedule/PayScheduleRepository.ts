@@ -42,6 +42,8 @@ export class PayScheduleRepository extends Context.Service<
     readonly insert: (schedule: PaySchedule) => Effect.Effect<boolean>
     readonly find: (nanoid: PayScheduleId) => Effect.Effect<Option.Option<PaySchedule>>
     readonly listTeam: (team: TeamId) => Effect.Effect<ReadonlyArray<PaySchedule>>
+    /** The teams with an active schedule, each once (whose cash requirement is watched). */
+    readonly activeTeams: Effect.Effect<ReadonlyArray<TeamId>>
     readonly leaseDue: (options: {
       readonly now: number
       readonly nowMillis: number

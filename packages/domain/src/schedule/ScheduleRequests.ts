@@ -119,3 +119,27 @@ export const PaySchedulesResponse = Schema.Struct({
   data: Schema.Struct({ items: Schema.Array(PayScheduleItem) })
 })
 export type PaySchedulesResponse = typeof PaySchedulesResponse.Type
+
+/** One obligation of a cash requirement. */
+export const CashObligationItem = Schema.Struct({
+  kind: Schema.Literals(["intent", "instalment"]),
+  nanoid: Schema.String,
+  instalment: Schema.NullOr(Schema.Int),
+  due_at: IsoTimestamp,
+  amount_cents: Schema.Int
+})
+
+/** A team's cash requirement: its obligations within its horizon, by due time, against its balance. */
+export const CashRequirementView = Schema.Struct({
+  team_nanoid: TeamId,
+  currency: Schema.Literal("USD"),
+  balance_cents: Schema.Int,
+  obligations_cents: Schema.Int,
+  shortfall_cents: Schema.Int,
+  first_unmet_at: Schema.NullOr(IsoTimestamp),
+  horizon_days: Schema.Int,
+  obligations: Schema.Array(CashObligationItem)
+})
+
+/** GET /v2/cash_requirements query. */
+export const CashRequirementsQuery = Schema.Struct({ team_nanoid: TeamId })

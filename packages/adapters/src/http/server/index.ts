@@ -32,6 +32,7 @@ export {
   withHttpObservability
 } from "./Metrics.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
+export { PayScheduleHandlers } from "./PayScheduleHandlers.ts"
 export {
   defaultRateLimits,
   makeBuckets,
