@@ -109,6 +109,10 @@ export type IssuedTypedData = IssuedBatch | IssuedInstant | IssuedRoles | Issued
 /** An issued payment request (batch or instant). */
 export type IssuedPayment = IssuedBatch | IssuedInstant
 
+/** Whether `issued` is a payment request (a batch or an instant payment). */
+export const isIssuedPayment = (issued: IssuedTypedData): issued is IssuedPayment =>
+  issued.kind === "batch" || issued.kind === "instant"
+
 /** Issued typed data as its claimer holds it: `claimToken` names the holder, so only it may release or record. */
 export type Claimed<T extends IssuedTypedData> = T & {
   readonly claimedAt: number

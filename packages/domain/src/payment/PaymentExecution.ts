@@ -12,7 +12,7 @@ import type { Settlement } from "../chain/Settlement.ts"
 import { TransactionJournal } from "../chain/TransactionJournal.ts"
 import type { WalletAddress } from "../Evm.ts"
 import type { Claimed, IssuedPayment } from "../eip712/IssuedRequestStore.ts"
-import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
+import { IssuedRequestStore, isIssuedPayment } from "../eip712/IssuedRequestStore.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -272,12 +272,7 @@ export const executePayments = Effect.fn("PaymentExecution.executePayments")(fun
   const ledger = yield* PaymentLedger
   const salt = body.typed_data.salt
   const issued = yield* store.find(salt)
-  if (
-    issued.kind === "roles" ||
-    issued.kind === "schedule" ||
-    issued.team !== team.nanoid ||
-    !sameBody(issued.request.body, body)
-  ) {
+  if (!isIssuedPayment(issued) || issued.team !== team.nanoid || !sameBody(issued.request.body, body)) {
     return yield* new ExecutionBodyMismatch({ salt })
   }
   return yield* executeOnce({
@@ -332,9 +327,7 @@ const stillInFlight = (transaction: string) =>
 export const finishAbandoned = Effect.fn("PaymentExecution.finishAbandoned")(function* (request: AbandonedRequest) {
   const { issued, note } = request
   // Role grants and pay schedules are finished by the same PUT (decision 0111).
-  if (issued.kind === "roles" || issued.kind === "schedule" || note === undefined || note.signature === "") {
-    return "left" as AbandonedOutcome
-  }
+  if (!isIssuedPayment(issued) || note === undefined || note.signature === "") return "left" as AbandonedOutcome
   const team = yield* TeamRepository.use((teams) => teams.findById(issued.team))
   const payer = yield* UserRepository.use((users) => users.findByWallet(issued.bundle.typed_data.from))
   if (Option.isNone(team) || Option.isNone(payer)) return "left"
