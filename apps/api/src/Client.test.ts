@@ -11,6 +11,7 @@ import { createSvcClient, SvcError, verifyWebhook, WebhookVerificationError } fr
 import { Effect } from "effect"
 import { Wallet } from "ethers"
 import { Webhook } from "standardwebhooks"
+import { keccak256, toHex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { ChainTestServer, fundedTeam } from "../test/TestServer.ts"
 
@@ -45,6 +46,38 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
       )
       assert.strictEqual((listed as { data: { items: Array<unknown> } }).data.items.length, 2)
       assert.strictEqual(yield* gateway.balanceOf(t.account).pipe(Effect.orDie), 100_000_000n - 2n * 12_340_000n)
+    })
+  )
+
+  it.effect("schedules.create issues, checks, signs once and registers a pay schedule; list and cancel answer it", () =>
+    Effect.gen(function* () {
+      const { server, gateway } = yield* ChainTestServer
+      const t = yield* fundedTeam(100_000_000n)
+      const svc = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
+      const firstPayAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000)
+      const created = yield* Effect.promise(() =>
+        svc.schedules.create({
+          team: t.team,
+          to: [{ to: t.employee.user, amount_cents: 2_500, invoice_description: "Salary" }],
+          interval: "monthly",
+          firstPayAt,
+          count: 12
+        })
+      )
+      assert.match(created.transaction, /^0x[0-9a-f]{64}$/)
+      assert.isFalse(created.inFlight)
+      const listed = yield* Effect.promise(() => svc.schedules.list({ query: { team_nanoid: t.team } } as never))
+      const item = listed.data.items[0]
+      assert.deepStrictEqual(
+        [item?.nanoid, item?.next_pay_at, item?.count],
+        [created.schedule, firstPayAt.toISOString(), 12]
+      )
+      const canceled = yield* Effect.promise(() =>
+        svc.schedules.cancel({ params: { pay_schedule_nanoid: created.schedule } } as never)
+      )
+      assert.strictEqual(canceled.data.state, "canceled")
+      const onChain = yield* gateway.schedule(t.account, keccak256(toHex(created.schedule))).pipe(Effect.orDie)
+      assert.isFalse(onChain?.active)
     })
   )
 

@@ -12,6 +12,7 @@ import type { TeamId, UserId } from "@svc/domain/Ids"
 import { type ExecutePaymentsResponse, tokenAmountOf } from "@svc/domain/payment"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { createScheduleWith, type ScheduleRequest, type ScheduleResult } from "./Schedules.ts"
 
 /** A viem account (`privateKeyToAccount`, a wallet client's local account, ...). */
 export interface ViemAccount {
@@ -113,6 +114,10 @@ export interface SvcClient extends SvcOperations {
       readonly to: ReadonlyArray<Payee>
       readonly payAt?: Date
     }) => Promise<PaymentResult>
+  }
+  /** Pay schedules: `create` issues one, checks it, signs it here once for every instalment and registers it. */
+  readonly schedules: Omit<SvcOperations["paySchedules"], "create"> & {
+    readonly create: (request: ScheduleRequest) => Promise<ScheduleResult>
   }
 }
 
@@ -327,6 +332,16 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
   return {
     ...operations,
     payments: { ...operations.payments, pay: payWith(operations, signer) },
+    schedules: {
+      ...operations.paySchedules,
+      create: createScheduleWith({
+        issue: operations.paySchedules.create as never,
+        execute: operations.paySchedules.execute as never,
+        address: signer.address,
+        signTypedData: signer.signTypedData,
+        refuse: (message) => new SvcError("UNEXPECTED_RESPONSE", message)
+      })
+    },
     address: signer.address,
     signIn: session.signIn,
     token: session.token

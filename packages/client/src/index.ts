@@ -12,4 +12,5 @@ export {
   type SvcOperations,
   type ViemAccount
 } from "./Client.ts"
+export type { SchedulePayee, ScheduleRequest, ScheduleResult } from "./Schedules.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"
