@@ -422,6 +422,41 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
     }).pipe(Effect.scoped)
   )
 
+  it.effect("schedules: created from a CSV and signed here, listed, read, forecast, canceled", () =>
+    Effect.gen(function* () {
+      const { team, adminKey } = yield* Embedded
+      const config = yield* signedIn
+      const users: Array<Json> = JSON.parse(
+        ok(yield* svc(["--json", "users", "list", "--team", team], { config })).stdout
+      ).data.users.filter((user: Json) => user.payable)
+      const csv = join(config, "salaries.csv")
+      writeFileSync(csv, `recipient,amount,description\n${users[0].nanoid},2500,Salary\n${users[1].nanoid},1000\n`)
+      const first = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString()
+      const args = ["--team", team, "--csv", csv, "--interval", "monthly", "--first-pay-at", first, "--count", "2"]
+      const created = ok(
+        yield* svc(["schedules", "create", ...args, "--yes"], { config, env: { SVC_PRIVATE_KEY: adminKey } })
+      )
+      assert.include(created.stdout, "$3,500.00")
+      const schedule = /Registered pay schedule (ps-\S+), transaction 0x[0-9a-f]{64}/.exec(created.stdout)?.[1] ?? ""
+      assert.match(schedule, /^ps-/)
+      const listed = ok(yield* svc(["schedules", "list", "--team", team], { config })).stdout
+      assert.include(listed, schedule)
+      assert.include(listed, "0/2")
+      const shown = JSON.parse(ok(yield* svc(["--json", "schedules", "get", schedule], { config })).stdout).data
+      assert.deepStrictEqual([shown.state, shown.next_pay_at, shown.amount_cents], ["active", first, 350_000])
+      const forecast = JSON.parse(ok(yield* svc(["--json", "cash-requirements", "--team", team], { config })).stdout)
+      assert.isTrue(
+        forecast.data.obligations.some((o: Json) => o.nanoid === schedule && o.instalment === 0),
+        JSON.stringify(forecast.data)
+      )
+      const canceled = ok(yield* svc(["schedules", "cancel", schedule], { config })).stdout
+      assert.include(canceled, `Canceled pay schedule ${schedule}`)
+      const bad = yield* svc(["schedules", "get", "us-xxxxxxxxxxxx"], { config })
+      assert.strictEqual(bad.code, 1)
+      assert.include(bad.stderr, "pay schedule nanoid")
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("teams and members: create, update, settings, summary, remove, delete; pay-instant", () =>
     Effect.gen(function* () {
       const { team, company, adminKey } = yield* Embedded

@@ -14,6 +14,7 @@ import { invites } from "./commands/Invites.ts"
 import { listen } from "./commands/Listen.ts"
 import { members, users } from "./commands/Members.ts"
 import { paymentCommands } from "./commands/Payments.ts"
+import { cashRequirements, schedules } from "./commands/Schedules.ts"
 import { teams } from "./commands/Teams.ts"
 import { webhooks } from "./commands/Webhooks.ts"
 import { describeFailure } from "./Failure.ts"
@@ -31,6 +32,8 @@ export const command = svc.pipe(
     users,
     members,
     ...paymentCommands,
+    schedules,
+    cashRequirements,
     deposits,
     invites,
     webhooks,

@@ -22,14 +22,14 @@ import { authenticatedAs } from "../Session.ts"
 import { teamId } from "./Ids.ts"
 
 export const teamFlag = Flag.String("team").pipe(Flag.withDescription("The paying team's nanoid (te-...)"))
-const yesFlag = Flag.Boolean("yes").pipe(
+export const yesFlag = Flag.Boolean("yes").pipe(
   Flag.withAlias("y"),
   Flag.withDescription("Sign and pay without asking"),
   Flag.withDefault(false)
 )
 
 /** Asks before signing, unless `--yes`; without a terminal to ask on, refuses. */
-const confirm = (yes: boolean, message: string) =>
+export const confirm = (yes: boolean, message: string) =>
   Effect.gen(function* () {
     if (yes) return
     if (process.stdin.isTTY !== true) {
@@ -78,7 +78,7 @@ const summaryOf = (team: string, payees: ReadonlyArray<Payee>, batches: number, 
   ].join("\n")
 }
 
-const signer = (flags: RootFlags) =>
+export const signer = (flags: RootFlags) =>
   Effect.map(requireKey(flags.keyFile), (key) => ({
     walletKey: key,
     key: key.privateKey,
