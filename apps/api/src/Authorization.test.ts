@@ -84,6 +84,20 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
     body: { from: team, amount_cents: 100, payment_data: {}, external_recipient_email: "x@y.example" }
   },
   { action: "balance.read", method: "GET", path: `/v2/balance?nanoid=${team}` },
+  { action: "payments.read", method: "GET", path: `/v2/pay_schedules?team_nanoid=${team}` },
+  {
+    action: "payments.create",
+    method: "POST",
+    path: "/v2/pay_schedules",
+    body: {
+      team_nanoid: team,
+      to: [{ to: other, amount_cents: 100 }],
+      interval: "weekly",
+      first_pay_at: "2099-01-01T00:00:00.000Z",
+      count: 1
+    }
+  },
+  { action: "balance.read", method: "GET", path: `/v2/cash_requirements?team_nanoid=${team}` },
   { action: "invites.read", method: "GET", path: `/v2/invites?nanoid=${team}` },
   {
     action: "invites.create",

@@ -233,7 +233,44 @@ describe("bad-input sweep", () => {
           required: ["event_type"]
         },
         "GET /v2/balance": { query: { nanoid: teamId } },
-        "GET /v2/deposits": { query: { team_nanoid: teamId, limit: "10" } }
+        "GET /v2/deposits": { query: { team_nanoid: teamId, limit: "10" } },
+        "POST /v2/pay_schedules": {
+          body: {
+            team_nanoid: teamId,
+            to: [{ to: user, amount_cents: 100, invoice_description: "x" }],
+            interval: "weekly",
+            first_pay_at: "2099-01-01T00:00:00.000Z",
+            count: 3
+          },
+          required: ["team_nanoid", "to", "interval", "first_pay_at", "count"]
+        },
+        "PUT /v2/pay_schedules": {
+          body: {
+            team_nanoid: teamId,
+            signer: wallet,
+            typed_data: {
+              from: wallet,
+              to: wallet,
+              salt: "1",
+              expires: "1",
+              data: {
+                id: `0x${"11".repeat(32)}`,
+                token: `0x${"33".repeat(20)}`,
+                firstPayAt: "4070908800",
+                interval: "weekly",
+                count: "3",
+                validMinutes: "1440",
+                payees: [{ recipient: `0x${"44".repeat(20)}`, amount: "1000000" }]
+              }
+            },
+            signature: placeholderSignature
+          },
+          required: ["team_nanoid", "signer", "typed_data", "signature"]
+        },
+        "GET /v2/pay_schedules": { query: { team_nanoid: teamId } },
+        "GET /v2/pay_schedules/{pay_schedule_nanoid}": { params: { pay_schedule_nanoid: "ps-000000000001" } },
+        "DELETE /v2/pay_schedules/{pay_schedule_nanoid}": { params: { pay_schedule_nanoid: "ps-000000000001" } },
+        "GET /v2/cash_requirements": { query: { team_nanoid: teamId } }
       }
 
       const document = (yield* call(server, "GET", "/openapi.json")).body as {

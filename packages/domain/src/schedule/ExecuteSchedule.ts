@@ -169,11 +169,12 @@ export const executePaySchedule = Effect.fn("PaySchedules.execute")(function* (
   body: ExecutePayScheduleRequest
 ) {
   const salt = body.typed_data.salt
+  // The caller's permission first: refused before anything is read (decision 0058).
+  yield* TeamAccess.use((access) => access.authorize(caller, body.team_nanoid, "payments.execute"))
   const issued = yield* IssuedRequestStore.use((store) => store.find(salt))
   if (issued.kind !== "schedule" || issued.team !== body.team_nanoid) {
     return yield* new ExecutionBodyMismatch({ salt })
   }
-  yield* TeamAccess.use((access) => access.authorize(caller, issued.team, "payments.execute"))
   yield* ChainGateway.required
   const signature = body.signature as Hex
   return yield* executeOnce({
