@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { InviteMachine } from "./invite/InviteMachine.ts"
 import { PaymentMachine } from "./payment/PaymentMachine.ts"
 import type { StateMachine } from "./StateMachine.ts"
+import { PayScheduleMachine } from "./schedule/PaySchedule.ts"
 import { WebhookMachine } from "./webhook/WebhookMachine.ts"
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
@@ -38,6 +39,7 @@ describe("README", () => {
 
   for (const [heading, machine] of [
     ["Payment", PaymentMachine],
+    ["Pay schedule", PayScheduleMachine],
     ["Invite", InviteMachine],
     ["Webhook endpoint", WebhookMachine]
   ] as const) {
