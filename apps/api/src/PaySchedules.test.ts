@@ -112,6 +112,18 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
       const first = Math.floor(Date.now() / 1000) + 3_600
       const canceled = yield* createSchedule(f, t, { first, count: 3, cents: [100, 100] })
       const signed = yield* createSchedule(f, t, { first, count: 3, cents: [200, 200] })
+      // A manager is not paid by a schedule, as by a batch: refused before anything is issued.
+      const manager = yield* call(f.server, "POST", "/v2/pay_schedules", {
+        token: t.token,
+        body: {
+          team_nanoid: t.team,
+          to: [{ to: t.owner.user, amount_cents: 100 }],
+          interval: "weekly",
+          first_pay_at: new Date(first * 1000).toISOString(),
+          count: 1
+        }
+      })
+      assert.deepStrictEqual([manager.status, manager.body.error_code], [400, "INVALID_RECIPIENT"])
       const deleted = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
       assert.strictEqual(deleted.status, 200, JSON.stringify(deleted.body))
       assert.strictEqual(deleted.body.data.state, "canceled")

@@ -11,6 +11,7 @@ import { scheduleTypedData } from "../eip712/ScheduleTypedData.ts"
 import { makeRequestEnvelope } from "../eip712/TypedDataBuilder.ts"
 import { IdGenerator, type UserId } from "../Ids.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { isPayable } from "../membership/Role.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { IssuedRequestPolicy } from "../payment/IssuedRequestPolicy.ts"
 import { tokenAmountOf, usdcDecimals } from "../payment/Payment.ts"
@@ -41,6 +42,13 @@ const payeesOf = Effect.fn("PaySchedules.payeesOf")(function* (
   const memberIds = new Set(members.members.map((m) => m.user_nanoid))
   const missing = [...seen].find((id) => !memberIds.has(id))
   if (missing !== undefined) return yield* new InvalidRecipient({ message: `${missing} is not a member of the team` })
+  // Only payable members (employees and contractors, decision 0008), as a batch pays them.
+  const unpayable = members.members.find((m) => seen.has(m.user_nanoid) && !isPayable(m.role))
+  if (unpayable !== undefined) {
+    return yield* new InvalidRecipient({
+      message: `${unpayable.user_nanoid} is a ${unpayable.role} of the team and cannot be paid: only employees and contractors are`
+    })
+  }
   const users = yield* UserRepository.use((u) => u.findByIds([...seen]))
   const accounts = new Map<UserId, Address>(
     yield* Effect.forEach(users, (user) => Effect.map(userAccountOf(chain, user), (a) => [user.nanoid, a] as const), {
