@@ -1,19 +1,31 @@
 /**
  * The svc client with plain promises (issue 20): `createSvcClient({ baseUrl, account })` signs in with the account's
- * wallet (SIWE) when first needed and again when its token expires, exposes every operation of the API grouped by
- * resource (derived from the HTTP contract, so it cannot drift from the server), and pays in one call: it issues the
- * typed data, checks it pays what was asked, signs it here and executes it. The private key never leaves the process:
- * only signatures are sent.
+ * wallet (SIWE) when first needed, renews its session quietly before it expires, exposes every operation of the API
+ * grouped by resource (derived from the HTTP contract, so it cannot drift from the server), and pays in one call: it
+ * issues the typed data, checks it pays what was asked, signs it here and executes it. The private key never leaves
+ * the process: only signatures are sent. A browser wallet signs through `eip1193Account` (issue 40).
  */
-import { type ApiClient, makeApiClient, statusOfApiError } from "@svc/contract"
+import { makeApiClient } from "@svc/contract"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import type { ErrorCode } from "@svc/domain/errors"
-import type { TeamId, UserId } from "@svc/domain/Ids"
-import { type ExecutePaymentsResponse, tokenAmountOf } from "@svc/domain/payment"
-import { Cause, Effect, Exit, Layer } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { Effect, Layer } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { promised, type SvcOperations } from "./Operations.ts"
+import {
+  type InstantPaymentRequest,
+  type ManagerInvitesRequest,
+  type PaymentRequest,
+  type PaymentResult,
+  type PreparedGrant,
+  type PreparedPayment,
+  prepareInstantPayment,
+  prepareManagerGrant,
+  preparePayments,
+  submitManagerGrant,
+  submitPayment
+} from "./Prepared.ts"
+import { type SessionStore, sessionOf } from "./Session.ts"
 
-/** A viem account (`privateKeyToAccount`, a wallet client's local account, ...). */
+/** A viem account (`privateKeyToAccount`, a wallet client's local account, `eip1193Account`, ...). */
 export interface ViemAccount {
   readonly address: `0x${string}`
   readonly signMessage: (args: { readonly message: string }) => Promise<`0x${string}`>
@@ -39,158 +51,43 @@ export interface EthersSigner {
 /** What signs for the client: a viem account or an ethers signer. */
 export type SvcAccount = ViemAccount | EthersSigner
 
-/** An answer of the API that is not a success, or no answer at all (`NETWORK_ERROR`). */
-export class SvcError extends Error {
-  override readonly name = "SvcError"
-  /**
-   * The API's `error_code`; `NETWORK_ERROR` when it could not be reached, `UNEXPECTED_RESPONSE` for a request or an answer the
-   * contract does not describe (or typed data that does not pay what was asked).
-   */
-  readonly errorCode: ErrorCode | "NETWORK_ERROR" | "UNEXPECTED_RESPONSE"
-  /** The HTTP status, when the API answered. */
-  readonly status: number | undefined
-  constructor(errorCode: SvcError["errorCode"], message: string, status?: number) {
-    super(message)
-    this.errorCode = errorCode
-    this.status = status
-  }
-}
-
-/**
- * An operation answering a `Promise` of its decoded success. (The Effect client's methods are generic in a response
- * mode; read through `infer`, their answer is every mode's, so the raw-response forms are taken out.)
- */
-type PromisedOperation<F> = F extends (request: infer P) => Effect.Effect<infer A, infer _E, infer _R>
-  ? (
-      ...request: {} extends Omit<P, "responseMode">
-        ? [request?: Omit<P, "responseMode">]
-        : [request: Omit<P, "responseMode">]
-    ) => Promise<Exclude<A, Response | readonly [unknown, Response]>>
-  : never
-
-type Response = HttpClientResponse.HttpClientResponse
-
-/** The promise form of an Effect client: each group's operations, and the top-level ones (`health`, `ready`). */
-type Promised<C> = {
-  readonly [K in keyof C]: C[K] extends (...args: ReadonlyArray<never>) => unknown
-    ? PromisedOperation<C[K]>
-    : { readonly [O in keyof C[K]]: PromisedOperation<C[K][O]> }
-}
-
-/** Every operation of the API, grouped by resource (`teams`, `payments`, `invites`, `webhooks`, ...). */
-export type SvcOperations = Promised<ApiClient>
-
-/** One payee of `payments.pay`. */
-export interface Payee {
-  /** A team member's user id (`us-…`). */
-  readonly to: string
-  readonly amount_cents: number
-  readonly invoice_description?: string
-}
-
-/** What `payments.pay` answers: the transaction, and the payments it made (or registered, for `payAt`). */
-export interface PaymentResult {
-  readonly transaction: string
-  readonly payments: ExecutePaymentsResponse["data"]["payments"]
-  /** True when the transaction was sent and is not final yet (the API answered 202; the same call again waits on). */
-  readonly inFlight: boolean
-}
-
 export interface SvcClient extends SvcOperations {
   /** The wallet this client signs with. */
   readonly address: () => Promise<`0x${string}`>
   /** Signs in now (SIWE: the message from the API, signed here, exchanged for a JWT); answers the JWT. */
   readonly signIn: () => Promise<string>
-  /** The current JWT, signing in again first when there is none or it expires within a minute. */
+  /**
+   * The current JWT: renewed without a signature in its last hour (`POST /v2/auth/refresh`), signed for again when
+   * there is none usable. Calling it now and then keeps a session alive.
+   */
   readonly token: () => Promise<string>
+  /** Forgets the session (and its stored copy): the next call signs in again. */
+  readonly signOut: () => void
   readonly payments: SvcOperations["payments"] & {
     /**
      * Pays team members from `team`: issues the typed data, checks it pays exactly the amounts asked, signs it with
      * the account and executes it. With `payAt`, registers intents due then instead.
      */
-    readonly pay: (request: {
-      readonly team: string
-      readonly to: ReadonlyArray<Payee>
-      readonly payAt?: Date
-    }) => Promise<PaymentResult>
+    readonly pay: (request: PaymentRequest) => Promise<PaymentResult>
+    /** Issues the typed data of `pay` and checks it (throws, having signed nothing, when it is not what was asked). */
+    readonly prepare: (request: PaymentRequest) => Promise<PreparedPayment>
+    /** Issues and checks the typed data of an instant payment to an e-mail. */
+    readonly prepareInstant: (request: InstantPaymentRequest) => Promise<PreparedPayment>
+    /** Signs prepared typed data with the account and executes it. */
+    readonly submit: (prepared: PreparedPayment) => Promise<PaymentResult>
+  }
+  readonly invites: SvcOperations["invites"] & {
+    /** Issues the typed data that grants manager roles on chain, checked to grant what was asked. */
+    readonly prepareManagers: (request: ManagerInvitesRequest) => Promise<PreparedGrant>
+    /** Signs prepared grants with the account and executes them: each wallet is then a member with its role. */
+    readonly submitManagers: (
+      prepared: PreparedGrant
+    ) => Promise<{ readonly invites: ReadonlyArray<string>; readonly transaction: string }>
   }
 }
 
 const isEthers = (account: SvcAccount): account is EthersSigner =>
   typeof (account as EthersSigner).getAddress === "function"
-
-/** A JWT's `exp` (seconds), without checking it: the server does. */
-const expiryOf = (jwt: string): number => {
-  try {
-    const payload = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")) as { exp?: number }
-    return typeof payload.exp === "number" ? payload.exp : 0
-  } catch {
-    return 0
-  }
-}
-
-/** Runs a client call: its success, or an `SvcError` naming the API's code. */
-const run = <A>(effect: Effect.Effect<A, unknown>): Promise<A> =>
-  Effect.runPromiseExit(effect).then((exit) => {
-    if (Exit.isSuccess(exit)) return exit.value
-    const squashed = Cause.squash(exit.cause)
-    // A failed sign-in on the way (the token asked for as the request is sent) is already an SvcError.
-    if (squashed instanceof SvcError) throw squashed
-    const error = squashed as {
-      error_code?: ErrorCode
-      data?: unknown
-      _tag?: string
-      message?: string
-    }
-    if (typeof error?.error_code === "string") {
-      throw new SvcError(
-        error.error_code,
-        typeof error.data === "string" ? error.data : error.error_code,
-        statusOfApiError(error as never)
-      )
-    }
-    if (error?._tag === "HttpClientError" || error?._tag === "RequestError") {
-      throw new SvcError("NETWORK_ERROR", error.message ?? "the API could not be reached")
-    }
-    throw new SvcError("UNEXPECTED_RESPONSE", error?.message ?? String(error))
-  })
-
-type Operation = (...args: Array<unknown>) => Effect.Effect<unknown>
-
-/**
- * An operation as a promise. A 401 (a token the server no longer takes: it expired early, or the server's secret
- * changed) forgets the token and tries once more, signed in again.
- */
-const promisedOperation =
-  (operation: Operation, forgetToken: (() => void) | undefined) =>
-  async (...args: Array<unknown>) => {
-    try {
-      return await run(operation(...args))
-    } catch (error) {
-      if (forgetToken === undefined || !(error instanceof SvcError) || error.status !== 401) throw error
-      forgetToken()
-      return run(operation(...args))
-    }
-  }
-
-/**
- * Each group's operations as promises (`operations.teams.get(...)`), and the top-level ones, over `client`; the
- * sign-in operations themselves are not retried.
- */
-const promised = <C extends object>(client: C, forgetToken: () => void): Promised<C> =>
-  Object.fromEntries(
-    Object.entries(client).map(([key, value]) => [
-      key,
-      typeof value === "function"
-        ? promisedOperation(value as Operation, forgetToken)
-        : Object.fromEntries(
-            Object.entries(value as Record<string, Operation>).map(([name, operation]) => [
-              name,
-              promisedOperation(operation, key === "auth" ? undefined : forgetToken)
-            ])
-          )
-    ])
-  ) as Promised<C>
 
 /** What signs for the client: its address, SIWE messages and typed data, with a viem account or an ethers signer. */
 const signerOf = (account: SvcAccount) => ({
@@ -206,40 +103,6 @@ const signerOf = (account: SvcAccount) => ({
     return account.signTypedData(bundle.domain, types, signable.message)
   }
 })
-
-type Signer = ReturnType<typeof signerOf>
-
-/** The client's session: signs in (once at a time) with SIWE, and answers a token a minute from expiry at least. */
-const sessionOf = (baseUrl: string, signer: Signer) => {
-  const anonymous = makeApiClient({ baseUrl })
-  let session: { readonly jwt: string; readonly expires: number } | undefined
-  let signingIn: Promise<string> | undefined
-  const signIn = (): Promise<string> => {
-    signingIn ??= (async () => {
-      try {
-        const wallet = await signer.address()
-        const challenge = await run(Effect.flatMap(anonymous, (api) => api.auth.siwe({ query: { wallet } as never })))
-        const sig = await signer.signMessage(challenge.data.siwe)
-        const verified = await run(
-          Effect.flatMap(anonymous, (api) =>
-            api.auth.verify({ payload: { message: challenge.data.siwe, sig, nonce: challenge.data.nonce } as never })
-          )
-        )
-        session = { jwt: verified.data.jwt, expires: expiryOf(verified.data.jwt) }
-        return verified.data.jwt
-      } finally {
-        signingIn = undefined
-      }
-    })()
-    return signingIn
-  }
-  const token = async () =>
-    session !== undefined && session.expires - 60 > Date.now() / 1000 ? session.jwt : await signIn()
-  const forget = () => {
-    session = undefined
-  }
-  return { signIn, token, forget }
-}
 
 /** The typed client whose every request carries the current token, asked for as it is sent. */
 const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
@@ -259,76 +122,40 @@ const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
     })
   )
 
-/** The body of a batch paying `to`, now or at `payAt`. */
-const batchOf = (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => ({
-  from: request.team as TeamId,
-  to: request.to.map((payee) => ({
-    to: payee.to as UserId,
-    amount_cents: payee.amount_cents,
-    currency_symbol: "USD" as const,
-    invoice_description: payee.invoice_description ?? "Payment"
-  })),
-  pay_now: request.payAt === undefined,
-  network: "arbitrum" as const
-})
-
-/** Whether the issued typed data pays exactly what was asked: the count, and each amount in order. */
-const paysWhatWasAsked = (bundle: TypedDataBundle, to: ReadonlyArray<Payee>) => {
-  const entries = (bundle.typed_data as { data?: { payments?: ReadonlyArray<{ amount: string }> } }).data?.payments
-  return (
-    entries !== undefined &&
-    entries.length === to.length &&
-    entries.every((entry, index) => entry.amount === tokenAmountOf(to[index]?.amount_cents ?? 0))
-  )
-}
-
-/** `payments.pay`: issues the batch, checks it pays what was asked, signs it locally and executes it. */
-const payWith =
-  (operations: Promised<ApiClient>, signer: Signer) =>
-  async (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => {
-    const body = batchOf(request)
-    const issued = await operations.payments.create({
-      payload: {
-        ...body,
-        ...(request.payAt === undefined ? {} : { pay_at_time: Math.floor(request.payAt.getTime() / 1000) })
-      }
-    } as never)
-    const bundle = (issued as { data: TypedDataBundle }).data
-    // Signs only what pays exactly what was asked.
-    if (!paysWhatWasAsked(bundle, request.to)) {
-      throw new SvcError(
-        "UNEXPECTED_RESPONSE",
-        "the typed data the API issued does not pay what was asked: nothing was signed"
-      )
-    }
-    const signature = await signer.signTypedData(bundle)
-    const executed = (await operations.payments.execute({
-      payload: { ...body, signer: await signer.address(), typed_data: bundle.typed_data, signature }
-    } as never)) as unknown as { data: ExecutePaymentsResponse["data"] & { status?: string } }
-    return {
-      transaction: executed.data.transaction,
-      payments: executed.data.payments,
-      inFlight: executed.data.status === "in_flight"
-    }
-  }
-
 /**
- * A client of the svc API at `baseUrl`, signing with `account`.
+ * A client of the svc API at `baseUrl`, signing with `account`. A web app passes `session` to keep its JWT across
+ * page loads (in `sessionStorage`: issue 40).
  *
  * @example
  * const svc = createSvcClient({ baseUrl: "http://127.0.0.1:3000", account: privateKeyToAccount(key) })
  * const { transaction } = await svc.payments.pay({ team: "te-…", to: [{ to: "us-…", amount_cents: 1_234 }] })
  */
-export const createSvcClient = (options: { readonly baseUrl: string; readonly account: SvcAccount }): SvcClient => {
+export const createSvcClient = (options: {
+  readonly baseUrl: string
+  readonly account: SvcAccount
+  readonly session?: SessionStore | undefined
+}): SvcClient => {
   const baseUrl = options.baseUrl.replace(/\/+$/, "")
   const signer = signerOf(options.account)
-  const session = sessionOf(baseUrl, signer)
+  const session = sessionOf(baseUrl, signer, options.session)
   const operations = promised(authenticatedClient(baseUrl, session.token), session.forget)
   return {
     ...operations,
-    payments: { ...operations.payments, pay: payWith(operations, signer) },
+    payments: {
+      ...operations.payments,
+      pay: async (request) => submitPayment(operations, signer, await preparePayments(operations, signer, request)),
+      prepare: (request) => preparePayments(operations, signer, request),
+      prepareInstant: (request) => prepareInstantPayment(operations, signer, request),
+      submit: (prepared) => submitPayment(operations, signer, prepared)
+    },
+    invites: {
+      ...operations.invites,
+      prepareManagers: (request) => prepareManagerGrant(operations, signer, request),
+      submitManagers: (prepared) => submitManagerGrant(operations, signer, prepared)
+    },
     address: signer.address,
     signIn: session.signIn,
-    token: session.token
+    token: session.token,
+    signOut: session.forget
   }
 }

@@ -4,12 +4,21 @@
 export {
   createSvcClient,
   type EthersSigner,
-  type Payee,
-  type PaymentResult,
   type SvcAccount,
   type SvcClient,
-  SvcError,
-  type SvcOperations,
   type ViemAccount
 } from "./Client.ts"
+export { type Eip1193Provider, eip1193Account, requestWalletAddress } from "./Eip1193.ts"
+export type { SvcOperations } from "./Operations.ts"
+export type {
+  InstantPaymentRequest,
+  ManagerInvitesRequest,
+  Payee,
+  PaymentRequest,
+  PaymentResult,
+  PreparedGrant,
+  PreparedPayment
+} from "./Prepared.ts"
+export { SvcError } from "./Run.ts"
+export { renewWithinSeconds, type SessionStore } from "./Session.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"
