@@ -8,6 +8,13 @@ export { InProcessRequest } from "@svc/v1"
 export { type MethodsOf, methodsOf, withAllowedMethods } from "./AllowedMethods.ts"
 export { AuthenticationLive, callerOfToken } from "./AuthenticationLive.ts"
 export { AuthHandlers, type AuthRequirements } from "./AuthHandlers.ts"
+export {
+  ConsoleRoute,
+  consoleAnswer,
+  consoleContentSecurityPolicy,
+  consoleHeaders,
+  readConsoleFiles
+} from "./ConsoleRoute.ts"
 export { DepositHandlers } from "./DepositHandlers.ts"
 export {
   errorResponse,
