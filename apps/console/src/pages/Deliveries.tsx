@@ -51,6 +51,11 @@ const Row = ({ webhook, delivery }: { readonly webhook: string; readonly deliver
       </td>
       <td data-label="Status">
         <DeliveryBadge status={delivery.status} />
+        {delivery.next_attempt_at === null ? null : (
+          <span className="sub">
+            Next try <DateTime value={delivery.next_attempt_at} />
+          </span>
+        )}
       </td>
       <td data-label="Response" className="num">
         {last === undefined ? "—" : (last.status_code ?? "—")}

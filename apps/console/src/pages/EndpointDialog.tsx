@@ -2,7 +2,7 @@
  * A webhook endpoint's form, to add one or edit one: where deliveries go, which events it receives (those this
  * service sends, grouped), its name, and the payload major it pins.
  */
-import { emittedEventTypes } from "@svc/domain/event"
+import { EventCatalog, emittedEventTypes } from "@svc/domain/event"
 import { type FormEvent, useState } from "react"
 import type { WebhookEndpoint } from "../api/Types.ts"
 import { Button, Field } from "../ui/Controls.tsx"
@@ -18,7 +18,7 @@ export interface EndpointFields {
   readonly version: number
 }
 
-const groupOf = (type: string) => type.split(".")[0] ?? type
+const groupOf = (type: (typeof emittedEventTypes)[number]) => EventCatalog[type].category
 
 const EventChoice = ({
   chosen,

@@ -17,12 +17,14 @@ const SettingsForm = ({
   team,
   user,
   settings,
-  editable
+  editable,
+  self
 }: {
   readonly team: string
   readonly user: string
   readonly settings: MemberSettings
   readonly editable: boolean
+  readonly self: boolean
 }) => {
   const client = useClient()
   const queryClient = useQueryClient()
@@ -83,7 +85,7 @@ const SettingsForm = ({
           checked={form.notifications}
           onChange={(e) => setForm({ ...form, notifications: e.target.checked })}
         />
-        E-mail this member about payments
+        {self ? "E-mail me about payments" : "E-mail this member about payments"}
       </label>
       {save.isError ? <ErrorNotice error={save.error} /> : null}
       {save.isSuccess ? <Notice tone="success">Saved.</Notice> : null}
@@ -116,6 +118,7 @@ export const MemberSettingsCard = ({ team, user }: { readonly team: TeamContext;
           user={user}
           settings={settings.data}
           editable={team.may("member.settings.update")}
+          self={user === team.me}
         />
       )}
     </section>

@@ -36,8 +36,8 @@ const Filters = ({ team }: { readonly team: string }) => {
       <div className="field">
         <label htmlFor="filter-query_type">Direction</label>
         <select {...select("query_type")}>
-          <option value="">Paid by the team</option>
-          <option value="receivable">Received by the team</option>
+          <option value="">Paid out</option>
+          <option value="receivable">Received</option>
         </select>
       </div>
       <div className="field">
