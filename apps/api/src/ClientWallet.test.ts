@@ -52,7 +52,7 @@ const memoryStore = (): SessionStore & { value: string | undefined } => {
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString())
 
 layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@svc/client in a browser", (it) => {
-  it.effect("an EIP-1193 wallet signs in, pays after a prepared look, and grants a manager role", () =>
+  it.effect("an EIP-1193 wallet signs in, pays after a prepared look (a batch, an e-mail), grants a manager role", () =>
     Effect.gen(function* () {
       const { server, gateway } = yield* ChainTestServer
       const t = yield* fundedTeam(100_000_000n)
@@ -80,6 +80,16 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
       assert.strictEqual(paid.payments.length, 2)
       assert.strictEqual(wallet.chainId(), 42161, "the wallet was switched to the typed data's chain")
       assert.strictEqual(yield* gateway.balanceOf(t.account).pipe(Effect.orDie), 100_000_000n - 12_500_000n)
+
+      // An instant payment to an e-mail, in two steps as well.
+      const instant = yield* Effect.promise(() =>
+        svc.payments.prepareInstant({ team: t.team, email: "outside@example.com", amount_cents: 500 })
+      )
+      assert.strictEqual(instant.kind, "instant")
+      assert.strictEqual(instant.totalCents, 500)
+      const sent = yield* Effect.promise(() => svc.payments.submit(instant))
+      assert.match(sent.transaction, /^0x[0-9a-f]{64}$/)
+      assert.strictEqual(yield* gateway.balanceOf(t.account).pipe(Effect.orDie), 100_000_000n - 12_500_000n - 5_000_000n)
 
       const viewer = privateKeyToAccount(generatePrivateKey())
       const grant = yield* Effect.promise(() =>

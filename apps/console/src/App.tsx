@@ -12,16 +12,6 @@ import { SignInPage } from "./pages/SignIn.tsx"
 import { useSession } from "./session/Session.tsx"
 import { Empty, ErrorNotice, Loading } from "./ui/Notice.tsx"
 
-/** The signed-in member's user id: the `sub` of the session's token. */
-const userOfToken = (): string | undefined => {
-  try {
-    const part = (sessionStorage.getItem("svc.console.jwt") ?? "").split(".")[1] ?? ""
-    return (JSON.parse(atob(part.replace(/-/g, "+").replace(/_/g, "/"))) as { sub?: string }).sub
-  } catch {
-    return undefined
-  }
-}
-
 const Centered = ({ children }: { readonly children: React.ReactNode }) => (
   <main className="signin" id="main">
     <div className="card">{children}</div>
@@ -29,6 +19,7 @@ const Centered = ({ children }: { readonly children: React.ReactNode }) => (
 )
 
 const Console = () => {
+  const { user } = useSession()
   const teams = useTeams()
   const { segments } = useLocation()
   const [teamId, slug = "", ...rest] = segments
@@ -64,7 +55,7 @@ const Console = () => {
       </Centered>
     )
   }
-  const context = teamContext(team, userOfToken())
+  const context = teamContext(team, user)
   return (
     <Shell team={context} teams={teams.data} current={page?.slug ?? ""}>
       {page === undefined ? (

@@ -10,7 +10,7 @@ import { afterAll, assert, layer } from "@effect/vitest"
 import { signIn as apiSignIn, call } from "@svc/api/TestServer"
 import { startReceiver } from "@svc/api/WebhookReceiver"
 import { Effect } from "effect"
-import type { Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { type AxeFinding, audit, pageWithWallet, serious, type TestWallet } from "../test/ConsoleBrowser.ts"
 import { ConsoleFixture } from "../test/ConsoleFixture.ts"
 import { fillPayee, navigationLinks, openPage, signIn, visible } from "../test/Steps.ts"
@@ -33,8 +33,7 @@ const accessible = async (page: Page, name: string) => {
 }
 
 /** A page with `wallet`, failing the test on a script error, a policy violation or an alert (an injected script). */
-const openWith = async (wallet: TestWallet, viewport?: { width: number; height: number }) => {
-  const { browser } = await fixture
+const openWith = async (browser: Browser, wallet: TestWallet, viewport?: { width: number; height: number }) => {
   const opened = await pageWithWallet(browser, wallet, viewport)
   const problems: Array<string> = []
   opened.page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
@@ -48,14 +47,12 @@ const openWith = async (wallet: TestWallet, viewport?: { width: number; height: 
   return { ...opened, problems }
 }
 
-let fixture: Promise<ConsoleFixture["Service"]>
 const balanceText = (page: Page) => page.getByTestId("balance").textContent()
 
 layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("the console in a browser", (it) => {
   const run = (body: (f: ConsoleFixture["Service"]) => Promise<void>) =>
     Effect.gen(function* () {
       const f = yield* ConsoleFixture
-      fixture = Promise.resolve(f)
       yield* Effect.promise(() => body(f))
     })
 
@@ -86,8 +83,8 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   it.effect(
     "an admin signs in, pays two members from the form and one from a CSV; they complete, the balance drops by the sum",
     () =>
-      run(async ({ baseUrl, team, chain }) => {
-        const { page, problems } = await openWith({ account: team.admin.account })
+      run(async ({ baseUrl, team, chain, browser }) => {
+        const { page, problems } = await openWith(browser, { account: team.admin.account })
         await page.goto(`${baseUrl}/console`)
         await visible(page.getByRole("button", { name: "Connect wallet" }))
         await accessible(page, "sign-in")
@@ -173,8 +170,8 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   )
 
   it.effect("a payment scheduled for a date, with markup for its description, shows it as text and is canceled", () =>
-    run(async ({ baseUrl, team }) => {
-      const { page, problems } = await openWith({ account: team.admin.account })
+    run(async ({ baseUrl, team, browser }) => {
+      const { page, problems } = await openWith(browser, { account: team.admin.account })
       await signIn(page, baseUrl)
       await openPage(page, "Payments")
       await page.getByRole("button", { name: "New payment" }).click()
@@ -209,8 +206,8 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
     () =>
       Effect.gen(function* () {
         const receiver = yield* startReceiver()
-        yield* run(async ({ baseUrl, team }) => {
-          const { page, problems } = await openWith({ account: team.admin.account })
+        yield* run(async ({ baseUrl, team, browser }) => {
+          const { page, problems } = await openWith(browser, { account: team.admin.account })
           await signIn(page, baseUrl)
           await openPage(page, "Members")
           await visible(page.getByRole("link", { name: "Ada Lovelace" }))
@@ -257,8 +254,8 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   )
 
   it.effect("each role sees only what it may do", () =>
-    run(async ({ baseUrl, team }) => {
-      const finance = await openWith({ account: team.finance.account })
+    run(async ({ baseUrl, team, browser }) => {
+      const finance = await openWith(browser, { account: team.finance.account })
       await signIn(finance.page, baseUrl)
       assert.deepStrictEqual(await navigationLinks(finance.page), [
         "Overview",
@@ -276,7 +273,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
       await openPage(finance.page, "Deposits")
       await accessible(finance.page, "deposits")
 
-      const viewer = await openWith({ account: team.viewer.account })
+      const viewer = await openWith(browser, { account: team.viewer.account })
       await signIn(viewer.page, baseUrl)
       assert.deepStrictEqual(await navigationLinks(viewer.page), [
         "Overview",
@@ -294,7 +291,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
       assert.isTrue(await viewer.page.getByLabel("Invoice number prefix").isDisabled())
       await accessible(viewer.page, "settings (viewer)")
 
-      const employee = await openWith({ account: team.ada.account })
+      const employee = await openWith(browser, { account: team.ada.account })
       await signIn(employee.page, baseUrl)
       assert.deepStrictEqual(await navigationLinks(employee.page), ["Overview", "Settings"])
       await visible(employee.page.getByRole("heading", { name: "Your membership" }))
@@ -309,14 +306,14 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   )
 
   it.effect("a wallet that refuses to sign leaves nothing paid: no payment, the balance unchanged", () =>
-    run(async ({ baseUrl, team, chain }) => {
+    run(async ({ baseUrl, team, chain, browser }) => {
       const token = await Effect.runPromise(apiSignIn(chain.server, team.admin.account))
       const payments = async () =>
         (await Effect.runPromise(call(chain.server, "GET", `/v2/payments?team_nanoid=${team.team}`, { token }))).body
           .data.items.length as number
       const paymentsBefore = await payments()
       const balanceBefore = await chain.gateway.balanceOf(team.account as never).pipe(Effect.runPromise)
-      const { page, problems, log } = await openWith({ account: team.finance.account, refuseTypedData: true })
+      const { page, problems, log } = await openWith(browser, { account: team.finance.account, refuseTypedData: true })
       await signIn(page, baseUrl)
       await openPage(page, "Payments")
       await page.getByRole("button", { name: "New payment" }).click()
@@ -342,8 +339,8 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   )
 
   it.effect("at 375 px wide the pages have no horizontal scroll", () =>
-    run(async ({ baseUrl, team }) => {
-      const { page, problems } = await openWith({ account: team.admin.account }, { width: 375, height: 812 })
+    run(async ({ baseUrl, team, browser }) => {
+      const { page, problems } = await openWith(browser, { account: team.admin.account }, { width: 375, height: 812 })
       await signIn(page, baseUrl)
       for (const path of ["", "/payments", "/payments/new", "/members", "/webhooks", "/deposits", "/settings"]) {
         await page.goto(`${baseUrl}/console/${team.team}${path}`)

@@ -26,12 +26,24 @@ export interface Session {
   readonly address: `0x${string}` | undefined
   /** The client acting for the wallet, once it signed in. */
   readonly client: SvcClient | undefined
+  /** The signed-in member's user id (the `sub` of the session's token). */
+  readonly user: string | undefined
   readonly connect: (wallet: Wallet) => Promise<void>
   readonly signIn: () => Promise<void>
   readonly signOut: () => void
 }
 
 const SessionContext = createContext<Session | undefined>(undefined)
+
+/** The user id a JWT names (its `sub`), read without checking it: the API checks every call. */
+const userOfToken = (jwt: string | null): string | undefined => {
+  try {
+    const part = (jwt ?? "").split(".")[1] ?? ""
+    return (JSON.parse(atob(part.replace(/-/g, "+").replace(/_/g, "/"))) as { sub?: string }).sub
+  } catch {
+    return undefined
+  }
+}
 
 const readConnected = (): Connected | undefined => {
   try {
@@ -98,7 +110,14 @@ export const SessionProvider = ({ children }: { readonly children: ReactNode }) 
 
   useSessionUpkeep(client, signedIn, connected, signOut)
   const session = useMemo(
-    () => ({ address: connected?.address, client: signedIn ? client : undefined, connect, signIn, signOut }),
+    () => ({
+      address: connected?.address,
+      client: signedIn ? client : undefined,
+      user: signedIn ? userOfToken(sessionStorage.getItem(tokenKey)) : undefined,
+      connect,
+      signIn,
+      signOut
+    }),
     [connected, signedIn, client, connect, signIn, signOut]
   )
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>
