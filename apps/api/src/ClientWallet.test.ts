@@ -89,7 +89,10 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
       assert.strictEqual(instant.totalCents, 500)
       const sent = yield* Effect.promise(() => svc.payments.submit(instant))
       assert.match(sent.transaction, /^0x[0-9a-f]{64}$/)
-      assert.strictEqual(yield* gateway.balanceOf(t.account).pipe(Effect.orDie), 100_000_000n - 12_500_000n - 5_000_000n)
+      assert.strictEqual(
+        yield* gateway.balanceOf(t.account).pipe(Effect.orDie),
+        100_000_000n - 12_500_000n - 5_000_000n
+      )
 
       const viewer = privateKeyToAccount(generatePrivateKey())
       const grant = yield* Effect.promise(() =>
