@@ -68,12 +68,7 @@ const Row = ({ webhook, delivery }: { readonly webhook: string; readonly deliver
         {last?.error === null || last === undefined ? null : <span className="sub">{last.error}</span>}
       </td>
       <td data-label="Actions">
-        <Button
-          className="small"
-          busy={retry.isPending}
-          onClick={() => retry.mutate()}
-          aria-label={`Retry the ${delivery.event_type} delivery`}
-        >
+        <Button className="small" busy={retry.isPending} onClick={() => retry.mutate()}>
           Retry
         </Button>
         {retry.isError ? <ErrorNotice error={retry.error} /> : null}

@@ -63,7 +63,15 @@ const SendTest = ({ actions }: { readonly actions: ReturnType<typeof useEndpoint
           Send test
         </Button>
       </div>
-      {actions.test.isSuccess ? <Notice tone="success">Test sent: it shows in the log below.</Notice> : null}
+      {actions.test.data === undefined ? null : (
+        <Notice tone="success">
+          <span>Test sent: it shows in the log below.</span>
+          <details>
+            <summary>The payload it carries (version {actions.test.data.data.version})</summary>
+            <pre className="mono small json">{JSON.stringify(actions.test.data.data.test_payload, null, 2)}</pre>
+          </details>
+        </Notice>
+      )}
       {actions.test.isError ? <ErrorNotice error={actions.test.error} /> : null}
     </div>
   )
