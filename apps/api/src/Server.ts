@@ -13,6 +13,7 @@ import {
   ConsoleRoute,
   DepositHandlers,
   defaultRateLimits,
+  FaviconRoute,
   HttpMetricsEnabled,
   InProcessRequest,
   InviteHandlers,
@@ -32,6 +33,7 @@ import {
   v1RouteTemplates,
   WebhookHandlers,
   withAllowedMethods,
+  withCompressedPages,
   withErrorEnvelope,
   withHttpObservability,
   withIdempotency,
@@ -83,6 +85,7 @@ const httpObservability = withHttpObservability(
     "/metrics",
     "/docs",
     "/openapi.json",
+    "/favicon.ico",
     "/console",
     "/console/:page",
     "/console/assets/:file",
@@ -91,6 +94,9 @@ const httpObservability = withHttpObservability(
     ...v1RouteTemplates
   ])
 )
+
+/** The documents and pages sent whole: compressed when asked, with a validator (issue 35). */
+const compressedPages = withCompressedPages(new Set(["/docs", "/openapi.json", "/invites/accept", "/favicon.ico"]))
 
 /**
  * Every route, the middleware around them, OpenAPI and docs, and `/v1` when `v1` is given; needs storage and the
@@ -123,8 +129,9 @@ const makeRoutes = <A, E, R>(
         )
       })
     ),
-    // The page an invite e-mail links to (issue 21).
+    // The page an invite e-mail links to (issue 21), and the icon pages ask for.
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
+    FaviconRoute,
     V1Route(v1),
     // The web console (issue 40), from the same origin as the API it calls.
     ConsoleRoute(consoleDirectory),
@@ -138,9 +145,11 @@ const makeRoutes = <A, E, R>(
             // its claim when interrupted.
             const v1Errors = v1 === undefined ? identity : withV1Errors
             const outer = httpObservability(
-              withRequestId(
-                v1Errors(
-                  rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+              compressedPages(
+                withRequestId(
+                  v1Errors(
+                    rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+                  )
                 )
               )
             )

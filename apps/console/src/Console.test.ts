@@ -77,6 +77,16 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         }
       }
       assert.strictEqual((await fetch(`${baseUrl}/console/assets/missing.js`)).status, 404)
+      // The app's script, compressed as asked and cached for good (its name carries its hash).
+      const page = await (await fetch(`${baseUrl}/console`)).text()
+      const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(page)?.[1] ?? ""
+      for (const coding of ["br", "gzip"]) {
+        const asset = await fetch(`${baseUrl}${script}`, { headers: { "accept-encoding": coding } })
+        assert.strictEqual(asset.status, 200)
+        assert.strictEqual(asset.headers.get("content-encoding"), coding)
+        assert.include(asset.headers.get("cache-control") ?? "", "immutable")
+        assert.include(await asset.text(), "createRoot")
+      }
     })
   )
 

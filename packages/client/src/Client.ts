@@ -2,8 +2,9 @@
  * The svc client with plain promises (issue 20): `createSvcClient({ baseUrl, account })` signs in with the account's
  * wallet (SIWE) when first needed, renews its session quietly before it expires, exposes every operation of the API
  * grouped by resource (derived from the HTTP contract, so it cannot drift from the server), and pays in one call: it
- * issues the typed data, checks it pays what was asked, signs it here and executes it. The private key never leaves
- * the process: only signatures are sent. A browser wallet signs through `eip1193Account` (issue 40).
+ * issues the typed data, checks it pays what was asked, signs it here and executes it (or in two, `prepare` and
+ * `submit`, to show the typed data between). The private key never leaves the process: only signatures are sent. A
+ * browser wallet signs through `eip1193Account` (issue 40).
  */
 import { makeApiClient } from "@svc/contract"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
@@ -11,10 +12,12 @@ import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { promised, type SvcOperations } from "./Operations.ts"
 import {
+  type GrantTypedData,
   type InstantPaymentRequest,
   type ManagerInvitesRequest,
-  type PaymentRequest,
   type PaymentResult,
+  type PaymentTypedData,
+  type PayRequest,
   type PreparedGrant,
   type PreparedPayment,
   prepareInstantPayment,
@@ -24,6 +27,7 @@ import {
   submitPayment
 } from "./Prepared.ts"
 import { type SessionStore, sessionOf } from "./Session.ts"
+import { readingAnswers } from "./SvcError.ts"
 
 /** A viem account (`privateKeyToAccount`, a wallet client's local account, `eip1193Account`, ...). */
 export interface ViemAccount {
@@ -51,8 +55,9 @@ export interface EthersSigner {
 /** What signs for the client: a viem account or an ethers signer. */
 export type SvcAccount = ViemAccount | EthersSigner
 
+/** The client: every operation of the API, payments and grants signed here, and the session it signs in with. */
 export interface SvcClient extends SvcOperations {
-  /** The wallet this client signs with. */
+  /** The wallet this client signs with, lower case (a promise: an ethers signer answers its address asynchronously). */
   readonly address: () => Promise<`0x${string}`>
   /** Signs in now (SIWE: the message from the API, signed here, exchanged for a JWT); answers the JWT. */
   readonly signIn: () => Promise<string>
@@ -68,9 +73,9 @@ export interface SvcClient extends SvcOperations {
      * Pays team members from `team`: issues the typed data, checks it pays exactly the amounts asked, signs it with
      * the account and executes it. With `payAt`, registers intents due then instead.
      */
-    readonly pay: (request: PaymentRequest) => Promise<PaymentResult>
+    readonly pay: (request: PayRequest) => Promise<PaymentResult>
     /** Issues the typed data of `pay` and checks it (throws, having signed nothing, when it is not what was asked). */
-    readonly prepare: (request: PaymentRequest) => Promise<PreparedPayment>
+    readonly prepare: (request: PayRequest) => Promise<PreparedPayment>
     /** Issues and checks the typed data of an instant payment to an e-mail. */
     readonly prepareInstant: (request: InstantPaymentRequest) => Promise<PreparedPayment>
     /** Signs prepared typed data with the account and executes it. */
@@ -86,6 +91,8 @@ export interface SvcClient extends SvcOperations {
   }
 }
 
+export type { Payee, PaymentResult, PayRequest } from "./Prepared.ts"
+
 const isEthers = (account: SvcAccount): account is EthersSigner =>
   typeof (account as EthersSigner).getAddress === "function"
 
@@ -95,7 +102,9 @@ const signerOf = (account: SvcAccount) => ({
     (isEthers(account) ? await account.getAddress() : account.address).toLowerCase() as `0x${string}`,
   signMessage: (message: string) =>
     isEthers(account) ? account.signMessage(message) : account.signMessage({ message }),
-  signTypedData: (bundle: TypedDataBundle) => {
+  signTypedData: (issued: PaymentTypedData | GrantTypedData) => {
+    // The domain's own shape of the same typed data (its ids branded), as the API issued it.
+    const bundle = issued as unknown as TypedDataBundle
     const signable = signableOf(bundle)
     if (!isEthers(account)) return account.signTypedData(signable as never)
     // ethers derives the domain type itself and refuses it among the types.
@@ -103,6 +112,13 @@ const signerOf = (account: SvcAccount) => ({
     return account.signTypedData(bundle.domain, types, signable.message)
   }
 })
+
+/**
+ * Whether a route takes the bearer token: every `/v2/` route but sign-in's own; not `/health` or `/ready`. (The URL is
+ * still the route's path here: the contract's client prefixes the base URL after this step.) `POST /v2/auth/refresh`
+ * is sent with the token by the session itself.
+ */
+const needsToken = (path: string) => path.startsWith("/v2/") && !path.startsWith("/v2/auth/")
 
 /** The typed client whose every request carries the current token, asked for as it is sent. */
 const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
@@ -113,12 +129,13 @@ const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
         HttpClient.HttpClient,
         Effect.map(HttpClient.HttpClient, (client) =>
           HttpClient.mapRequestEffect(client, (request) =>
-            request.url.includes("/v2/auth/")
-              ? Effect.succeed(request)
-              : Effect.map(Effect.promise(token), (jwt) => HttpClientRequest.bearerToken(request, jwt))
+            needsToken(request.url)
+              ? Effect.map(Effect.promise(token), (jwt) => HttpClientRequest.bearerToken(request, jwt))
+              : Effect.succeed(request)
           )
         )
-      ).pipe(Layer.provide(FetchHttpClient.layer))
+      ).pipe(Layer.provide(FetchHttpClient.layer)),
+      transformResponse: readingAnswers
     })
   )
 

@@ -3,21 +3,21 @@
  * typed data and checks it is exactly what was asked (else it throws, and nothing is signed); `submit…` signs it with
  * the account and executes it. `payments.pay` is both at once.
  */
-import type {
-  PaymentsTypedDataMessage,
-  PaymentTypedDataMessage,
-  RolesTypedDataMessage,
-  TypedDataBundle
-} from "@svc/domain/eip712"
-import type { TeamId } from "@svc/domain/Ids"
-import { type ExecutePaymentsResponse, tokenAmountOf } from "@svc/domain/payment"
-import type { SvcOperations } from "./Operations.ts"
-import { SvcError } from "./Run.ts"
+import type { PaymentsTypedDataMessage, PaymentTypedDataMessage, RolesTypedDataMessage } from "@svc/domain/eip712"
+import { tokenAmountOf } from "@svc/domain/payment"
+import type { SvcOperations, SvcResult } from "./Operations.ts"
+import { SvcError } from "./SvcError.ts"
+
+/** Typed data the API issued for payments: a batch's (`payments.create`) or an instant payment's. */
+export type PaymentTypedData = SvcResult<"payments", "create">["data"] | SvcResult<"payments", "instant">["data"]
+
+/** Typed data the API issued to grant manager roles (`invites.createManager`, without the invites' ids). */
+export type GrantTypedData = Omit<SvcResult<"invites", "createManager">["data"], "invites">
 
 /** What signs the typed data, and whose wallet must be its `from`. */
 export interface RequestSigner {
   readonly address: () => Promise<`0x${string}`>
-  readonly signTypedData: (bundle: TypedDataBundle) => Promise<string>
+  readonly signTypedData: (bundle: PaymentTypedData | GrantTypedData) => Promise<string>
 }
 
 /** One payee of `payments.pay` and `payments.prepare`. */
@@ -28,10 +28,12 @@ export interface Payee {
   readonly invoice_description?: string
 }
 
-/** What to pay: `team`'s members `to`, now, or as intents due at `payAt`. */
-export interface PaymentRequest {
+/** What `payments.pay` and `payments.prepare` take: the team that pays, whom it pays, and when (now, unless `payAt`). */
+export interface PayRequest {
+  /** The paying team's id (`te-…`). */
   readonly team: string
   readonly to: ReadonlyArray<Payee>
+  /** Registers intents due then, instead of paying now. */
   readonly payAt?: Date
 }
 
@@ -47,7 +49,7 @@ export interface InstantPaymentRequest {
 export interface PreparedPayment {
   readonly kind: "payments" | "instant"
   /** The typed data the wallet will sign, as issued. */
-  readonly bundle: TypedDataBundle
+  readonly bundle: PaymentTypedData
   /** What is paid, in cents, in all. */
   readonly totalCents: number
   /** `PUT /v2/payments`'s body but for the signer and signature. */
@@ -67,7 +69,7 @@ export interface PreparedPayment {
 /** What `payments.pay` and `payments.submit` answer: the transaction, and the payments it made (or registered). */
 export interface PaymentResult {
   readonly transaction: string
-  readonly payments: ExecutePaymentsResponse["data"]["payments"]
+  readonly payments: SvcResult<"payments", "execute">["data"]["payments"]
   /** True when the transaction was sent and is not final yet (the API answered 202; the same call again waits on). */
   readonly inFlight: boolean
 }
@@ -84,7 +86,7 @@ export interface ManagerInvitesRequest {
 
 /** Typed data the API issued for manager invites, checked to grant exactly what was asked. */
 export interface PreparedGrant {
-  readonly bundle: TypedDataBundle
+  readonly bundle: GrantTypedData
   /** The invites it accepts once executed. */
   readonly invites: ReadonlyArray<string>
 }
@@ -95,7 +97,7 @@ const refuse = (what: string) =>
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 /** Refuses typed data whose signer is not `signer`: the wallet would sign for someone else. */
-const checkSigner = async (bundle: TypedDataBundle, signer: RequestSigner) => {
+const checkSigner = async (bundle: { readonly typed_data: { readonly from: string } }, signer: RequestSigner) => {
   if (!sameAddress((bundle.typed_data as { from: string }).from, await signer.address())) {
     throw refuse("name this wallet as its signer")
   }
@@ -105,7 +107,7 @@ const checkSigner = async (bundle: TypedDataBundle, signer: RequestSigner) => {
 export const preparePayments = async (
   operations: SvcOperations,
   signer: RequestSigner,
-  request: PaymentRequest
+  request: PayRequest
 ): Promise<PreparedPayment> => {
   const execution = {
     from: request.team,
@@ -120,9 +122,9 @@ export const preparePayments = async (
   }
   const pay_at_time = request.payAt === undefined ? {} : { pay_at_time: Math.floor(request.payAt.getTime() / 1000) }
   const issued = await operations.payments.create({
-    payload: { ...execution, from: execution.from as TeamId, to: execution.to as never, ...pay_at_time }
+    payload: { ...execution, ...pay_at_time }
   })
-  const bundle = issued.data as TypedDataBundle
+  const bundle: PaymentTypedData = issued.data
   const entries = (bundle.typed_data as PaymentsTypedDataMessage).data?.payments
   // The CLI's rule: the count, and each amount in order.
   const pays =
@@ -146,15 +148,15 @@ export const prepareInstantPayment = async (
   const description = request.invoice_description ?? "Payment"
   const issued = await operations.payments.instant({
     payload: {
-      from: request.team as TeamId,
+      from: request.team,
       amount_cents: request.amount_cents,
-      external_recipient_email: request.email as never,
+      external_recipient_email: request.email,
       payment_data: { invoice_description: description, services_description: "", payment_details: "" },
       currency_symbol: "USD",
       network: "arbitrum"
     }
   })
-  const bundle = issued.data as TypedDataBundle
+  const bundle: PaymentTypedData = issued.data
   const entry = (bundle.typed_data as PaymentTypedDataMessage).data
   if (entry === undefined || BigInt(entry.amount) !== BigInt(tokenAmountOf(request.amount_cents))) {
     throw refuse("pay what was asked")
@@ -183,18 +185,18 @@ export const submitPayment = async (
   prepared: PreparedPayment
 ): Promise<PaymentResult> => {
   const signature = await signer.signTypedData(prepared.bundle)
-  const executed = (await operations.payments.execute({
+  const executed = await operations.payments.execute({
     payload: {
       ...prepared.execution,
       signer: await signer.address(),
       typed_data: prepared.bundle.typed_data,
       signature
-    } as never
-  })) as unknown as { data: ExecutePaymentsResponse["data"] & { status?: string } }
+    }
+  })
   return {
     transaction: executed.data.transaction,
     payments: executed.data.payments,
-    inFlight: executed.data.status === "in_flight"
+    inFlight: "status" in executed.data && executed.data.status === "in_flight"
   }
 }
 
@@ -205,7 +207,7 @@ export const prepareManagerGrant = async (
   request: ManagerInvitesRequest
 ): Promise<PreparedGrant> => {
   const issued = await operations.invites.createManager({
-    payload: { nanoid: request.team as TeamId, invites: request.invites as never }
+    payload: { nanoid: request.team, invites: request.invites }
   })
   const { invites, ...bundle } = issued.data
   const grants = (bundle.typed_data as RolesTypedDataMessage).data
@@ -216,8 +218,8 @@ export const prepareManagerGrant = async (
         grant.role === request.invites[index]?.role && sameAddress(grant.account, request.invites[index]?.wallet ?? "")
     )
   if (!grantsAsked) throw refuse("grant what was asked")
-  await checkSigner(bundle as TypedDataBundle, signer)
-  return { bundle: bundle as TypedDataBundle, invites }
+  await checkSigner(bundle, signer)
+  return { bundle, invites }
 }
 
 /** Signs prepared grants and executes them (`PUT /v2/invites/manager`). */
@@ -229,7 +231,7 @@ export const submitManagerGrant = async (operations: SvcOperations, signer: Requ
       signer: await signer.address(),
       typed_data: prepared.bundle.typed_data,
       signature
-    } as never
+    }
   })
-  return executed.data as { readonly invites: ReadonlyArray<string>; readonly transaction: string }
+  return { invites: executed.data.invites, transaction: executed.data.transaction }
 }

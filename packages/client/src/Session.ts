@@ -5,7 +5,7 @@
  */
 import { makeApiClient } from "@svc/contract"
 import { Effect } from "effect"
-import { run, SvcError } from "./Run.ts"
+import { readingAnswers, run, SvcError } from "./SvcError.ts"
 
 /** Where a client keeps its JWT between runs of the program, such as a page's `sessionStorage`. */
 export interface SessionStore {
@@ -39,7 +39,7 @@ export const expiryOf = (jwt: string): number => {
 
 /** A session of `signer` with the API at `baseUrl`, kept in `store` when given. */
 export const sessionOf = (baseUrl: string, signer: SessionSigner, store?: SessionStore) => {
-  const anonymous = makeApiClient({ baseUrl })
+  const anonymous = makeApiClient({ baseUrl, transformResponse: readingAnswers })
   const kept = store?.load()
   let session: { readonly jwt: string; readonly expires: number } | undefined =
     kept === undefined ? undefined : { jwt: kept, expires: expiryOf(kept) }
@@ -77,7 +77,8 @@ export const sessionOf = (baseUrl: string, signer: SessionSigner, store?: Sessio
     if (notRenewed === jwt) return Promise.resolve(undefined)
     renewing ??= (async () => {
       try {
-        const renewed = await run(Effect.flatMap(makeApiClient({ baseUrl, token: jwt }), (api) => api.auth.refresh()))
+        const renewing = makeApiClient({ baseUrl, token: jwt, transformResponse: readingAnswers })
+        const renewed = await run(Effect.flatMap(renewing, (api) => api.auth.refresh()))
         return keep(renewed.data.jwt)
       } catch (error) {
         if (error instanceof SvcError && error.status === 401) notRenewed = jwt

@@ -1,5 +1,6 @@
 /**
- * `@svc/client`: the svc API for integrators, with plain promises (README.md).
+ * `@svc/client`: the svc API for integrators, with plain promises (README.md). Everything an integrator names is
+ * exported here, in plain values: there is no need to import `@svc/domain` or `@svc/contract`.
  */
 export {
   createSvcClient,
@@ -9,16 +10,40 @@ export {
   type ViemAccount
 } from "./Client.ts"
 export { type Eip1193Provider, eip1193Account, requestWalletAddress } from "./Eip1193.ts"
-export type { SvcOperations } from "./Operations.ts"
+export type {
+  InviteEventPayload,
+  MemberEventPayload,
+  PaymentEventPayload,
+  PaymentGroupEventPayload,
+  WebhookEndpointEventPayload,
+  WebhookEvent,
+  WebhookEventPayload,
+  WebhookEventType,
+  WebhookEventV1
+} from "./Events.ts"
+export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
+export type { Plain, PlainInput } from "./Plain.ts"
 export type {
   InstantPaymentRequest,
   ManagerInvitesRequest,
   Payee,
-  PaymentRequest,
   PaymentResult,
+  PayRequest,
   PreparedGrant,
   PreparedPayment
 } from "./Prepared.ts"
-export { SvcError } from "./Run.ts"
+export type {
+  Balance,
+  Deposit,
+  Invite,
+  MyTeam,
+  Payment,
+  Team,
+  TeamUser,
+  TypedDataBundle,
+  WebhookDelivery,
+  WebhookEndpoint
+} from "./Results.ts"
 export { renewWithinSeconds, type SessionStore } from "./Session.ts"
+export { SvcError, type SvcErrorCode } from "./SvcError.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"

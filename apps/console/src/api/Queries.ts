@@ -38,7 +38,7 @@ export const useTeam = (team: string) => {
   const client = useClient()
   return useQuery({
     queryKey: keys.team(team),
-    queryFn: async () => (await client.teams.get({ params: { team_nanoid: team } } as never)).data
+    queryFn: async () => (await client.teams.get({ params: { team_nanoid: team } })).data
   })
 }
 
@@ -47,7 +47,7 @@ export const useBalance = (team: string, enabled = true) => {
   return useQuery({
     queryKey: keys.balance(team),
     enabled,
-    queryFn: async () => (await client.balance.get({ query: { nanoid: team } } as never)).data
+    queryFn: async () => (await client.balance.get({ query: { nanoid: team } })).data
   })
 }
 
@@ -61,7 +61,7 @@ export const useUsers = (team: string, enabled = true) => {
   return useQuery({
     queryKey: keys.users(team),
     enabled,
-    queryFn: async () => (await client.teams.users({ params: { team_nanoid: team }, query: {} } as never)).data.users
+    queryFn: async () => (await client.teams.users({ params: { team_nanoid: team }, query: {} })).data.users
   })
 }
 
@@ -70,7 +70,7 @@ export const useInvites = (team: string, enabled = true) => {
   return useQuery({
     queryKey: keys.invites(team),
     enabled,
-    queryFn: async () => (await client.invites.list({ query: { nanoid: team } } as never)).data
+    queryFn: async () => (await client.invites.list({ query: { nanoid: team } })).data
   })
 }
 
@@ -91,7 +91,7 @@ export const usePayments = (team: string, filters: PaymentFilters, limit = 50, e
     queryKey: [...keys.payments(team), query, limit],
     enabled,
     placeholderData: keepPreviousData,
-    queryFn: async () => (await client.payments.query({ query: { team_nanoid: team, ...query, limit } } as never)).data,
+    queryFn: async () => (await client.payments.query({ query: { team_nanoid: team, ...query, limit } })).data,
     refetchInterval: (current) => (current.state.data?.items.some(isMoving) === true ? livePollMillis : false)
   })
 }
@@ -101,12 +101,12 @@ export const useWebhooks = (team: string, enabled = true) => {
   return useQuery({
     queryKey: keys.webhooks(team),
     enabled,
-    queryFn: async () => (await client.webhooks.list({ query: { team_nanoid: team } } as never)).data.items
+    queryFn: async () => (await client.webhooks.list({ query: { team_nanoid: team } })).data.items
   })
 }
 
 /** An endpoint's deliveries, newest first, polled while one is pending. */
-export const useDeliveries = (webhook: string, status: string | undefined) => {
+export const useDeliveries = (webhook: string, status: "pending" | "succeeded" | "failed" | undefined) => {
   const client = useClient()
   return useQuery({
     queryKey: [...keys.deliveries(webhook), status ?? "all"],
@@ -115,7 +115,7 @@ export const useDeliveries = (webhook: string, status: string | undefined) => {
         await client.webhooks.deliveries({
           params: { webhook_nanoid: webhook },
           query: { limit: 50, ...(status === undefined ? {} : { status }) }
-        } as never)
+        })
       ).data,
     refetchInterval: (current) =>
       current.state.data?.items.some((delivery: Delivery) => delivery.status === "pending") === true
@@ -129,6 +129,6 @@ export const useDeposits = (team: string, enabled = true) => {
   return useQuery({
     queryKey: keys.deposits(team),
     enabled,
-    queryFn: async () => (await client.deposits.list({ query: { team_nanoid: team, limit: 50 } } as never)).data
+    queryFn: async () => (await client.deposits.list({ query: { team_nanoid: team, limit: 50 } })).data
   })
 }

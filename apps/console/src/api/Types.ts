@@ -1,23 +1,30 @@
 /**
- * What the API answers, as the client types it: the console reads these shapes, so a change of the contract shows
- * here at compile time.
+ * What the API answers, as the client names and types it (`@svc/client`, in plain values): the console reads these
+ * shapes, so a change of the contract shows here at compile time.
  */
-import type { SvcClient } from "@svc/client"
+import type {
+  Balance as ClientBalance,
+  Deposit as ClientDeposit,
+  Invite as ClientInvite,
+  TeamUser as ClientTeamUser,
+  WebhookEndpoint as ClientWebhookEndpoint,
+  MyTeam,
+  Payment,
+  SvcResult,
+  WebhookDelivery
+} from "@svc/client"
 
-type Answer<F> = F extends (...args: never) => Promise<infer A> ? A : never
-type Data<F> = Answer<F> extends { readonly data: infer D } ? D : never
-
-export type TeamItem = Data<SvcClient["teams"]["listMine"]>["teams"][number]
-export type TeamUser = Data<SvcClient["teams"]["users"]>["users"][number]
-export type MemberSummary = Data<SvcClient["teams"]["memberSummary"]>
-export type TeamSettings = Data<SvcClient["teams"]["getSettings"]>
-export type MemberSettings = Data<SvcClient["teams"]["getMemberSettings"]>
-export type PaymentItem = Data<SvcClient["payments"]["query"]>["items"][number]
-export type Balance = Data<SvcClient["balance"]["get"]>
-export type Invite = Data<SvcClient["invites"]["list"]>[number]
-export type WebhookEndpoint = Data<SvcClient["webhooks"]["list"]>["items"][number]
-export type Delivery = Data<SvcClient["webhooks"]["deliveries"]>["items"][number]
-export type Deposit = Data<SvcClient["deposits"]["list"]>["items"][number]
+export type TeamItem = MyTeam
+export type TeamUser = ClientTeamUser
+export type MemberSummary = SvcResult<"teams", "memberSummary">["data"]
+export type TeamSettings = SvcResult<"teams", "getSettings">["data"]
+export type MemberSettings = SvcResult<"teams", "getMemberSettings">["data"]
+export type PaymentItem = Payment
+export type Balance = ClientBalance
+export type Invite = ClientInvite
+export type WebhookEndpoint = ClientWebhookEndpoint
+export type Delivery = WebhookDelivery
+export type Deposit = ClientDeposit
 export type PaymentState = NonNullable<PaymentItem["payment"]["state"]>
 /** A team role (`team_admin`, ...). */
 export type Role = "team_admin" | "team_finance_admin" | "team_viewer" | "team_employee" | "team_contractor"

@@ -37,7 +37,7 @@ const Row = ({ webhook, delivery }: { readonly webhook: string; readonly deliver
     mutationFn: () =>
       client.webhooks.retry({
         params: { webhook_nanoid: webhook, delivery_nanoid: delivery.delivery_nanoid }
-      } as never),
+      }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.deliveries(webhook) })
   })
   const last = delivery.attempts.at(-1)
@@ -86,7 +86,7 @@ const Recover = ({ webhook }: { readonly webhook: string }) => {
       client.webhooks.recover({
         params: { webhook_nanoid: webhook },
         payload: { since: new Date(since).toISOString() }
-      } as never),
+      }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.deliveries(webhook) })
   })
   const submit = (event: FormEvent) => {
@@ -114,7 +114,7 @@ const Recover = ({ webhook }: { readonly webhook: string }) => {
 }
 
 export const Deliveries = ({ webhook }: { readonly webhook: string }) => {
-  const [status, setStatus] = useState<string>("")
+  const [status, setStatus] = useState<"" | "pending" | "succeeded" | "failed">("")
   const deliveries = useDeliveries(webhook, status === "" ? undefined : status)
   return (
     <section className="card" aria-labelledby="deliveries-heading">
@@ -124,7 +124,11 @@ export const Deliveries = ({ webhook }: { readonly webhook: string }) => {
           <label htmlFor="delivery-status" className="sr-only">
             Show
           </label>
-          <select id="delivery-status" value={status} onChange={(event) => setStatus(event.target.value)}>
+          <select
+            id="delivery-status"
+            value={status}
+            onChange={(event) => setStatus(event.target.value as typeof status)}
+          >
             <option value="">All deliveries</option>
             <option value="pending">Pending</option>
             <option value="succeeded">Succeeded</option>

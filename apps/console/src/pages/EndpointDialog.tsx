@@ -2,6 +2,7 @@
  * A webhook endpoint's form, to add one or edit one: where deliveries go, which events it receives (those this
  * service sends, grouped), its name, and the payload major it pins.
  */
+import type { WebhookEventType } from "@svc/client"
 import { EventCatalog, emittedEventTypes } from "@svc/domain/event"
 import { type FormEvent, useState } from "react"
 import type { WebhookEndpoint } from "../api/Types.ts"
@@ -14,7 +15,7 @@ export interface EndpointFields {
   readonly name: string
   readonly url: string
   readonly description: string
-  readonly events: ReadonlyArray<string>
+  readonly events: ReadonlyArray<WebhookEventType>
   readonly version: number
 }
 
@@ -24,11 +25,11 @@ const EventChoice = ({
   chosen,
   onChange
 }: {
-  readonly chosen: ReadonlyArray<string>
-  readonly onChange: (events: ReadonlyArray<string>) => void
+  readonly chosen: ReadonlyArray<WebhookEventType>
+  readonly onChange: (events: ReadonlyArray<WebhookEventType>) => void
 }) => {
   const groups = [...new Set(emittedEventTypes.map(groupOf))]
-  const toggle = (type: string, on: boolean) =>
+  const toggle = (type: WebhookEventType, on: boolean) =>
     onChange(on ? [...chosen, type] : chosen.filter((item) => item !== type))
   return (
     <fieldset className="stack">

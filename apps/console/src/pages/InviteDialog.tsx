@@ -14,7 +14,12 @@ import { ErrorNotice } from "../ui/Notice.tsx"
 export const InviteDialog = ({ team, onClose }: { readonly team: TeamContext; readonly onClose: () => void }) => {
   const client = useClient()
   const queryClient = useQueryClient()
-  const [form, setForm] = useState({ email: "", role: "team_employee", first_name: "", last_name: "" })
+  const [form, setForm] = useState({
+    email: "",
+    role: "team_employee" as "team_employee" | "team_contractor",
+    first_name: "",
+    last_name: ""
+  })
   const invite = useMutation({
     mutationFn: () => {
       const prefill = Object.fromEntries(
@@ -28,7 +33,7 @@ export const InviteDialog = ({ team, onClose }: { readonly team: TeamContext; re
           role: form.role,
           invites: [{ email: form.email.trim(), ...(Object.keys(prefill).length === 0 ? {} : { prefill }) }]
         }
-      } as never)
+      })
     },
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: keys.invites(team.team) })

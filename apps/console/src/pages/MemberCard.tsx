@@ -10,8 +10,7 @@ export const useMemberSummary = (team: string, user: string) => {
   const client = useClient()
   return useQuery({
     queryKey: keys.memberSummary(team, user),
-    queryFn: async () =>
-      (await client.teams.memberSummary({ params: { team_nanoid: team, user_nanoid: user } } as never)).data
+    queryFn: async () => (await client.teams.memberSummary({ params: { team_nanoid: team, user_nanoid: user } })).data
   })
 }
 

@@ -16,7 +16,7 @@ const RemoveMember = ({ team, user }: { readonly team: TeamContext; readonly use
   const queryClient = useQueryClient()
   const [confirming, setConfirming] = useState(false)
   const remove = useMutation({
-    mutationFn: () => client.teams.removeMember({ params: { team_nanoid: team.team, user_nanoid: user } } as never),
+    mutationFn: () => client.teams.removeMember({ params: { team_nanoid: team.team, user_nanoid: user } }),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: keys.users(team.team) })
       navigate(pagePath(team.team, "members"))

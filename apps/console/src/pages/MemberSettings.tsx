@@ -44,7 +44,7 @@ const SettingsForm = ({
           payment_notifications: form.notifications,
           default_invoice_description: form.description
         }
-      } as never)
+      })
     },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.memberSettings(team, user) })
   })
@@ -105,7 +105,7 @@ export const MemberSettingsCard = ({ team, user }: { readonly team: TeamContext;
   const settings = useQuery({
     queryKey: keys.memberSettings(team.team, user),
     queryFn: async () =>
-      (await client.teams.getMemberSettings({ params: { team_nanoid: team.team, user_nanoid: user } } as never)).data
+      (await client.teams.getMemberSettings({ params: { team_nanoid: team.team, user_nanoid: user } })).data
   })
   return (
     <section className="card card-pad stack" aria-labelledby="member-settings-heading">

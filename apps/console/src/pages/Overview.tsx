@@ -67,7 +67,7 @@ const useFailedDeliveries = (team: TeamContext) => {
           await client.webhooks.deliveries({
             params: { webhook_nanoid: endpoint.webhook_nanoid },
             query: { status: "failed", limit: 50 }
-          } as never)
+          })
         ).data
     }))
   })

@@ -70,7 +70,7 @@ const CancelIntent = ({ team, item }: { readonly team: string; readonly item: Pa
   const queryClient = useQueryClient()
   const [confirming, setConfirming] = useState(false)
   const cancel = useMutation({
-    mutationFn: () => client.payments.cancelIntent({ params: { payment_nanoid: item.payment.nanoid } } as never),
+    mutationFn: () => client.payments.cancelIntent({ params: { payment_nanoid: item.payment.nanoid } }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.payments(team) })
   })
   return (

@@ -10,7 +10,7 @@ import { Empty, ErrorNotice, Loading, Notice } from "../ui/Notice.tsx"
 const InviteActions = ({ team, invite }: { readonly team: string; readonly invite: Invite }) => {
   const client = useClient()
   const queryClient = useQueryClient()
-  const params = { params: { invite_nanoid: invite.nanoid } } as never
+  const params = { params: { invite_nanoid: invite.nanoid } }
   const resend = useMutation({ mutationFn: () => client.invites.resend(params) })
   const revoke = useMutation({
     mutationFn: () => client.invites.revoke(params),

@@ -31,7 +31,7 @@ const TeamSettingsForm = ({ team, settings }: { readonly team: TeamContext; read
           invoice_prefix: form.prefix,
           payment_reminder_days: Number(form.reminder)
         }
-      } as never),
+      }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.settings(team.team) })
   })
   const submit = (event: FormEvent) => {
@@ -94,7 +94,7 @@ const TeamSettingsCard = ({ team }: { readonly team: TeamContext }) => {
   const client = useClient()
   const settings = useQuery({
     queryKey: keys.settings(team.team),
-    queryFn: async () => (await client.teams.getSettings({ params: { team_nanoid: team.team } } as never)).data
+    queryFn: async () => (await client.teams.getSettings({ params: { team_nanoid: team.team } })).data
   })
   return (
     <section className="card card-pad stack" aria-labelledby="team-settings-heading">

@@ -2,6 +2,7 @@
  * One endpoint: where it delivers and what, a test delivery of any event kind, editing, disabling, rotating its
  * secret (shown once; the old one keeps signing for 24 hours), deleting it, and its delivery log.
  */
+import type { WebhookEventType } from "@svc/client"
 import { emittedEventTypes } from "@svc/domain/event"
 import { useMutation, useQueryClient } from "@tanstack/react-query"
 import { useState } from "react"
@@ -24,33 +25,37 @@ const useEndpointActions = (team: string, webhook: string) => {
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.webhooks(team) })
   return {
     update: useMutation({
-      mutationFn: (changes: Partial<EndpointFields> & { is_active?: boolean }) =>
-        client.webhooks.update({ params, payload: changes } as never),
+      mutationFn: (changes: EndpointFields | { readonly is_active: boolean }) =>
+        client.webhooks.update({ params, payload: changes }),
       onSuccess: refresh
     }),
-    rotate: useMutation({ mutationFn: () => client.webhooks.rotateSecret({ params } as never) }),
+    rotate: useMutation({ mutationFn: () => client.webhooks.rotateSecret({ params }) }),
     remove: useMutation({
-      mutationFn: () => client.webhooks.delete({ params } as never),
+      mutationFn: () => client.webhooks.delete({ params }),
       onSuccess: async () => {
         await refresh()
         navigate(pagePath(team, "webhooks"))
       }
     }),
     test: useMutation({
-      mutationFn: (event_type: string) => client.webhooks.test({ params, payload: { event_type } } as never),
+      mutationFn: (event_type: WebhookEventType) => client.webhooks.test({ params, payload: { event_type } }),
       onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.deliveries(webhook) })
     })
   }
 }
 
 const SendTest = ({ actions }: { readonly actions: ReturnType<typeof useEndpointActions> }) => {
-  const [eventType, setEventType] = useState<string>("payment.sent")
+  const [eventType, setEventType] = useState<WebhookEventType>("payment.sent")
   return (
     <div className="stack">
       <div className="actions align-end">
         <Field label="Event to test">
           {(props) => (
-            <select {...props} value={eventType} onChange={(event) => setEventType(event.target.value)}>
+            <select
+              {...props}
+              value={eventType}
+              onChange={(event) => setEventType(event.target.value as WebhookEventType)}
+            >
               {emittedEventTypes.map((type) => (
                 <option key={type} value={type}>
                   {type}

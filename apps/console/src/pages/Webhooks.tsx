@@ -19,8 +19,7 @@ const useAddEndpoint = (team: string, onSecret: (secret: string) => void) => {
   const client = useClient()
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (fields: EndpointFields) =>
-      client.webhooks.create({ payload: { team_nanoid: team, ...fields } } as never),
+    mutationFn: (fields: EndpointFields) => client.webhooks.create({ payload: { team_nanoid: team, ...fields } }),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: keys.webhooks(team) })
       onSecret((created.data as { secret?: string }).secret ?? "")

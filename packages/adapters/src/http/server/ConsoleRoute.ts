@@ -6,12 +6,16 @@
  * Every answer carries a Content-Security-Policy that allows scripts, styles and calls from this origin only (no inline
  * script, no `eval`, Trusted Types required for the DOM's script sinks), refuses every frame (`frame-ancestors 'none'`,
  * and `X-Frame-Options: DENY` for older browsers), and sends no referrer. A path of the single-page app
- * (`/console/te-…/payments`) answers its `index.html`; the hashed assets are cached for a year.
+ * (`/console/te-…/payments`) answers its `index.html`; the hashed assets are cached for a year. Text is sent compressed
+ * when the browser asks (br or gzip, each file compressed once).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { extname, join, relative, sep } from "node:path"
+import { promisify } from "node:util"
+import { brotliCompress, constants, gzip } from "node:zlib"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { codingFor } from "./CompressedPages.ts"
 
 /** The console's Content-Security-Policy. Wallet icons (EIP-6963) are `data:` images; nothing else leaves `'self'`. */
 export const consoleContentSecurityPolicy = [
@@ -93,6 +97,20 @@ const notBuilt = `<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 <body><main><h1>The console is not built</h1><p>Start the server with <code>npm start</code>, which builds it, or build
 it with <code>pnpm --filter @svc/console build</code>, then restart the server.</p></main></body></html>`
 
+/** The file `/console/<path>` names: itself, the app's page for a path of the app, or none. */
+const fileAt = (files: ReadonlyMap<string, ConsoleFile>, index: ConsoleFile, path: string) => {
+  const file = path === "" ? index : files.get(path)
+  // A path whose last segment has no extension is a page of the app; a missing file with one is missing.
+  return file === undefined && !/\.[A-Za-z0-9]+$/.test(path) ? index : file
+}
+
+/** The headers of a file's answer: the page is asked for again each time (it names the current assets); assets never change. */
+const fileHeaders = (file: ConsoleFile) => ({
+  ...consoleHeaders,
+  "cache-control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
+  vary: "Accept-Encoding"
+})
+
 /** What `/console/<path>` answers from `files`: the file, the app's page for an app path, or 404 for a missing file. */
 export const consoleAnswer = (files: ReadonlyMap<string, ConsoleFile>, path: string) => {
   const index = files.get("index.html")
@@ -103,9 +121,7 @@ export const consoleAnswer = (files: ReadonlyMap<string, ConsoleFile>, path: str
       headers: { ...consoleHeaders, "cache-control": "no-store" }
     })
   }
-  const file = path === "" ? index : files.get(path)
-  // A path whose last segment has no extension is a page of the app; a missing file with one is missing.
-  const page = file === undefined && !/\.[A-Za-z0-9]+$/.test(path) ? index : file
+  const page = fileAt(files, index, path)
   if (page === undefined) {
     return HttpServerResponse.text("Not found", {
       status: 404,
@@ -116,12 +132,53 @@ export const consoleAnswer = (files: ReadonlyMap<string, ConsoleFile>, path: str
   return HttpServerResponse.uint8Array(page.body, {
     status: 200,
     contentType: page.contentType,
-    headers: {
-      ...consoleHeaders,
-      // The page is asked for again each time (it names the current assets); the assets never change.
-      "cache-control": page.immutable ? "public, max-age=31536000, immutable" : "no-cache"
-    }
+    headers: fileHeaders(page)
   })
+}
+
+const brotli = promisify(brotliCompress)
+const gzipped = promisify(gzip)
+
+/**
+ * `consoleAnswer`, its file compressed as the client asks (`Accept-Encoding`: br, else gzip) when it is text of some
+ * size: the app's script is about 500 kB, 150 kB compressed. Each file is compressed once, when first asked for.
+ */
+const compressedAnswer = (
+  files: ReadonlyMap<string, ConsoleFile>,
+  compressed: Map<string, Promise<Uint8Array>>,
+  path: string,
+  acceptEncoding: string | undefined
+) => {
+  const index = files.get("index.html")
+  const page = index === undefined ? undefined : fileAt(files, index, path)
+  const coding = codingFor(acceptEncoding)
+  if (
+    page === undefined ||
+    coding === undefined ||
+    page.body.length < 1024 ||
+    !/^(text\/|image\/svg)/.test(page.contentType)
+  ) {
+    return Effect.succeed(consoleAnswer(files, path))
+  }
+  const key = `${page === index ? "index.html" : path}:${coding}`
+  let body = compressed.get(key)
+  if (body === undefined) {
+    body = (
+      coding === "br"
+        ? brotli(page.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } })
+        : gzipped(page.body, { level: 9 })
+    ).then((bytes) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+    compressed.set(key, body)
+  }
+  return Effect.map(
+    Effect.promise(() => body),
+    (bytes) =>
+      HttpServerResponse.uint8Array(bytes, {
+        status: 200,
+        contentType: page.contentType,
+        headers: { ...fileHeaders(page), "content-encoding": coding }
+      })
+  )
 }
 
 /** `GET /console` and everything under it, from the build in `directory`; nothing when `directory` is undefined. */
@@ -130,9 +187,15 @@ export const ConsoleRoute = (directory: string | undefined) =>
     Effect.fnUntraced(function* (router) {
       if (directory === undefined) return
       const files = readConsoleFiles(directory)
-      const serve = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      const compressed = new Map<string, Promise<Uint8Array>>()
+      const serve = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const pathname = new URL(request.url, "http://console").pathname
-        return consoleAnswer(files, pathname.replace(/^\/console\/?/, ""))
+        return compressedAnswer(
+          files,
+          compressed,
+          pathname.replace(/^\/console\/?/, ""),
+          request.headers["accept-encoding"]
+        )
       })
       // The router's wildcard also serves `/console` itself.
       yield* router.add("GET", "/console/*", serve)
