@@ -33,7 +33,13 @@ const Console = () => {
     document.title = [page?.label, team?.name, "svc console"].filter(Boolean).join(" · ")
   }, [page, team])
 
-  if (teams.isPending) return <Loading what="your teams" />
+  if (teams.isPending) {
+    return (
+      <main className="signin" id="main">
+        <Loading what="your teams" />
+      </main>
+    )
+  }
   if (teams.isError)
     return <Centered>{<ErrorNotice error={teams.error} title="Your teams could not be loaded" />}</Centered>
   if (teams.data.length === 0) {
