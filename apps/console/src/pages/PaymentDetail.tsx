@@ -59,7 +59,9 @@ const Facts = ({ item }: { readonly item: PaymentItem }) => (
       </>
     ) : null}
     <Transaction label="Transaction" hash={item.payment.process_transaction} />
-    <Transaction label="Registered in" hash={item.payment.creation_transaction} />
+    {item.payment.creation_transaction === item.payment.process_transaction ? null : (
+      <Transaction label="Registered in" hash={item.payment.creation_transaction} />
+    )}
     <dt>Payment id</dt>
     <dd className="mono">{item.payment.nanoid}</dd>
   </dl>
