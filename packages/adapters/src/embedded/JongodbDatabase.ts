@@ -29,7 +29,7 @@ import {
   MongoDatabase,
   MongoUnreachable
 } from "../mongo/MongoDatabase.ts"
-import { isDuplicateKey, type MongoFailure, tryMongo } from "../mongo/MongoErrors.ts"
+import { isDuplicateKey, type MongoFailure, tryQuietly } from "../mongo/MongoErrors.ts"
 import { type TransactionRunner, tryTransaction } from "../mongo/MongoTransaction.ts"
 
 /** The lock document of a jongodb server: who writes, until when (epoch ms). */
@@ -97,9 +97,7 @@ const takeServer = (serial: Serial) =>
 const giveServerBack = (serial: Serial) =>
   Effect.suspend(() => {
     serial.locked = false
-    return tryMongo(() => serial.lock.updateOne({ _id: "lock", holder: serial.holder }, { $set: { until: 0 } })).pipe(
-      Effect.ignore
-    )
+    return tryQuietly(() => serial.lock.updateOne({ _id: "lock", holder: serial.holder }, { $set: { until: 0 } }))
   })
 
 /**

@@ -13,7 +13,7 @@ import { type Changes, type ChangeTopic, StorageChanges } from "@svc/domain/Stor
 import { Cause, Deferred, Duration, Effect, Layer } from "effect"
 import type { ChangeStreamDocument, Db } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { tryMongo } from "./MongoErrors.ts"
+import { tryMongo, tryQuietly } from "./MongoErrors.ts"
 import { outboxCollection } from "./MongoEventOutbox.ts"
 import { issuedCollection } from "./MongoIssuedRequestStore.ts"
 
@@ -78,7 +78,7 @@ const follow = (db: Db, signals: ReturnType<typeof makeSignals>, told: (streamin
         yield* Effect.logInfo("MongoDB change streams wake the workers")
         for (;;) wake(yield* tryMongo(() => stream.next()))
       }),
-    (stream) => tryMongo(() => stream.close()).pipe(Effect.ignore)
+    (stream) => tryQuietly(() => stream.close())
   )
 
 /** Changes told by a change stream on the database, while the server serves one. */

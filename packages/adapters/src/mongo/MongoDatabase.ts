@@ -4,6 +4,7 @@
  */
 import { Config, Context, Effect, Layer, Redacted, Schema, type Scope } from "effect"
 import { type Db, MongoClient, type MongoClientOptions } from "mongodb"
+import { tryQuietly } from "./MongoErrors.ts"
 import { type TransactionRunner, transactionOn } from "./MongoTransaction.ts"
 
 /** How long the driver waits for the database (ms). */
@@ -78,7 +79,7 @@ export const connect = (
           message: `MongoDB at ${hostsOf(connection.uri)} did not answer within ${options.serverSelectionTimeoutMS} ms (MONGODB_URI, MONGODB_SERVER_SELECTION_TIMEOUT_MS): ${error instanceof Error ? error.message : String(error)}`
         })
     }),
-    (client) => Effect.promise(() => client.close().catch(() => undefined))
+    (client) => tryQuietly(() => client.close())
   )
 
 /** The database of `connection` on `client`. */

@@ -95,6 +95,13 @@ export const failWith = (error: unknown): Effect.Effect<never, MongoFailure> => 
   return failure === undefined ? Effect.die(error) : Effect.fail(failure)
 }
 
+/**
+ * A driver call whose outcome no one waits for (closing, ending a session, aborting what already failed): whatever
+ * it throws is dropped.
+ */
+export const tryQuietly = (call: () => Promise<unknown>): Effect.Effect<void> =>
+  Effect.tryPromise({ try: call, catch: (error) => error }).pipe(Effect.exit, Effect.asVoid)
+
 /** One driver call as an Effect: its failure typed (`failureOf`), or a defect when no caller can act on it. */
 export const tryMongo = <A>(call: () => Promise<A>): Effect.Effect<A, MongoFailure> =>
   Effect.tryPromise({ try: call, catch: (error) => error }).pipe(Effect.catch(failWith))

@@ -44,8 +44,8 @@ export const ports = Layer.mergeAll(
 
 /**
  * Every storage port on database `database` (else the URI's, else `svc`) of the replica set at `uri`; the schema is
- * migrated and the indexes created when the layer is built, and the client is closed with its scope. (On jongodb, the
- * test server: `JongodbDatabase.layerDetected` in `embedded/` provides the `MongoDatabase` of `ports`.)
+ * migrated and the indexes created when the layer is built, and the client is closed with its scope. (A stand-in test
+ * server gets its own `MongoDatabase` under `ports`: `embedded/`.)
  */
 export const layer = (options: {
   readonly uri: string

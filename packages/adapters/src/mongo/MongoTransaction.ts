@@ -8,7 +8,7 @@
 import { StorageUnavailable } from "@svc/domain/StorageHealth"
 import { Cause, Context, Duration, Effect, Exit } from "effect"
 import { type ClientSession, type MongoClient, MongoError, type TransactionOptions } from "mongodb"
-import { failWith, type MongoFailure, tryMongo, WriteConflict } from "./MongoErrors.ts"
+import { failWith, type MongoFailure, tryQuietly, WriteConflict } from "./MongoErrors.ts"
 
 /** What every transaction reads and commits at: a majority's view, acknowledged by a majority. */
 export const transactionOptions: TransactionOptions = {
@@ -40,19 +40,19 @@ export const tryTransaction =
   (client: MongoClient): TransactionRunner =>
   (work) =>
     Effect.acquireUseRelease(
-      Effect.sync(() => client.startSession()),
+      Effect.try({ try: () => client.startSession(), catch: (error) => error }).pipe(Effect.catch(failWith)),
       (session) =>
         Effect.gen(function* () {
           session.startTransaction(transactionOptions)
           const exit = yield* Effect.exit(work(session))
           if (Exit.isFailure(exit)) {
-            yield* tryMongo(() => session.abortTransaction()).pipe(Effect.ignore)
+            yield* tryQuietly(() => session.abortTransaction())
             return yield* exit
           }
           yield* commit(session)
           return exit.value
         }),
-      (session) => tryMongo(() => session.endSession()).pipe(Effect.ignore)
+      (session) => tryQuietly(() => session.endSession())
     )
 
 /** Whether a try met a write conflict: failed with one, or a store in its work died with one (`toPort`). */
