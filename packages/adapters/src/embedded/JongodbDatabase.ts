@@ -9,7 +9,8 @@
  *   jongodb applies atomically; for 30 s at most should its holder die);
  * - a commit merges a copy of each collection it touched, taken before the merge, so a write landing on one of them
  *   meanwhile is lost; and a conditional `findOneAndUpdate` is not atomic (two of ten concurrent takers may both win):
- *   every write made outside a transaction takes the same lock;
+ *   every write made outside a transaction takes the same lock (but for plain writes to the collections no
+ *   transaction writes, `untransacted`);
  * - an unordered `insertMany` stops at the first duplicate: it is inserted one document at a time;
  * - a commit costs more than linear time in the size of what it touched: transactions waiting in a process commit
  *   together, each one's work in turn in one session (at most 64), as if each ran alone in that order. Should that
@@ -163,9 +164,28 @@ const writeMethods = new Set<PropertyKey>([
 const optionsOf = (args: ReadonlyArray<unknown>): { session?: unknown; ordered?: unknown } =>
   (args.slice(1).findLast((arg) => typeof arg === "object" && arg !== null) as object | undefined) ?? {}
 
+/**
+ * The collections the adapter never writes in a transaction: a commit merges only the collections its transaction
+ * changed, so their plain writes are never lost and need not wait for a commit. They are the hot ones of sending (the
+ * transaction journal, the relayer leases), of the deposit follower's cursor, of sign-in and of idempotency keys. A
+ * `findOneAndUpdate` on them still takes its turn (it is not atomic on its own), and a write to one of them in a
+ * transaction fails loudly: it would mean the list is wrong.
+ */
+const untransacted = new Set([
+  "chain_transactions",
+  "relayer_leases",
+  "chain_followers",
+  "siwe_nonces",
+  "idempotency_keys"
+])
+
+/** The writes that are atomic on jongodb only when they take their turn. */
+const readThenWrite = new Set<PropertyKey>(["findOneAndUpdate", "findOneAndReplace", "findOneAndDelete"])
+
 /** `collection` with every write outside a transaction run alone, and unordered inserts one at a time. */
-const guarded = (serial: Serial, collection: Collection): Collection =>
-  new Proxy(collection, {
+const guarded = (serial: Serial, collection: Collection): Collection => {
+  const hot = untransacted.has(collection.collectionName)
+  return new Proxy(collection, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target)
       if (typeof value !== "function") return value
@@ -176,11 +196,20 @@ const guarded = (serial: Serial, collection: Collection): Collection =>
           property === "insertMany" && options.ordered === false
             ? () => insertEach(target, args[0] as ReadonlyArray<object>, options)
             : () => value.apply(target, args)
-        // In a transaction, which runs alone already.
-        return options.session === undefined ? writeAlone(serial, write) : write()
+        if (options.session !== undefined) {
+          if (hot) {
+            return Promise.reject(
+              new Error(`${target.collectionName} is written in a transaction: take it off JongodbDatabase's list`)
+            )
+          }
+          // In a transaction, which runs alone already.
+          return write()
+        }
+        return hot && !readThenWrite.has(property) ? write() : writeAlone(serial, write)
       }
     }
   })
+}
 
 /** `db` with its collections guarded. */
 const guardedDb = (serial: Serial, db: Db): Db =>
