@@ -128,6 +128,15 @@ export const users = Layer.effect(
         Effect.flatMap(unitOptions, (options) =>
           tryMongo(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }, options))
         ).pipe(Effect.asVoid, toPort),
+      fillNames: (user, names) => {
+        // The condition is the filter: a user with either name is not matched, so its name stays whole.
+        const filter = { _id: user, first_name: "", last_name: "" }
+        const update = { $set: { first_name: names.first_name, last_name: names.last_name } }
+        return Effect.flatMap(unitOptions, (options) => tryMongo(() => col.updateOne(filter, update, options))).pipe(
+          Effect.asVoid,
+          toPort
+        )
+      },
       findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf)), toPort),
       findByIds: (ids) =>
         ids.length === 0
