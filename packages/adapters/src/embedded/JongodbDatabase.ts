@@ -58,6 +58,8 @@ interface Serial {
   /** Whether this client holds the server's lock, and since when. */
   locked: boolean
   since: number
+  /** The last failure to take the lock, and when: writes queued behind it meanwhile fail with it at once. */
+  unreachable: { readonly failure: MongoFailure; readonly at: number } | undefined
   committing: boolean
 }
 
@@ -66,6 +68,12 @@ const lockMillis = 30_000
 
 /** How long a busy client keeps the lock before it lets other processes take a turn. */
 const holdMillis = 50
+
+/**
+ * How long writes queued behind a failed take of the lock fail with its failure rather than try in turn: each would
+ * otherwise wait the driver's whole server selection, one after the other (a dozen writes, minutes).
+ */
+const downMillis = 1_000
 
 /** Most transactions one joint commit carries. */
 const jointMax = 64
@@ -80,6 +88,8 @@ const takeServer = (serial: Serial) =>
       yield* giveServerBack(serial)
       yield* pause()
     }
+    const down = serial.unreachable
+    if (down !== undefined && Date.now() - down.at < downMillis) return yield* Effect.fail(down.failure)
     for (;;) {
       const now = Date.now()
       // Taken when free, or made when missing (a jongodb started again is empty).
@@ -87,10 +97,17 @@ const takeServer = (serial: Serial) =>
         serial.lock,
         { _id: "lock", until: { $lte: now } },
         { holder: serial.holder, until: now + lockMillis }
+      ).pipe(
+        Effect.tapError((failure) =>
+          Effect.sync(() => {
+            serial.unreachable = { failure, at: Date.now() }
+          })
+        )
       )
       if (taken) break
       yield* pause()
     }
+    serial.unreachable = undefined
     serial.locked = true
     serial.since = Date.now()
   })
@@ -292,6 +309,7 @@ export const layer = (connection: MongoConnection) =>
           pending: 0,
           locked: false,
           since: 0,
+          unreachable: undefined,
           committing: false
         }
         return MongoDatabase.of({
