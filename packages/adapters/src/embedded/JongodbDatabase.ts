@@ -162,24 +162,26 @@ const insertEach = async (collection: Collection, docs: ReadonlyArray<object>, o
   return { acknowledged: true, insertedCount: inserted }
 }
 
-/** The write methods of a collection: each call without a session runs alone. */
-const writeMethods = new Set<PropertyKey>([
-  "insertOne",
-  "insertMany",
-  "updateOne",
-  "updateMany",
-  "replaceOne",
-  "deleteOne",
-  "deleteMany",
-  "findOneAndUpdate",
-  "findOneAndReplace",
-  "findOneAndDelete",
-  "bulkWrite"
+/** The write methods of a collection, and where each takes its options: each call without a session runs alone. */
+const writeMethods = new Map<PropertyKey, number>([
+  ["insertOne", 1],
+  ["insertMany", 1],
+  ["updateOne", 2],
+  ["updateMany", 2],
+  ["replaceOne", 2],
+  ["deleteOne", 1],
+  ["deleteMany", 1],
+  ["findOneAndUpdate", 2],
+  ["findOneAndReplace", 2],
+  ["findOneAndDelete", 1],
+  ["bulkWrite", 1]
 ])
 
-/** The options argument of a write (the last object after the first argument). */
-const optionsOf = (args: ReadonlyArray<unknown>): { session?: unknown; ordered?: unknown } =>
-  (args.slice(1).findLast((arg) => typeof arg === "object" && arg !== null) as object | undefined) ?? {}
+/** The options of a call of write `method`. */
+const optionsOf = (method: PropertyKey, args: ReadonlyArray<unknown>): { session?: unknown; ordered?: unknown } => {
+  const options = args[writeMethods.get(method) ?? args.length]
+  return typeof options === "object" && options !== null ? options : {}
+}
 
 /**
  * The collections the adapter never writes in a transaction: a commit merges only the collections its transaction
@@ -208,7 +210,7 @@ const guarded = (serial: Serial, collection: Collection): Collection => {
       if (typeof value !== "function") return value
       if (!writeMethods.has(property)) return value.bind(target)
       return (...args: Array<unknown>) => {
-        const options = optionsOf(args)
+        const options = optionsOf(property, args)
         const write =
           property === "insertMany" && options.ordered === false
             ? () => insertEach(target, args[0] as ReadonlyArray<object>, options)

@@ -63,7 +63,7 @@ const conflicted = (cause: Cause.Cause<unknown>): boolean =>
       (Cause.isDieReason(reason) && reason.defect instanceof WriteConflict)
   )
 
-/** Tries a transaction gets: a conflict is run again after 10 ms, then about twice as long each time (2.5 s in all). */
+/** Tries a transaction gets: after a conflict it runs again 20 ms later, then about twice as long each time (2.5 s in all). */
 const conflictTries = 8
 
 /**
