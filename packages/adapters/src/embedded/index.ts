@@ -12,6 +12,6 @@ export {
   startRestartableAnvil,
   superviseAnvil
 } from "./AnvilSupervisor.ts"
-export { EmbeddedStartError, freePort } from "./ChildProcess.ts"
+export { EmbeddedStartError, freePort, portFree } from "./ChildProcess.ts"
 export { type Jongodb, jongodbBinary, startJongodb } from "./Jongodb.ts"
 export * as JongodbDatabase from "./JongodbDatabase.ts"
