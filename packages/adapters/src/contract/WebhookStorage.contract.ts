@@ -178,6 +178,39 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
+    it.live(
+      "an attempt keeps the start of the receiver's answer as it came, cut or whole; none without an answer",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* WebhookDeliveryStore
+          yield* store.enqueue([delivery(1)])
+          // Text as the receiver sent it: markup, quotes, NUL and other controls, a replaced byte, astral characters.
+          const text = `<p onclick="x">\u0000\u001b[2J\r\n\uFFFD 'é' 😀</p>`
+          const answers = [
+            { status_code: 500, error: "HTTP 500", response_body: { text, truncated: false } },
+            { status_code: 503, error: "HTTP 503", response_body: { text: "x".repeat(2_048), truncated: true } },
+            { error: "no answer within 15000 ms" },
+            { status_code: 204, response_body: { text: "", truncated: false } }
+          ]
+          for (const [index, answer] of answers.entries()) {
+            const [claimed] = yield* store.claimDue({ now: 10_000 * (index + 1), limit: 1, leaseMillis: 1_000 })
+            const number = index + 1
+            yield* store.record(deliveryId(1), claimed?.lease.holder ?? "", {
+              attempt: { delivery_nanoid: deliveryId(1), number, at: 10_000 * number, duration_ms: number, ...answer },
+              status: number === answers.length ? "succeeded" : "pending",
+              next_attempt_at: 10_000 * (number + 1),
+              at: 10_000 * number
+            })
+          }
+          const [logged] = yield* store.list(webhookId(1), { limit: 1 })
+          assert.deepStrictEqual(
+            logged?.attempt_log.map((a) => [a.number, a.status_code, a.response_body]),
+            answers.map((a, index) => [index + 1, a.status_code, a.response_body])
+          )
+          assert.deepStrictEqual((yield* store.findById(deliveryId(1)))?.attempt_log, logged?.attempt_log)
+        }).pipe(Effect.provide(storage.layer()))
+    )
+
     it.live("the log pages newest first; failed deliveries are re-queued one at a time or since a time", () =>
       Effect.gen(function* () {
         const store = yield* WebhookDeliveryStore

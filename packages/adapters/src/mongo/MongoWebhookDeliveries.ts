@@ -19,7 +19,8 @@ import { Effect, Layer, Schema } from "effect"
 import type { Collection, Document, Filter } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
+import { type AttemptDocument, attemptDocumentOf, attemptOf } from "./MongoDeliveryAttempts.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 import { toPort, tryMongo } from "./MongoErrors.ts"
 import { inTransaction, type TransactionRunner } from "./MongoTransaction.ts"
 
@@ -36,17 +37,6 @@ interface DeliveryDocument extends Leases.LeaseFields {
   first_attempt_at?: number | null | undefined
   created_at: number
   updated_at: number
-}
-
-/** An attempt as stored: what it did not get is `null`. */
-interface AttemptDocument {
-  _id: string
-  delivery_nanoid: DeliveryId
-  number: number
-  at: number
-  status_code: number | null
-  duration_ms: number
-  error: string | null
 }
 
 /** A time not set is stored as `null` (or was never written). */
@@ -83,30 +73,6 @@ const deliveryOf = (doc: Document): WebhookDelivery => {
     first_attempt_at: stored.first_attempt_at ?? undefined,
     created_at: stored.created_at,
     updated_at: stored.updated_at
-  }
-}
-
-/** An attempt as `webhook_attempts` keeps it: what it did not get is `null`. */
-const StoredAttempt = Schema.Struct({
-  delivery_nanoid: DeliveryId,
-  number: Schema.Number,
-  at: Schema.Number,
-  status_code: Schema.optional(Schema.NullOr(Schema.Number)),
-  duration_ms: Schema.Number,
-  error: Schema.optional(Schema.NullOr(Schema.String))
-})
-
-const storedAttemptOf = recordDecoder("webhook_attempts", StoredAttempt)
-
-const attemptOf = (doc: Document): DeliveryAttempt => {
-  const attempt = storedAttemptOf(doc)
-  return {
-    delivery_nanoid: attempt.delivery_nanoid,
-    number: attempt.number,
-    at: attempt.at,
-    status_code: attempt.status_code ?? undefined,
-    duration_ms: attempt.duration_ms,
-    error: attempt.error ?? undefined
   }
 }
 
@@ -193,17 +159,6 @@ const claimDue = (
     }
     return claimed
   })
-
-/** The attempt's document. */
-const attemptDocumentOf = (a: DeliveryAttempt): AttemptDocument => ({
-  _id: `${a.delivery_nanoid}:${a.number}`,
-  delivery_nanoid: a.delivery_nanoid,
-  number: a.number,
-  at: a.at,
-  status_code: a.status_code ?? null,
-  duration_ms: a.duration_ms,
-  error: a.error ?? null
-})
 
 const record = (collections: DeliveryCollections, id: DeliveryId, holder: string, change: AttemptRecord) =>
   inTransaction(collections.transaction, (session) =>

@@ -311,5 +311,14 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX mail_outbox_by_age ON mail_outbox (state, created);
       CREATE INDEX chain_transactions_by_age ON chain_transactions (status, updated_at);
     `
+  },
+  {
+    // Response bodies in the delivery log (issue 40, decision 0115): the start of each attempt's answer as text and
+    // whether it was cut. Attempts made before keep no body (NULL).
+    version: 10,
+    sql: `
+      ALTER TABLE webhook_attempts ADD COLUMN response_body TEXT;
+      ALTER TABLE webhook_attempts ADD COLUMN response_body_truncated INTEGER NOT NULL DEFAULT 0;
+    `
   }
 ]

@@ -99,7 +99,8 @@ const recordOf = (
       status_code: result._tag === "Response" ? result.status : undefined,
       duration_ms: Math.round(result.durationMillis),
       error:
-        result._tag === "NoResponse" ? result.reason : outcome === "delivered" ? undefined : `HTTP ${result.status}`
+        result._tag === "NoResponse" ? result.reason : outcome === "delivered" ? undefined : `HTTP ${result.status}`,
+      response_body: result._tag === "Response" ? result.body : undefined
     },
     status:
       outcome === "delivered"
