@@ -284,6 +284,7 @@ describe("URL rules (DESIGN §5b)", () => {
         const [logged] = yield* logUntil(server, token, id, (items) => items[0]?.attempts.length >= 1)
         assert.match(logged.attempts[0].error, /loopback/)
         assert.isNull(logged.attempts[0].status_code)
+        assert.isNull(logged.attempts[0].response_body)
         assert.strictEqual(receiver.received.length, 0)
       })
   )
@@ -403,7 +404,8 @@ describe("delivery", () => {
   it.live("a failed attempt is retried with the same webhook-id; the log shows both attempts", () =>
     Effect.gen(function* () {
       const { server, teamId, token } = yield* setup()
-      const receiver = yield* startReceiver((_, index) => ({ status: index === 0 ? 500 : 204 }))
+      const busy = "<html><body>Busy, try later</body></html>"
+      const receiver = yield* startReceiver((_, index) => (index === 0 ? { status: 500, body: busy } : { status: 204 }))
       const { id, secret } = yield* createEndpoint(server, token, {
         team_nanoid: teamId,
         url: receiver.url,
@@ -416,11 +418,12 @@ describe("delivery", () => {
       assert.strictEqual(first!.body, second!.body)
       assert.deepStrictEqual(verified(secret, first!), verified(secret, second!))
       const [logged] = yield* logUntil(server, token, id, (items) => items[0]?.status === "succeeded")
+      // Each attempt with the start of what the receiver answered, as it answered it.
       assert.deepStrictEqual(
-        logged.attempts.map((a: Json) => [a.status_code, a.error]),
+        logged.attempts.map((a: Json) => [a.status_code, a.error, a.response_body, a.response_body_truncated]),
         [
-          [500, "HTTP 500"],
-          [204, null]
+          [500, "HTTP 500", busy, false],
+          [204, null, "", false]
         ]
       )
     })

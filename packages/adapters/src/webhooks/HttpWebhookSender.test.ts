@@ -104,16 +104,26 @@ describe("HttpWebhookSender", () => {
     }).pipe(Effect.provide(sender(true)))
   )
 
-  it.live("keeps the first 2 KiB of a longer body, marked truncated, without the character the cut splits", () =>
-    Effect.gen(function* () {
-      const base = yield* serve((req, res) => {
-        req.resume()
-        // 1 + 2 × 1 500 bytes: the 2 048th byte is the first half of an "é".
-        res.writeHead(200).end(`a${"é".repeat(1_500)}`)
-      })
-      const long = bodyOf(yield* send(`${base}/long`))
-      assert.deepStrictEqual(long, { text: `a${"é".repeat((keptResponseBytes - 2) / 2)}`, truncated: true })
-    }).pipe(Effect.provide(sender(true)))
+  it.live(
+    "keeps the first 2 KiB of a longer body, marked truncated, without the character the cut splits; a body its connection cut is marked too",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* serve((req, res) => {
+          req.resume()
+          if (req.url === "/cut") {
+            res.writeHead(200, { "content-length": "7" })
+            return res.write("par", () => res.destroy())
+          }
+          // 1 + 2 × 1 500 bytes: the 2 048th byte is the first half of an "é".
+          res.writeHead(200).end(`a${"é".repeat(1_500)}`)
+        })
+        const long = bodyOf(yield* send(`${base}/long`))
+        assert.deepStrictEqual(long, { text: `a${"é".repeat((keptResponseBytes - 2) / 2)}`, truncated: true })
+        // A body whose connection closes before its end is cut too, however short.
+        const cut = yield* send(`${base}/cut`)
+        assert.strictEqual(cut._tag === "Response" && cut.status, 200)
+        assert.deepStrictEqual(bodyOf(cut), { text: "par", truncated: true })
+      }).pipe(Effect.provide(sender(true)))
   )
 
   it.live("a body still coming at the timeout fails the attempt then, saying the status that came", () =>

@@ -74,7 +74,7 @@ export const nextAttemptAt = (
  */
 export interface ResponseBody {
   readonly text: string
-  /** The receiver sent more than `text`: the body went past the bound, or the attempt's time ran out before its end. */
+  /** `text` is less than the body: the body went past the bound, or its connection closed before its end. */
   readonly truncated: boolean
 }
 

@@ -8,7 +8,7 @@ import { withDefault } from "../FieldDefault.ts"
 import { DeliveryId, TeamId, WebhookId } from "../Ids.ts"
 import { PlainText } from "../Text.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
-import { deliveryTimeoutMillis, keptResponseBytes } from "./WebhookDelivery.ts"
+import { keptResponseBytes } from "./WebhookDelivery.ts"
 import { WebhookEndpoint, WebhookUrl } from "./WebhookEndpoint.ts"
 
 const VersionField = withDefault<typeof PayloadVersion>(2)(PayloadVersion)
@@ -121,7 +121,7 @@ export const DeliveryAttemptView = Schema.Struct({
   ),
   response_body_truncated: Schema.Boolean.pipe(
     Schema.annotate({
-      description: `Whether the receiver sent more than \`response_body\` (a longer body, or one still coming when the attempt's ${deliveryTimeoutMillis / 1000} s ran out)`
+      description: `Whether \`response_body\` is less than the receiver's body: the body was longer than ${keptResponseBytes} bytes, or its connection closed before its end`
     })
   )
 })
