@@ -640,8 +640,14 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         return yield* Effect.die(new Error("the test delivery never succeeded"))
       })
       assert.strictEqual(log[0].event_type, "payment.sent")
+      // The receiver's answer ("ok"): whole in --json, its start in the table's last column.
+      assert.deepStrictEqual(
+        log[0].attempts.map((a: Json) => [a.status_code, a.response_body, a.response_body_truncated]),
+        [[200, "ok", false]]
+      )
       const table = ok(yield* svc(["webhooks", "deliveries", id], { config })).stdout
-      assert.match(table, new RegExp(`${tested.delivery_nanoid} +payment\\.sent +succeeded +1 +200`))
+      assert.match(table, / +RESPONSE BODY$/m)
+      assert.match(table, new RegExp(`${tested.delivery_nanoid} +payment\\.sent +succeeded +1 +200 +.+ ok$`, "m"))
       const retried = ok(yield* svc(["webhooks", "retry", id, tested.delivery_nanoid], { config })).stdout
       assert.match(retried, new RegExp(`Delivery: +${tested.delivery_nanoid}`))
       yield* eventually("the retried delivery", () => hook.received[1])
