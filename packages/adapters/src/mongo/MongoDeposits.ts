@@ -1,17 +1,19 @@
 /**
  * The deposits ledger in MongoDB: the follower's cursor and lease in `chain_followers` (`_id` = its name, taken with
  * the lease mechanism, `Leases.ts`), deposits in `deposits` (`_id` = nanoid); a state change is one conditional update
- * (in the use case's unit of work, with its events, when it runs in one).
+ * with the follower's fencing token checked in the same transaction (the use case's unit of work, with its events,
+ * when it runs in one), as the deposit machine allows.
  */
 import type { BlockCursor } from "@svc/domain/chain"
-import { Deposit, DepositLedger } from "@svc/domain/deposit"
+import { Deposit, DepositLedger, DepositMachine } from "@svc/domain/deposit"
 import { HexData } from "@svc/domain/Evm"
+import type { FencingToken } from "@svc/domain/Lease"
 import { Effect, Layer, Option, Schema } from "effect"
-import type { ClientSession, Collection, Document, MongoClient } from "mongodb"
+import type { Collection, Document, MongoClient } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { inTransaction, inUnitOr } from "./MongoTransaction.ts"
+import { inTransaction } from "./MongoTransaction.ts"
 
 interface FollowerDocument extends Leases.LeaseFields {
   _id: string
@@ -57,30 +59,27 @@ const record = (collections: DepositCollections, found: ReadonlyArray<Deposit>) 
     }
   })
 
-/** Takes (or keeps) the follower's lease; answers its cursor when held. */
+/** Takes (or keeps) the follower's lease; answers it with its cursor when held. */
 const follow = async (
-  collections: DepositCollections,
-  leases: ReturnType<typeof Leases.on<FollowerDocument>>,
-  lease: { readonly name: string; readonly holder: string; readonly now: number; readonly until: number }
+  followers: DepositCollections["followers"],
+  lease: {
+    readonly name: string
+    readonly held: FencingToken | undefined
+    readonly now: number
+    readonly until: number
+  }
 ) => {
-  const { name, holder, now, until } = lease
-  const followers = collections.followers
-  const taken = async () =>
-    (await leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) ||
-    (await leases.take({ _id: name }, { now, until, holder })) !== undefined
-  // The row is made the first time only (a free one, taken with a conditional write: decision 0017).
-  const held =
-    (await taken()) ||
-    ((await Leases.setOrMake(followers, { _id: name, lease_until: { $lte: now } }, { lease_until: 0 })) &&
-      (await taken()))
-  if (!held) return Option.none()
-  const doc = await followers.findOne({ _id: name })
+  const taken = await Leases.takeOrKeep(followers, lease.name, lease)
+  if (taken === undefined) return Option.none()
+  const doc = await followers.findOne({ _id: lease.name })
   const cursor = doc === null ? {} : cursorOf(doc)
-  return Option.some(
-    cursor.block === undefined || cursor.block === null
-      ? Option.none<BlockCursor>()
-      : Option.some({ block: cursor.block, hash: cursor.hash ?? "" })
-  )
+  return Option.some({
+    lease: taken,
+    cursor:
+      cursor.block === undefined || cursor.block === null
+        ? Option.none<BlockCursor>()
+        : Option.some({ block: cursor.block, hash: cursor.hash ?? "" })
+  })
 }
 
 /** The MongoDB deposits ledger. */
@@ -95,22 +94,21 @@ export const layer = Layer.effect(
     const leases = Leases.on(followers)
     const collections: DepositCollections = { client, followers, deposits }
     return DepositLedger.of({
-      follow: (name, holder, now, until) =>
-        Effect.promise(() => follow(collections, leases, { name, holder, now, until })),
-      unfollow: (name, holder) => Effect.promise(() => leases.release({ _id: name }, holder, {})).pipe(Effect.asVoid),
+      follow: (name, held, now, until) => Effect.promise(() => follow(followers, { name, held, now, until })),
+      unfollow: (name, token) => Effect.promise(() => leases.release({ _id: name }, token, {})).pipe(Effect.asVoid),
       // The deposits first (one transaction, and only when there are any), then the cursor (one conditional write): a
       // holder that dies between the two reads them again, which changes nothing. The cursor's collection is thus never
       // written in a transaction, so on jongodb its writes do not wait for commits (decision 0062).
-      advance: (name, holder, to, found) =>
+      advance: (name, token, to, found) =>
         (found.length === 0
           ? Effect.succeed(true)
-          : Effect.promise(async () => (await followers.findOne({ _id: name, lease_holder: holder })) !== null)
+          : Effect.promise(async () => (await followers.findOne({ _id: name, lease_token: token })) !== null)
         ).pipe(
           Effect.tap((held) => (held && found.length > 0 ? record(collections, found) : Effect.void)),
           Effect.flatMap((held) =>
             held
               ? Effect.promise(() =>
-                  leases.whileHeld({ _id: name }, holder, { $set: { block: to.block, hash: to.hash } })
+                  leases.whileHeld({ _id: name }, token, { $set: { block: to.block, hash: to.hash } })
                 )
               : Effect.succeed(false)
           )
@@ -122,17 +120,26 @@ export const layer = Layer.effect(
             .sort({ block_number: 1, log_index: 1 })
             .toArray()
         ).pipe(Effect.map((docs) => docs.map(depositOf))),
-      transition: (id, from, to, updatedAt) => {
-        const move = (session?: ClientSession) =>
-          Effect.promise(() =>
-            deposits.updateOne(
+      // The follower's token is written (`fenced_at`) in the same transaction as the move: a holder that took the
+      // follower meanwhile writes that document too, so the two cannot both commit (decision 0090).
+      transition: (id, { from, to, updatedAt, follower, token }) =>
+        Effect.andThen(
+          Effect.orDie(DepositMachine.move(from, to)),
+          inTransaction(client, async (session) => {
+            const fence = await followers.updateOne(
+              { _id: follower, lease_token: token },
+              { $set: { fenced_at: updatedAt } },
+              { session }
+            )
+            if (fence.matchedCount !== 1) return false
+            const moved = await deposits.updateOne(
               { _id: id, state: from },
               { $set: { state: to, updated_at: updatedAt } },
-              session === undefined ? {} : { session }
+              { session }
             )
-          ).pipe(Effect.map((moved) => moved.modifiedCount === 1))
-        return inUnitOr(move, move())
-      },
+            return moved.modifiedCount === 1
+          })
+        ),
       list: ({ team, after, limit }) =>
         Effect.promise(() =>
           deposits

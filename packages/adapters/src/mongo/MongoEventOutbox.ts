@@ -3,7 +3,7 @@
  * change they report (decision 0080), so both commit together; a dispatcher leases undispatched events oldest first,
  * one `Leases.takeNext` at a time, so two workers never hold one event at once.
  */
-import { DomainEvent, EventOutbox } from "@svc/domain/event"
+import { type ClaimedEvent, DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
 import { Effect, Layer, Schema } from "effect"
 import type { ClientSession, Db, Document } from "mongodb"
@@ -86,10 +86,15 @@ export const layer = Layer.effect(
     const col = db.collection<OutboxDocument>(outboxCollection)
     yield* Effect.promise(() => col.createIndex({ dispatched: 1, created: 1 }))
     const leases = Leases.on(col)
-    const claimOne = (now: number, holder: string, leaseMillis: number) =>
+    const claimOne = (now: number, leaseMillis: number) =>
       Effect.promise(() =>
-        leases.takeNext({ dispatched: false }, { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis, holder })
-      ).pipe(Effect.map(eventOf))
+        leases.takeNext({ dispatched: false }, { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis })
+      ).pipe(
+        Effect.map((taken) => {
+          const event = eventOf(taken?.doc ?? null)
+          return taken === null || event === undefined ? undefined : { event, lease: taken.lease }
+        })
+      )
     return EventOutbox.of({
       // A second append of the same id is ignored, and takes no sequence number (checked first, so the team's
       // numbers have no gap). In a unit of work, the events commit with its changes.
@@ -113,18 +118,18 @@ export const layer = Layer.effect(
           })
         )
       },
-      claim: ({ now, limit, holder, leaseMillis }) =>
+      claim: ({ now, limit, leaseMillis }) =>
         Effect.gen(function* () {
-          const claimed: Array<DomainEvent> = []
+          const claimed: Array<ClaimedEvent> = []
           while (claimed.length < limit) {
-            const event = yield* claimOne(now, holder, leaseMillis)
-            if (event === undefined) break
-            claimed.push(event)
+            const taken = yield* claimOne(now, leaseMillis)
+            if (taken === undefined) break
+            claimed.push(taken)
           }
           return claimed
         }),
-      markDispatched: (id: EventId) =>
-        Effect.promise(() => col.updateOne({ _id: id }, { $set: { dispatched: true } })).pipe(Effect.asVoid),
+      markDispatched: (id: EventId, token) =>
+        Effect.promise(() => leases.whileHeld({ _id: id }, token, { $set: { dispatched: true } })).pipe(Effect.asVoid),
       findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(eventOf)),
       backlog: Effect.promise(async () => {
         const [count, oldest] = await Promise.all([

@@ -13,6 +13,7 @@ import {
   retentionMillis,
   type StoredResponse
 } from "@svc/domain/idempotency"
+import { fencingTokenOf } from "@svc/domain/Lease"
 import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
@@ -53,17 +54,18 @@ export const layer = Layer.effect(
 
     const claimOnce = async (key: IdempotencyKey, bodyHash: string, now: number): Promise<ClaimResult | undefined> => {
       const until = now + leaseMillis
-      const holder = Leases.newHolder()
       try {
+        // A key's document is deleted once lapsed, so a new one's first token is the time of its taking: larger than
+        // any token of the one before it, whose holder may still be around (a request paused past its lease).
         await col.insertOne({
           _id: id(key),
           bodyHash,
           state: "running",
-          lease_holder: holder,
+          lease_token: now,
           lease_until: until,
           expiresAt: new Date(until)
         })
-        return { _tag: "Claimed", token: holder }
+        return { _tag: "Claimed", token: fencingTokenOf(now) }
       } catch (error) {
         if (!isDuplicateKey(error)) throw error
       }
@@ -71,7 +73,7 @@ export const layer = Layer.effect(
         { _id: id(key) },
         { now, until, set: { bodyHash, state: "running", expiresAt: new Date(until), response: null } }
       )
-      if (taken !== undefined) return { _tag: "Claimed", token: taken.holder }
+      if (taken !== undefined) return { _tag: "Claimed", token: taken.token }
       const doc = await col.findOne({ _id: id(key) })
       if (doc === null) return undefined
       const row = heldKeyOf(doc)

@@ -1,9 +1,9 @@
 /**
- * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim takes the document's lease
- * (`Leases.take`: `issued` -> `executing`, under a fresh holder token, the claim token) with one conditional
- * `updateOne` outside any transaction, so of concurrent claims across replicas exactly one wins
- * (docs/decisions/0017). The payments ledger takes executions over and writes their results on the same document,
- * for the holder only.
+ * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt), and its execution's life: each move of the
+ * issued-request machine (`claim`, `release`, `takeOver`, `reopen`; `record` is the ledger's) is one conditional
+ * `updateOne` on the stored state and, for a holder's moves, the claim's fencing token (`Leases.ts`, decisions 0017,
+ * 0090 and 0091), outside any transaction, so of concurrent claims across replicas exactly one wins, and a holder whose
+ * claim was taken over changes nothing.
  *
  * A team's budget of unexecuted requests is kept without transactions: a new request is inserted first, then the
  * team's unexecuted, unexpired requests are summed, and the new one is deleted again if they exceed the budget. Every
@@ -14,6 +14,7 @@ import {
   AlreadyClaimed,
   type ClaimedTypedData,
   expiryOf,
+  IssuedRequestMachine,
   IssuedRequestStore,
   IssuedRequestsLimit,
   type IssuedTypedData,
@@ -21,8 +22,11 @@ import {
   storedBytesOf,
   TypedDataNotFound
 } from "@svc/domain/eip712"
-import { ExecutionResult, executionLeaseMillis, IssuedTypedDataRecord } from "@svc/domain/payment"
-import { Effect, Layer, Schema } from "effect"
+import type { Lease } from "@svc/domain/Lease"
+import { ExecutionResult, IssuedTypedDataRecord } from "@svc/domain/payment"
+import { edge } from "@svc/domain/StateMachine"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { Collection } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
@@ -41,26 +45,26 @@ export interface IssuedDocument extends Leases.LeaseFields {
   bytes?: number
   executedAt?: number
   result?: { transaction: string; payments: ReadonlyArray<unknown> }
-  /** The signature it executed with (set with `result`). */
-  signature?: string
+  /** The signature it is executed with (set by its claim). */
+  signature?: string | null
   /**
-   * The transaction it has in flight while executing, with the signature and the claim token that noted it (decision
-   * 0061). Notes from before signatures were kept hold the result's fields (`transaction`, `payments`) instead.
+   * The transaction it has in flight while executing, with the fencing token of the claim that noted it (decision
+   * 0061). Notes from before tokens name a `holder`, and may hold the result's fields instead: they match no token.
    */
   in_flight?: {
     result?: { transaction: string; payments: ReadonlyArray<unknown> }
-    signature?: string
     transaction?: string
     payments?: ReadonlyArray<unknown>
-    holder: string
-  }
+    holder?: string
+    token?: number
+  } | null
 }
 
-/** An in-flight note; one from before signatures were kept has the result's own fields beside `holder`. */
+/** An in-flight note, with the token of the claim that wrote it. */
 const StoredNote = Schema.Struct({
-  holder: Schema.String,
+  token: Schema.optional(Schema.Number),
+  holder: Schema.optional(Schema.String),
   result: Schema.optional(ExecutionResult),
-  signature: Schema.optional(Schema.String),
   transaction: Schema.optional(Schema.String),
   payments: Schema.optional(Schema.Array(PaymentEntry))
 })
@@ -69,12 +73,13 @@ const StoredNote = Schema.Struct({
 const StoredExecution = Schema.Struct({
   _id: Schema.String,
   state: Schema.Literals(["issued", "executing", "executed"]),
-  lease_holder: Schema.optional(Schema.String),
+  lease_token: Schema.optional(Schema.Number),
   lease_until: Schema.Number,
   executedAt: Schema.optional(Schema.Number),
   result: Schema.optional(ExecutionResult),
-  signature: Schema.optional(Schema.String),
-  in_flight: Schema.optional(StoredNote)
+  // Cleared (null) by a claim and a release.
+  signature: Schema.optional(Schema.NullOr(Schema.String)),
+  in_flight: Schema.optional(Schema.NullOr(StoredNote))
 })
 export type StoredExecution = typeof StoredExecution.Type
 
@@ -94,6 +99,91 @@ export const issuedOf = (doc: IssuedDocument): IssuedTypedData => {
   return state === "issued" ? record : { ...record, claimedAt: executedAt ?? 0 }
 }
 
+/** The machine's moves this store writes, checked against its table when the module loads. */
+const moves = {
+  claim: edge(IssuedRequestMachine, "issued", "claim"),
+  release: edge(IssuedRequestMachine, "executing", "release"),
+  takeOver: edge(IssuedRequestMachine, "executing", "takeOver"),
+  reopen: edge(IssuedRequestMachine, "executed", "reopen")
+} as const
+
+/** The claimed record of a document its holder took under `lease`. */
+const claimedOf = (doc: IssuedDocument, lease: Lease, reopened = false): ClaimedTypedData => ({
+  ...issuedOf(doc),
+  claim: { ...lease, claimedAt: doc.executedAt ?? 0 },
+  signature: doc.signature ?? "",
+  ...(reopened ? { reopened } : {})
+})
+
+/** The execution's moves (`claim`, `renew`, `release`, `takeOver`, `reopen`) and the abandoned ones, on `col`. */
+const claimsOf = (col: Collection<IssuedDocument>) => {
+  const leases = Leases.on(col)
+  const claims: Pick<
+    IssuedRequestStore["Service"],
+    "claim" | "renew" | "release" | "takeOver" | "reopen" | "abandoned"
+  > = {
+    claim: (salt, { now, until, signature }) =>
+      Effect.promise(async () => {
+        const lease = await leases.take(
+          { _id: salt, state: moves.claim.from },
+          { now, until, set: { state: moves.claim.to, executedAt: now, signature, in_flight: null } }
+        )
+        const doc = await col.findOne({ _id: salt })
+        return { lease, doc }
+      }).pipe(
+        Effect.flatMap(({ lease, doc }): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed> => {
+          if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
+          if (lease === undefined) return Effect.fail(new AlreadyClaimed({ salt }))
+          return Effect.succeed(claimedOf(doc, lease))
+        })
+      ),
+    renew: (salt, token, until) =>
+      Effect.promise(() => leases.renew({ _id: salt, state: moves.takeOver.from }, token, until)).pipe(
+        Effect.map(Option.fromNullishOr)
+      ),
+    release: (salt, token) =>
+      Effect.promise(() =>
+        leases.release({ _id: salt, state: moves.release.from }, token, {
+          state: moves.release.to,
+          executedAt: 0,
+          signature: null,
+          in_flight: null
+        })
+      ),
+    takeOver: (salt, now, until) =>
+      Effect.promise(async () => {
+        const lease = await leases.take(
+          { _id: salt, state: moves.takeOver.from },
+          { now, until, set: { state: moves.takeOver.to } }
+        )
+        const doc = lease === undefined ? null : await col.findOne({ _id: salt, lease_token: lease.token })
+        return lease === undefined || doc === null ? Option.none() : Option.some(claimedOf(doc, lease))
+      }),
+    // The result it had is its transaction in flight meanwhile, under the new token.
+    reopen: (salt, now, until) =>
+      Effect.promise(async () => {
+        const before = await col.findOne({ _id: salt, state: moves.reopen.from })
+        if (before === null) return Option.none()
+        const token = (before.lease_token ?? 0) + 1
+        const lease = await leases.take(
+          { _id: salt, state: moves.reopen.from },
+          { now, until, set: { state: moves.reopen.to, in_flight: { token, result: before.result } } }
+        )
+        const doc = lease === undefined ? null : await col.findOne({ _id: salt, lease_token: lease.token })
+        return lease === undefined || doc === null ? Option.none() : Option.some(claimedOf(doc, lease, true))
+      }),
+    abandoned: (now, limit) =>
+      Effect.promise(() =>
+        col
+          .find({ state: "executing", lease_until: { $lte: now } })
+          .sort({ executedAt: 1, _id: 1 })
+          .limit(limit)
+          .toArray()
+      ).pipe(Effect.map((docs) => docs.map((doc) => ({ salt: doc._id, issued: issuedOf(doc) }))))
+  }
+  return claims
+}
+
 /** The MongoDB issued typed data store. */
 export const layer = Layer.effect(
   IssuedRequestStore,
@@ -103,7 +193,6 @@ export const layer = Layer.effect(
     yield* Effect.promise(() => col.createIndex({ state: 1, executedAt: 1 }))
     yield* Effect.promise(() => col.createIndex({ team: 1, state: 1, expires: 1 }))
     yield* Effect.promise(() => col.createIndex({ state: 1, expires: 1 }))
-    const leases = Leases.on(col)
     const find = (salt: string) =>
       Effect.promise(() => col.findOne({ _id: salt })).pipe(
         Effect.flatMap((doc) =>
@@ -154,24 +243,7 @@ export const layer = Layer.effect(
           return deletedCount
         }),
       find,
-      claim: (salt, now) =>
-        Effect.promise(() =>
-          leases.take(
-            { _id: salt, state: "issued" },
-            { now, until: now + executionLeaseMillis, set: { state: "executing", executedAt: now } }
-          )
-        ).pipe(
-          Effect.flatMap(
-            (lease): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed> =>
-              lease === undefined
-                ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyClaimed({ salt })))
-                : Effect.map(find(salt), (record) => ({ ...record, claimedAt: now, claimToken: lease.holder }))
-          )
-        ),
-      release: (salt, claimToken) =>
-        Effect.promise(() =>
-          leases.release({ _id: salt, state: "executing" }, claimToken, { state: "issued", executedAt: 0 })
-        ).pipe(Effect.asVoid)
+      ...claimsOf(col)
     })
   })
 )

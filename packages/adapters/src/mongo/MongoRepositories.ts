@@ -213,6 +213,7 @@ export const memberships = Layer.effect(
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
     yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
     yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
+    yield* Effect.promise(() => col.createIndex({ removal_since: 1 }, { sparse: true }))
     return MembershipRepository.of({
       insert: (membership) => insertMembership(col, membership),
       find: (team, user) =>
@@ -225,7 +226,28 @@ export const memberships = Layer.effect(
         ),
       listTeam: (team, options) => listTeam(col, team, options),
       countByTeams: (teams) => countByTeams(col, teams),
-      remove: (team, user) => removeMembership(col, team, user)
+      remove: (team, user) => removeMembership(col, team, user),
+      // A removal's mark (decision 0094): set once, kept until the membership goes or the chain refused.
+      markRemoval: (team, user, at) =>
+        Effect.promise(async () => {
+          await col.updateOne(
+            { team_nanoid: team, user_nanoid: user, removal_since: { $exists: false } },
+            { $set: { removal_since: at } }
+          )
+          return (await col.findOne({ team_nanoid: team, user_nanoid: user })) !== null
+        }),
+      clearRemoval: (team, user) =>
+        Effect.promise(() =>
+          col.updateOne({ team_nanoid: team, user_nanoid: user }, { $unset: { removal_since: "" } })
+        ).pipe(Effect.asVoid),
+      pendingRemovals: (before, limit) =>
+        Effect.promise(() =>
+          col
+            .find({ removal_since: { $lte: before } })
+            .sort({ removal_since: 1 })
+            .limit(limit)
+            .toArray()
+        ).pipe(Effect.map((docs) => docs.map(membershipOf)))
     })
   })
 )

@@ -1,19 +1,18 @@
 /**
- * Retention in MongoDB (`@svc/domain/retention`): the pruning lease is a `worker_leases` document, and each kind is
- * deleted by id after an indexed query of its state and age, bounded by `limit`.
+ * Retention in MongoDB (`@svc/domain/retention`): the pruning lease is a `worker_leases` document (`Leases.ts`, a
+ * fencing token for each new holder), and each kind is deleted by id after an indexed query of its state and age,
+ * bounded by `limit`.
  */
 import { type RetainedKind, RetentionStore } from "@svc/domain/retention"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { Document, Filter } from "mongodb"
+import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
 import { outboxCollection } from "./MongoEventOutbox.ts"
 import { issuedCollection } from "./MongoIssuedRequestStore.ts"
 
-interface LeaseDocument {
+interface LeaseDocument extends Leases.LeaseFields {
   _id: string
-  lease_holder: string
-  lease_until: number
 }
 
 /** Each kind's collection, what is done before `before`, and the index that finds it. */
@@ -59,23 +58,15 @@ export const layer = Layer.effect(
       Promise.all(Object.values(pruned).map((kind) => db.collection(kind.collection).createIndex(kind.index)))
     )
     return RetentionStore.of({
-      lease: (holder, now, until) =>
+      lease: (held, now, until) =>
+        Effect.promise(() => Leases.takeOrKeep(leases, "retention", { held, now, until })).pipe(
+          Effect.map(Option.fromNullishOr)
+        ),
+      // Checked before each batch rather than in one write with it (MongoDB deletes across collections cannot name
+      // another's document): a pruner that lost the lease meanwhile deletes what the new holder would, done records.
+      prune: (kind, before, limit, token) =>
         Effect.promise(async () => {
-          try {
-            // Free (lapsed) or ours: taken; held by another: the upsert's insert meets its id and is refused.
-            await leases.updateOne(
-              { _id: "retention", $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
-              { $set: { lease_holder: holder, lease_until: until } },
-              { upsert: true }
-            )
-            return true
-          } catch (error) {
-            if (isDuplicateKey(error)) return false
-            throw error
-          }
-        }),
-      prune: (kind, before, limit) =>
-        Effect.promise(async () => {
+          if ((await leases.findOne({ _id: "retention", lease_token: token })) === null) return 0
           const { collection, done } = pruned[kind]
           const col = db.collection(collection)
           const ids = (

@@ -1,22 +1,28 @@
 /**
  * The transaction journal in MongoDB (`chain_transactions`, `_id` = the hash, one document per signed version).
  * Amounts are decimal strings (BSON has no unsigned 256-bit integer); block numbers are numbers (exact up to 2^53).
+ * A key's leases are `relayer_leases` documents (`Leases.takeOrKeep`); a write under one commits only with its
+ * fencing token still current (decision 0090), and a status moves only as the transaction machine allows, from the
+ * status it has (decision 0091).
  */
 import {
   type JournaledTransaction,
+  type KeyFence,
   type RelayerLease,
   TransactionJournal,
+  TransactionMachine,
   TransactionStatus,
   type TransactionStatusChange,
   unfinishedStatuses
 } from "@svc/domain/chain"
 import { Address as AddressSchema, HexData } from "@svc/domain/Evm"
-import { Effect, Layer, Schema } from "effect"
-import type { Collection, Document, Filter } from "mongodb"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { ClientSession, Collection, Document, Filter, MongoClient } from "mongodb"
 import type { Address, Hex } from "viem"
-import { setOrMake } from "./Leases.ts"
+import { type LeaseFields, takeOrKeep } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { inTransaction } from "./MongoTransaction.ts"
 
 interface TransactionDocument {
   _id: Hex
@@ -38,10 +44,10 @@ interface TransactionDocument {
 }
 
 /** One lease of a relayer's key (`_id` = chain id, relayer and lease name). */
-interface LeaseDocument {
+interface LeaseDocument extends LeaseFields {
   _id: string
-  lease_holder: string
-  lease_until: number
+  /** How many fenced writes were made under it: each writes the document, so a taking meanwhile conflicts. */
+  fenced_writes?: number
 }
 
 /** A version as `chain_transactions` keeps it: amounts as decimal strings, the block number as a number. */
@@ -111,15 +117,13 @@ const documentOf = (transaction: JournaledTransaction): Omit<TransactionDocument
 const updateOf = (change: TransactionStatusChange) =>
   change.block === undefined
     ? {
-        $set: { status: change.status, updatedAt: change.at },
+        $set: { status: change.to, updatedAt: change.at },
         // Back to `sent` (a reorg took its block away): the block it was seen in no longer holds it.
-        ...(change.status === "sent" || change.status === "signed"
-          ? { $unset: { blockNumber: "" as const, blockHash: "" as const } }
-          : {})
+        ...(change.to === "sent" ? { $unset: { blockNumber: "" as const, blockHash: "" as const } } : {})
       }
     : {
         $set: {
-          status: change.status,
+          status: change.to,
           updatedAt: change.at,
           blockNumber: Number(change.block.number),
           blockHash: change.block.hash
@@ -171,11 +175,32 @@ const minedSince = (col: Transactions, chainId: number, relayer: Address, fromBl
       .toArray()
   ).pipe(Effect.map((docs) => docs.map(fromDocument)))
 
+/**
+ * Runs `write` in one transaction with a write to the key's lease document naming `fence`'s token: a holder that took
+ * the lease meanwhile writes that document too, so the two cannot both commit (on jongodb transactions run one at a
+ * time anyway). `false` (nothing written) when the token is no longer the lease's.
+ */
+const fenced = (
+  client: MongoClient,
+  leases: Collection<LeaseDocument>,
+  lease: string,
+  fence: KeyFence,
+  write: (session: ClientSession) => Promise<boolean>
+) =>
+  inTransaction(client, async (session) => {
+    const held = await leases.updateOne(
+      { _id: lease, lease_token: fence.token },
+      { $inc: { fenced_writes: 1 } },
+      { session }
+    )
+    return held.matchedCount === 1 && (await write(session))
+  })
+
 /** The MongoDB journal. */
 export const layer = Layer.effect(
   TransactionJournal,
   Effect.gen(function* () {
-    const { db } = yield* MongoDatabase
+    const { db, client } = yield* MongoDatabase
     const col = db.collection<TransactionDocument>("chain_transactions")
     const leases = db.collection<LeaseDocument>("relayer_leases")
     yield* Effect.promise(() =>
@@ -186,12 +211,46 @@ export const layer = Layer.effect(
       ])
     )
     return TransactionJournal.of({
-      record: (transaction) =>
-        Effect.promise(() =>
-          col.updateOne({ _id: transaction.hash }, { $setOnInsert: documentOf(transaction) }, { upsert: true })
-        ).pipe(Effect.asVoid),
-      update: (hash, change) =>
-        Effect.promise(() => col.updateOne({ _id: hash }, updateOf(change))).pipe(Effect.asVoid),
+      // The same bytes again change nothing; a new version only under the fence.
+      record: (transaction, fence) =>
+        Effect.flatMap(
+          Effect.promise(() => col.findOne({ _id: transaction.hash })),
+          (known) =>
+            known !== null
+              ? Effect.succeed(true)
+              : fenced(
+                  client,
+                  leases,
+                  leaseId(transaction.chainId, transaction.relayer, fence.lease),
+                  fence,
+                  (session) =>
+                    col
+                      .updateOne(
+                        { _id: transaction.hash },
+                        { $setOnInsert: documentOf(transaction) },
+                        { upsert: true, session }
+                      )
+                      .then(() => true)
+                )
+        ),
+      transition: (hash, change, fence) =>
+        Effect.andThen(
+          Effect.orDie(TransactionMachine.move(change.from, change.to)),
+          Effect.gen(function* () {
+            const move = (session?: ClientSession) =>
+              col
+                .updateOne(
+                  { _id: hash, status: change.from },
+                  updateOf(change),
+                  session === undefined ? {} : { session }
+                )
+                .then((moved) => moved.matchedCount === 1)
+            if (fence === undefined) return yield* Effect.promise(() => move())
+            const row = yield* Effect.promise(() => col.findOne({ _id: hash }))
+            if (row === null) return false
+            return yield* fenced(client, leases, leaseId(row.chainId, row.relayer as Address, fence.lease), fence, move)
+          })
+        ),
       nextNonce: (chainId, relayer) => nextNonce(col, chainId, relayer),
       unfinished: (chainId, relayer) =>
         sorted(col, { chainId, relayer: relayer.toLowerCase(), status: { $in: [...unfinishedStatuses] } }),
@@ -202,21 +261,21 @@ export const layer = Layer.effect(
         Effect.promise(() => col.findOne({ _id: hash })).pipe(
           Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))
         ),
+      unfinishedCarrying: (chainId, label) =>
+        Effect.promise(() =>
+          col
+            .find({ chainId, status: { $in: [...unfinishedStatuses] }, carries: label })
+            .sort({ createdAt: 1 })
+            .toArray()
+        ).pipe(Effect.map((docs) => docs.map(fromDocument))),
       // Taken (or kept) with one conditional `updateOne`; the first take makes the row.
-      lease: (chainId, relayer, lease, holder, now, until) =>
-        Effect.promise(() =>
-          setOrMake(
-            leases,
-            { _id: leaseId(chainId, relayer, lease), $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
-            { lease_holder: holder, lease_until: until }
-          )
+      lease: (chainId, relayer, lease, held, now, until) =>
+        Effect.promise(() => takeOrKeep(leases, leaseId(chainId, relayer, lease), { held, now, until })).pipe(
+          Effect.map(Option.fromNullishOr)
         ),
-      release: (chainId, relayer, lease, holder) =>
+      release: (chainId, relayer, lease, token) =>
         Effect.promise(() =>
-          leases.updateOne(
-            { _id: leaseId(chainId, relayer, lease), lease_holder: holder },
-            { $set: { lease_until: 0 } }
-          )
+          leases.updateOne({ _id: leaseId(chainId, relayer, lease), lease_token: token }, { $set: { lease_until: 0 } })
         ).pipe(Effect.asVoid)
     })
   })

@@ -6,8 +6,10 @@
  */
 import { DomainEvent, PayloadVersion } from "@svc/domain/event"
 import { DeliveryId, TeamId, WebhookId } from "@svc/domain/Ids"
+import type { FencingToken } from "@svc/domain/Lease"
 import {
   type AttemptRecord,
+  type ClaimedDelivery,
   type DeliveryAttempt,
   type DeliveryStatus,
   DeliveryStatusSchema,
@@ -177,16 +179,15 @@ const claimDue = async (
   collections: DeliveryCollections,
   { now, limit, leaseMillis }: { readonly now: number; readonly limit: number; readonly leaseMillis: number }
 ) => {
-  const holder = Leases.newHolder()
   const until = now + leaseMillis
-  const claimed: Array<{ delivery: WebhookDelivery; lease: { holder: string; until: number } }> = []
+  const claimed: Array<ClaimedDelivery> = []
   while (claimed.length < limit) {
-    const doc = await collections.leases.takeNext(
+    const taken = await collections.leases.takeNext(
       { status: "pending", next_attempt_at: { $lte: now } } as Filter<DeliveryDocument>,
-      { sort: { next_attempt_at: 1, _id: 1 }, now, until, holder }
+      { sort: { next_attempt_at: 1, _id: 1 }, now, until }
     )
-    if (doc === null) break
-    claimed.push({ delivery: deliveryOf(doc), lease: { holder, until } })
+    if (taken === null) break
+    claimed.push({ delivery: deliveryOf(taken.doc), lease: taken.lease })
   }
   return claimed
 }
@@ -202,11 +203,11 @@ const attemptDocumentOf = (a: DeliveryAttempt): AttemptDocument => ({
   error: a.error ?? null
 })
 
-const record = (collections: DeliveryCollections, id: DeliveryId, holder: string, change: AttemptRecord) =>
+const record = (collections: DeliveryCollections, id: DeliveryId, token: FencingToken, change: AttemptRecord) =>
   inTransaction(collections.client, async (session) => {
     const applied = await collections.leases.whileHeld(
       { _id: id },
-      holder,
+      token,
       {
         $set: {
           status: change.status,
@@ -215,8 +216,7 @@ const record = (collections: DeliveryCollections, id: DeliveryId, holder: string
           updated_at: change.at,
           lease_until: 0
         },
-        $inc: { attempts: change.attempt === undefined ? 0 : 1 },
-        $unset: { lease_holder: "" }
+        $inc: { attempts: change.attempt === undefined ? 0 : 1 }
       },
       session
     )
@@ -275,7 +275,7 @@ export const deliveries = Layer.effect(
     return WebhookDeliveryStore.of({
       enqueue: (list) => Effect.promise(() => enqueue(col, list)),
       claimDue: (options) => Effect.promise(() => claimDue(collections, options)),
-      record: (id, holder, attempt) => record(collections, id, holder, attempt),
+      record: (id, token, attempt) => record(collections, id, token, attempt),
       findById: (id) =>
         Effect.promise(async () => {
           const doc = await col.findOne({ _id: id })

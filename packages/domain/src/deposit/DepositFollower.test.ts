@@ -22,9 +22,11 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("DepositFollo
       // The seeded team's account receives 1,000 USDC (a mint: from outside the service).
       const { team, company, account } = yield* seedChainTeam
       const minted = yield* head
-      const options = { holder: "a", confirmations: 3, startBlock: minted - 2 }
+      const options = { confirmations: 3, startBlock: minted - 2 }
       const first = yield* DepositFollower.followOnce(options)
       assert.isTrue(first.followed)
+      // Its passes renew the lease with the token it holds.
+      const pass = () => DepositFollower.followOnce(options, first.token)
       assert.strictEqual(first.cursor?.block, minted)
       assert.strictEqual(first.confirmed, 0)
       const listed = () => DepositLedger.use((l) => l.list({ team, limit: 10 }))
@@ -39,14 +41,15 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("DepositFollo
       const deposited = () =>
         Effect.map(outboxEvents, (events) => events.filter((e) => e.event_type === "deposit.received"))
       assert.deepStrictEqual(yield* deposited(), [])
-      // Only a holder of the follower reads: another process does nothing meanwhile.
-      assert.isFalse((yield* DepositFollower.followOnce({ ...options, holder: "b" })).followed)
+      // Only the holder of the follower reads: another process (no token) does nothing meanwhile.
+      assert.isFalse((yield* DepositFollower.followOnce(options)).followed)
+      assert.strictEqual((yield* pass()).token, first.token)
       // Two blocks later the deposit is three deep: confirmed, with deposit.received.
       yield* mineOne
-      const notYet = yield* DepositFollower.followOnce(options)
+      const notYet = yield* pass()
       assert.strictEqual(notYet.confirmed, 0)
       yield* mineOne
-      const deep = yield* DepositFollower.followOnce(options)
+      const deep = yield* pass()
       assert.strictEqual(deep.confirmed, 1)
       assert.strictEqual((yield* listed())[0]?.state, "confirmed")
       const [announced, ...more] = yield* deposited()
@@ -63,12 +66,12 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("DepositFollo
       })
       // Announced once: later passes add nothing, and a transfer to a wallet of no team is no deposit.
       yield* mineOne
-      assert.strictEqual((yield* DepositFollower.followOnce(options)).confirmed, 0)
+      assert.strictEqual((yield* pass()).confirmed, 0)
       assert.deepStrictEqual(yield* deposited(), [])
       assert.strictEqual((yield* listed()).length, 1)
       // A second transfer in is a second deposit.
       yield* EmbeddedChain.use((chain) => chain.mint(account, usdc(25)))
-      yield* DepositFollower.followOnce(options)
+      yield* pass()
       assert.deepStrictEqual(
         (yield* listed()).map((d) => [d.amount_cents, d.state]),
         [

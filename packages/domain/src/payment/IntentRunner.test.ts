@@ -33,10 +33,10 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("IntentRunner
         (yield* payments()).map((p) => p.state),
         ["intent"]
       )
-      assert.deepStrictEqual(yield* IntentRunner.runDueIntents("runner-a"), [])
+      assert.deepStrictEqual(yield* IntentRunner.runDueIntents(), [])
       assert.strictEqual(yield* balanceOf(account), before)
       yield* untilDue(payAt)
-      const runs = yield* IntentRunner.runDueIntents("runner-a")
+      const runs = yield* IntentRunner.runDueIntents()
       assert.deepStrictEqual(
         runs.map((r) => r.run),
         ["complete"]
@@ -50,7 +50,7 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("IntentRunner
         "payment.sent"
       )
       // Done: another runner finds nothing to run, and nothing more leaves the account.
-      assert.deepStrictEqual(yield* IntentRunner.runDueIntents("runner-b"), [])
+      assert.deepStrictEqual(yield* IntentRunner.runDueIntents(), [])
       assert.strictEqual(yield* balanceOf(account), before - 7_000_000n)
     }).pipe(Effect.provide(onChainUseCases))
   )
@@ -61,7 +61,7 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("IntentRunner
       const before = yield* balanceOf(account)
       yield* MembershipRepository.use((m) => m.remove(team, signingAdmin.nanoid))
       yield* untilDue(payAt)
-      const runs = yield* IntentRunner.runDueIntents("runner-a")
+      const runs = yield* IntentRunner.runDueIntents()
       assert.deepStrictEqual(
         runs.map((r) => r.run),
         ["canceled"]

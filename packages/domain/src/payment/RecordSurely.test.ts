@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { recordSurely } from "./ExecuteOnce.ts"
+import { recordSurely } from "./RecordSurely.ts"
 
 /** A record that dies (as a storage failure does) its first `failures` times, then answers `true`; and its tries. */
 const flakyRecord = (failures: number) =>
