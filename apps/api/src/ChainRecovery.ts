@@ -30,6 +30,6 @@ export const recoverRestoredChain = Effect.fn("ChainRecovery.recoverRestoredChai
     beforeSendAgain: (claimed) =>
       embedded.setNextBlockTimestamp(BigInt(Math.floor(claimed.claim.claimedAt / 1000))).pipe(Effect.ignore)
   })
-  if (resent > 0) yield* Effect.logInfo(`sent again ${resent} execution(s) the restored chain had lost`)
+  if (resent > 0) yield* Effect.logInfo(`sent again ${resent} execution(s), which the restored chain had lost`)
   return resent
 })

@@ -8,9 +8,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { testUsdcAbi } from "@svc/contracts"
 import { ChainGateway } from "@svc/domain/chain"
 import { DepositFollower, DepositLedger } from "@svc/domain/deposit"
+import { EventOutbox } from "@svc/domain/event"
 import type { FencingToken } from "@svc/domain/Lease"
 import { Context, Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
@@ -166,7 +168,14 @@ describe("deposits", () => {
           const again = yield* s.follow()
           assert.isAtLeast(again.blocks, 2)
           assert.strictEqual((yield* depositEvents(s.server, storage, s.t.team)).length, 2)
-          yield* Effect.sleep(1_500)
+          // The fan-out has nothing left (the read again added no event): each deposit delivered once.
+          yield* eventually(
+            Effect.map(
+              EventOutbox.use((outbox) => outbox.backlog).pipe(Effect.provide(s.server.context)),
+              (backlog) => backlog.count === 0
+            ),
+            { what: "an empty outbox" }
+          )
           assert.strictEqual(receiver.received.length, 2, "each deposit delivered once")
           // While this follower holds the lease, another process's follower does nothing.
           assert.isFalse((yield* s.follow({ another: true })).followed)

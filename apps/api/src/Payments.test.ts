@@ -20,6 +20,7 @@ import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
 import {
   addMember,
+  type CallResult,
   call,
   type MongoTestServer,
   placeholderSignature,
@@ -38,6 +39,17 @@ type Json = any
 const rpcUrl = inject("rpcUrl")
 const chainId = 42161
 const units = (cents: number) => BigInt(cents) * 10n ** 4n
+
+/** Asks `call` again until it answers `status`: that answer. */
+const untilStatus = <E, R>(ask: Effect.Effect<CallResult, E, R>, status: number) =>
+  eventually(
+    Effect.map(ask, (answer) => answer.status === status && answer),
+    { what: `an answer ${status}`, every: "100 millis" }
+  )
+
+/** Once `payAt` (unix seconds) has passed, with a margin for the chain's whole-second block times. */
+const whenDue = (payAt: number) =>
+  eventually(() => Date.now() >= payAt * 1000 + 1_500, { what: `pay_at_time ${payAt} past`, timeout: "60 seconds" })
 
 /** A fresh suite on the shared anvil, its gateway, and a server on it. */
 class Fixture extends Context.Service<
@@ -466,11 +478,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         // (decision 0061). Either way the same transaction, and the same PUT then answers 200 with it.
         for (const answer of [a, b]) assert.include([200, 202], answer.status, JSON.stringify(answer.body))
         assert.strictEqual(a.body.data.transaction, b.body.data.transaction)
-        let again = yield* call(second, "PUT", "/v2/payments", { token: t.token, body: request })
-        for (let i = 0; i < 100 && again.status !== 200; i++) {
-          yield* Effect.sleep(100)
-          again = yield* call(second, "PUT", "/v2/payments", { token: t.token, body: request })
-        }
+        const again = yield* untilStatus(call(second, "PUT", "/v2/payments", { token: t.token, body: request }), 200)
         assert.deepStrictEqual([again.status, again.body.data.transaction], [200, a.body.data.transaction])
         assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 4200))
         assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(4200))
@@ -648,7 +656,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         )
         assert.strictEqual(yield* balanceOf(t.account), units(100_00))
 
-        yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+        yield* whenDue(payAt)
         const [a, b] = yield* Effect.all(
           [
             Effect.provide(IntentRunner.runDueIntents(), server.context),
@@ -698,13 +706,13 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         })
         assert.strictEqual(put.status, 200, JSON.stringify(put.body))
         yield* Layer.build(IntentRunner.layer({ every: Duration.millis(200) })).pipe(Effect.provide(server.context))
-        let state = "intent"
-        for (let i = 0; i < 100 && state !== "complete"; i++) {
-          yield* Effect.sleep(Duration.millis(200))
-          const items = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token })
-          state = items.body.data.items[0]?.payment.state ?? "missing"
-        }
-        assert.strictEqual(state, "complete")
+        yield* eventually(
+          Effect.map(
+            call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token }),
+            (items) => items.body.data.items[0]?.payment.state === "complete"
+          ),
+          { what: "the intent paid by the runner", every: "200 millis" }
+        )
         assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(400))
       }).pipe(Effect.scoped)
     )
@@ -995,11 +1003,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         // (decision 0061). Either way the same transaction, and the same PUT then answers 200 with it.
         for (const answer of [a, b]) assert.include([200, 202], answer.status, JSON.stringify(answer.body))
         assert.strictEqual(b.body.data.transaction, a.body.data.transaction)
-        let again = yield* call(second, "PUT", "/v2/payments", { token, body: request })
-        for (let i = 0; i < 100 && again.status !== 200; i++) {
-          yield* Effect.sleep(100)
-          again = yield* call(second, "PUT", "/v2/payments", { token, body: request })
-        }
+        const again = yield* untilStatus(call(second, "PUT", "/v2/payments", { token, body: request }), 200)
         assert.deepStrictEqual([again.status, again.body.data.transaction], [200, a.body.data.transaction])
         assert.strictEqual(yield* balanceOf(account), units(100_00 - 900))
         const query = yield* call(second, "GET", `/v2/payments?team_nanoid=${seeded.teamId}&state=complete`, { token })
@@ -1183,7 +1187,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           assert.strictEqual((yield* cancel(t.token, "pa-000000000000")).status, 404)
 
           // Due, the runners leave it alone: nothing moves.
-          yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+          yield* whenDue(payAt)
           const ran = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
           assert.deepStrictEqual(
             ran.filter((r) => r.payment.team_nanoid === t.team),
@@ -1264,7 +1268,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           )
 
           // Due, nothing is paid.
-          yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+          yield* whenDue(payAt)
           const ran = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
           assert.deepStrictEqual(
             ran.filter((r) => r.payment.team_nanoid === t.team),
@@ -1282,7 +1286,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         const payAt = yield* registerIntent(t, 200, 2)
         // The signer's membership ends behind the removal's back (as a removal racing a runner would leave it).
         yield* MembershipRepository.use((m) => m.remove(t.team, t.adminUser)).pipe(Effect.provide(server.context))
-        yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+        yield* whenDue(payAt)
         const ran = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
         assert.deepStrictEqual(
           ran.filter((r) => r.payment.team_nanoid === t.team).map((r) => r.run),

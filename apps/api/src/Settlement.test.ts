@@ -16,6 +16,7 @@ import { join, resolve } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { keyOfAffinity } from "@svc/adapters/evm"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { startTestSmtpServer } from "@svc/adapters/test/TestSmtpServer"
 import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
 import { TransactionJournal } from "@svc/domain/chain"
@@ -79,6 +80,7 @@ const startApi = (env: Record<string, string>) =>
           detached: true
         })
         let output = ""
+        // not a wait: a guard that fails a start that never comes
         const timer = setTimeout(() => resume(Effect.fail(new Error(`not serving in time:\n${output}`))), 60_000)
         const onData = (chunk: Buffer) => {
           output += chunk.toString()
@@ -336,6 +338,13 @@ const put = (base: string, token: string, body: unknown) =>
     return { status: answer.status, body: answer.body as Json, millis: Date.now() - started }
   })
 
+/** The same PUT again until it answers 200 (its execution recorded): that answer. */
+const untilPaid = (base: string, token: string, body: unknown) =>
+  eventually(
+    Effect.map(put(base, token, body), (answer) => answer.status === 200 && answer),
+    { what: "the PUT's 200", every: "200 millis", timeout: "120 seconds" }
+  )
+
 /**
  * How many PUTs a run sends: 300 on either store (`SETTLEMENT_COUNT` changes it). On jongodb, transactions waiting in a
  * process commit together and the journal's writes do not wait for commits (decision 0062), which is what lets 300 hold
@@ -413,7 +422,8 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
           console.info(figures)
           if (process.env.SETTLEMENT_DEBUG) for (const p of processes) console.info(p.output().slice(-6000))
           // Each answered 200, 202 (sent, not final within the wait: decision 0061), or (a replay that met the request
-          // still executing) 409 ALREADY_EXECUTED; never another 5xx. Then the same PUT again answers the one result.
+          // still executing, nothing sent yet) 409 EXECUTION_IN_PROGRESS, never ALREADY_EXECUTED (none was executed by
+          // other payments) nor another 5xx. Then the same PUT again answers the one result.
           // On jongodb only, 503 SERVICE_UNAVAILABLE too: under load its wire protocol sometimes breaks ("Server ended
           // moreToCome unexpectedly"), the driver clears its connection pool, and the requests using it at that moment
           // answer 503 as for any database outage. The same PUT again (below) finishes each, once.
@@ -421,20 +431,12 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
             assert.isTrue(
               answer.status === 200 ||
                 answer.status === 202 ||
-                (answer.status === 409 && answer.body.error_code === "ALREADY_EXECUTED") ||
+                (answer.status === 409 && answer.body.error_code === "EXECUTION_IN_PROGRESS") ||
                 (storage === "mongo" && answer.status === 503 && answer.body.error_code === "SERVICE_UNAVAILABLE"),
               JSON.stringify(answer.body)
             )
           }
-          const settle = (body: unknown, i: number) =>
-            Effect.gen(function* () {
-              let answer = yield* put(processes[(i + 2) % 3]?.base as string, token, body)
-              for (let tries = 0; tries < 300 && answer.status !== 200; tries++) {
-                yield* Effect.sleep(200)
-                answer = yield* put(processes[(i + 2) % 3]?.base as string, token, body)
-              }
-              return answer
-            })
+          const settle = (body: unknown, i: number) => untilPaid(processes[(i + 2) % 3]?.base as string, token, body)
           const settled = yield* Effect.forEach(bodies, settle, { concurrency: 16 })
           const transactions = settled.map((answer) => {
             assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
@@ -655,11 +657,10 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
               strict: true
             })
           ).pipe(Effect.map((logs) => logs.filter((log) => salts.has(log.args.salt))))
-        let landed = yield* executed()
-        for (let i = 0; i < 120 && landed.length < bodies.length; i++) {
-          yield* Effect.sleep(250)
-          landed = yield* executed()
-        }
+        const landed = yield* eventually(
+          Effect.map(executed(), (logs) => logs.length >= bodies.length && logs),
+          { what: "every request executed", every: "250 millis" }
+        )
         assert.strictEqual(landed.length, bodies.length)
         assert.strictEqual(new Set(landed.map((log) => log.args.salt)).size, bodies.length)
         // The same hashes the victim answered: the journal's bytes, sent again.
@@ -671,11 +672,7 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
         // its 1 s wait, so each may first answer 202), on the key's next nonces.
         for (const i of [0, 1, 2, 3, 4]) {
           const body = yield* signedPayment(survivor.base, token, store.admin, team, payee, 500 + i)
-          let answer = yield* put(survivor.base, token, body)
-          for (let tries = 0; tries < 50 && answer.status === 202; tries++) {
-            yield* Effect.sleep(200)
-            answer = yield* put(survivor.base, token, body)
-          }
+          const answer = yield* untilPaid(survivor.base, token, body)
           assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
         }
       }).pipe(Effect.scoped),

@@ -22,7 +22,6 @@ import { type KeyRelayer, makeKeyRelayer, makePool } from "./RelayerPool.ts"
 export type { RelayedTransaction, RelayerOptions } from "./RelayerKey.ts"
 export { bumped, transactionsReorganised } from "./RelayerMonitor.ts"
 export { keyOfAffinity } from "./RelayerPool.ts"
-export { sendLeaseMillis } from "./RelayerSend.ts"
 
 /** Sends transactions from a pool of keys with correct, gap-free nonces, and sees each through to a block. */
 export interface Relayer {

@@ -59,6 +59,12 @@ export interface RelayerOptions {
   readonly reorgWindowBlocks?: number | undefined
   /** How long a send waits for a key while every key of the pool is being used by other processes (default 20 s). */
   readonly keyWaitMillis?: number | undefined
+  /**
+   * How long a key's `send` lease is taken for (`RELAYER_SEND_LEASE_MS`, default 10 s): a sender that dies holding it
+   * blocks the key this long at most. Well above one send (an RPC call bounded by `RPC_TIMEOUT_MS`); it is renewed
+   * before each nonce is signed, and a live sender gives it back at once.
+   */
+  readonly sendLeaseMillis?: number | undefined
 }
 
 /** The fees a transaction is signed with. */
@@ -106,6 +112,7 @@ export interface KeyState {
   /** Whether a drain of `queue` is running. */
   draining: boolean
   readonly keyWaitMillis: number
+  readonly sendLeaseMillis: number
   readonly replaceAfterMillis: number
   readonly monitorMillis: number
   readonly receiptTimeoutMillis: number
@@ -143,6 +150,7 @@ export const makeKeyState: (
     queue: [],
     draining: false,
     keyWaitMillis: options.keyWaitMillis ?? 20_000,
+    sendLeaseMillis: options.sendLeaseMillis ?? 10_000,
     replaceAfterMillis: options.replaceAfterMillis ?? 30_000,
     monitorMillis: options.monitorMillis ?? Math.max(client.pollingInterval, 1_000),
     receiptTimeoutMillis: options.receiptTimeoutMillis ?? 120_000,

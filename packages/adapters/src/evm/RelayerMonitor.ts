@@ -28,7 +28,6 @@ import type { Hex } from "viem"
 import { readError } from "./ChainRevert.ts"
 import { broadcast, type KeyState, move, read, signAndRecord } from "./RelayerKey.ts"
 import { minedVersion, receiptOf } from "./RelayerReceipt.ts"
-import { sendLeaseMillis } from "./RelayerSend.ts"
 
 /** Transactions seen mined that a reorganisation took out of the chain (sent again, or found in a later block). */
 export const transactionsReorganised = Metric.counter("svc_transactions_reorganised_total", {
@@ -198,7 +197,7 @@ const followNonce = (key: KeyState, nonce: number, pass: Pass, fence: KeyFence) 
     // Signed and journaled, not yet sent: its sender (in this process or another) is between the journal and the node
     // and sends it itself; the same bytes from here could reach the node first and make its send look refused. Past
     // the send lease its sender is gone, and the monitor sends it.
-    if (newest.status === "signed" && pass.now - newest.createdAt < sendLeaseMillis) return
+    if (newest.status === "signed" && pass.now - newest.createdAt < key.sendLeaseMillis) return
     const pending = yield* isPending(key, newest)
     if (!pending) {
       // The node lost it (dropped, evicted, or a send whose answer was lost): the same bytes again. A node that

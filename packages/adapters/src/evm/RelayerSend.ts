@@ -34,13 +34,6 @@ import {
   signAndRecord
 } from "./RelayerKey.ts"
 
-/**
- * How long a key's `send` lease is taken for: a sender that dies holding it blocks the key this long at most. Well
- * above one send (an RPC call bounded by `RPC_TIMEOUT_MS`); it is renewed before each nonce is signed, and a live
- * sender gives it back at once.
- */
-export const sendLeaseMillis = 10_000
-
 /** The longest run of sends one process makes under a key's lease before giving others a turn. */
 const maxRunMillis = 1_000
 const maxRunSends = 64
@@ -56,12 +49,26 @@ type Sent =
 
 /**
  * Renews the key's `send` lease for its holder: the journal's answer says whether it is still the holder's. Asked
- * before each nonce is signed.
+ * before each nonce is signed. A lease that lapsed and was free again is taken anew under a new token: then the
+ * holder was away (paused), the nonce it read before may be another's since, and it gives that new lease straight
+ * back, to take the key again from the start.
  */
 const stillHeld = (key: KeyState, lease: Lease) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    key.journal.lease(key.chainId, key.relayer, "send", lease.token, now, now + sendLeaseMillis)
-  ).pipe(Effect.map(Option.isSome))
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const renewed = yield* key.journal.lease(
+      key.chainId,
+      key.relayer,
+      "send",
+      lease.token,
+      now,
+      now + key.sendLeaseMillis
+    )
+    if (Option.isNone(renewed)) return false
+    if (renewed.value.token === lease.token) return true
+    yield* key.journal.release(key.chainId, key.relayer, "send", renewed.value.token)
+    return false
+  })
 
 /** Signs, journals and broadcasts one transaction on `nonce`, under the key's lease `fence`. */
 const sendOn = (key: KeyState, nonce: number, transaction: RelayedTransaction, fees: Fees, fence: KeyFence) =>
@@ -81,7 +88,9 @@ const sendOn = (key: KeyState, nonce: number, transaction: RelayedTransaction, f
     )
     const sent = yield* Effect.exit(broadcast(key, row))
     const failure = sent._tag === "Failure" ? Cause.findErrorOption(sent.cause) : Option.none()
-    // Refused outright: the nonce is free again. Maybe taken: the monitor sends the same bytes again.
+    // Refused outright: the nonce is free again. Maybe taken: the monitor sends the same bytes again. A move refused
+    // for a lease lost since the journal took the row (a pause between the two) changes nothing of what the broadcast
+    // did: the row stays `signed`, and the key's next holder's monitor follows it from the chain.
     const refused = Option.isSome(failure) && failure.value._tag === "ChainUnreachable"
     yield* move(key, row, refused ? "failed" : "sent", { fence })
     if (sent._tag === "Failure") return yield* Effect.failCause(sent.cause)
@@ -163,7 +172,14 @@ const drain = (key: KeyState): Effect.Effect<void> =>
         key.draining = false
         return
       }
-      const lease = yield* key.journal.lease(key.chainId, key.relayer, "send", undefined, now, now + sendLeaseMillis)
+      const lease = yield* key.journal.lease(
+        key.chainId,
+        key.relayer,
+        "send",
+        undefined,
+        now,
+        now + key.sendLeaseMillis
+      )
       if (Option.isNone(lease)) {
         yield* pause()
         continue

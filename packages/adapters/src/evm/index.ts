@@ -21,8 +21,7 @@ export {
   makeRelayer,
   type RelayedTransaction,
   type Relayer,
-  type RelayerOptions,
-  sendLeaseMillis
+  type RelayerOptions
 } from "./Relayer.ts"
 export {
   type BatchOptions,

@@ -36,6 +36,8 @@ export class TestChain extends Context.Service<
     readonly reorganise: (depth: number, options?: { readonly keepTransfers?: boolean }) => Effect.Effect<void>
     /** An outside transfer of the token to `to`, mined with the next block. */
     readonly transfer: (to: Address, amount: bigint, from?: Address) => Effect.Effect<void>
+    /** Gives `wallet` the manager role `role` on `account` at once (no block), as a signed grant would. */
+    readonly grant: (account: Address, role: string, wallet: Address) => Effect.Effect<void>
     /** Gives `holder` `amount` of the token at once (no block). */
     readonly fund: (holder: Address, amount: bigint) => Effect.Effect<void>
     /** Every transaction handed to the chain so far, with the salt it carries. */
@@ -131,6 +133,11 @@ export const layerTest = (
         transfer: (to, amount, from) =>
           Effect.sync(() => {
             state.incoming.push({ from: from ?? "0x00000000000000000000000000000000000be9a1", to, amount })
+          }),
+        grant: (account, role, wallet) =>
+          Effect.sync(() => {
+            const roles = state.accounts.get(account.toLowerCase())?.roles
+            roles?.set(role, (roles.get(role) ?? new Set<string>()).add(wallet.toLowerCase()))
           }),
         fund: (holder, amount) =>
           Effect.sync(

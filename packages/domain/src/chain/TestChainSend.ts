@@ -129,7 +129,7 @@ export const executePaymentsOn =
           const refusedThen = refusalOf(state, request, payments, at)
           if (refusedThen !== undefined) return refusedThen
           const outcomes = payments.map((payment): PaymentOutcome => {
-            if (payment.payType === 1n) move(state, request.to, payment.recipient, payment.amount)
+            if (payment.payType === 1n) move(state, request.to, payment.recipient, payment.amount, block)
             return {
               id: payment.id,
               groupID: payment.groupID,

@@ -51,6 +51,8 @@ export interface TestBlock {
   readonly transfers: Array<TokenTransfer>
   /** Salts this block's transactions spent. */
   readonly spent: Array<bigint>
+  /** What its transactions moved on the token's books (a reorganisation takes it back). */
+  readonly moves: Array<{ readonly from: string; readonly to: string; readonly amount: bigint }>
 }
 
 /** An account of the forwarder: its owner (none once revoked) and the wallets holding each role. */
@@ -77,7 +79,7 @@ export interface TestChainState {
 /** A fresh chain: the genesis block and nothing else. */
 export const makeState = (behaviour: Partial<TestChainBehaviour>): TestChainState => ({
   behaviour: { ...defaultBehaviour, ...behaviour },
-  blocks: [{ number: 0n, hash: hashOf("block:0:0"), transfers: [], spent: [] }],
+  blocks: [{ number: 0n, hash: hashOf("block:0:0"), transfers: [], spent: [], moves: [] }],
   accounts: new Map(),
   balances: new Map(),
   spent: new Map(),
@@ -96,16 +98,23 @@ export const nextHash = (state: TestChainState): Hex => hashOf(`transaction:${++
 /** The head's number. */
 export const headOf = (state: TestChainState): bigint => BigInt(state.blocks.length - 1)
 
-/** `amount` moved from `from` to `to` on the token's books. */
-export const move = (state: TestChainState, from: string, to: string, amount: bigint) => {
+/** `amount` moved from `from` to `to` on the token's books; by a transaction of block `at`, when given. */
+export const move = (state: TestChainState, from: string, to: string, amount: bigint, at?: bigint) => {
   state.balances.set(from.toLowerCase(), (state.balances.get(from.toLowerCase()) ?? 0n) - amount)
   state.balances.set(to.toLowerCase(), (state.balances.get(to.toLowerCase()) ?? 0n) + amount)
+  if (at !== undefined) state.blocks[Number(at)]?.moves.push({ from, to, amount })
 }
 
 /** Mines a block: the pending transactions in order, and the incoming transfers; answers its number. */
 export const mineBlock = (state: TestChainState): bigint => {
   const number = headOf(state) + 1n
-  const block: TestBlock = { number, hash: hashOf(`block:${number}:${++state.count}`), transfers: [], spent: [] }
+  const block: TestBlock = {
+    number,
+    hash: hashOf(`block:${number}:${++state.count}`),
+    transfers: [],
+    spent: [],
+    moves: []
+  }
   state.blocks.push(block)
   for (const transfer of state.incoming.splice(0)) {
     state.balances.set(
@@ -129,19 +138,28 @@ export const mineBlock = (state: TestChainState): bigint => {
 }
 
 /**
- * A reorganisation: the last `depth` blocks replaced by as many new ones (new hashes). Their outside transfers are in
- * the new blocks again when `keep`, else gone (their amounts taken back); the salts they spent are unspent again.
+ * A reorganisation (or a node restored from an older state): the last `depth` blocks replaced by as many new ones (new
+ * hashes). Their outside transfers are in the new blocks again when `keep`, else gone (their amounts taken back); the
+ * service's transactions in them are gone, as from a chain that never had them: the salts they spent are unspent
+ * again, and what they moved is taken back.
  */
 export const reorganise = (state: TestChainState, depth: number, keep: boolean) => {
   const dropped = state.blocks.splice(state.blocks.length - depth, depth)
   for (const old of dropped) {
     const number = old.number
-    const block: TestBlock = { number, hash: hashOf(`block:${number}:${++state.count}`), transfers: [], spent: [] }
+    const block: TestBlock = {
+      number,
+      hash: hashOf(`block:${number}:${++state.count}`),
+      transfers: [],
+      spent: [],
+      moves: []
+    }
     state.blocks.push(block)
     for (const transfer of old.transfers) {
       if (keep) block.transfers.push({ ...transfer, blockHash: block.hash })
       else move(state, transfer.to, transfer.from, transfer.amount)
     }
     for (const salt of old.spent) state.spent.delete(salt)
+    for (const moved of old.moves) move(state, moved.to, moved.from, moved.amount)
   }
 }
