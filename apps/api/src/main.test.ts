@@ -80,7 +80,14 @@ const productionSettings = [
   "TRUST_PROXY",
   "REQUEST_TIMEOUT_MS",
   "HEADERS_TIMEOUT_MS",
-  "SHUTDOWN_GRACE_MS"
+  "SHUTDOWN_GRACE_MS",
+  "RELAYER_PRIVATE_KEYS",
+  "METRICS_TOKEN",
+  "METRICS_PORT",
+  "ANVIL_PORT",
+  "LOG_FORMAT",
+  "LOG_LEVEL",
+  "CHAIN_CONFIRMATIONS"
 ]
 const embeddedEnv = (dataDir: string, port = 0, extra: Record<string, string> = {}) => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir }
@@ -391,7 +398,8 @@ describe("npm start", () => {
         JWT_SECRET: "x".repeat(40),
         WEBHOOK_SECRET_KEY: "y".repeat(40),
         PUBLIC_BASE_URL: "https://svc.example",
-        SMTP_URL: "smtp://127.0.0.1:1"
+        SMTP_URL: "smtp://127.0.0.1:1",
+        METRICS_TOKEN: "m".repeat(40)
       }
       const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "pipe"] })
       let output = ""
@@ -595,13 +603,36 @@ describe("npm start", () => {
               signature: yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
             })
             assert.strictEqual(granted.status, 200, JSON.stringify(granted))
-            // While it may pay, the finance admin signs a payment to itself, to send straight to the forwarder later.
+            // An employee to pay (managers are not paid, decision 0008): invited by mail, whose link embedded mode logs.
+            const invited = yield* request(started.base, "POST", "/v2/invites", token, {
+              nanoid: team,
+              invites: [{ email: "emp@example.com" }],
+              role: "team_employee"
+            })
+            assert.strictEqual(invited.status, 200, JSON.stringify(invited))
+            const link = new RegExp(`invite=(${invited.data.nanoids[0]})&token=([0-9a-f]{64})`)
+            const [, inviteId, inviteToken] = yield* eventually(() => link.exec(started.output()) ?? undefined, {
+              what: "the invite's link in the log"
+            })
+            const employee = privateKeyToAccount(generatePrivateKey())
+            const joined = yield* request(
+              started.base,
+              "POST",
+              "/v2/invites/accept",
+              yield* signIn(started.base, employee),
+              { invite_nanoid: inviteId, token: inviteToken }
+            )
+            assert.strictEqual(joined.status, 200, JSON.stringify(joined))
+            // While it may pay, the finance admin signs a payment, to send straight to the forwarder later.
             const financeToken = yield* signIn(started.base, finance)
             const users = yield* request(started.base, "GET", `/v2/teams/${team}/users`, token)
-            const financeUser = users.data.users.find((u: { email: string }) => u.email === "fin@example.com").nanoid
+            const userOf = (email: string) => users.data.users.find((u: { email: string }) => u.email === email).nanoid
+            const financeUser = userOf("fin@example.com")
             const body = {
               from: team,
-              to: [{ to: financeUser, amount_cents: 100, currency_symbol: "USD", invoice_description: "mine" }],
+              to: [
+                { to: userOf("emp@example.com"), amount_cents: 100, currency_symbol: "USD", invoice_description: "pay" }
+              ],
               pay_now: true
             }
             const issued = yield* request(started.base, "POST", "/v2/payments", financeToken, body)
@@ -648,7 +679,7 @@ describe("npm start", () => {
             finance.address
           ])
         )
-        // The removed member's signed payment to itself, sent straight to the forwarder: refused as unauthorised.
+        // The removed member's signed payment, sent straight to the forwarder: refused as unauthorised.
         const typed = before.payment.typed_data
         const envelope = { from: typed.from, to: typed.to, salt: BigInt(typed.salt), expires: BigInt(typed.expires) }
         const call =

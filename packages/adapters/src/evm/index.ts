@@ -21,7 +21,8 @@ export {
   makeRelayer,
   type RelayedTransaction,
   type Relayer,
-  type RelayerOptions
+  type RelayerOptions,
+  transactionsReorganised
 } from "./Relayer.ts"
 export {
   type BatchOptions,

@@ -14,18 +14,10 @@ import { Clock, Context, Duration, Effect, Layer, Metric, Option, Redacted } fro
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
-
-/** Requests answered, by method, route template and status. */
-export const httpRequests = Metric.counter("svc_http_requests_total", {
-  description: "HTTP requests answered, by method, route template and status",
-  incremental: true
-})
-
-/** How long requests took to answer, by method, route template and status. */
-export const httpDuration = Metric.histogram("svc_http_request_duration_seconds", {
-  description: "Time to answer an HTTP request, by method, route template and status",
-  boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
-})
+import { AccessLog, logAnswer } from "./AccessLog.ts"
+import { countersAtZero } from "./Counters.ts"
+import { httpDuration, httpRequests } from "./RequestMetrics.ts"
+import { bearerCredential } from "./VerifiedToken.ts"
 
 /** The route template a path is served by (`/v2/teams/{team_nanoid}`), or `unmatched`. */
 export type RouteTemplateOf = (path: string) => string
@@ -171,11 +163,6 @@ const scrape = Effect.andThen(collectGauges, PrometheusMetrics.format())
 /** The Prometheus text format's content type. */
 const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
 
-/** Whether answers are logged (`ServerOptions.logRequests`; tests turn it off). */
-export class AccessLog extends Context.Reference<boolean>("@svc/adapters/http/server/AccessLog", {
-  defaultValue: () => true
-}) {}
-
 /** The counter and histogram of one method, route template and status: made once, so each answer only updates them. */
 const series = new Map<string, { readonly requests: typeof httpRequests; readonly duration: typeof httpDuration }>()
 
@@ -199,8 +186,7 @@ const seriesOf = (requestMethod: string, route: string, status: number) => {
 
 /**
  * Wraps the app (outside `withRequestId`): each answer counted and timed under its method, route template and status
- * (`HttpMetricsEnabled`), and logged in one line, "Sent HTTP response", with the request's id, method, route template,
- * path (never the query, which may carry an invite's token), status and duration (`AccessLog`).
+ * (`HttpMetricsEnabled`), and logged in one line (`AccessLog`).
  */
 export const withHttpObservability =
   (templateOf: RouteTemplateOf) =>
@@ -222,42 +208,43 @@ export const withHttpObservability =
           return Effect.void
         })
       }
-      if (logged) {
-        yield* Effect.logInfo("Sent HTTP response").pipe(
-          Effect.annotateLogs({
-            request_id: response.headers["x-request-id"] ?? "",
-            "http.method": request.method,
-            "http.route": route,
-            "http.path": request.url.split("?")[0] ?? "",
-            "http.status": response.status,
-            duration_ms: Math.round(seconds * 10_000) / 10
-          })
-        )
-      }
+      if (logged) yield* logAnswer(request, response, route, seconds)
       return response
     })
 
-/** Whether `header` is `Bearer <token>`, compared in constant time. */
-const bearerMatches = (header: string | undefined, token: Redacted.Redacted<string>) => {
-  const expected = Buffer.from(`Bearer ${Redacted.value(token)}`)
-  const given = Buffer.from(header ?? "")
-  return given.length === expected.length && timingSafeEqual(given, expected)
-}
+/**
+ * Whether the request's bearer credential is `token`, compared in constant time. The credential is read as every
+ * route reads it (`bearerCredential`): the scheme in any letter case (RFC 9110 §11.1), then the token.
+ */
+const bearerMatches = (token: Redacted.Redacted<string>) =>
+  Effect.map(bearerCredential, (credential) => {
+    const expected = Buffer.from(Redacted.value(token))
+    const given = Buffer.from(Redacted.value(credential))
+    return given.length === expected.length && timingSafeEqual(given, expected)
+  })
 
 /**
- * `GET /metrics`: the Prometheus text format. With `token`, only for `Authorization: Bearer <token>` (401 otherwise),
- * so a production deployment never shows it by accident.
+ * `GET /metrics`: the Prometheus text format, every documented counter in it from the first scrape (`Counters.ts`).
+ * With `token`, only for `Authorization: Bearer <token>` (401 otherwise), so a production deployment never shows it
+ * by accident.
  */
 export const MetricsRoute = (token: Redacted.Redacted<string> | undefined) =>
-  HttpRouter.add("GET", "/metrics", (request: HttpServerRequest.HttpServerRequest) =>
-    token !== undefined && !bearerMatches(request.headers.authorization, token)
-      ? Effect.succeed(
-          HttpServerResponse.text("metrics need the METRICS_TOKEN bearer token\n", {
-            status: 401,
-            headers: { "www-authenticate": 'Bearer realm="metrics"' }
-          })
-        )
-      : Effect.map(scrape, (text) => HttpServerResponse.text(text, { contentType: prometheusContentType }))
+  Layer.effectDiscard(countersAtZero).pipe(
+    Layer.merge(
+      HttpRouter.add(
+        "GET",
+        "/metrics",
+        Effect.gen(function* () {
+          if (token !== undefined && !(yield* bearerMatches(token))) {
+            return HttpServerResponse.text("metrics need the METRICS_TOKEN bearer token\n", {
+              status: 401,
+              headers: { "www-authenticate": 'Bearer realm="metrics"' }
+            })
+          }
+          return HttpServerResponse.text(yield* scrape, { contentType: prometheusContentType })
+        })
+      )
+    )
   )
 
 /**
@@ -267,6 +254,7 @@ export const MetricsRoute = (token: Redacted.Redacted<string> | undefined) =>
 export const MetricsListener = (options: { readonly port: number; readonly host: string }) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
+      yield* countersAtZero
       const context = yield* Effect.context<never>()
       const format = Effect.runPromiseWith(context)
       const server = createServer((request, response) => {
