@@ -146,8 +146,12 @@ const run = (chain: DeployedChain, fault: Fault) =>
       yield* signal(victim, "SIGKILL")
     }
     const answers = yield* Fiber.join(firsts)
+    const tally = new Map<string, number>()
+    for (const answer of answers) tally.set(answer, (tally.get(answer) ?? 0) + 1)
+    console.error(`${fault}: first answers ${[...tally].map(([answer, n]) => `${n} x ${answer}`).join(", ")}`)
     const finals = yield* Effect.forEach(bodies, (body) => untilPaid(survivor.base, token, body), { concurrency: 16 })
     const allPaidMillis = Date.now() - storm
+    console.error(`${fault}: every PUT 200 after ${allPaidMillis} ms`)
 
     // Executed once each, with the transaction the final PUT names.
     const executed = yield* Effect.promise(() =>
@@ -193,8 +197,13 @@ const run = (chain: DeployedChain, fault: Fault) =>
         `team ${team}: ${left} units left its account, the ledger says ${cents} cents`
       )
     }
-    // Every nonce of both keys holds one call: versions of one nonce are the same call (replacements), one confirmed.
     const journal = Context.get(yield* Layer.build(Server.storage(store.options)), TransactionJournal)
+    // Every transaction that executed a request is in this store's journal (none sent unjournaled).
+    for (const log of ours) {
+      const row = yield* journal.byHash(log.transactionHash)
+      yield* check(row !== undefined, `transaction ${log.transactionHash} executed requests and is not journaled`)
+    }
+    // Every nonce of both keys holds one call: versions of one nonce are the same call (replacements), one confirmed.
     for (const [k, relayer] of chain.relayers.entries()) {
       const mined = yield* Effect.promise(() => chain.client.getTransactionCount({ address: relayer }))
       for (let nonce = firstNonces[k] ?? 0; nonce < mined; nonce++) {
@@ -207,8 +216,6 @@ const run = (chain: DeployedChain, fault: Fault) =>
         )
       }
     }
-    const tally = new Map<string, number>()
-    for (const answer of answers) tally.set(answer, (tally.get(answer) ?? 0) + 1)
     return { fault, tally, allPaidMillis }
   }).pipe(Effect.scoped)
 

@@ -179,6 +179,16 @@ export const readError = (error: unknown): ChainUnreachable => new ChainUnreacha
 /** Network errors that mean the request never reached the node. */
 const unreachedCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"])
 
+/** Whether the node itself answered the call with a JSON-RPC error (it was reached, and said no). */
+export const answeredByNode = (error: unknown): boolean => {
+  let cause: unknown = error
+  for (let depth = 0; depth < 10 && typeof cause === "object" && cause !== null; depth++) {
+    if ((cause as { readonly name?: unknown }).name === "RpcRequestError") return true
+    cause = (cause as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
 /**
  * Whether a failed send certainly did not reach the node: the connection was refused (or the host not found), or the
  * node answered with a JSON-RPC error (it refused the transaction). A timeout or a dropped connection may have

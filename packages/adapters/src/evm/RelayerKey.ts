@@ -16,7 +16,7 @@ import {
 import { type FencingToken, LeaseLost } from "@svc/domain/Lease"
 import { Clock, type Deferred, Effect, Ref, type Scope, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PrivateKeyAccount, type PublicClient } from "viem"
-import { nothingSent, readError } from "./ChainRevert.ts"
+import { answeredByNode, nothingSent, readError } from "./ChainRevert.ts"
 
 /** A transaction the relayer sends: gas already estimated. */
 export interface RelayedTransaction {
@@ -186,9 +186,9 @@ const heldByNode = (error: unknown): boolean => {
 }
 
 /**
- * Sends a journaled version's signed bytes to the node; bytes it already holds count as sent. Refused outright (the
- * connection refused, or the node's JSON-RPC error): `ChainUnreachable`, nothing sent. Else the node may hold them:
- * `SendOutcomeUnknown`, naming the version.
+ * Sends a journaled version's signed bytes to the node; bytes it already holds (or mined) count as sent. Refused
+ * outright (the connection refused, or the node's JSON-RPC error while it knows no transaction of that hash):
+ * `ChainUnreachable`, nothing sent. Else the node may hold them: `SendOutcomeUnknown`, naming the version.
  */
 export const broadcast = (
   key: KeyState,
@@ -204,11 +204,15 @@ export const broadcast = (
     Effect.catch((error) => {
       if (heldByNode(error)) return Effect.void
       const { reason } = readError(error)
-      return Effect.fail(
-        !key.failover && nothingSent(error)
-          ? new ChainUnreachable({ reason })
-          : new SendOutcomeUnknown({ reason, transaction: row.hash })
-      )
+      const unknown = new SendOutcomeUnknown({ reason, transaction: row.hash })
+      if (key.failover || !nothingSent(error)) return Effect.fail(unknown)
+      if (!answeredByNode(error)) return Effect.fail(new ChainUnreachable({ reason }))
+      // The node said no ("nonce too low" once another copy of these very bytes was mined, say): refused outright
+      // only when it knows no transaction of this hash.
+      return Effect.tryPromise({
+        try: () => key.client.request({ method: "eth_getTransactionByHash", params: [row.hash] }),
+        catch: () => unknown
+      }).pipe(Effect.flatMap((found) => (found === null ? Effect.fail(new ChainUnreachable({ reason })) : Effect.void)))
     })
   )
 
