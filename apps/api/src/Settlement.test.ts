@@ -121,16 +121,12 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
           if (process.env.SETTLEMENT_DEBUG) for (const p of processes) console.info(p.output().slice(-6000))
           // Each answered 200, 202 (sent, not final within the wait: decision 0061), or (a replay that met the request
           // still executing, nothing sent yet) 409 EXECUTION_IN_PROGRESS, never ALREADY_EXECUTED (none was executed by
-          // other payments) nor another 5xx. Then the same PUT again answers the one result.
-          // On jongodb only, 503 SERVICE_UNAVAILABLE too: under load its wire protocol sometimes breaks ("Server ended
-          // moreToCome unexpectedly"), the driver clears its connection pool, and the requests using it at that moment
-          // answer 503 as for any database outage. The same PUT again (below) finishes each, once.
+          // other payments) nor a 5xx, on either store. Then the same PUT again answers the one result.
           for (const answer of answers) {
             assert.isTrue(
               answer.status === 200 ||
                 answer.status === 202 ||
-                (answer.status === 409 && answer.body.error_code === "EXECUTION_IN_PROGRESS") ||
-                (storage === "mongo" && answer.status === 503 && answer.body.error_code === "SERVICE_UNAVAILABLE"),
+                (answer.status === 409 && answer.body.error_code === "EXECUTION_IN_PROGRESS"),
               JSON.stringify(answer.body)
             )
           }

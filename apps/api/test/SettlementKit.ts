@@ -203,8 +203,9 @@ export const sharedStore = (storage: Storage) =>
         RATE_LIMIT_PER_IP: "0",
         RATE_LIMIT_PER_USER: "0",
         RATE_LIMIT_BYTES_PER_USER: "0",
-        // jongodb commits one (joint) transaction at a time across the processes (decision 0062): in a busy test run a
-        // request may wait its turn past the default 30 s, and for its relayer key past the default 20 s.
+        // jongodb, standing in for a replica set, commits one (joint) transaction at a time across the processes
+        // (decisions 0062, 0097): in a busy test run a request may wait its turn past the default 30 s, and for its
+        // relayer key past the default 20 s. The answers are held to the same assertions as on SQLite.
         ...(storage === "mongo" ? { REQUEST_TIMEOUT_MS: "600000", RELAYER_KEY_WAIT_MS: "300000" } : {})
       },
       companyId: seeded.companyId,

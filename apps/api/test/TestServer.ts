@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { JongodbDatabase } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
 import { noRateLimits } from "@svc/adapters/http/server"
 import { MongoDatabase } from "@svc/adapters/mongo"
@@ -144,7 +145,7 @@ export const startMongoTestServer = Effect.fn("TestServer.startMongo")(function*
       : { _tag: "mongo" as const, uri: inject("mongoUri"), database: `api_${randomUUID().replaceAll("-", "")}` }
   const server = yield* startOn(storage, options)
   const { db } = yield* MongoDatabase.pipe(
-    Effect.provide(yield* Layer.build(MongoDatabase.layer({ uri: storage.uri, database: storage.database })))
+    Effect.provide(yield* Layer.build(JongodbDatabase.layerDetected({ uri: storage.uri, database: storage.database })))
   )
   return { ...server, storage, db } satisfies MongoTestServer
 })

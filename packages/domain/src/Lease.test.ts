@@ -13,6 +13,7 @@ const held: Lease = { token: fencingTokenOf(7), until: 3_000 }
 const writing = (writes: Ref.Ref<number>) =>
   Effect.forever(
     Effect.andThen(
+      // not a wait: the work under test takes a second between writes, on the test's clock
       Effect.sleep("1 second"),
       Ref.update(writes, (n) => n + 1)
     )
@@ -32,6 +33,7 @@ describe("keepRenewed", () => {
               Ref.update(renewals, (all) => [...all, until]),
               Option.some({ token: held.token, until })
             )
+          // not a wait: work of 10 s, on the test's clock
         })(Effect.as(Effect.sleep("10 seconds"), "done"))
       )
       yield* TestClock.adjust("10 seconds")

@@ -41,6 +41,13 @@ const sendFence = Effect.gen(function* () {
   return { lease: "send", token: Option.getOrThrow(lease).token } satisfies KeyFence
 })
 
+/** The key's `monitor` lease, taken for the test's replacements: its fence. */
+const monitorFence = Effect.gen(function* () {
+  const journal = yield* TransactionJournal
+  const lease = yield* journal.lease(42161, wallet(1), "monitor", undefined, 0, Number.MAX_SAFE_INTEGER)
+  return { lease: "monitor", token: Option.getOrThrow(lease).token } satisfies KeyFence
+})
+
 /** Moves `hash` from `from` to `to` at `at`, unfenced (a receipt's forward move). */
 const move = (
   hash: Hex,
@@ -70,8 +77,11 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
         assert.isTrue(yield* journal.record({ ...first, status: "sent", updatedAt: 9_999 }, fence))
         assert.deepStrictEqual(yield* journal.byHash(first.hash), first)
 
+        // A nonce is the sender's once: another call on it is refused while a version of it is live; a replacement
+        // (the same call, fees raised) is the monitor's.
         const replacement = transaction(0, 1, { to: null, carries: [] })
-        yield* journal.record(replacement, fence)
+        assert.isFalse(yield* journal.record(replacement, fence))
+        assert.isTrue(yield* journal.record(replacement, yield* monitorFence))
         yield* journal.record(transaction(5, 0), fence)
         assert.strictEqual(yield* journal.nextNonce(42161, relayer), 6)
         // A mined nonce stays taken (another process's node may not count it yet); a failed one is free again.
@@ -82,8 +92,11 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
         yield* move(transaction(5, 0).hash, "confirmed", "replaced", 2_000)
         assert.strictEqual(yield* journal.nextNonce(42161, relayer), 6)
         yield* move(first.hash, "signed", "failed", 2_000)
+        assert.isFalse(yield* journal.record(transaction(0, 2), fence))
         yield* move(replacement.hash, "signed", "failed", 2_000)
         assert.strictEqual(yield* journal.nextNonce(42161, relayer), 6)
+        // Every version of nonce 6 failed: the nonce is free again, for another call.
+        assert.isTrue(yield* journal.record(transaction(6, 1, { data: "0x0102" }), fence))
         assert.deepStrictEqual(
           (yield* journal.versions(42161, relayer, 0)).map((version) => version.hash),
           [first.hash, replacement.hash]
@@ -136,13 +149,14 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
         const journal = yield* TransactionJournal
         const fence = yield* sendFence
         const relayer = wallet(1)
+        const monitor = yield* monitorFence
         for (const [nonce, version] of [
           [1, 0],
           [0, 0],
           [0, 1],
           [2, 0]
         ] as const) {
-          yield* journal.record(transaction(nonce, version), fence)
+          assert.isTrue(yield* journal.record(transaction(nonce, version), version === 0 ? fence : monitor))
         }
         const block = { number: 2n ** 40n, hash: hashOf(777) }
         const earlier = { number: 2n ** 40n - 5n, hash: hashOf(776) }
@@ -185,12 +199,11 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
           [block.number, block.hash, 2_001]
         )
         // A reorganisation is the monitor's: only under its lease's current token; then the block is forgotten.
-        const monitor = Option.getOrThrow(yield* journal.lease(42161, relayer, "monitor", undefined, 0, 10_000))
         const stale = { lease: "monitor", token: (monitor.token + 1) as FencingToken } satisfies KeyFence
         const reorganise = (fenceWith: KeyFence) =>
           journal.transition(hashOf(1), { from: "included", to: "sent", at: 2_004 }, fenceWith)
         assert.isFalse(yield* reorganise(stale))
-        assert.isTrue(yield* reorganise({ lease: "monitor", token: monitor.token }))
+        assert.isTrue(yield* reorganise(monitor))
         const reorganised = yield* journal.byHash(hashOf(1))
         assert.deepStrictEqual(
           [reorganised?.status, reorganised?.blockNumber, reorganised?.blockHash],
@@ -199,7 +212,7 @@ export const transactionJournalContract = (storage: StorageUnderTest) =>
         assert.deepStrictEqual(yield* journal.unfinished(42161, wallet(3)), [])
 
         // A chain that lost nonce 2 on: its mined version is in flight again; replaced ones, and nonce 0's, are not.
-        yield* journal.record(transaction(2, 1), fence)
+        yield* journal.record(transaction(2, 1), monitor)
         yield* move(hashOf(201), "signed", "replaced", 2_005)
         assert.strictEqual(yield* journal.reopenFrom(42161, relayer, 2, 3_000), 1)
         const reopened = yield* journal.byHash(hashOf(200))

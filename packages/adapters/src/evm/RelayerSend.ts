@@ -135,8 +135,10 @@ const sendRun = (key: KeyState, lease: Lease, now: number) =>
       nonce = undefined
       yield* Ref.set(key.nextNonce, undefined)
       if (outcome._tag === "Lost") {
-        // Another holder has the key: nothing of this one was signed or sent; it waits for the key again.
         queue.unshift(next)
+        // The journal refused the version: the nonce was another live version's (read again, under the same lease),
+        // or another holder has the key (nothing of this one was signed or sent; it waits for the key again).
+        if (yield* stillHeld(key, lease)) continue
         return true
       }
       if (outcome.error._tag === "ChainUnreachable" && !next.retried) {

@@ -1,9 +1,9 @@
 /**
  * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt), and its execution's life: each move of the
- * issued-request machine (`claim`, `release`, `takeOver`, `reopen`; `record` is the ledger's) is one conditional
- * `updateOne` on the stored state and, for a holder's moves, the claim's fencing token (`Leases.ts`, decisions 0017,
- * 0090 and 0091), outside any transaction, so of concurrent claims across replicas exactly one wins, and a holder whose
- * claim was taken over changes nothing.
+ * issued-request machine (`claim`, `release`, `takeOver`, `reopen`; `record` is the ledger's) is one conditional write
+ * on the stored state and, for a holder's moves, the claim's fencing token (`Leases.ts`, decisions 0017, 0090, 0091),
+ * outside any transaction, acknowledged by a majority, so of concurrent claims across replicas exactly one wins, the
+ * win survives an election (0096), and a holder whose claim was taken over changes nothing.
  *
  * A team's budget of unexecuted requests is kept without transactions: a new request is inserted first, then the
  * team's unexecuted, unexpired requests are summed, and the new one is deleted again if they exceed the budget. Every
@@ -30,6 +30,7 @@ import type { Collection } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 
 /** The collection both this store and the payments ledger use. */
 export const issuedCollection = "issued_typed_data"
@@ -123,63 +124,64 @@ const claimsOf = (col: Collection<IssuedDocument>) => {
     "claim" | "renew" | "release" | "takeOver" | "reopen" | "abandoned"
   > = {
     claim: (salt, { now, until, signature }) =>
-      Effect.promise(async () => {
-        const lease = await leases.take(
+      Effect.gen(function* () {
+        const taken = yield* leases.takeNext(
           { _id: salt, state: moves.claim.from },
-          { now, until, set: { state: moves.claim.to, executedAt: now, signature, in_flight: null } }
+          { now, until, sort: { _id: 1 }, set: { state: moves.claim.to, executedAt: now, signature, in_flight: null } }
         )
-        const doc = await col.findOne({ _id: salt })
-        return { lease, doc }
-      }).pipe(
-        Effect.flatMap(({ lease, doc }): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed> => {
-          if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
-          if (lease === undefined) return Effect.fail(new AlreadyClaimed({ salt }))
-          return Effect.succeed(claimedOf(doc, lease))
-        })
-      ),
+        if (taken !== null) return claimedOf(taken.doc, taken.lease)
+        const exists = (yield* tryMongo(() => col.findOne({ _id: salt }, { projection: { _id: 1 } }))) !== null
+        return yield* exists ? new AlreadyClaimed({ salt }) : new TypedDataNotFound({ salt })
+      }).pipe(toPort),
     renew: (salt, token, until) =>
-      Effect.promise(() => leases.renew({ _id: salt, state: moves.takeOver.from }, token, until)).pipe(
-        Effect.map(Option.fromNullishOr)
-      ),
+      leases
+        .renew({ _id: salt, state: moves.takeOver.from }, token, until)
+        .pipe(Effect.map(Option.fromNullishOr), toPort),
     release: (salt, token) =>
-      Effect.promise(() =>
-        leases.release({ _id: salt, state: moves.release.from }, token, {
+      leases
+        .release({ _id: salt, state: moves.release.from }, token, {
           state: moves.release.to,
           executedAt: 0,
           signature: null,
           in_flight: null
         })
-      ),
+        .pipe(toPort),
     takeOver: (salt, now, until) =>
-      Effect.promise(async () => {
-        const lease = await leases.take(
+      leases
+        .takeNext(
           { _id: salt, state: moves.takeOver.from },
-          { now, until, set: { state: moves.takeOver.to } }
+          { now, until, sort: { _id: 1 }, set: { state: moves.takeOver.to } }
         )
-        const doc = lease === undefined ? null : await col.findOne({ _id: salt, lease_token: lease.token })
-        return lease === undefined || doc === null ? Option.none() : Option.some(claimedOf(doc, lease))
-      }),
-    // The result it had is its transaction in flight meanwhile, under the new token.
+        .pipe(
+          Effect.map((taken) => (taken === null ? Option.none() : Option.some(claimedOf(taken.doc, taken.lease)))),
+          toPort
+        ),
+    // The result it had is its transaction in flight meanwhile, noted under the new token.
     reopen: (salt, now, until) =>
-      Effect.promise(async () => {
-        const before = await col.findOne({ _id: salt, state: moves.reopen.from })
-        if (before === null) return Option.none()
-        const token = (before.lease_token ?? 0) + 1
-        const lease = await leases.take(
+      Effect.gen(function* () {
+        const taken = yield* leases.takeNext(
           { _id: salt, state: moves.reopen.from },
-          { now, until, set: { state: moves.reopen.to, in_flight: { token, result: before.result } } }
+          { now, until, sort: { _id: 1 }, set: { state: moves.reopen.to } }
         )
-        const doc = lease === undefined ? null : await col.findOne({ _id: salt, lease_token: lease.token })
-        return lease === undefined || doc === null ? Option.none() : Option.some(claimedOf(doc, lease, true))
-      }),
+        if (taken === null) return Option.none()
+        const token = taken.lease.token
+        const { result } = taken.doc
+        yield* leases.whileHeld({ _id: salt }, token, {
+          $set: { in_flight: { token, ...(result === undefined ? {} : { result }) } }
+        })
+        return Option.some(claimedOf(taken.doc, taken.lease, true))
+      }).pipe(toPort),
     abandoned: (now, limit) =>
-      Effect.promise(() =>
+      tryMongo(() =>
         col
           .find({ state: "executing", lease_until: { $lte: now } })
           .sort({ executedAt: 1, _id: 1 })
           .limit(limit)
           .toArray()
-      ).pipe(Effect.map((docs) => docs.map((doc) => ({ salt: doc._id, issued: issuedOf(doc) }))))
+      ).pipe(
+        Effect.map((docs) => docs.map((doc) => ({ salt: doc._id, issued: issuedOf(doc) }))),
+        toPort
+      )
   }
   return claims
 }
@@ -190,59 +192,69 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<IssuedDocument>(issuedCollection)
-    yield* Effect.promise(() => col.createIndex({ state: 1, executedAt: 1 }))
-    yield* Effect.promise(() => col.createIndex({ team: 1, state: 1, expires: 1 }))
-    yield* Effect.promise(() => col.createIndex({ state: 1, expires: 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          col.createIndex({ state: 1, executedAt: 1 }),
+          col.createIndex({ team: 1, state: 1, expires: 1 }),
+          col.createIndex({ state: 1, expires: 1 })
+        ])
+      )
+    )
     const find = (salt: string) =>
-      Effect.promise(() => col.findOne({ _id: salt })).pipe(
+      tryMongo(() => col.findOne({ _id: salt })).pipe(
         Effect.flatMap((doc) =>
           doc === null ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(issuedOf(doc))
         )
       )
     const insert = (record: IssuedTypedData, bytes: number) =>
-      col.insertOne({
-        _id: record.salt,
-        record,
-        state: "issued",
-        team: record.team,
-        expires: expiryOf(record),
-        bytes,
-        lease_until: 0
-      })
+      tryMongo(() =>
+        col.insertOne({
+          _id: record.salt,
+          record,
+          state: "issued",
+          team: record.team,
+          expires: expiryOf(record),
+          bytes,
+          lease_until: 0
+        })
+      )
     /** The team's unexecuted requests unexpired at `nowSeconds`: how many, and their bytes. */
-    const held = async (team: string, nowSeconds: number) => {
-      const docs = await col
-        .find({ team, state: "issued", expires: { $gt: nowSeconds } }, { projection: { bytes: 1 } })
-        .toArray()
-      return { count: docs.length, bytes: docs.reduce((sum, doc) => sum + (bytesOf(doc).bytes ?? 0), 0) }
-    }
+    const held = (team: string, nowSeconds: number) =>
+      tryMongo(() =>
+        col.find({ team, state: "issued", expires: { $gt: nowSeconds } }, { projection: { bytes: 1 } }).toArray()
+      ).pipe(
+        Effect.map((docs) => ({
+          count: docs.length,
+          bytes: docs.reduce((sum, doc) => sum + (bytesOf(doc).bytes ?? 0), 0)
+        }))
+      )
     return IssuedRequestStore.of({
-      issue: (record) => Effect.promise(() => insert(record, storedBytesOf(record))).pipe(Effect.asVoid),
+      issue: (record) => insert(record, storedBytesOf(record)).pipe(Effect.asVoid, toPort),
       issueWithin: (record, budget) =>
-        Effect.promise(async () => {
-          await insert(record, storedBytesOf(record))
-          const total = await held(record.team, Math.floor(budget.now / 1000))
-          if (total.count <= budget.maxCount && total.bytes <= budget.maxBytes) return true
-          await col.deleteOne({ _id: record.salt, state: "issued" })
-          return false
-        }).pipe(
-          Effect.flatMap((kept) => (kept ? Effect.void : Effect.fail(new IssuedRequestsLimit({ team: record.team }))))
-        ),
-      held: (team, now) => Effect.promise(() => held(team, Math.floor(now / 1000))),
+        Effect.gen(function* () {
+          yield* insert(record, storedBytesOf(record))
+          const total = yield* held(record.team, Math.floor(budget.now / 1000))
+          if (total.count <= budget.maxCount && total.bytes <= budget.maxBytes) return
+          yield* tryMongo(() => col.deleteOne({ _id: record.salt, state: "issued" }))
+          return yield* new IssuedRequestsLimit({ team: record.team })
+        }).pipe(toPort),
+      held: (team, now) => toPort(held(team, Math.floor(now / 1000))),
       removeExpired: (cutoff, limit) =>
-        Effect.promise(async () => {
-          const expired = await col
-            .find({ state: "issued", expires: { $lte: cutoff } }, { projection: { _id: 1 } })
-            .limit(limit)
-            .toArray()
+        Effect.gen(function* () {
+          const expired = yield* tryMongo(() =>
+            col
+              .find({ state: "issued", expires: { $lte: cutoff } }, { projection: { _id: 1 } })
+              .limit(limit)
+              .toArray()
+          )
           if (expired.length === 0) return 0
-          const { deletedCount } = await col.deleteMany({
-            _id: { $in: expired.map((doc) => doc._id) },
-            state: "issued"
-          })
+          const { deletedCount } = yield* tryMongo(() =>
+            col.deleteMany({ _id: { $in: expired.map((doc) => doc._id) }, state: "issued" })
+          )
           return deletedCount
-        }),
-      find,
+        }).pipe(toPort),
+      find: (salt) => toPort(find(salt)),
       ...claimsOf(col)
     })
   })

@@ -82,6 +82,8 @@ const journalStatements = (connection: DatabaseSync) => ({
        (hash, chain_id, relayer, nonce, status, created_at, updated_at, block_number, block_hash, record)
      SELECT :hash, :chainId, :relayer, :nonce, :status, :createdAt, :updatedAt, :blockNumber, :blockHash, :record
      WHERE ${fenced(":chainId", ":relayer")}
+       AND (:lease IS NOT 'send' OR NOT EXISTS (SELECT 1 FROM chain_transactions
+         WHERE chain_id = :chainId AND relayer = :relayer AND nonce = :nonce AND status <> 'failed'))
      ON CONFLICT (hash) DO NOTHING`
   ),
   // Back to `sent` (a reorganisation took its block away): the block it was seen in no longer holds it.

@@ -80,8 +80,10 @@ export class TransactionJournal extends Context.Service<
   {
     /**
      * Writes a signed transaction (status `signed` unless given), before it is broadcast, while `fence` is the current
-     * token of the key's lease it names (in the same conditional write); `false` (nothing written) once another holder
-     * took that lease. Recording a hash again changes nothing and answers `true`.
+     * token of the key's lease it names; `false` (nothing written) once another holder took that lease. Under the
+     * `send` lease a version takes its nonce: `false` too while another version of that nonce is not `failed` (the
+     * sender allocates a nonce once; replacements are the monitor's). Recording a hash again changes nothing and
+     * answers `true`.
      */
     readonly record: (transaction: JournaledTransaction, fence: KeyFence) => Effect.Effect<boolean>
     /**

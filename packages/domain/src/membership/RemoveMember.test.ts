@@ -52,7 +52,7 @@ const withFinanceAdmin = Effect.gen(function* () {
   ).pipe(Effect.orDie)
   yield* TestChain.use((chain) => chain.grant(seeded.account, "team_finance_admin", member.wallet))
   // What POST /v2/payments asks of the member.
-  const issue = issuePayments(member, paymentsBody(seeded.team, [seeded.admin.nanoid], 100))
+  const issue = issuePayments(member, paymentsBody(seeded.team, [seeded.employee.nanoid], 100))
   return { ...seeded, member, issue }
 })
 

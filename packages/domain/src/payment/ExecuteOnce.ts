@@ -7,12 +7,13 @@
  *   recovery), waited for `SettlementWait`: executed, or in flight (decision 0061).
  * What each kind writes is `ExecutionRecords.ts`'s; what follows an unknown outcome, `Recovery.ts`'s.
  */
-import { Clock, Context, Duration, Effect, Fiber, Option, Ref, Result, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Fiber, Option, Ref, Result } from "effect"
 import type { Hex } from "viem"
 import type { SettlementProgress } from "../chain/ChainGateway.ts"
 import type { Uint256String } from "../Evm.ts"
 import { type ClaimedTypedData, ClaimLease, IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { authorizeSignedRequest, type SignedRequest } from "../eip712/SignedRequest.ts"
+import { lookUntilFound } from "../StorageChanges.ts"
 import { type ExecutionRecords, entriesOf, recordsOf } from "./ExecutionRecords.ts"
 import { hold } from "./Holding.ts"
 import { ExecutionInProgress } from "./PaymentErrors.ts"
@@ -112,15 +113,12 @@ const awaitOutcome = (salt: Uint256String) =>
         return undefined
       })
     ),
-    Effect.repeat({
-      until: (attempt) => attempt !== undefined,
-      schedule: Schedule.spaced(Duration.millis(100))
-    }),
+    // Looked at again when a request's execution changes (StorageChanges), or every 100 ms when no change is told.
+    (look) =>
+      lookUntilFound(look, { topic: "requests", every: Duration.millis(100), streamingEvery: Duration.seconds(1) }),
     Effect.timeoutOption(Duration.millis(replayWaitMillis)),
     Effect.flatMap((attempt) =>
-      attempt._tag === "Some" && attempt.value !== undefined
-        ? Effect.succeed(attempt.value)
-        : Effect.fail(new ExecutionInProgress({ salt }))
+      attempt._tag === "Some" ? Effect.succeed(attempt.value) : Effect.fail(new ExecutionInProgress({ salt }))
     )
   )
 
