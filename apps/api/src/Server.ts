@@ -10,6 +10,7 @@ import {
   AuthenticationLive,
   AuthHandlers,
   BalanceHandlers,
+  ConsoleRoute,
   DepositHandlers,
   defaultRateLimits,
   FaviconRoute,
@@ -81,7 +82,19 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
  * (issue 22; Effect's own request logger runs outside the request id's annotation, so it is off).
  */
 const httpObservability = withHttpObservability(
-  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json", "/favicon.ico", ...v1RouteTemplates])
+  routeTemplatesOf(Api, [
+    "/invites/accept",
+    "/metrics",
+    "/docs",
+    "/openapi.json",
+    "/favicon.ico",
+    "/console",
+    "/console/:page",
+    "/console/assets/:file",
+    "/console/:team/:page",
+    "/console/:team/:page/:id",
+    ...v1RouteTemplates
+  ])
 )
 
 /** The documents and pages sent whole: compressed when asked, with a validator (issue 35). */
@@ -91,7 +104,11 @@ const compressedPages = withCompressedPages(new Set(["/docs", "/openapi.json", "
  * Every route, the middleware around them, OpenAPI and docs, and `/v1` when `v1` is given; needs storage and the
  * server's services.
  */
-const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | undefined) =>
+const makeRoutes = <A, E, R>(
+  payments: Layer.Layer<A, E, R>,
+  v1: V1Options | undefined,
+  consoleDirectory: string | undefined
+) =>
   Layer.mergeAll(
     // The document names the server's public URL (`servers`, and the guide's examples call it).
     Layer.unwrap(
@@ -118,6 +135,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
     FaviconRoute,
     V1Route(v1),
+    // The web console (issue 40), from the same origin as the API it calls.
+    ConsoleRoute(consoleDirectory),
     HttpRouter.middleware(
       Effect.map(
         Effect.all([withIdempotency, withRateLimits]),
@@ -153,8 +172,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
  * Every route. Without a chain the same handlers run on `ChainGateway.layerAbsent`: what needs the chain answers 501
  * after the caller's permission is checked (decision 0078).
  */
-export const Routes = (v1: V1Options | undefined) =>
-  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1)
+export const Routes = (v1: V1Options | undefined, consoleDirectory?: string) =>
+  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1, consoleDirectory)
 
 /** Invite settings: links point at the server's public URL. */
 const inviteSettings = (options: ServerOptions) =>
@@ -250,7 +269,7 @@ const detached = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
 
 const served = (options: ServerOptions) => {
   const chain = options.chain ?? ChainGateway.layerAbsent(options.chainId ?? 42161)
-  const chainRoutes = Routes(options.v1)
+  const chainRoutes = Routes(options.v1, options.console?.directory)
   const metrics = options.metrics
   const routes =
     metrics === undefined || (metrics.port !== undefined && metrics.token === undefined)

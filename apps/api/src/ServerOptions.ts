@@ -117,6 +117,8 @@ export interface ServerOptions {
     | undefined
   /** v1 served on `/v1` in this process (`SERVE_V1`; decision 0074); not served without it. */
   readonly v1?: V1Options | undefined
+  /** The web console's build, served at `/console` (`CONSOLE_DIR`; issue 40); not served without it. */
+  readonly console?: { readonly directory: string } | undefined
 }
 
 /**

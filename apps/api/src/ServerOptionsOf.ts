@@ -47,7 +47,8 @@ export const serverOptionsOf = (
     issuedMaxBytes,
     issuedMaxCount,
     embedded,
-    chainId
+    chainId,
+    consoleDirectory
   } = config
   const { storage, jwtSecret, webhookSecretKey, rpcUrl } = started
   return {
@@ -90,6 +91,7 @@ export const serverOptionsOf = (
           sunset: Option.getOrUndefined(Option.map(v1Dates.sunset, (ms) => new Date(ms)))
         }
       : undefined,
+    console: { directory: consoleDirectory },
     traces:
       tracesUrl === undefined
         ? undefined

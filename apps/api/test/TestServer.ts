@@ -88,6 +88,8 @@ export interface TestServerOptions {
   readonly httpMetrics?: boolean | undefined
   /** `/v1` served in-process; default not served. */
   readonly v1?: Server.ServerOptions["v1"]
+  /** The web console's build served at `/console`; default not served. */
+  readonly console?: Server.ServerOptions["console"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -118,6 +120,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       retention: options.retention,
       httpMetrics: options.httpMetrics,
       v1: options.v1,
+      console: options.console,
       rateLimits: noRateLimits,
       ...options.limits
     })
@@ -263,8 +266,14 @@ const nextJoiningTime = () => {
   return new Date(lastJoined).toISOString()
 }
 
-/** Adds a user with `wallet` to `team` with `role` (creating the user); answers the user id. */
-export const addMember = (team: TeamId, wallet: string, role: Role, email: string) =>
+/** Adds a user with `wallet` to `team` with `role` (creating the user, named `name` when given); answers its id. */
+export const addMember = (
+  team: TeamId,
+  wallet: string,
+  role: Role,
+  email: string,
+  name?: { readonly first: string; readonly last: string }
+) =>
   Effect.gen(function* () {
     const ids = yield* IdGenerator
     const users = yield* UserRepository
@@ -277,8 +286,8 @@ export const addMember = (team: TeamId, wallet: string, role: Role, email: strin
             nanoid: yield* ids.make("user"),
             wallet,
             email,
-            first_name: "Test",
-            last_name: role,
+            first_name: name?.first ?? "Test",
+            last_name: name?.last ?? role,
             created_at: now
           })
     if (existing._tag === "None") yield* users.insert(user).pipe(Effect.orDie)
