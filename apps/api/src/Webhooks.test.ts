@@ -6,7 +6,8 @@
  */
 import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Schedule } from "effect"
+import { eventually } from "@svc/adapters/test/Eventually"
+import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import {
@@ -65,11 +66,12 @@ const verified = (secret: string, request: Received): Json =>
 
 /** The delivery log until `until` holds of it (the dispatcher records asynchronously). */
 const logUntil = (server: TestServer, token: string, id: string, until: (items: Array<Json>) => boolean) =>
-  call(server, "GET", `/v2/webhooks/${id}/deliveries`, { token }).pipe(
-    Effect.map((r) => r.body.data.items as Array<Json>),
-    Effect.repeat({ until, schedule: Schedule.spaced(Duration.millis(20)) }),
-    Effect.timeout(Duration.seconds(10)),
-    Effect.orDie
+  eventually(
+    call(server, "GET", `/v2/webhooks/${id}/deliveries`, { token }).pipe(
+      Effect.map((r) => r.body.data.items as Array<Json>),
+      Effect.map((items) => until(items) && items)
+    ),
+    { what: "the delivery log", timeout: "10 seconds" }
   )
 
 describe("webhook endpoints", () => {
@@ -504,13 +506,9 @@ describe("delivery", () => {
       })
       receiver.answer = () => ({ status: 410 })
       yield* call(server, "POST", `/v2/webhooks/test/${id}`, { token, body: { event_type: "payment.sent" } })
-      yield* call(server, "GET", `/v2/webhooks/${id}`, { token }).pipe(
-        Effect.repeat({
-          until: (r) => r.body.data.is_active === false,
-          schedule: Schedule.spaced(Duration.millis(20))
-        }),
-        Effect.timeout(Duration.seconds(10)),
-        Effect.orDie
+      yield* eventually(
+        Effect.map(call(server, "GET", `/v2/webhooks/${id}`, { token }), (r) => r.body.data.is_active === false),
+        { what: "the endpoint disabled", timeout: "10 seconds" }
       )
       assertError(
         yield* call(server, "POST", `/v2/webhooks/test/${id}`, { token, body: { event_type: "payment.sent" } }),

@@ -127,7 +127,8 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         const again = yield* store.claimDue({ now: 3_000, limit: 1, leaseMillis: 1_000 })
         assert.strictEqual(again[0]?.delivery.nanoid, deliveryId(1))
         const attempt = { delivery_nanoid: deliveryId(1), number: 1, at: 3_000, status_code: 500, duration_ms: 12 }
-        const late = yield* store.record(deliveryId(1), first.lease.holder, {
+        assert.isAbove(again[0]?.lease.token ?? 0, first.lease.token)
+        const late = yield* store.record(deliveryId(1), first.lease.token, {
           attempt: { ...attempt, error: "HTTP 500" },
           status: "pending",
           next_attempt_at: 9_000,
@@ -135,9 +136,9 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
           at: 3_100
         })
         assert.isFalse(late)
-        const holder = again[0]?.lease.holder ?? ""
+        const token = again[0]?.lease.token ?? (0 as never)
         assert.isTrue(
-          yield* store.record(deliveryId(1), holder, {
+          yield* store.record(deliveryId(1), token, {
             attempt: { ...attempt, error: "HTTP 500" },
             status: "pending",
             next_attempt_at: 9_000,
@@ -159,7 +160,7 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
           due.map((c) => c.delivery.nanoid),
           [deliveryId(1)]
         )
-        yield* store.record(deliveryId(1), due[0]?.lease.holder ?? "", {
+        yield* store.record(deliveryId(1), due[0]?.lease.token ?? (0 as never), {
           attempt: { delivery_nanoid: deliveryId(1), number: 2, at: 9_000, status_code: 204, duration_ms: 3 },
           status: "succeeded",
           first_attempt_at: 3_000,
@@ -217,7 +218,7 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         yield* store.enqueue([1, 2, 3, 4, 5].map((n) => delivery(n)))
         const claimed = yield* store.claimDue({ now: 10_000, limit: 10, leaseMillis: 1_000 })
         for (const { delivery: d, lease } of claimed) {
-          yield* store.record(d.nanoid, lease.holder, { status: "failed", at: 10_000 + Number(d.nanoid.slice(-1)) })
+          yield* store.record(d.nanoid, lease.token, { status: "failed", at: 10_000 + Number(d.nanoid.slice(-1)) })
         }
         const first = yield* store.list(webhookId(1), { limit: 2 })
         assert.deepStrictEqual(
@@ -255,9 +256,9 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         const outbox = yield* EventOutbox
         yield* outbox.append([event(1), event(2)])
         yield* outbox.append([event(2), event(3), { ...event(4), team_nanoid: teamId(2) }])
-        const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
+        const claimed = yield* outbox.claim({ now: 1, limit: 10, leaseMillis: 1_000 })
         assert.deepStrictEqual(
-          claimed.map((e) => [e.id, e.team_nanoid, e.sequence]),
+          claimed.map(({ event: e }) => [e.id, e.team_nanoid, e.sequence]),
           [
             [event(1).id, teamId(1), 1],
             [event(2).id, teamId(1), 2],
@@ -288,9 +289,9 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
             )
           assert.isTrue(yield* removal(3))
           assert.isFalse(yield* removal(4))
-          const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
+          const claimed = yield* outbox.claim({ now: 1, limit: 10, leaseMillis: 1_000 })
           assert.deepStrictEqual(
-            claimed.map((e) => [e.event_type, e.sequence]),
+            claimed.map(({ event: e }) => [e.event_type, e.sequence]),
             [
               ["team.member_added", 1],
               ["team.member_removed", 2]

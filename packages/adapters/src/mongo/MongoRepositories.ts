@@ -223,7 +223,8 @@ export const memberships = Layer.effect(
           col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }),
           col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }),
           col.createIndex({ team_nanoid: 1, email: 1 }),
-          col.createIndex({ user_nanoid: 1 })
+          col.createIndex({ user_nanoid: 1 }),
+          col.createIndex({ removal_since: 1 }, { sparse: true })
         ])
       )
     )
@@ -241,7 +242,34 @@ export const memberships = Layer.effect(
         ),
       listTeam: (team, options) => toPort(listTeam(col, team, options)),
       countByTeams: (teams) => toPort(countByTeams(col, teams)),
-      remove: (team, user) => toPort(removeMembership(col, team, user))
+      remove: (team, user) => toPort(removeMembership(col, team, user)),
+      // A removal's mark (decision 0094): set once, kept until the membership goes or the chain refused.
+      markRemoval: (team, user, at) =>
+        Effect.gen(function* () {
+          yield* tryMongo(() =>
+            col.updateOne(
+              { team_nanoid: team, user_nanoid: user, removal_since: { $exists: false } },
+              { $set: { removal_since: at } }
+            )
+          )
+          return (yield* tryMongo(() => col.findOne({ team_nanoid: team, user_nanoid: user }))) !== null
+        }).pipe(toPort),
+      clearRemoval: (team, user) =>
+        tryMongo(() => col.updateOne({ team_nanoid: team, user_nanoid: user }, { $unset: { removal_since: "" } })).pipe(
+          Effect.asVoid,
+          toPort
+        ),
+      pendingRemovals: (before, limit) =>
+        tryMongo(() =>
+          col
+            .find({ removal_since: { $lte: before } })
+            .sort({ removal_since: 1 })
+            .limit(limit)
+            .toArray()
+        ).pipe(
+          Effect.map((docs) => docs.map(membershipOf)),
+          toPort
+        )
     })
   })
 )

@@ -6,8 +6,10 @@
  */
 import { DomainEvent, PayloadVersion } from "@svc/domain/event"
 import { DeliveryId, TeamId, WebhookId } from "@svc/domain/Ids"
+import type { FencingToken } from "@svc/domain/Lease"
 import {
   type AttemptRecord,
+  type ClaimedDelivery,
   type DeliveryAttempt,
   type DeliveryStatus,
   DeliveryStatusSchema,
@@ -140,32 +142,31 @@ const enqueue = (col: Collection<DeliveryDocument>, list: ReadonlyArray<WebhookD
         Effect.catchTag("DuplicateKey", () => Effect.void)
       )
 
-/** Leases up to `limit` due deliveries to one fresh holder, soonest due first. */
+/** Leases up to `limit` due deliveries, soonest due first, each under its own new fencing token. */
 const claimDue = (
   collections: DeliveryCollections,
   { now, limit, leaseMillis }: { readonly now: number; readonly limit: number; readonly leaseMillis: number }
 ) =>
   Effect.gen(function* () {
-    const holder = Leases.newHolder()
     const until = now + leaseMillis
-    const claimed: Array<{ delivery: WebhookDelivery; lease: { holder: string; until: number } }> = []
+    const claimed: Array<ClaimedDelivery> = []
     while (claimed.length < limit) {
-      const doc = yield* collections.leases.takeNext(
+      const taken = yield* collections.leases.takeNext(
         { status: "pending", next_attempt_at: { $lte: now } } as Filter<DeliveryDocument>,
-        { sort: { next_attempt_at: 1, _id: 1 }, now, until, holder }
+        { sort: { next_attempt_at: 1, _id: 1 }, now, until }
       )
-      if (doc === null) break
-      claimed.push({ delivery: deliveryOf(doc), lease: { holder, until } })
+      if (taken === null) break
+      claimed.push({ delivery: deliveryOf(taken.doc), lease: taken.lease })
     }
     return claimed
   })
 
-const record = (collections: DeliveryCollections, id: DeliveryId, holder: string, change: AttemptRecord) =>
+const record = (collections: DeliveryCollections, id: DeliveryId, token: FencingToken, change: AttemptRecord) =>
   inTransaction(collections.transaction, (session) =>
     Effect.gen(function* () {
       const applied = yield* collections.leases.whileHeld(
         { _id: id },
-        holder,
+        token,
         {
           $set: {
             status: change.status,
@@ -174,8 +175,7 @@ const record = (collections: DeliveryCollections, id: DeliveryId, holder: string
             updated_at: change.at,
             lease_until: 0
           },
-          $inc: { attempts: change.attempt === undefined ? 0 : 1 },
-          $unset: { lease_holder: "" }
+          $inc: { attempts: change.attempt === undefined ? 0 : 1 }
         },
         session
       )
@@ -249,7 +249,7 @@ export const deliveries = Layer.effect(
     return WebhookDeliveryStore.of({
       enqueue: (list) => toPort(enqueue(col, list)),
       claimDue: (options) => toPort(claimDue(collections, options)),
-      record: (id, holder, attempt) => toPort(record(collections, id, holder, attempt)),
+      record: (id, token, attempt) => toPort(record(collections, id, token, attempt)),
       findById: (id) =>
         tryMongo(() => col.findOne({ _id: id })).pipe(
           Effect.flatMap((doc) =>

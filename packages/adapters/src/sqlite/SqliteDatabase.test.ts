@@ -216,7 +216,13 @@ describe("SqliteDatabase", () => {
         yield* (stores[round % 2] as IssuedRequestStore["Service"]).issue(issued(salt))
         const claims = yield* Effect.all(
           Array.from({ length: 10 }, (_, i) =>
-            Effect.exit((stores[i % 2] as IssuedRequestStore["Service"]).claim(salt, Date.now()))
+            Effect.exit(
+              (stores[i % 2] as IssuedRequestStore["Service"]).claim(salt, {
+                now: Date.now(),
+                until: Date.now() + 20_000,
+                signature: "0x"
+              })
+            )
           ),
           { concurrency: "unbounded" }
         )

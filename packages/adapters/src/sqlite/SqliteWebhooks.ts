@@ -235,20 +235,18 @@ const enqueue = (store: Deliveries, list: ReadonlyArray<WebhookDelivery>) =>
   })
 
 const claimDue = (store: Deliveries, { now, limit, leaseMillis }: Parameters<DeliveryPort["claimDue"]>[0]) => {
-  const holder = Leases.newHolder()
   const until = now + leaseMillis
   return store
-    .claim({ now, until, limit, holder })
-    .map(deliveryOf)
-    .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0))
-    .map((delivery) => ({ delivery, lease: { holder, until } }))
+    .claim({ now, until, limit })
+    .map((row) => ({ delivery: deliveryOf(row), lease: Leases.leaseOf(row, until) }))
+    .sort((a, b) => (a.delivery.next_attempt_at ?? 0) - (b.delivery.next_attempt_at ?? 0))
 }
 
-const recordAttempt = (store: Deliveries, [id, holder, record]: Parameters<DeliveryPort["record"]>) =>
+const recordAttempt = (store: Deliveries, [id, token, record]: Parameters<DeliveryPort["record"]>) =>
   store.transaction(() => {
     const applied = store.finish({
       nanoid: id,
-      holder,
+      token,
       status: record.status,
       counted: record.attempt === undefined ? 0 : 1,
       next: record.next_attempt_at ?? null,

@@ -145,6 +145,7 @@ describe("HttpWebhookSender", () => {
     Effect.gen(function* () {
       const base = yield* serve((req, res) => {
         req.resume()
+        // not a wait: a receiver that answers after the sender's timeout
         if (req.url === "/slow") return void setTimeout(() => res.writeHead(204).end(), 5_000)
         res.writeHead(200, { "content-type": "application/octet-stream" })
         // Streams without end: only the read limit lets the attempt finish.

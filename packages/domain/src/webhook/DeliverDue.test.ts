@@ -28,7 +28,7 @@ const pendingDelivery = (receiver: Receiver) =>
     yield* TestClock.setTime(start)
     const event = yield* makeDomainEvent({ event_type: "payment.sent", team_nanoid: seeded.team, data: { amount: 1 } })
     yield* EventOutbox.use((o) => o.append([event]))
-    yield* fanOutEvents({ holder: "test", leaseMillis: 60_000 })
+    yield* fanOutEvents({ leaseMillis: 60_000 })
     const [delivery] = yield* WebhookDeliveryStore.use((d) => d.list(endpoint, { limit: 10 }))
     return { ...seeded, endpoint, secret: created.secret, event, delivery: delivery?.nanoid as DeliveryId }
   })
@@ -205,7 +205,7 @@ describe("deliverDue", () => {
           o.append([e])
         )
       )
-      yield* fanOutEvents({ holder: "test", leaseMillis: 60_000 })
+      yield* fanOutEvents({ leaseMillis: 60_000 })
       yield* deliver()
       const second = receiver.received[1]
       assert.isTrue(signedBy(second!, rotated.secret))

@@ -124,7 +124,7 @@ const attempt = Effect.fn("WebhookDispatcher.attempt")(function* (
   const store = yield* WebhookDeliveryStore
   const started = yield* Clock.currentTimeMillis
   if (endpoint._tag === "None" || endpoint.value.state !== "active") {
-    yield* store.record(delivery.nanoid, lease.holder, { status: "failed", at: started })
+    yield* store.record(delivery.nanoid, lease.token, { status: "failed", at: started })
     return
   }
   const secrets = yield* Effect.forEach(liveSecrets(endpoint.value, started), (s) => settings.open(s.sealed))
@@ -152,7 +152,7 @@ const attempt = Effect.fn("WebhookDispatcher.attempt")(function* (
           retryAfterMillis: result._tag === "Response" ? result.retryAfterMillis : undefined
         })
       : undefined
-  yield* store.record(delivery.nanoid, lease.holder, recordOf(claimed, result, { started, at, firstAttemptAt }, next))
+  yield* store.record(delivery.nanoid, lease.token, recordOf(claimed, result, { started, at, firstAttemptAt }, next))
   yield* Metric.update(Metric.withAttributes(webhookAttempts, { outcome }), 1)
   yield* afterAttempt(endpoint.value, outcome, at)
 })
