@@ -1,7 +1,8 @@
 /**
  * `svc.schedules` (issue 37): a pay schedule created in one call, as `payments.pay` pays: the API issues its typed
  * data, the client checks it pays exactly the payees and amounts asked, on the interval and count asked, signs it here
- * once for every instalment, and registers it. The other operations are the contract's (`list`, `get`, `cancel`).
+ * once for every instalment, and registers it; `prepare` and `submit` are its two halves, for a person to review what
+ * their wallet will sign. The other operations are the contract's (`list`, `get`, `cancel`).
  */
 import type { ScheduleTypedDataBundle, TypedDataBundle } from "@svc/domain/eip712"
 import { tokenAmountOf } from "@svc/domain/payment"
@@ -54,10 +55,20 @@ const schedulesWhatWasAsked = (bundle: ScheduleTypedDataBundle, request: Schedul
   )
 }
 
-/** `schedules.create`: issues the schedule, checks it, signs it locally once and registers it. */
-export const createScheduleWith =
+/** A schedule issued and checked, not signed yet: what a person reviews before their wallet signs it. */
+export interface PreparedSchedule {
+  readonly team: string
+  readonly schedule: string
+  readonly bundle: ScheduleTypedDataBundle
+  /** What each instalment pays, in cents, and how many instalments there are. */
+  readonly instalmentCents: number
+  readonly count: number
+}
+
+/** `schedules.prepare`: issues the schedule and checks it pays what was asked; nothing is signed. */
+export const prepareScheduleWith =
   (parts: ScheduleParts) =>
-  async (request: ScheduleRequest): Promise<ScheduleResult> => {
+  async (request: ScheduleRequest): Promise<PreparedSchedule> => {
     const issued = (await parts.issue({
       payload: {
         team_nanoid: request.team,
@@ -75,13 +86,31 @@ export const createScheduleWith =
     if (!schedulesWhatWasAsked(bundle, request)) {
       throw parts.refuse("the typed data the API issued does not schedule what was asked: nothing was signed")
     }
-    const signature = await parts.signTypedData(bundle)
+    return {
+      team: request.team,
+      schedule: pay_schedule_nanoid,
+      bundle,
+      instalmentCents: request.to.reduce((sum, payee) => sum + payee.amount_cents, 0),
+      count: request.count
+    }
+  }
+
+/** `schedules.submit`: signs the prepared schedule locally once and registers it. */
+export const submitScheduleWith =
+  (parts: ScheduleParts) =>
+  async (prepared: PreparedSchedule): Promise<ScheduleResult> => {
+    const signature = await parts.signTypedData(prepared.bundle)
     const executed = (await parts.execute({
-      payload: { team_nanoid: request.team, signer: await parts.address(), typed_data: bundle.typed_data, signature }
+      payload: {
+        team_nanoid: prepared.team,
+        signer: await parts.address(),
+        typed_data: prepared.bundle.typed_data,
+        signature
+      }
     })) as { data: { transaction: string; status?: string } }
     return {
       transaction: executed.data.transaction,
-      schedule: pay_schedule_nanoid,
+      schedule: prepared.schedule,
       inFlight: executed.data.status === "in_flight"
     }
   }

@@ -5,13 +5,11 @@
 export {
   createSvcClient,
   type EthersSigner,
-  type Payee,
-  type PaymentResult,
-  type PayRequest,
   type SvcAccount,
   type SvcClient,
   type ViemAccount
 } from "./Client.ts"
+export { type Eip1193Provider, eip1193Account, requestWalletAddress } from "./Eip1193.ts"
 export type {
   CashRequirementEventPayload,
   InviteEventPayload,
@@ -28,6 +26,15 @@ export type {
 export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
 export type { Plain, PlainInput } from "./Plain.ts"
 export type {
+  InstantPaymentRequest,
+  ManagerInvitesRequest,
+  Payee,
+  PaymentResult,
+  PayRequest,
+  PreparedGrant,
+  PreparedPayment
+} from "./Prepared.ts"
+export type {
   Balance,
   Deposit,
   Invite,
@@ -39,6 +46,7 @@ export type {
   WebhookDelivery,
   WebhookEndpoint
 } from "./Results.ts"
-export type { SchedulePayee, ScheduleRequest, ScheduleResult } from "./Schedules.ts"
+export type { PreparedSchedule, SchedulePayee, ScheduleRequest, ScheduleResult } from "./Schedules.ts"
+export { renewWithinSeconds, type SessionStore } from "./Session.ts"
 export { SvcError, type SvcErrorCode } from "./SvcError.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"

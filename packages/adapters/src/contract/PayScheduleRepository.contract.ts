@@ -7,7 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PayScheduleId } from "@svc/domain/Ids"
 import { type PaySchedule, PayScheduleRepository } from "@svc/domain/schedule"
-import { Effect, Option } from "effect"
+import { fencingTokenOf } from "@svc/domain/Lease"
+import { Cause, Effect, Option } from "effect"
 import { teamId, userId, wallet } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 
@@ -84,13 +85,20 @@ export const payScheduleRepositoryContract = (storage: StorageUnderTest) =>
         assert.strictEqual(second?.schedule.nanoid, scheduleId(2))
         // None left that is due, active and free.
         assert.isUndefined(yield* repository.leaseDue({ ...lease, now: 10_000 }))
+        // Renewed under its token; a renewal naming another token changes nothing.
+        const token = first?.lease.token ?? fencingTokenOf(0)
+        assert.isTrue(Option.isSome(yield* repository.renew(scheduleId(1), token, nowMillis + 90_000)))
+        assert.isTrue(Option.isNone(yield* repository.renew(scheduleId(1), fencingTokenOf(token + 1), nowMillis)))
         // Released with a time to retry from: not leased before it.
-        yield* repository.release(scheduleId(1), first?.lease.holder ?? "", nowMillis + 30_000)
+        yield* repository.release(scheduleId(1), token, nowMillis + 30_000)
         assert.isUndefined(yield* repository.leaseDue(lease))
         const later = nowMillis + 30_001
         const again = yield* repository.leaseDue({ ...lease, nowMillis: later, leaseUntil: later + 60_000 })
         assert.strictEqual(again?.schedule.nanoid, scheduleId(1))
-        assert.notStrictEqual(again?.lease.holder, first?.lease.holder)
+        // Each new holder's token is larger than every earlier one; the old holder's release changes nothing now.
+        assert.isAbove(again?.lease.token ?? 0, token)
+        yield* repository.release(scheduleId(1), token)
+        assert.isUndefined(yield* repository.leaseDue({ ...lease, nowMillis: later, leaseUntil: later + 60_000 }))
         // A lapsed lease is taken over.
         const lapsed = nowMillis + 120_000
         const taken = yield* repository.leaseDue({ ...lease, nowMillis: lapsed, leaseUntil: lapsed + 60_000 })
@@ -98,44 +106,33 @@ export const payScheduleRepositoryContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
-    it.live("a schedule moves only from where it is expected, and only for its lease holder when named", () =>
+    it.live("a schedule moves only by its machine, from the state it leaves, under its lease's token when named", () =>
       Effect.gen(function* () {
         const repository = yield* PayScheduleRepository
         yield* repository.insert(schedule(1))
         const nowMillis = Date.now()
         const leased = yield* repository.leaseDue({ now: 1_000, nowMillis, leaseUntil: nowMillis + 60_000 })
-        const holder = leased?.lease.holder ?? ""
+        const token = leased?.lease.token ?? fencingTokenOf(0)
         const paid = { paid_count: 1, next_instalment: 1, next_pay_at: 1_000 + 604_800 }
         const from = { state: "active", next_instalment: 0 } as const
-        assert.strictEqual(
-          (yield* Effect.flip(repository.advance(scheduleId(1), from, paid, "another")))._tag,
-          "StaleState"
-        )
-        const moved = yield* repository.advance(scheduleId(1), from, paid, holder)
+        const other = fencingTokenOf(token + 1)
+        const stale = yield* Effect.flip(repository.transition(scheduleId(1), from, "active", paid, other))
+        assert.strictEqual(stale._tag, "StaleState")
+        const moved = yield* repository.transition(scheduleId(1), from, "active", paid, token)
         assert.deepStrictEqual([moved.paid_count, moved.next_instalment, moved.next_pay_at], [1, 1, 605_800])
         // Moved once: the same move again, and a move from where it was, are stale.
-        assert.strictEqual((yield* Effect.flip(repository.advance(scheduleId(1), from, paid)))._tag, "StaleState")
+        const again = yield* Effect.flip(repository.transition(scheduleId(1), from, "active", paid))
+        assert.strictEqual(again._tag, "StaleState")
         // The lease ended with the move: the schedule is free again once due.
         assert.isUndefined(yield* repository.leaseDue({ now: 1_000, nowMillis, leaseUntil: nowMillis + 60_000 }))
         const due = yield* repository.leaseDue({ now: 605_800, nowMillis, leaseUntil: nowMillis + 60_000 })
         assert.strictEqual(due?.schedule.next_instalment, 1)
         // Cancelled without a lease (the team's request wins over a runner), then nothing moves it.
-        const canceled = yield* repository.advance(
-          scheduleId(1),
-          { state: "active", next_instalment: 1 },
-          {
-            state: "canceled",
-            next_pay_at: null
-          }
-        )
+        const step = { state: "active", next_instalment: 1 } as const
+        const canceled = yield* repository.transition(scheduleId(1), step, "canceled", { next_pay_at: null })
         assert.strictEqual(canceled.state, "canceled")
         const afterCancel = yield* Effect.flip(
-          repository.advance(
-            scheduleId(1),
-            { state: "active", next_instalment: 1 },
-            { paid_count: 2 },
-            due?.lease.holder
-          )
+          repository.transition(scheduleId(1), step, "active", { paid_count: 2 }, due?.lease.token)
         )
         assert.strictEqual(afterCancel._tag, "StaleState")
         assert.deepStrictEqual(
@@ -143,6 +140,11 @@ export const payScheduleRepositoryContract = (storage: StorageUnderTest) =>
           Option.some(["canceled", 1])
         )
         assert.isUndefined(yield* repository.leaseDue({ now: 10_000_000, nowMillis, leaseUntil: nowMillis + 60_000 }))
+        // A move outside the machine's table (out of a terminal state) is a defect, on every store.
+        const outside = yield* Effect.exit(
+          repository.transition(scheduleId(1), { state: "canceled", next_instalment: 1 }, "active", {})
+        )
+        assert.isTrue(outside._tag === "Failure" && Cause.hasDies(outside.cause))
       }).pipe(Effect.provide(storage.layer()))
     )
   })

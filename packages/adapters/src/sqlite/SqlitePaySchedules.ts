@@ -1,10 +1,17 @@
 /**
  * Pay schedules in SQLite (`pay_schedules`): the record as JSON beside the columns the runner leases by (state, next
- * instalment and its due time), leased with the adapter's one mechanism (`Leases.ts`).
+ * instalment and its due time), leased with the adapter's one mechanism (`Leases.ts`) under fencing tokens
+ * (decision 0090); every move is `PayScheduleMachine`'s (decision 0091).
  */
 import type { TeamId } from "@svc/domain/Ids"
+import { fencingTokenOf } from "@svc/domain/Lease"
+import {
+  type PaySchedule,
+  PayScheduleMachine,
+  PayScheduleRepository,
+  PaySchedule as PayScheduleSchema
+} from "@svc/domain/schedule"
 import { StaleState } from "@svc/domain/StaleState"
-import { type PaySchedule, PayScheduleRepository, PaySchedule as PayScheduleSchema } from "@svc/domain/schedule"
 import { Effect, Layer, Option } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
@@ -23,7 +30,7 @@ export const layer = Layer.effect(
       `INSERT INTO pay_schedules (nanoid, team_nanoid, state, next_instalment, next_pay_at, created_at, record)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (nanoid) DO NOTHING`
     )
-    const find = connection.prepare("SELECT record, lease_holder FROM pay_schedules WHERE nanoid = ?")
+    const find = connection.prepare("SELECT record FROM pay_schedules WHERE nanoid = ?")
     const byTeam = connection.prepare(
       "SELECT record FROM pay_schedules WHERE team_nanoid = ? ORDER BY created_at DESC, nanoid DESC"
     )
@@ -33,17 +40,17 @@ export const layer = Layer.effect(
     const takeDue = leases.takeMany({
       when: "state = 'active' AND next_pay_at <= :due",
       order: "next_pay_at, nanoid",
-      returning: "record, lease_holder"
+      returning: "record"
     })
+    const renew = leases.renew()
     const move = connection.prepare(
       `UPDATE pay_schedules SET state = :state, next_instalment = :next, next_pay_at = :nextPayAt, record = :record,
-         lease_holder = NULL, lease_until = 0
+         lease_until = 0
        WHERE nanoid = :nanoid AND state = :fromState AND next_instalment = :fromNext
-         AND (:holder IS NULL OR lease_holder = :holder)`
+         AND (:token IS NULL OR lease_token = :token)`
     )
-    const release = connection.prepare(
-      "UPDATE pay_schedules SET lease_holder = NULL, lease_until = :retryAt WHERE nanoid = :nanoid AND lease_holder = :holder"
-    )
+    // Given up until `:retryAt` (0: free now), for the holder of `:token` only.
+    const release = leases.whileHeld({ set: "lease_until = :retryAt" })
     return PayScheduleRepository.of({
       insert: (schedule) =>
         Effect.sync(
@@ -68,40 +75,36 @@ export const layer = Layer.effect(
       leaseDue: ({ leaseUntil, now, nowMillis }) =>
         Effect.sync(() => {
           const [row] = takeDue({ now: nowMillis, until: leaseUntil, due: now, limit: 1 })
-          return row === undefined
-            ? undefined
-            : { schedule: scheduleOf(row), lease: { holder: String(row.lease_holder), until: leaseUntil } }
+          return row === undefined ? undefined : { schedule: scheduleOf(row), lease: Leases.leaseOf(row, leaseUntil) }
         }),
-      advance: (nanoid, from, patch, holder) =>
-        Effect.suspend(() => {
+      renew: (nanoid, token, until) => Effect.sync(() => Option.fromNullishOr(renew({ nanoid, token, until }))),
+      transition: (nanoid, from, to, patch, token) =>
+        Effect.gen(function* () {
+          yield* PayScheduleMachine.move(from.state, to).pipe(Effect.orDie)
           const moved = transaction(() => {
             const row = find.get(nanoid)
             if (row === undefined) return undefined
-            const next = { ...scheduleOf(row), ...patch }
+            const next: PaySchedule = { ...scheduleOf(row), ...patch, state: to }
             const changed = move.run({
               nanoid,
-              state: next.state,
+              state: to,
               next: next.next_instalment,
               nextPayAt: next.next_pay_at,
               record: JSON.stringify(next),
               fromState: from.state,
               fromNext: from.next_instalment,
-              holder: holder ?? null
+              token: token === undefined ? null : fencingTokenOf(token)
             }).changes
             return changed === 1 ? next : undefined
           })
-          return moved === undefined
-            ? Effect.fail(
-                new StaleState({
-                  resource: "pay_schedule",
-                  id: nanoid,
-                  expected: `${from.state} at instalment ${from.next_instalment}`
-                })
-              )
-            : Effect.succeed(moved)
+          if (moved !== undefined) return moved
+          return yield* new StaleState({
+            resource: "pay_schedule",
+            id: nanoid,
+            expected: `${from.state} at instalment ${from.next_instalment}`
+          })
         }),
-      release: (nanoid, holder, retryAt) =>
-        Effect.sync(() => void release.run({ nanoid, holder, retryAt: retryAt ?? 0 }))
+      release: (nanoid, token, retryAt) => Effect.sync(() => void release({ nanoid, token, retryAt: retryAt ?? 0 }))
     })
   })
 )

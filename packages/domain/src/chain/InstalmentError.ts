@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
-import type { ChainUnavailable, InsufficientBalance, SettlementReverted } from "./ChainError.ts"
+import type { ChainUnreachable, InsufficientBalance, SendOutcomeUnknown, SettlementReverted } from "./ChainError.ts"
 
 /** The account has no schedule with this id. */
 export class ScheduleNotFound extends Schema.TaggedError<ScheduleNotFound>()("ScheduleNotFound", {
@@ -83,4 +83,5 @@ export type InstalmentError =
   | InstalmentAlreadyPaid
   | InsufficientBalance
   | SettlementReverted
-  | ChainUnavailable
+  | ChainUnreachable
+  | SendOutcomeUnknown

@@ -11,6 +11,7 @@ import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PaymentId } from "../Ids.ts"
+import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -19,6 +20,7 @@ import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { TeamRepository } from "../team/TeamRepository.ts"
 import type { UnitOfWork } from "../UnitOfWork.ts"
+import type { PayScheduleRepository } from "../schedule/PayScheduleRepository.ts"
 import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { UserNotFound } from "../user/UserNotFound.ts"
@@ -26,6 +28,7 @@ import type { UserRepository } from "../user/UserRepository.ts"
 import type { BalanceQuery } from "./Balance.ts"
 import { type CanceledIntent, cancelIntent } from "./CancelIntent.ts"
 import { executeSignedPayments } from "./ExecuteSignedPayments.ts"
+import type { Executions } from "./Executions.ts"
 import { type AccountBalance, getBalance } from "./GetBalance.ts"
 import { issueInstantPayment } from "./IssueInstantPayment.ts"
 import { issuePayments } from "./IssuePayments.ts"
@@ -59,8 +62,8 @@ type AccessError = TeamNotFound | InsufficientPermissions
 export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit
 
 /**
- * Why an execution is refused (nothing moved, or it already did and its result is not recorded yet), or could not
- * finish (`ChainUnavailable`: retry later).
+ * Why an execution is refused (nothing moved; or the chain shows the salt spent), is still running under another
+ * holder with nothing sent yet (`ExecutionInProgress`), or could not start (`ChainUnreachable`: retry later).
  */
 export type ExecuteError = AccessError | SignedRequestError | ExecutionBodyMismatch | ExecutionInProgress | RequestError
 
@@ -78,6 +81,9 @@ type PaymentPorts =
   | SignatureVerifier
   | EventOutbox
   | UnitOfWork
+  | Executions
+  | InviteRepository
+  | PayScheduleRepository
 
 /** Payments of teams, for a caller. */
 export class Payments extends Context.Service<
@@ -93,8 +99,10 @@ export class Payments extends Context.Service<
       caller: Caller,
       body: InstantPaymentRequest
     ) => Effect.Effect<PaymentTypedDataBundle, IssueError>
-    /** Executes a signed request at most once across replicas; a replay answers the first result. */
-    /** Executes signed payments: the result, or (`inFlight`) the transaction still in flight after the wait (202). */
+    /**
+     * Executes signed payments at most once across replicas (a replay answers the first result): `Executed`, or
+     * `InFlight` with the transaction still in flight after the wait (202).
+     */
     readonly execute: (caller: Caller, body: ExecutePaymentsRequest) => Effect.Effect<ExecutionAnswer, ExecuteError>
     /**
      * The team's payments matching the SPEC §4.3 filters, newest first: a page of `limit` (default and at most

@@ -14,8 +14,9 @@ import { TeamAccess } from "../membership/TeamAccess.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { withEvents } from "../UnitOfWork.ts"
+import type { FencingToken } from "../Lease.ts"
 import type { Caller } from "../user/Caller.ts"
-import type { PaySchedule } from "./PaySchedule.ts"
+import { type PaySchedule, PayScheduleMachine } from "./PaySchedule.ts"
 import { PayScheduleNotFound, ScheduleNotCancelable } from "./PayScheduleErrors.ts"
 import { PayScheduleRepository } from "./PayScheduleRepository.ts"
 import { type CancelReason, scheduleEventOf } from "./ScheduleEvents.ts"
@@ -38,27 +39,34 @@ const cancelOnChain = Effect.fn("PaySchedules.cancelOnChain")(function* (
 
 /**
  * Records `schedule` canceled with its event; `undefined` when it is no longer active. A runner that settled an
- * instalment meanwhile moved it on: it is read again and canceled from there.
+ * instalment meanwhile moved it on: it is read again and canceled from there. A runner cancels under its lease's
+ * `token`, and only while it holds it.
  */
 export const recordCanceled = Effect.fn("PaySchedules.recordCanceled")(function* (
   schedule: PaySchedule,
-  reason: CancelReason
+  reason: CancelReason,
+  token?: FencingToken
 ) {
   const repository = yield* PayScheduleRepository
   let current: PaySchedule = schedule
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = DateTime.formatIso(yield* DateTime.now)
-    const canceled: PaySchedule = { ...current, state: "canceled", next_pay_at: null, updated_at: now }
+    const next = PayScheduleMachine.next(current.state, "cancel")
+    if (next === undefined) return undefined
+    const canceled: PaySchedule = { ...current, state: next, next_pay_at: null, updated_at: now }
     const event = yield* scheduleEventOf("payment.canceled", canceled, { cancelReason: reason })
     const moved = yield* withEvents(
-      repository.advance(
+      repository.transition(
         current.nanoid,
-        { state: "active", next_instalment: current.next_instalment },
-        { state: "canceled", next_pay_at: null, updated_at: now }
+        { state: current.state, next_instalment: current.next_instalment },
+        next,
+        { next_pay_at: null, updated_at: now },
+        token
       ),
       () => [event]
     ).pipe(Effect.option)
     if (Option.isSome(moved)) return moved.value
+    if (token !== undefined) return undefined
     const again = yield* repository.find(current.nanoid)
     if (Option.isNone(again) || again.value.state !== "active") return undefined
     current = again.value

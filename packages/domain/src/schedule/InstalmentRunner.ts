@@ -1,7 +1,9 @@
 /**
- * The instalment runner: pays each active schedule's next instalment once it is due (decision 0111). Any number of
- * runners share the work: a schedule is leased to one at a time (`PayScheduleRepository.leaseDue`), every write names
- * that lease, and the chain pays an instalment once whoever asks. An instalment is settled once, in order: paid (its
+ * The instalment runner: pays each active schedule's next instalment once it is due (decisions 0111, 0112). Any number
+ * of runners share the work: a schedule is leased to one at a time (`PayScheduleRepository.leaseDue`) under a fencing
+ * token, renewed while the runner works (`keepRenewed`, `CLAIM_LEASE_MS`), every write under it names the token, and
+ * the chain pays an instalment once whoever asks: a runner that died or was paused mid-instalment loses its lease, and
+ * the next one finds the instalment paid on chain (and records it from the logs) or pays it. An instalment is settled once, in order: paid (its
  * payments `complete`, `payment.subscription.paid`), or missed once its validity ended unpaid (its payments `failed`,
  * `payment.failed` each). A runner that was down pays what came due meanwhile while it is still valid, and says so in
  * the log.
@@ -11,7 +13,9 @@ import type { Hex } from "viem"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { InstalmentError } from "../chain/InstalmentError.ts"
 import type { InstalmentSettlement } from "../chain/ScheduleSettlement.ts"
+import { ClaimLease } from "../eip712/IssuedRequestStore.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
+import { keepRenewed } from "../Lease.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { invoiceOf, onchainIdOf, type Payment } from "../payment/Payment.ts"
 import { chainFactsOf, paymentEventOf } from "../payment/PaymentEvents.ts"
@@ -24,12 +28,15 @@ import { repeatQuietly } from "../Worker.ts"
 import { recordCanceled } from "./CancelSchedule.ts"
 import { instalmentDueEvent, shortfallEvents } from "./CashRequirements.ts"
 import { instalmentWindow } from "./Instalments.ts"
-import { instalmentIdsOf, type PaySchedule, progressAfter, scheduleEventIdOf } from "./PaySchedule.ts"
+import {
+  instalmentIdsOf,
+  type PaySchedule,
+  PayScheduleMachine,
+  progressAfter,
+  scheduleEventIdOf
+} from "./PaySchedule.ts"
 import { type LeasedSchedule, PayScheduleRepository } from "./PayScheduleRepository.ts"
 import { scheduleEventOf } from "./ScheduleEvents.ts"
-
-/** How long a runner holds a schedule before another may take it (a chain call takes seconds at most). */
-export const instalmentLeaseMillis = 60_000
 
 /** What became of one leased schedule's next instalment. */
 export type InstalmentRun = "paid" | "missed" | "not_due" | "short" | "retry_later" | "canceled" | "lost"
@@ -94,11 +101,12 @@ const settle = Effect.fn("InstalmentRunner.settle")(function* (
   const now = DateTime.formatIso(yield* DateTime.now)
   const payments = paymentsOf(schedule, n, paid ? "complete" : "failed", now, settlement)
   const last = n + 1 >= schedule.count
+  const to = yield* PayScheduleMachine.transition(schedule.state, last ? "finish" : "settle").pipe(Effect.orDie)
   const moved: PaySchedule = {
     ...schedule,
     ...progressAfter(schedule, n),
     ...(paid ? { paid_count: schedule.paid_count + 1 } : { missed_count: schedule.missed_count + 1 }),
-    state: last ? "completed" : "active",
+    state: to,
     updated_at: now
   }
   const chainId = (yield* ChainGateway).chainId
@@ -124,7 +132,6 @@ const settle = Effect.fn("InstalmentRunner.settle")(function* (
   const ledger = yield* PaymentLedger
   const repository = yield* PayScheduleRepository
   const patch = {
-    state: moved.state,
     paid_count: moved.paid_count,
     missed_count: moved.missed_count,
     next_instalment: moved.next_instalment,
@@ -133,20 +140,22 @@ const settle = Effect.fn("InstalmentRunner.settle")(function* (
   }
   const advanced = yield* withEvents(
     Effect.andThen(
-      repository.advance(schedule.nanoid, { state: "active", next_instalment: n }, patch, lease.holder),
+      repository.transition(schedule.nanoid, { state: schedule.state, next_instalment: n }, to, patch, lease.token),
       ledger.recordPayments(payments)
     ),
     () => events
   ).pipe(Effect.option)
   if (Option.isSome(advanced)) return paid ? "paid" : "missed"
   if (!paid) return "lost"
+  // The lease went (a cancel moved the schedule after the chain paid): the chain's payments are facts, recorded once by
+  // their ids whoever records them, and their event's id comes from the chain's facts, so nothing is announced twice.
   yield* withEvents(ledger.recordPayments(payments), () => events)
   return "lost"
 })
 
-/** Lets the schedule go until `retryAt` (epoch ms), for this holder only. */
+/** Lets the schedule go until `retryAt` (epoch ms), for this holder's token only. */
 const release = (leased: LeasedSchedule, retryAt: number) =>
-  PayScheduleRepository.use((repository) => repository.release(leased.schedule.nanoid, leased.lease.holder, retryAt))
+  PayScheduleRepository.use((repository) => repository.release(leased.schedule.nanoid, leased.lease.token, retryAt))
 
 /** Pays the leased schedule's next instalment on chain and records what became of it. */
 export const runSchedule = Effect.fn("InstalmentRunner.runSchedule")(function* (leased: LeasedSchedule) {
@@ -194,7 +203,7 @@ export const runSchedule = Effect.fn("InstalmentRunner.runSchedule")(function* (
     case "ScheduleNotActive": {
       // Canceled on chain (its signer revoked, or an operator's cancel whose record was lost): recorded so.
       const signer = yield* MembershipRepository.use((m) => m.find(schedule.team_nanoid, schedule.signer_nanoid))
-      const canceled = yield* recordCanceled(schedule, Option.isNone(signer) ? "signer_removed" : "team")
+      const canceled = yield* recordCanceled(schedule, Option.isNone(signer) ? "signer_removed" : "team", leased.lease.token)
       return (canceled === undefined ? "lost" : "canceled") as InstalmentRun
     }
     // Beyond the balance: announced once, and tried again while it is valid (a deposit may come in time).
@@ -214,16 +223,25 @@ export const runSchedule = Effect.fn("InstalmentRunner.runSchedule")(function* (
 /** Leases and runs due schedules until none is left (or `limit` ran); answers what became of each. */
 export const runDueInstalments = Effect.fn("InstalmentRunner.runDueInstalments")(function* (limit = 100) {
   const repository = yield* PayScheduleRepository
+  const leaseMillis = yield* ClaimLease
   const runs: Array<{ readonly schedule: PaySchedule; readonly n: number; readonly run: InstalmentRun }> = []
   while (runs.length < limit) {
     const nowMillis = yield* Clock.currentTimeMillis
     const leased = yield* repository.leaseDue({
       now: Math.floor(nowMillis / 1000),
       nowMillis,
-      leaseUntil: nowMillis + instalmentLeaseMillis
+      leaseUntil: nowMillis + leaseMillis
     })
     if (leased === undefined) break
-    runs.push({ schedule: leased.schedule, n: leased.schedule.next_instalment, run: yield* runSchedule(leased) })
+    const nanoid = leased.schedule.nanoid
+    // Renewed while it runs; once the store says another holder has it, stopped before its next write.
+    const run = yield* keepRenewed({
+      lease: `pay schedule ${nanoid}`,
+      held: leased.lease,
+      leaseMillis,
+      renew: (until) => repository.renew(nanoid, leased.lease.token, until)
+    })(runSchedule(leased)).pipe(Effect.catchTag("LeaseLost", () => Effect.succeed<InstalmentRun>("lost")))
+    runs.push({ schedule: leased.schedule, n: leased.schedule.next_instalment, run })
   }
   return runs
 })

@@ -43,6 +43,9 @@ export const PayScheduleMachine = makeStateMachine({
 /** A pay schedule's state. */
 export type PayScheduleState = typeof PayScheduleMachine.State.Type
 
+/** The state a schedule is recorded in once its registration is final. */
+export const initialScheduleState: PayScheduleState = "active"
+
 /** One payee of a schedule: a member, paid into their svc account each instalment. */
 export const SchedulePayee = Schema.Struct({
   recipient_nanoid: UserId,

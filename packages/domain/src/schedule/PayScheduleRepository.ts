@@ -4,16 +4,16 @@
  */
 import { Context, type Effect, type Option } from "effect"
 import type { PayScheduleId, TeamId } from "../Ids.ts"
-import type { Lease } from "../Lease.ts"
+import type { FencingToken, Lease } from "../Lease.ts"
 import type { StaleState } from "../StaleState.ts"
 import type { PaySchedule, PayScheduleState } from "./PaySchedule.ts"
 
 /** What a settled instalment or a cancellation changes of a schedule. */
 export type SchedulePatch = Partial<
-  Pick<PaySchedule, "state" | "paid_count" | "missed_count" | "next_instalment" | "next_pay_at" | "updated_at">
+  Pick<PaySchedule, "paid_count" | "missed_count" | "next_instalment" | "next_pay_at" | "updated_at">
 >
 
-/** Where a change expects the schedule to be: its state, and which instalment is next. */
+/** Where a move expects the schedule to be: the state it leaves, and which instalment is next. */
 export interface ScheduleStep {
   readonly state: PayScheduleState
   readonly next_instalment: number
@@ -30,11 +30,14 @@ export interface LeasedSchedule {
  * - `insert`: keep one record per nanoid (a second insert changes nothing and answers `false`);
  * - `listTeam`: newest first (`created_at`, then nanoid, both descending);
  * - `leaseDue`: lease an `active` schedule whose `next_pay_at` is at or before `now` (unix seconds) and that no live
- *   lease holds, to one caller at a time across machines, in one conditional update; the earliest due first;
- * - `advance`: move a schedule only from `from` (`StaleState` otherwise), and, when `holder` is given, only while that
- *   holder's lease holds it; the lease ends with the move;
- * - `release`: end `holder`'s lease (nothing changes once another holds it), leaving the schedule free from `retryAt`
- *   (epoch ms) when given.
+ *   lease holds, to one caller at a time across machines, in one conditional update, under a fencing token larger
+ *   than every earlier one of that schedule (decision 0090); the earliest due first;
+ * - `renew`: extend the lease to `until` while `token` is still the schedule's current one (`None` otherwise);
+ * - `transition`: move a schedule from `from` to `to` (a move outside `PayScheduleMachine`'s table is a defect), only
+ *   while it is still in `from` (`StaleState` otherwise) and, when `token` is given, only while that token is its
+ *   current one; the lease ends with the move;
+ * - `release`: end the lease of `token` (nothing changes once another holds it), leaving the schedule free from
+ *   `retryAt` (epoch ms) when given.
  */
 export class PayScheduleRepository extends Context.Service<
   PayScheduleRepository,
@@ -49,12 +52,14 @@ export class PayScheduleRepository extends Context.Service<
       readonly nowMillis: number
       readonly leaseUntil: number
     }) => Effect.Effect<LeasedSchedule | undefined>
-    readonly advance: (
+    readonly renew: (nanoid: PayScheduleId, token: FencingToken, until: number) => Effect.Effect<Option.Option<Lease>>
+    readonly transition: (
       nanoid: PayScheduleId,
       from: ScheduleStep,
+      to: PayScheduleState,
       patch: SchedulePatch,
-      holder?: string
+      token?: FencingToken
     ) => Effect.Effect<PaySchedule, StaleState>
-    readonly release: (nanoid: PayScheduleId, holder: string, retryAt?: number) => Effect.Effect<void>
+    readonly release: (nanoid: PayScheduleId, token: FencingToken, retryAt?: number) => Effect.Effect<void>
   }
 >()("@svc/domain/schedule/PayScheduleRepository") {}

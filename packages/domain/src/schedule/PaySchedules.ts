@@ -4,13 +4,14 @@
  * cash requirement. docs/payroll.md tells the flow.
  */
 import { Context, type Effect, Layer } from "effect"
-import type { ChainUnavailable, RequestError, SettlementReverted } from "../chain/ChainError.ts"
+import type { ChainUnreachable, RequestError, SendError } from "../chain/ChainError.ts"
 import type { ChainGateway } from "../chain/ChainGateway.ts"
 import type { IssuedRequestStore, IssuedRequestsLimit, TypedDataNotFound } from "../eip712/IssuedRequestStore.ts"
 import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { ScheduleTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PayScheduleId, TeamId } from "../Ids.ts"
+import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -20,6 +21,7 @@ import type {
   InvalidRecipient,
   TeamAccountMissing
 } from "../payment/PaymentErrors.ts"
+import type { Executions } from "../payment/Executions.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
@@ -58,6 +60,8 @@ type PaySchedulePorts =
   | SignatureVerifier
   | EventOutbox
   | UnitOfWork
+  | Executions
+  | InviteRepository
 
 /** Pay schedules of teams, for a caller. */
 export class PaySchedules extends Context.Service<
@@ -69,7 +73,7 @@ export class PaySchedules extends Context.Service<
       body: CreatePayScheduleRequest
     ) => Effect.Effect<
       { readonly bundle: ScheduleTypedDataBundle; readonly schedule: PayScheduleId },
-      AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit | FirstPayInPast | ChainUnavailable
+      AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit | FirstPayInPast | ChainUnreachable
     >
     /** Registers the signed schedule on chain once; a replay answers the first result, 202 while in flight. */
     readonly execute: (
@@ -89,13 +93,13 @@ export class PaySchedules extends Context.Service<
       schedule: PayScheduleId
     ) => Effect.Effect<
       PayScheduleItem,
-      AccessError | PayScheduleNotFound | ScheduleNotCancelable | SettlementReverted | ChainUnavailable
+      AccessError | PayScheduleNotFound | ScheduleNotCancelable | SendError
     >
     /** The team's obligations within its horizon against its balance. */
     readonly cashRequirement: (
       caller: Caller,
       team: TeamId
-    ) => Effect.Effect<CashRequirement, AccessError | ChainUnavailable>
+    ) => Effect.Effect<CashRequirement, AccessError | ChainUnreachable>
   }
 >()("@svc/domain/schedule/PaySchedules") {
   /** On the chain, the storage ports, ids, randomness and the signature check. */

@@ -6,11 +6,13 @@ import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { respond, respondSettled } from "./Respond.ts"
 
-/** What PUT /v2/pay_schedules answers: the schedule registered (200), or its transaction in flight (202). */
-const executionAnswer = (execution: ScheduleExecution) =>
-  execution._tag === "Registered"
-    ? { transaction: execution.transaction, pay_schedule: execution.schedule }
-    : { transaction: execution.transaction, pay_schedule_nanoid: execution.schedule, inFlight: true as const }
+/** Either answer of PUT /v2/pay_schedules: the schedule registered (200), or its transaction in flight (202). */
+type ScheduleAnswer = ScheduleExecution["result"]
+
+const settledOf = (execution: ScheduleExecution) =>
+  execution._tag === "Executed"
+    ? { _tag: "Executed" as const, result: execution.result as ScheduleAnswer }
+    : { _tag: "InFlight" as const, result: execution.result as ScheduleAnswer }
 
 /** Pay schedules on the chain and the storage. */
 export const PayScheduleHandlers = HttpApiBuilder.group(
@@ -26,7 +28,7 @@ export const PayScheduleHandlers = HttpApiBuilder.group(
             pay_schedule_nanoid: schedule
           }))
         ),
-      execute: ({ payload }) => respondSettled((me) => Effect.map(schedules.execute(me, payload), executionAnswer)),
+      execute: ({ payload }) => respondSettled((me) => Effect.map(schedules.execute(me, payload), settledOf)),
       list: ({ query }) => respond((me) => Effect.map(schedules.list(me, query.team_nanoid), (items) => ({ items }))),
       get: ({ params }) => respond((me) => schedules.get(me, params.pay_schedule_nanoid)),
       cancel: ({ params }) => respond((me) => schedules.cancel(me, params.pay_schedule_nanoid)),
