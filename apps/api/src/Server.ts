@@ -174,7 +174,11 @@ const makeRoutes = <A, E, R>(
  * after the caller's permission is checked (decision 0078).
  */
 export const Routes = (v1: V1Options | undefined, consoleDirectory?: string) =>
-  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers, PayScheduleHandlers), v1, consoleDirectory)
+  makeRoutes(
+    Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers, PayScheduleHandlers),
+    v1,
+    consoleDirectory
+  )
 
 /** Invite settings: links point at the server's public URL. */
 const inviteSettings = (options: ServerOptions) =>

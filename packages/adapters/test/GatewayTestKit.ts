@@ -9,8 +9,8 @@ import {
   paymentRequestOf,
   paymentsRequestOf,
   rolesRequestOf,
-  scheduleRequestOf,
-  type SendError
+  type SendError,
+  scheduleRequestOf
 } from "@svc/domain/chain"
 import {
   type PaymentEntry,

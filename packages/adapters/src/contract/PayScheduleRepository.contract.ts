@@ -6,8 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { PayScheduleId } from "@svc/domain/Ids"
-import { type PaySchedule, PayScheduleRepository } from "@svc/domain/schedule"
 import { fencingTokenOf } from "@svc/domain/Lease"
+import { type PaySchedule, PayScheduleRepository } from "@svc/domain/schedule"
 import { Cause, Effect, Option } from "effect"
 import { teamId, userId, wallet } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"

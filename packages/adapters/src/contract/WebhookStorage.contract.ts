@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { EventOutbox } from "@svc/domain/event"
 import type { DeliveryId, WebhookId } from "@svc/domain/Ids"
+import { fencingTokenOf } from "@svc/domain/Lease"
 import { MembershipRepository } from "@svc/domain/membership"
 import { withEvents } from "@svc/domain/UnitOfWork"
 import {
@@ -18,7 +19,6 @@ import {
 import { Effect } from "effect"
 import { companyId, event, membership, teamId, userId } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
-import { fencingTokenOf } from "@svc/domain/Lease"
 
 const digits = (n: number) => String(n).padStart(12, "0")
 const webhookId = (n: number) => `wh-${digits(n)}` as WebhookId

@@ -4,8 +4,8 @@
  * another, `PayScheduleMachine`'s moves only (decision 0091), in the use case's unit of work when it runs in one.
  */
 import type { TeamId } from "@svc/domain/Ids"
-import { PaySchedule, PayScheduleMachine, PayScheduleRepository } from "@svc/domain/schedule"
 import { StaleState } from "@svc/domain/StaleState"
+import { PaySchedule, PayScheduleMachine, PayScheduleRepository } from "@svc/domain/schedule"
 import { Effect, Layer, Option } from "effect"
 import type { UpdateFilter } from "mongodb"
 import * as Leases from "./Leases.ts"
@@ -44,7 +44,9 @@ export const layer = Layer.effect(
             catch: (error) => error
           }).pipe(
             Effect.as(true),
-            Effect.catch((error) => (isDuplicateKey(error) ? Effect.succeed(false) : tryMongo(() => Promise.reject(error))))
+            Effect.catch((error) =>
+              isDuplicateKey(error) ? Effect.succeed(false) : tryMongo(() => Promise.reject(error))
+            )
           )
         }).pipe(toPort),
       find: (nanoid) =>
@@ -68,7 +70,9 @@ export const layer = Layer.effect(
             { sort: { next_pay_at: 1, _id: 1 }, now: nowMillis, until: leaseUntil }
           )
           .pipe(
-            Effect.map((taken) => (taken === null ? undefined : { schedule: scheduleOf(taken.doc), lease: taken.lease })),
+            Effect.map((taken) =>
+              taken === null ? undefined : { schedule: scheduleOf(taken.doc), lease: taken.lease }
+            ),
             toPort
           ),
       renew: (nanoid, token, until) =>

@@ -13,13 +13,13 @@ import { CompanyRepository } from "@svc/domain/company"
 import { IssuedRequestStore, storedBytesOf } from "@svc/domain/eip712"
 import type { DeliveryId } from "@svc/domain/Ids"
 import { IdempotencyStore } from "@svc/domain/idempotency"
+import { fencingTokenOf } from "@svc/domain/Lease"
 import { WebhookDeliveryStore } from "@svc/domain/webhook"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { company, companyId, event, issued, teamId } from "../contract/Fixtures.ts"
 import { migrations } from "./Migrations.ts"
 import { SqliteDatabase, userVersionOf } from "./SqliteDatabase.ts"
 import * as SqliteStorage from "./SqliteStorage.ts"
-import { fencingTokenOf } from "@svc/domain/Lease"
 
 const latest = Math.max(...migrations.map((m) => m.version))
 

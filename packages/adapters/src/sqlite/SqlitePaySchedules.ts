@@ -5,13 +5,13 @@
  */
 import type { TeamId } from "@svc/domain/Ids"
 import { fencingTokenOf } from "@svc/domain/Lease"
+import { StaleState } from "@svc/domain/StaleState"
 import {
   type PaySchedule,
   PayScheduleMachine,
   PayScheduleRepository,
   PaySchedule as PayScheduleSchema
 } from "@svc/domain/schedule"
-import { StaleState } from "@svc/domain/StaleState"
 import { Effect, Layer, Option } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"

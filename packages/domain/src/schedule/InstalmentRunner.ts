@@ -203,7 +203,11 @@ export const runSchedule = Effect.fn("InstalmentRunner.runSchedule")(function* (
     case "ScheduleNotActive": {
       // Canceled on chain (its signer revoked, or an operator's cancel whose record was lost): recorded so.
       const signer = yield* MembershipRepository.use((m) => m.find(schedule.team_nanoid, schedule.signer_nanoid))
-      const canceled = yield* recordCanceled(schedule, Option.isNone(signer) ? "signer_removed" : "team", leased.lease.token)
+      const canceled = yield* recordCanceled(
+        schedule,
+        Option.isNone(signer) ? "signer_removed" : "team",
+        leased.lease.token
+      )
       return (canceled === undefined ? "lost" : "canceled") as InstalmentRun
     }
     // Beyond the balance: announced once, and tried again while it is valid (a deposit may come in time).

@@ -15,13 +15,13 @@ import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import type { Executions } from "../payment/Executions.ts"
 import type {
   ExecutionBodyMismatch,
   ExecutionInProgress,
   InvalidRecipient,
   TeamAccountMissing
 } from "../payment/PaymentErrors.ts"
-import type { Executions } from "../payment/Executions.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
@@ -91,10 +91,7 @@ export class PaySchedules extends Context.Service<
     readonly cancel: (
       caller: Caller,
       schedule: PayScheduleId
-    ) => Effect.Effect<
-      PayScheduleItem,
-      AccessError | PayScheduleNotFound | ScheduleNotCancelable | SendError
-    >
+    ) => Effect.Effect<PayScheduleItem, AccessError | PayScheduleNotFound | ScheduleNotCancelable | SendError>
     /** The team's obligations within its horizon against its balance. */
     readonly cashRequirement: (
       caller: Caller,
