@@ -108,6 +108,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
           "Overview",
           "Members",
           "Payments",
+          "Pay schedules",
           "Webhooks",
           "Deposits",
           "Settings"
@@ -277,6 +278,51 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
       }).pipe(Effect.scoped)
   )
 
+  it.effect(
+    "an admin schedules weekly pay, reviews and signs it once, sees it listed and the cash it needs, and cancels it",
+    () =>
+      run(async ({ baseUrl, team, browser }) => {
+        const { page, problems } = await openWith(browser, { account: team.admin.account })
+        await signIn(page, baseUrl)
+        await openPage(page, "Pay schedules")
+        await page.getByRole("button", { name: "New schedule" }).click()
+        await fillPayee(page, 0, {
+          name: team.ada.name,
+          email: "ada@example.com",
+          amount: "100.00",
+          description: "Weekly"
+        })
+        const tomorrow = new Date(Date.now() + 86_400_000)
+        const local = new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
+        await page.getByLabel("First pay").fill(local)
+        await page.getByLabel("Instalments").fill("3")
+        await accessible(page, "new pay schedule")
+        await page.getByRole("button", { name: "Review" }).click()
+        await visible(page.getByText("Checked: 3 weekly instalments of $100.00 to 1 payee"))
+        await accessible(page, "pay schedule review")
+        await page.getByRole("button", { name: "Sign and schedule" }).click()
+        await visible(page.getByRole("heading", { name: "Schedule registered" }))
+        await openPage(page, "Pay schedules")
+        const row = page.getByRole("row").filter({ hasText: team.ada.name })
+        await visible(row.getByText("Active"))
+        assert.deepStrictEqual(
+          await Promise.all(
+            ["Paid", "Left", "Each time"].map((cell) => row.locator(`td[data-label="${cell}"]`).textContent())
+          ),
+          ["0", "3", "$100.00"]
+        )
+        await accessible(page, "pay schedules")
+        // Two instalments fall within the team's 14 days.
+        await openPage(page, "Overview", "Test Team")
+        await visible(page.getByTestId("cash-requirement").getByText("$200.00"))
+        await openPage(page, "Pay schedules")
+        await row.getByRole("button", { name: "Cancel" }).click()
+        await visible(row.getByText("Canceled"))
+        assert.strictEqual(await row.getByRole("button", { name: "Cancel" }).count(), 0)
+        assert.deepStrictEqual(problems, [])
+      })
+  )
+
   it.effect("each role sees only what it may do", () =>
     run(async ({ baseUrl, team, browser }) => {
       const finance = await openWith(browser, { account: team.finance.account })
@@ -285,6 +331,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         "Overview",
         "Members",
         "Payments",
+        "Pay schedules",
         "Deposits",
         "Settings"
       ])
@@ -303,6 +350,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         "Overview",
         "Members",
         "Payments",
+        "Pay schedules",
         "Deposits",
         "Settings"
       ])

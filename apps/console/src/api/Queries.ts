@@ -22,7 +22,9 @@ export const keys = {
   deliveries: (webhook: string) => ["deliveries", webhook] as const,
   deposits: (team: string) => ["deposits", team] as const,
   settings: (team: string) => ["settings", team] as const,
-  memberSettings: (team: string, user: string) => ["memberSettings", team, user] as const
+  memberSettings: (team: string, user: string) => ["memberSettings", team, user] as const,
+  schedules: (team: string) => ["schedules", team] as const,
+  cashRequirement: (team: string) => ["cashRequirement", team] as const
 }
 
 /** States a payment leaves by itself: it is polled while in one. */
@@ -130,5 +132,27 @@ export const useDeposits = (team: string, enabled = true) => {
     queryKey: keys.deposits(team),
     enabled,
     queryFn: async () => (await client.deposits.list({ query: { team_nanoid: team, limit: 50 } })).data
+  })
+}
+
+/** The team's pay schedules, newest first, polled while one is active (its next instalment may be paid meanwhile). */
+export const useSchedules = (team: string, enabled = true) => {
+  const client = useClient()
+  return useQuery({
+    queryKey: keys.schedules(team),
+    enabled,
+    queryFn: async () => (await client.schedules.list({ query: { team_nanoid: team } })).data.items,
+    refetchInterval: (current) =>
+      current.state.data?.some((schedule) => schedule.state === "active") === true ? livePollMillis * 4 : false
+  })
+}
+
+/** The team's cash requirement: its obligations within its horizon against its balance. */
+export const useCashRequirement = (team: string, enabled = true) => {
+  const client = useClient()
+  return useQuery({
+    queryKey: keys.cashRequirement(team),
+    enabled,
+    queryFn: async () => (await client.schedules.cashRequirement({ query: { team_nanoid: team } })).data
   })
 }

@@ -28,3 +28,5 @@ export type Deposit = ClientDeposit
 export type PaymentState = NonNullable<PaymentItem["payment"]["state"]>
 /** A team role (`team_admin`, ...). */
 export type Role = "team_admin" | "team_finance_admin" | "team_viewer" | "team_employee" | "team_contractor"
+export type PaySchedule = SvcResult<"paySchedules", "list">["data"]["items"][number]
+export type CashRequirement = SvcResult<"paySchedules", "cashRequirement">["data"]

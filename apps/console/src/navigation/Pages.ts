@@ -10,6 +10,7 @@ import { DepositsPage } from "../pages/Deposits.tsx"
 import { MembersPage } from "../pages/Members.tsx"
 import { OverviewPage } from "../pages/Overview.tsx"
 import { PaymentsPage } from "../pages/Payments.tsx"
+import { PaySchedulesPage } from "../pages/PaySchedules.tsx"
 import { SettingsPage } from "../pages/Settings.tsx"
 import { WebhooksPage } from "../pages/Webhooks.tsx"
 import type { IconName } from "../ui/Icons.tsx"
@@ -48,6 +49,13 @@ export const consolePages: ReadonlyArray<ConsolePage> = [
     icon: "payments",
     visible: (team) => team.may("payments.read"),
     Component: PaymentsPage
+  },
+  {
+    slug: "schedules",
+    label: "Pay schedules",
+    icon: "schedules",
+    visible: (team) => team.may("payments.read"),
+    Component: PaySchedulesPage
   },
   {
     slug: "webhooks",

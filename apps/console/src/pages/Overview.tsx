@@ -1,6 +1,7 @@
 /**
  * A team at a glance: its balance, the account to fund (address, QR code, copy), what needs attention (payments in
- * flight, failed webhook deliveries), and the latest payments and deposits. A payee sees their own membership.
+ * flight, failed webhook deliveries), the cash requirement, and the latest payments and deposits. A payee sees their
+ * own membership.
  */
 import { useQueries } from "@tanstack/react-query"
 import { keys, usdCentsOf, useBalance, useDeposits, usePayments, useWebhooks } from "../api/Queries.ts"
@@ -12,6 +13,7 @@ import { Button, CopyButton, PageHeader } from "../ui/Controls.tsx"
 import { Money, roleName } from "../ui/Format.tsx"
 import { Empty, ErrorNotice, Loading } from "../ui/Notice.tsx"
 import { QrCode } from "../ui/QrCode.tsx"
+import { CashRequirementCard } from "./CashRequirement.tsx"
 import { DepositRows } from "./Deposits.tsx"
 import { MemberCard } from "./MemberCard.tsx"
 import { PaymentRows } from "./PaymentRows.tsx"
@@ -156,6 +158,7 @@ export const OverviewPage = ({ team }: PageProps) => (
     <div className="grid">
       {team.may("balance.read") ? <BalanceCards team={team.team} /> : null}
       {team.may("payments.read") ? <Attention team={team} /> : null}
+      {team.may("balance.read") && team.may("payments.read") ? <CashRequirementCard team={team.team} /> : null}
       {team.may("payments.read") ? <Recent team={team} /> : null}
       {team.me !== undefined && team.may("member.summary", true) && !team.may("payments.read") ? (
         <MemberCard team={team} user={team.me} />
