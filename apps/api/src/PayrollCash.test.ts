@@ -2,12 +2,16 @@
  * Pay schedules under pressure (issue 37), each test on an anvil of its own: a schedule larger than the balance is
  * announced once as a cash requirement with its shortfall, again when it comes due, and paid once a deposit covers it;
  * two servers' runners on one store pay an instalment once; a runner that died after the chain paid, before it
- * recorded, is reconciled from the chain's logs by the next, once.
+ * recorded, is reconciled from the chain's logs by the next, once; an intent beyond the balance when due is announced
+ * once as due.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { IntentRunner } from "@svc/domain/payment"
 import { InstalmentRunner, PayScheduleRepository } from "@svc/domain/schedule"
 import { Clock, Effect } from "effect"
 import type { Hex } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
 import {
   completePayments,
   createSchedule,
@@ -181,5 +185,53 @@ describe("pay schedules and the balance", { timeout: 120_000 }, () => {
       assert.strictEqual(yield* eventCount(f.server, "payment.subscription.paid"), 1)
       assert.strictEqual((yield* scheduleOf(f, t, schedule.nanoid)).paid_count, 1)
     }).pipe(Effect.scoped, Effect.orDie)
+  )
+
+  it.live(
+    "an intent beyond the balance when due: one payment.cash_requirement.due, and it stays to be tried again",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* fixture
+        const t = yield* payrollTeam(f, 10_00)
+        const due = Math.floor(Date.now() / 1000) + 3
+        const body = {
+          from: t.team,
+          to: [{ to: t.employee.user, amount_cents: 40_00, currency_symbol: "USD", invoice_description: "Later" }],
+          pay_now: false,
+          pay_at_time: due
+        }
+        const issued = yield* call(f.server, "POST", "/v2/payments", { token: t.token, body })
+        assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
+        const signature = yield* Effect.promise(() =>
+          privateKeyToAccount(t.financeKey).signTypedData(signableOf(issued.body.data as TypedDataBundle))
+        )
+        const { pay_at_time: _, ...signed } = body
+      const put = { ...signed, signer: t.finance.address, typed_data: issued.body.data.typed_data, signature }
+        const executed = yield* call(f.server, "PUT", "/v2/payments", { token: t.token, body: put })
+        assert.strictEqual(executed.status, 200, JSON.stringify(executed.body))
+
+        const ahead = due * 1000 + 1_000 - Date.now()
+        yield* f.setTime(due + 1)
+        const pass = Effect.flatMap(shifted(ahead), (clock) =>
+          IntentRunner.runDueIntents().pipe(Effect.provide(f.server.context), Effect.provideService(Clock.Clock, clock))
+        )
+        assert.deepStrictEqual(
+          (yield* pass).map((r) => r.run),
+          ["retry_later"]
+        )
+        const again = yield* Effect.flatMap(shifted(ahead + 61_000), (clock) =>
+          IntentRunner.runDueIntents().pipe(Effect.provide(f.server.context), Effect.provideService(Clock.Clock, clock))
+        )
+        assert.deepStrictEqual(
+          again.map((r) => r.run),
+          ["retry_later"]
+        )
+        const announced = yield* eventsOf(f, "payment.cash_requirement.due")
+        assert.deepStrictEqual(
+          announced.map((data) => [data.shortfall_cents, (data.obligations as Array<{ kind: string }>)[0]?.kind]),
+          [[30_00, "intent"]]
+        )
+        assert.deepStrictEqual(yield* completePayments(f, t), [])
+      }).pipe(Effect.scoped, Effect.orDie)
   )
 })

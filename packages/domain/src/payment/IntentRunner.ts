@@ -9,6 +9,7 @@ import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { ChainFacts } from "../event/EventPayload.ts"
 import type { FencingToken } from "../Lease.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { intentDueEvent } from "../schedule/CashRequirements.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { withEvents } from "../UnitOfWork.ts"
@@ -117,7 +118,15 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
       case "IntentNotDue":
         run = (yield* move(token, payment, ["defer"])) ? "not_due" : "lost"
         break
-      // Balance, revert or node trouble: the lease expires and a later pass retries within the validity window.
+      // Beyond the balance: announced once (issue 37), and tried again while valid (a deposit may come in time).
+      case "InsufficientBalance": {
+        const due = yield* intentDueEvent(payment).pipe(Effect.orElseSucceed(() => []))
+        yield* withEvents(Effect.void, () => due)
+        yield* Effect.logWarning(`intent ${payment.nanoid} not executed: beyond the balance`)
+        run = "retry_later"
+        break
+      }
+      // Revert or node trouble: the lease expires and a later pass retries within the validity window.
       default:
         yield* Effect.logWarning(`intent ${payment.nanoid} not executed: ${outcome.error._tag}`)
         run = "retry_later"

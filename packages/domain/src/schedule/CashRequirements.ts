@@ -13,7 +13,7 @@ import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { CashObligation, CashRequirementEventPayload } from "../event/PayrollEventPayload.ts"
 import type { EventId, TeamId } from "../Ids.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
-import { amountCentsOf } from "../payment/Payment.ts"
+import { amountCentsOf, type Payment } from "../payment/Payment.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import { isoOf } from "../Timestamp.ts"
 import { SettingsRepository } from "../team/SettingsRepository.ts"
@@ -170,37 +170,52 @@ export const shortfallEvents = Effect.fn("CashRequirements.shortfallEvents")(fun
   ]
 })
 
-/** `payment.cash_requirement.due` for instalment `n` of `schedule`, due and beyond the balance: once per instalment. */
-export const instalmentDueEvent = Effect.fn("CashRequirements.instalmentDueEvent")(function* (
-  schedule: PaySchedule,
-  n: number
+/** `payment.cash_requirement.due` for `obligation` of `teamId`, due and beyond the balance, under the id `id`. */
+const obligationDueEvent = Effect.fn("CashRequirements.obligationDueEvent")(function* (
+  teamId: TeamId,
+  obligation: Obligation,
+  id: EventId
 ) {
-  const team = yield* TeamRepository.use((teams) => teams.findById(schedule.team_nanoid))
+  const team = yield* TeamRepository.use((teams) => teams.findById(teamId))
   if (Option.isNone(team)) return [] as ReadonlyArray<DomainEvent>
   const { requirement } = yield* cashRequirementOf(team.value)
+  return [
+    yield* requirementEvent("payment.cash_requirement.due", team.value, id, {
+      ...requirement,
+      shortfall_cents: Math.max(requirement.shortfall_cents, obligation.amountCents - requirement.balance_cents),
+      first_unmet_at: isoOf(obligation.dueAt * 1000),
+      obligations: [obligationView(obligation)]
+    })
+  ]
+})
+
+/** `payment.cash_requirement.due` for instalment `n` of `schedule`, due and beyond the balance: once per instalment. */
+export const instalmentDueEvent = (schedule: PaySchedule, n: number) => {
   const times = { firstPayAt: schedule.first_pay_at, interval: schedule.interval, validMinutes: schedule.valid_minutes }
-  const window = instalmentWindow(times, n)
   const obligation: Obligation = {
     kind: "instalment",
     nanoid: schedule.nanoid,
     instalment: n,
-    ...window,
+    ...instalmentWindow(times, n),
     amountCents: instalmentCents(schedule)
   }
-  return [
-    yield* requirementEvent(
-      "payment.cash_requirement.due",
-      team.value,
-      scheduleEventIdOf(schedule.nanoid, "payment.cash_requirement.due", n),
-      {
-        ...requirement,
-        shortfall_cents: Math.max(requirement.shortfall_cents, obligation.amountCents - requirement.balance_cents),
-        first_unmet_at: isoOf(window.dueAt * 1000),
-        obligations: [obligationView(obligation)]
-      }
-    )
-  ]
-})
+  const id = scheduleEventIdOf(schedule.nanoid, "payment.cash_requirement.due", n)
+  return obligationDueEvent(schedule.team_nanoid, obligation, id)
+}
+
+/** `payment.cash_requirement.due` for a registered intent, due and beyond the balance: once per intent. */
+export const intentDueEvent = (payment: Payment) => {
+  const obligation: Obligation = {
+    kind: "intent",
+    nanoid: payment.nanoid,
+    instalment: null,
+    dueAt: payment.pay_at_time,
+    validUntil: payment.pay_at_time + payment.valid_minutes * 60,
+    amountCents: payment.amount_cents
+  }
+  const id = eventIdOfFacts(`${payment.nanoid}:payment.cash_requirement.due`)
+  return obligationDueEvent(payment.team_nanoid, obligation, id)
+}
 
 /** The cash requirement of `team` (`GET /v2/cash_requirements`, `balance.read`). */
 export const getCashRequirement = Effect.fn("CashRequirements.get")(function* (caller: Caller, team: TeamId) {
