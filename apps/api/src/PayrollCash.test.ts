@@ -206,7 +206,7 @@ describe("pay schedules and the balance", { timeout: 120_000 }, () => {
           privateKeyToAccount(t.financeKey).signTypedData(signableOf(issued.body.data as TypedDataBundle))
         )
         const { pay_at_time: _, ...signed } = body
-      const put = { ...signed, signer: t.finance.address, typed_data: issued.body.data.typed_data, signature }
+        const put = { ...signed, signer: t.finance.address, typed_data: issued.body.data.typed_data, signature }
         const executed = yield* call(f.server, "PUT", "/v2/payments", { token: t.token, body: put })
         assert.strictEqual(executed.status, 200, JSON.stringify(executed.body))
 
