@@ -5,6 +5,7 @@
  * paying, pay once. Later instalments move anvil's time and the server's clock together (`shifted`).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { InstalmentRunner } from "@svc/domain/schedule"
 import { Effect, Exit, Layer, Scope } from "effect"
 import type { Hex } from "viem"
@@ -17,7 +18,6 @@ import {
   scheduleOf,
   travelAndRun,
   units,
-  until,
   week
 } from "../test/Payroll.ts"
 import { call } from "../test/TestServer.ts"
@@ -51,7 +51,13 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
           InstalmentRunner.layer().pipe(Layer.provide(Layer.succeedContext(f.server.context))),
           runner
         )
-        yield* until(Effect.map(completePayments(f, t), (items) => items.length === 2))
+        yield* eventually(
+          Effect.map(completePayments(f, t), (items) => items.length === 2),
+          {
+            what: "the first instalment's two payments",
+            every: "100 millis"
+          }
+        )
         const paid = yield* completePayments(f, t)
         assert.deepStrictEqual(
           paid.map((p) => [p.payment.pay_schedule_nanoid, p.payment.instalment, p.payment.amount_cents]).sort(),

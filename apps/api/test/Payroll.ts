@@ -11,7 +11,7 @@ import { ChainGateway, rolesRequestOf } from "@svc/domain/chain"
 import { rolesTypedData, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { InstalmentRunner } from "@svc/domain/schedule"
 import { TeamRepository } from "@svc/domain/team"
-import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { createTestClient, type Hex, http, keccak256, publicActions, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { addMember, call, seedTeam, signIn, sqliteOf, startTestServerWith, type TestServer } from "./TestServer.ts"
@@ -159,14 +159,6 @@ export const travelAndRun = (f: Fixture, time: number) =>
       Effect.provideService(Clock.Clock, clock)
     )
   })
-
-/** Asks `check` every 100 ms until it answers true, for at most `seconds`. */
-export const until = (check: Effect.Effect<boolean>, seconds = 30) =>
-  check.pipe(
-    Effect.repeat({ until: (done) => done, schedule: Schedule.spaced(Duration.millis(100)) }),
-    Effect.timeout(Duration.seconds(seconds)),
-    Effect.orDie
-  )
 
 export const scheduleOf = (f: Fixture, t: Team, nanoid: string) =>
   Effect.map(call(f.server, "GET", `/v2/pay_schedules/${nanoid}`, { token: t.token }), (r) => r.body.data as Json)
