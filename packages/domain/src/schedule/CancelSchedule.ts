@@ -11,7 +11,9 @@ import type { Hex } from "viem"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { PayScheduleId, TeamId, UserId } from "../Ids.ts"
 import type { FencingToken } from "../Lease.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import { payingRoles } from "../payment/PaymentExecution.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { withEvents } from "../UnitOfWork.ts"
@@ -23,7 +25,7 @@ import { type CancelReason, scheduleEventOf } from "./ScheduleEvents.ts"
 import { scheduleItemOf } from "./ScheduleView.ts"
 
 /** Cancels `schedules` of one team on chain (when there is one), in one transaction. */
-const cancelOnChain = Effect.fn("PaySchedules.cancelOnChain")(function* (
+export const cancelOnChain = Effect.fn("PaySchedules.cancelOnChain")(function* (
   team: TeamId,
   schedules: ReadonlyArray<PaySchedule>
 ) {
@@ -35,6 +37,22 @@ const cancelOnChain = Effect.fn("PaySchedules.cancelOnChain")(function* (
     account,
     schedules.map((schedule) => schedule.onchain_id as Hex)
   )
+})
+
+/**
+ * Why `schedule` may no longer be paid, from the memberships as they are now: its signer gone or without a paying
+ * role, or a payee gone; `undefined` while it stands. The runner asks before each instalment, so a schedule whose
+ * cancellation a removal left unfinished is canceled before it pays anyone.
+ */
+export const endedStanding = Effect.fn("PaySchedules.endedStanding")(function* (schedule: PaySchedule) {
+  const memberships = yield* MembershipRepository
+  const signer = yield* memberships.find(schedule.team_nanoid, schedule.signer_nanoid)
+  if (Option.isNone(signer) || !payingRoles.includes(signer.value.role)) return "signer_removed" as CancelReason
+  for (const payee of schedule.payees) {
+    const member = yield* memberships.find(schedule.team_nanoid, payee.recipient_nanoid)
+    if (Option.isNone(member)) return "payee_removed" as CancelReason
+  }
+  return undefined
 })
 
 /**

@@ -25,7 +25,7 @@ import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { withEvents } from "../UnitOfWork.ts"
 import { repeatQuietly } from "../Worker.ts"
-import { recordCanceled } from "./CancelSchedule.ts"
+import { cancelOnChain, endedStanding, recordCanceled } from "./CancelSchedule.ts"
 import { instalmentDueEvent, shortfallEvents } from "./CashRequirements.ts"
 import { instalmentWindow } from "./Instalments.ts"
 import {
@@ -168,6 +168,19 @@ export const runSchedule = Effect.fn("InstalmentRunner.runSchedule")(function* (
   if (account === undefined) {
     yield* release(leased, nowMillis + 60_000)
     return "retry_later" as InstalmentRun
+  }
+  // Its signer's and payees' standing is checked as it runs, not only when they were removed: a removal that died
+  // before it canceled the schedule leaves it to be canceled here, under this runner's lease, before anyone is paid.
+  const ended = yield* endedStanding(schedule)
+  if (ended !== undefined) {
+    const sent = yield* Effect.exit(cancelOnChain(schedule.team_nanoid, [schedule]))
+    if (sent._tag === "Failure") {
+      yield* release(leased, nowMillis + 10_000)
+      return "retry_later" as InstalmentRun
+    }
+    return (
+      (yield* recordCanceled(schedule, ended, leased.lease.token)) === undefined ? "lost" : "canceled"
+    ) as InstalmentRun
   }
   const window = instalmentWindow(
     { firstPayAt: schedule.first_pay_at, interval: schedule.interval, validMinutes: schedule.valid_minutes },
