@@ -3,10 +3,11 @@
  * announced once as a cash requirement with its shortfall, again when it comes due, and paid once a deposit covers it;
  * two servers' runners on one store pay an instalment once; a runner that died after the chain paid, before it
  * recorded, is reconciled from the chain's logs by the next, once; an intent beyond the balance when due is announced
- * once as due.
+ * once as due; a schedule whose payee went without it being canceled is canceled by the runner, paying no one.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { MembershipRepository } from "@svc/domain/membership"
 import { IntentRunner } from "@svc/domain/payment"
 import { InstalmentRunner, PayScheduleRepository } from "@svc/domain/schedule"
 import { Clock, Effect } from "effect"
@@ -233,5 +234,24 @@ describe("pay schedules and the balance", { timeout: 120_000 }, () => {
         )
         assert.deepStrictEqual(yield* completePayments(f, t), [])
       }).pipe(Effect.scoped, Effect.orDie)
+  )
+
+  it.live("a payee gone before their schedule was canceled: the runner cancels it at its due time, paying no one", () =>
+    Effect.gen(function* () {
+      const f = yield* fixture
+      const t = yield* payrollTeam(f, 1_000_00)
+      const first = Math.floor(Date.now() / 1000) + 3
+      const schedule = yield* createSchedule(f, t, { first, count: 2, cents: [1500, 500] })
+      // A removal whose process died after the membership went and before the schedule was canceled.
+      yield* MembershipRepository.use((m) => m.remove(t.team, t.contractor.user)).pipe(Effect.provide(f.server.context))
+      yield* f.setTime(first + 1)
+      assert.deepStrictEqual(
+        (yield* runAt(f, first * 1000 + 1_000 - Date.now())).map((r) => r.run),
+        ["canceled"]
+      )
+      assert.strictEqual((yield* scheduleOf(f, t, schedule.nanoid)).state, "canceled")
+      assert.strictEqual((yield* f.gateway.schedule(t.account, schedule.onchain_id as Hex))?.active, false)
+      assert.deepStrictEqual(yield* completePayments(f, t), [])
+    }).pipe(Effect.scoped, Effect.orDie)
   )
 })
