@@ -115,7 +115,7 @@ describe("SqliteDatabase", () => {
         const store = yield* WebhookDeliveryStore
         const [claimed] = yield* store.claimDue({ now: 1, limit: 1, leaseMillis: 1_000 })
         const response_body = { text: "ok", truncated: false }
-        yield* store.record(delivery as DeliveryId, claimed?.lease.holder ?? "", {
+        yield* store.record(delivery as DeliveryId, claimed?.lease.token ?? (0 as never), {
           attempt: {
             delivery_nanoid: delivery as DeliveryId,
             number: 2,
