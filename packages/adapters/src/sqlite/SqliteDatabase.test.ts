@@ -13,7 +13,6 @@ import { CompanyRepository } from "@svc/domain/company"
 import { IssuedRequestStore, storedBytesOf } from "@svc/domain/eip712"
 import type { DeliveryId } from "@svc/domain/Ids"
 import { IdempotencyStore } from "@svc/domain/idempotency"
-import { fencingTokenOf } from "@svc/domain/Lease"
 import { WebhookDeliveryStore } from "@svc/domain/webhook"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { company, companyId, event, issued, teamId } from "../contract/Fixtures.ts"
@@ -116,7 +115,7 @@ describe("SqliteDatabase", () => {
         const store = yield* WebhookDeliveryStore
         const [claimed] = yield* store.claimDue({ now: 1, limit: 1, leaseMillis: 1_000 })
         const response_body = { text: "ok", truncated: false }
-        yield* store.record(delivery as DeliveryId, claimed?.lease.token ?? fencingTokenOf(0), {
+        yield* store.record(delivery as DeliveryId, claimed?.lease.token ?? (0 as never), {
           attempt: {
             delivery_nanoid: delivery as DeliveryId,
             number: 2,
