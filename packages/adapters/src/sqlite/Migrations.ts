@@ -1,13 +1,13 @@
 /**
  * The SQLite schema, as the list of migrations that build it. A database's `PRAGMA user_version` is the last one
- * applied; `SqliteDatabase` applies the rest at open, each in its own transaction. Versions 10 on are in
- * `LaterMigrations.ts`: append new migrations there, with the next version; never edit one that has shipped.
+ * applied; `SqliteDatabase` applies the rest at open, each in its own transaction. Append new migrations at the end
+ * with the next version; never edit one that has shipped.
  *
  * Records are stored whole as JSON (`record`), beside the columns that queries filter and sort on; leased tables
  * carry `lease_token` and `lease_until` (`Leases.ts`; the `lease_holder` some still have is no longer written).
  */
 
-import { laterMigrations } from "./LaterMigrations.ts"
+import { firstSchema } from "./FirstSchema.ts"
 
 /** One step of the schema. */
 export interface Migration {
@@ -17,118 +17,7 @@ export interface Migration {
 
 /** Every migration, oldest first. */
 export const migrations: ReadonlyArray<Migration> = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE companies (
-        nanoid TEXT PRIMARY KEY,
-        record TEXT NOT NULL
-      ) STRICT;
-
-      CREATE TABLE teams (
-        nanoid TEXT PRIMARY KEY,
-        company_nanoid TEXT NOT NULL,
-        record TEXT NOT NULL
-      ) STRICT;
-      CREATE INDEX teams_by_company ON teams (company_nanoid);
-
-      CREATE TABLE users (
-        nanoid TEXT PRIMARY KEY,
-        wallet TEXT NOT NULL UNIQUE,
-        email TEXT NOT NULL,
-        record TEXT NOT NULL
-      ) STRICT;
-      CREATE INDEX users_by_email ON users (email);
-
-      CREATE TABLE memberships (
-        nanoid TEXT PRIMARY KEY,
-        team_nanoid TEXT NOT NULL,
-        user_nanoid TEXT NOT NULL,
-        role TEXT NOT NULL,
-        email TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        record TEXT NOT NULL,
-        UNIQUE (team_nanoid, user_nanoid)
-      ) STRICT;
-      CREATE INDEX memberships_by_team ON memberships (team_nanoid, created_at, nanoid);
-      CREATE INDEX memberships_by_team_email ON memberships (team_nanoid, email);
-      CREATE INDEX memberships_by_user ON memberships (user_nanoid, created_at, nanoid);
-
-      CREATE TABLE team_settings (
-        team_nanoid TEXT PRIMARY KEY,
-        record TEXT NOT NULL
-      ) STRICT;
-
-      CREATE TABLE member_settings (
-        team_nanoid TEXT NOT NULL,
-        user_nanoid TEXT NOT NULL,
-        record TEXT NOT NULL,
-        PRIMARY KEY (team_nanoid, user_nanoid)
-      ) STRICT;
-
-      CREATE TABLE siwe_nonces (
-        nonce TEXT PRIMARY KEY,
-        wallet_key TEXT NOT NULL,
-        expires_at INTEGER NOT NULL,
-        used INTEGER NOT NULL DEFAULT 0,
-        record TEXT NOT NULL
-      ) STRICT;
-      CREATE INDEX siwe_nonces_by_expiry ON siwe_nonces (expires_at);
-
-      CREATE TABLE idempotency_keys (
-        scope TEXT NOT NULL,
-        key TEXT NOT NULL,
-        body_hash TEXT NOT NULL,
-        state TEXT NOT NULL,
-        response TEXT,
-        lease_holder TEXT,
-        lease_until INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (scope, key)
-      ) STRICT;
-      CREATE INDEX idempotency_keys_by_lapse ON idempotency_keys (lease_until);
-
-      CREATE TABLE issued_requests (
-        salt TEXT PRIMARY KEY,
-        team_nanoid TEXT NOT NULL,
-        record TEXT NOT NULL,
-        state TEXT NOT NULL DEFAULT 'issued',
-        executed_at INTEGER,
-        signature TEXT,
-        result TEXT,
-        lease_holder TEXT,
-        lease_until INTEGER NOT NULL DEFAULT 0
-      ) STRICT;
-      CREATE INDEX issued_requests_by_execution ON issued_requests (state, executed_at);
-
-      CREATE TABLE payments (
-        nanoid TEXT PRIMARY KEY,
-        salt TEXT NOT NULL,
-        team_nanoid TEXT NOT NULL,
-        recipient_nanoid TEXT,
-        state TEXT NOT NULL,
-        pay_at_time INTEGER NOT NULL,
-        created_at TEXT NOT NULL,
-        record TEXT NOT NULL,
-        lease_holder TEXT,
-        lease_until INTEGER NOT NULL DEFAULT 0
-      ) STRICT;
-      CREATE INDEX payments_by_team ON payments (team_nanoid, created_at);
-      CREATE INDEX payments_by_recipient ON payments (recipient_nanoid, created_at);
-      CREATE INDEX payments_due ON payments (state, pay_at_time);
-      CREATE INDEX payments_by_salt ON payments (salt);
-
-      CREATE TABLE event_outbox (
-        id TEXT PRIMARY KEY,
-        created INTEGER NOT NULL,
-        team_nanoid TEXT,
-        dispatched INTEGER NOT NULL DEFAULT 0,
-        event TEXT NOT NULL,
-        lease_holder TEXT,
-        lease_until INTEGER NOT NULL DEFAULT 0
-      ) STRICT;
-      CREATE INDEX event_outbox_pending ON event_outbox (dispatched, created, id);
-    `
-  },
+  firstSchema,
   {
     // Webhooks (issue 10): per-team event sequence numbers, endpoints, deliveries and their attempts.
     version: 2,
@@ -314,5 +203,66 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX chain_transactions_by_age ON chain_transactions (status, updated_at);
     `
   },
-  ...laterMigrations
+  {
+    // Fencing tokens (issue 36, decision 0090): every leased row counts its takings, and every write under a lease
+    // names the count it was taken at. The lease-only tables are made again without their holder names (a lease a
+    // process of an older version held lapses with them). A membership whose removal began is found by its mark
+    // (decision 0094).
+    version: 10,
+    sql: `
+      ALTER TABLE idempotency_keys ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE issued_requests ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE payments ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE event_outbox ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE mail_outbox ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE chain_followers ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      DROP TABLE relayer_leases;
+      CREATE TABLE relayer_leases (
+        chain_id INTEGER NOT NULL,
+        relayer TEXT NOT NULL,
+        lease TEXT NOT NULL,
+        lease_token INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL,
+        PRIMARY KEY (chain_id, relayer, lease)
+      ) STRICT;
+      DROP TABLE worker_leases;
+      CREATE TABLE worker_leases (
+        name TEXT PRIMARY KEY,
+        lease_token INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX memberships_removing ON memberships (json_extract(record, '$.removal_since'))
+        WHERE json_extract(record, '$.removal_since') IS NOT NULL;
+      `
+  },
+  {
+    // Response bodies in the delivery log (issue 40, decision 0115): the start of each attempt's answer as text and
+    // whether it was cut. Attempts made before keep no body (NULL).
+    version: 11,
+    sql: `
+      ALTER TABLE webhook_attempts ADD COLUMN response_body TEXT;
+      ALTER TABLE webhook_attempts ADD COLUMN response_body_truncated INTEGER NOT NULL DEFAULT 0;
+    `
+  },
+  {
+    // Pay schedules (issue 37, decision 0110): the record as JSON beside the columns the runner leases by, its lease a
+    // fencing token (decision 0090).
+    version: 14,
+    sql: `
+      CREATE TABLE pay_schedules (
+        nanoid TEXT PRIMARY KEY,
+        team_nanoid TEXT NOT NULL,
+        state TEXT NOT NULL,
+        next_instalment INTEGER NOT NULL,
+        next_pay_at INTEGER,
+        created_at TEXT NOT NULL,
+        lease_token INTEGER NOT NULL DEFAULT 0,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX pay_schedules_by_team ON pay_schedules (team_nanoid, created_at, nanoid);
+      CREATE INDEX pay_schedules_due ON pay_schedules (state, next_pay_at);
+    `
+  }
 ]
