@@ -311,5 +311,37 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX mail_outbox_by_age ON mail_outbox (state, created);
       CREATE INDEX chain_transactions_by_age ON chain_transactions (status, updated_at);
     `
+  },
+  {
+    // Members (issue 39, decisions 0107 to 0109): a block left half-done is found by its mark; a user by payout
+    // address; each pair of users found sharing an address once.
+    version: 10,
+    sql: `
+      CREATE INDEX memberships_blocking ON memberships (json_extract(record, '$.block.since'))
+        WHERE json_extract(record, '$.block.state') = 'blocking';
+      ALTER TABLE users ADD COLUMN payout_address TEXT;
+      CREATE INDEX users_by_payout_address ON users (payout_address) WHERE payout_address IS NOT NULL;
+      CREATE TABLE payout_proofs (
+        user_nanoid TEXT PRIMARY KEY,
+        salt TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX payout_proofs_by_expiry ON payout_proofs (expires_at);
+      CREATE TABLE payout_changes (
+        nanoid TEXT PRIMARY KEY,
+        user_nanoid TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX payout_changes_by_user ON payout_changes (user_nanoid, created_at, nanoid);
+      CREATE TABLE duplicate_pairs (
+        first_user TEXT NOT NULL,
+        second_user TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (first_user, second_user)
+      ) STRICT;
+      CREATE INDEX duplicate_pairs_by_second ON duplicate_pairs (second_user);
+    `
   }
 ]

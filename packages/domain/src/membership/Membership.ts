@@ -3,15 +3,20 @@
  */
 import { Schema } from "effect"
 import { MembershipId, TeamId, UserId } from "../Ids.ts"
+import { MemberBlock } from "./MemberBlock.ts"
 import { Role } from "./Role.ts"
 
-/** A stored membership. `email` is the member's e-mail, lower-cased, kept here so a team's list filters in one query. */
+/**
+ * A stored membership. `email` is the member's e-mail, lower-cased, kept here so a team's list filters in one query.
+ * `block` is there while the member is blocked, or being blocked (decision 0107).
+ */
 export const Membership = Schema.Struct({
   nanoid: MembershipId,
   team_nanoid: TeamId,
   user_nanoid: UserId,
   role: Role,
   email: Schema.String,
-  created_at: Schema.String
+  created_at: Schema.String,
+  block: Schema.optionalKey(MemberBlock)
 })
 export type Membership = typeof Membership.Type

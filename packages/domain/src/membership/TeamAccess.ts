@@ -1,6 +1,7 @@
 /**
  * Who may act on a team: the caller's membership in it decides (docs/authorization.md). Every team use case asks
- * here first, with the caller it was given.
+ * here first, with the caller it was given. A blocked member (decision 0107) may only read the team and their own
+ * summary and settings until unblocked.
  */
 import { Context, Effect, Layer } from "effect"
 import type { TeamId, UserId } from "../Ids.ts"
@@ -12,6 +13,10 @@ import type { Membership } from "./Membership.ts"
 import { InsufficientPermissions } from "./MembershipErrors.ts"
 import { MembershipRepository } from "./MembershipRepository.ts"
 import { type Action, isAllowed } from "./Permission.ts"
+
+/** What a blocked member may still do: see the team, and what it says about them. */
+const whileBlocked = (action: Action, aboutSelf: boolean): boolean =>
+  action === "team.read" || (aboutSelf && (action === "member.summary" || action === "member.settings.read"))
 
 /** What an allowed action may rely on: the active team and the caller's membership in it. */
 export interface TeamGrant {
@@ -50,8 +55,12 @@ export class TeamAccess extends Context.Service<
           if (membership._tag === "None") {
             return yield* new InsufficientPermissions({ message: "You are not a member of this team" })
           }
-          if (!isAllowed(membership.value.role, action, subject === caller.nanoid)) {
+          const aboutSelf = subject === caller.nanoid
+          if (!isAllowed(membership.value.role, action, aboutSelf)) {
             return yield* new InsufficientPermissions({})
+          }
+          if (membership.value.block !== undefined && !whileBlocked(action, aboutSelf)) {
+            return yield* new InsufficientPermissions({ message: "You are blocked in this team" })
           }
           return { team: found.value, membership: membership.value }
         })
