@@ -21,6 +21,9 @@ import {
   MetricsRoute,
   methodsOf,
   PaymentHandlers,
+  PayoutHandlers,
+  PayoutReportHandlers,
+  PayoutReportPage,
   RateLimits,
   RequestTimeout,
   routeTemplatesOf,
@@ -79,7 +82,15 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
  * (issue 22; Effect's own request logger runs outside the request id's annotation, so it is off).
  */
 const httpObservability = withHttpObservability(
-  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json", "/favicon.ico", ...v1RouteTemplates])
+  routeTemplatesOf(Api, [
+    "/invites/accept",
+    "/withdraw-account/report",
+    "/metrics",
+    "/docs",
+    "/openapi.json",
+    "/favicon.ico",
+    ...v1RouteTemplates
+  ])
 )
 
 /** The documents and pages sent whole: compressed when asked, with a validator (issue 35). */
@@ -97,7 +108,16 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
         const api = servedApi(config.publicBaseUrl)
         return Layer.mergeAll(
           HttpApiBuilder.layer(api, { openapiPath: "/openapi.json" }).pipe(
-            Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers, DepositHandlers]),
+            Layer.provide([
+              SystemHandlers,
+              AuthHandlers,
+              TeamHandlers,
+              payments,
+              WebhookHandlers,
+              DepositHandlers,
+              PayoutHandlers,
+              PayoutReportHandlers
+            ]),
             Layer.provide(AuthenticationLive)
           ),
           // The Scalar bundle is inlined (no CDN); its default web fonts would be fetched from one, so system fonts.
@@ -114,6 +134,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
     ),
     // The page an invite e-mail links to (issue 21), and the icon pages ask for.
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
+    // The page a payout address notice links to, to report the change (decision 0108).
+    PayoutReportPage,
     FaviconRoute,
     V1Route(v1),
     HttpRouter.middleware(

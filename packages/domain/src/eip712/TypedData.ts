@@ -7,6 +7,7 @@
  */
 import { Schema } from "effect"
 import { Address, Bytes32, HexBytes, Uint256String } from "../Evm.ts"
+import { UserId } from "../Ids.ts"
 import { PaymentRequestTypes, PaymentsRequestTypes, PayoutAddressRequestTypes, RolesRequestTypes } from "./Types.ts"
 
 /** The EIP-712 domain (DESIGN §5): `SvcAccountForwarder` 1.0.0 on a chain, at the forwarder's address. */
@@ -97,7 +98,7 @@ export const RolesTypedDataMessage = Schema.Struct({
 export type RolesTypedDataMessage = typeof RolesTypedDataMessage.Type
 
 /** A payout address as signed: the user it is for, and the address (decision 0108). */
-export const PayoutAddressGrant = Schema.Struct({ user: Schema.String, payoutAddress: Address })
+export const PayoutAddressGrant = Schema.Struct({ user: UserId, payoutAddress: Address })
 export type PayoutAddressGrant = typeof PayoutAddressGrant.Type
 
 /** `typed_data` of a payout address proof: `data` names the user and the address. */

@@ -1,6 +1,7 @@
 /**
  * Issuing payment typed data (POST /v2/payments, POST /v2/payments/external_entity/instant): recipients resolved to
- * their svc accounts, entries built from the plan, and the bundle recorded with what execution needs to record it.
+ * their payout addresses or svc accounts, entries built from the plan, and the bundle recorded with what execution
+ * needs to record it.
  */
 import { Array as Arr, Clock, Effect, Metric, Schema } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
@@ -166,7 +167,12 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   const addresses = new Map<UserId, Address>(
     yield* Effect.forEach(
       users,
-      (user) => Effect.map(userAccountOf(chain, user), (address) => [user.nanoid, address] as const),
+      // Where the member is paid: the payout address they proved (decision 0108), else their own svc account. Typed
+      // data already issued keeps the address it was built with: execution rebuilds it from this record.
+      (user) =>
+        user.payout_address === undefined
+          ? Effect.map(userAccountOf(chain, user), (address) => [user.nanoid, address] as const)
+          : Effect.succeed([user.nanoid, user.payout_address] as const),
       {
         concurrency: 8
       }

@@ -4,7 +4,7 @@
  * wallet, and each change can be reported as not the member's own from the mail that announces it.
  */
 import { Schema } from "effect"
-import { type Address, SignatureBytes, Uint256String, WalletAddress } from "../Evm.ts"
+import { type Address, Uint256String, WalletAddress } from "../Evm.ts"
 import { PayoutAddressTypedDataBundle, PayoutAddressTypedDataMessage } from "../eip712/TypedData.ts"
 import { PayoutChangeId, UserId } from "../Ids.ts"
 
@@ -19,6 +19,18 @@ export const PayoutAddressValue = WalletAddress.pipe(
       message: "Expected an address other than the zero address"
     })
   )
+)
+
+/**
+ * A signature of the proof: 65 bytes from a key, longer from a contract wallet (ERC-1271, ERC-6492), at most 4096
+ * bytes as sign-in takes them.
+ */
+export const ProofSignature = Schema.String.pipe(
+  Schema.refine((value): value is `0x${string}` => /^0x(?:[a-fA-F0-9]{2}){1,4096}$/u.test(value), {
+    expected: "a signature: 0x followed by 1 to 4096 hex bytes",
+    message: "Expected a signature: 0x followed by 1 to 4096 hex bytes",
+    toJsonSchema: () => ({ pattern: "^0x(?:[a-fA-F0-9]{2}){1,4096}$" })
+  })
 )
 
 /** The proof issued to a member for an address (POST /v2/user/withdraw_account), until it is signed or replaced. */
@@ -41,8 +53,8 @@ export const PayoutChange = Schema.Struct({
   previous_address: Schema.NullOr(WalletAddress),
   wallet: WalletAddress,
   salt: Uint256String,
-  address_signature: SignatureBytes,
-  wallet_signature: SignatureBytes,
+  address_signature: ProofSignature,
+  wallet_signature: ProofSignature,
   report_token_hash: Schema.String,
   created_at: Schema.String,
   reported_at: Schema.NullOr(Schema.String)
@@ -63,8 +75,8 @@ export type IssuePayoutProofBody = typeof IssuePayoutProofBody.Type
 export const SetPayoutAddressBody = Schema.Struct({
   address: PayoutAddressValue,
   typed_data: PayoutAddressTypedDataMessage,
-  address_signature: SignatureBytes,
-  wallet_signature: SignatureBytes
+  address_signature: ProofSignature,
+  wallet_signature: ProofSignature
 })
 export type SetPayoutAddressBody = typeof SetPayoutAddressBody.Type
 

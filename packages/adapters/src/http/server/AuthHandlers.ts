@@ -1,11 +1,13 @@
 /**
  * `GET /v2/auth/siwe` and `POST /v2/auth/verify` (SPEC §5) over the domain's `SignIn`: a single-use nonce per
- * message, then a JWT for the user whose wallet signed it (an unknown wallet becomes a new user, DESIGN §5).
+ * message, then a JWT for the user whose wallet signed it (an unknown wallet becomes a new user, DESIGN §5, whose
+ * wallet is checked against others' payout addresses: decision 0109).
  */
 
 import { Api, toApiError } from "@svc/contract"
 import { type NonceStore, SignIn, type SiweAudience } from "@svc/domain/auth"
 import type { IdGenerator } from "@svc/domain/Ids"
+import { Duplicates } from "@svc/domain/payout"
 import type { Randomness } from "@svc/domain/Randomness"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import type { UserRepository } from "@svc/domain/user"
@@ -32,7 +34,7 @@ export const AuthHandlers = HttpApiBuilder.group(
         )
     })
   })
-).pipe(Layer.provide(SignIn.layer))
+).pipe(Layer.provide(SignIn.layer.pipe(Layer.provide(Duplicates.layer))))
 
 /** Where sign-in happens: this server's authority and verify URI, on its chain; messages and nonces live 5 minutes. */
 const audienceOf = (config: ServerConfig["Service"]): SiweAudience => ({
