@@ -64,6 +64,13 @@ export interface PaymentResult {
   readonly inFlight: boolean
 }
 
+/** What `payoutAddresses.change` takes: the address to be paid at, and what signs for it. */
+export interface PayoutChangeRequest {
+  readonly address: string
+  /** The key or wallet of `address` (a viem account or an ethers signer; a contract wallet's signer for ERC-1271). */
+  readonly addressSigner: SvcAccount
+}
+
 /** The client: every operation of the API, `payments.pay`, and the session it signs in with. */
 export interface SvcClient extends SvcOperations {
   /** The wallet this client signs with, lower case (a promise: an ethers signer answers its address asynchronously). */
@@ -78,6 +85,13 @@ export interface SvcClient extends SvcOperations {
      * the account and executes it. With `payAt`, registers intents due then instead.
      */
     readonly pay: (request: PayRequest) => Promise<PaymentResult>
+  }
+  readonly payoutAddresses: SvcOperations["payoutAddresses"] & {
+    /**
+     * Sets where this client's user is paid (decision 0108): issues the proof, checks it names this wallet and
+     * `address`, signs it with `addressSigner` and with the client's own account, and sets it. Answers the new state.
+     */
+    readonly change: (request: PayoutChangeRequest) => Promise<SvcResult<"payoutAddresses", "set">["data"]>
   }
 }
 
@@ -221,6 +235,31 @@ const payWith =
     }
   }
 
+/** `payoutAddresses.change`: the proof issued, checked, signed by the address and by this wallet, then set. */
+const changePayoutWith =
+  (operations: SvcOperations, signer: Signer) =>
+  async (request: PayoutChangeRequest): Promise<SvcResult<"payoutAddresses", "set">["data"]> => {
+    const issued = await operations.payoutAddresses.issueProof({ payload: { address: request.address } })
+    const bundle = issued.data as TypedDataBundle
+    const message = bundle.typed_data as { readonly from: string; readonly data: { readonly payoutAddress: string } }
+    // Signs only a proof of this wallet for this address.
+    if (
+      message.from.toLowerCase() !== (await signer.address()) ||
+      message.data.payoutAddress.toLowerCase() !== request.address.toLowerCase()
+    ) {
+      throw new SvcError("UNEXPECTED_RESPONSE", "the proof the API issued is not for this wallet and address")
+    }
+    const set = await operations.payoutAddresses.set({
+      payload: {
+        address: request.address,
+        typed_data: issued.data.typed_data,
+        address_signature: await signerOf(request.addressSigner).signTypedData(bundle),
+        wallet_signature: await signer.signTypedData(bundle)
+      }
+    })
+    return set.data
+  }
+
 /**
  * A client of the svc API at `baseUrl`, signing with `account`.
  *
@@ -236,6 +275,7 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
   return {
     ...operations,
     payments: { ...operations.payments, pay: payWith(operations, signer) },
+    payoutAddresses: { ...operations.payoutAddresses, change: changePayoutWith(operations, signer) },
     address: signer.address,
     signIn: session.signIn,
     token: session.token

@@ -7,13 +7,16 @@ export {
   type EthersSigner,
   type Payee,
   type PaymentResult,
+  type PayoutChangeRequest,
   type PayRequest,
   type SvcAccount,
   type SvcClient,
   type ViemAccount
 } from "./Client.ts"
 export type {
+  DuplicateAccountEventPayload,
   InviteEventPayload,
+  MemberBlockedEventPayload,
   MemberEventPayload,
   PaymentEventPayload,
   PaymentGroupEventPayload,
@@ -21,7 +24,8 @@ export type {
   WebhookEvent,
   WebhookEventPayload,
   WebhookEventType,
-  WebhookEventV1
+  WebhookEventV1,
+  WithdrawAccountEventPayload
 } from "./Events.ts"
 export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
 export type { Plain, PlainInput } from "./Plain.ts"
