@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { InviteMachine } from "./invite/InviteMachine.ts"
+import { MemberBlockMachine } from "./membership/MemberBlock.ts"
 import { PaymentMachine } from "./payment/PaymentMachine.ts"
 import type { StateMachine } from "./StateMachine.ts"
 import { WebhookMachine } from "./webhook/WebhookMachine.ts"
@@ -39,7 +40,8 @@ describe("README", () => {
   for (const [heading, machine] of [
     ["Payment", PaymentMachine],
     ["Invite", InviteMachine],
-    ["Webhook endpoint", WebhookMachine]
+    ["Webhook endpoint", WebhookMachine],
+    ["Member block", MemberBlockMachine]
   ] as const) {
     it(`the ${heading} diagram shows exactly the machine's transitions`, () => {
       assert.deepStrictEqual(diagramOf(heading).sort(), tableOf(machine as StateMachine<string, string>).sort())
