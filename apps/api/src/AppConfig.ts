@@ -2,6 +2,8 @@
  * What `npm start` reads from its environment (README, "Configuration (production)"), read and checked before anything starts: a
  * value the operator can fix is refused in one line (`StartRefused`), never half-applied.
  */
+
+import { resolve } from "node:path"
 import { embeddedChainId } from "@svc/adapters/embedded"
 import { type ContractsVersionMismatch, defaultConfirmations, rpcUrlConfig as rpcUrlsConfig } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
@@ -192,7 +194,11 @@ const v1Config = Effect.gen(function* () {
   const v1DeprecatedSince = yield* Config.option(Config.String("V1_DEPRECATED_SINCE"))
   const v1Sunset = yield* Config.option(Config.String("V1_SUNSET"))
   const v1Dates = { deprecatedSince: Option.map(v1DeprecatedSince, dateOf), sunset: Option.map(v1Sunset, dateOf) }
-  return { serveV1, v1Dates }
+  // The web console's build (issue 40): the checkout's, which `npm start` builds when its sources changed.
+  const consoleDirectory = yield* Config.String("CONSOLE_DIR").pipe(
+    Config.withDefault(resolve(import.meta.dirname, "../../console/dist"))
+  )
+  return { serveV1, v1Dates, consoleDirectory }
 })
 
 /** Every variable, read (a value that does not parse fails here), not checked yet. */

@@ -221,6 +221,7 @@ describe("API server", () => {
         ["get", "/health"],
         ["get", "/v2/auth/siwe"],
         ["post", "/v2/auth/verify"],
+        ["post", "/v2/auth/refresh"],
         ["get", "/v2/user/teams"],
         ["post", "/v2/teams"],
         ["get", "/v2/teams/{team_nanoid}"],

@@ -10,6 +10,7 @@ import {
   AuthenticationLive,
   AuthHandlers,
   BalanceHandlers,
+  ConsoleRoute,
   DepositHandlers,
   defaultRateLimits,
   FaviconRoute,
@@ -89,6 +90,11 @@ const httpObservability = withHttpObservability(
     "/docs",
     "/openapi.json",
     "/favicon.ico",
+    "/console",
+    "/console/:page",
+    "/console/assets/:file",
+    "/console/:team/:page",
+    "/console/:team/:page/:id",
     ...v1RouteTemplates
   ])
 )
@@ -100,7 +106,11 @@ const compressedPages = withCompressedPages(new Set(["/docs", "/openapi.json", "
  * Every route, the middleware around them, OpenAPI and docs, and `/v1` when `v1` is given; needs storage and the
  * server's services.
  */
-const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | undefined) =>
+const makeRoutes = <A, E, R>(
+  payments: Layer.Layer<A, E, R>,
+  v1: V1Options | undefined,
+  consoleDirectory: string | undefined
+) =>
   Layer.mergeAll(
     // The document names the server's public URL (`servers`, and the guide's examples call it).
     Layer.unwrap(
@@ -138,6 +148,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
     PayoutReportPage,
     FaviconRoute,
     V1Route(v1),
+    // The web console (issue 40), from the same origin as the API it calls.
+    ConsoleRoute(consoleDirectory),
     HttpRouter.middleware(
       Effect.map(
         Effect.all([withIdempotency, withRateLimits]),
@@ -173,8 +185,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
  * Every route. Without a chain the same handlers run on `ChainGateway.layerAbsent`: what needs the chain answers 501
  * after the caller's permission is checked (decision 0078).
  */
-export const Routes = (v1: V1Options | undefined) =>
-  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1)
+export const Routes = (v1: V1Options | undefined, consoleDirectory?: string) =>
+  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1, consoleDirectory)
 
 /** Invite settings: links point at the server's public URL. */
 const inviteSettings = (options: ServerOptions) =>
@@ -273,7 +285,7 @@ const detached = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
 
 const served = (options: ServerOptions) => {
   const chain = options.chain ?? ChainGateway.layerAbsent(options.chainId ?? 42161)
-  const chainRoutes = Routes(options.v1)
+  const chainRoutes = Routes(options.v1, options.console?.directory)
   const metrics = options.metrics
   const routes =
     metrics === undefined || (metrics.port !== undefined && metrics.token === undefined)

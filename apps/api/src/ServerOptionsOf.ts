@@ -46,7 +46,8 @@ export const serverOptionsOf = (
     issuedMaxBytes,
     issuedMaxCount,
     embedded,
-    chainId
+    chainId,
+    consoleDirectory
   } = config
   const { storage, jwtSecret, webhookSecretKey, rpcUrl } = started
   return {
@@ -88,6 +89,7 @@ export const serverOptionsOf = (
           sunset: Option.getOrUndefined(Option.map(v1Dates.sunset, (ms) => new Date(ms)))
         }
       : undefined,
+    console: { directory: consoleDirectory },
     traces:
       tracesUrl === undefined
         ? undefined

@@ -5,14 +5,11 @@
 export {
   createSvcClient,
   type EthersSigner,
-  type Payee,
-  type PaymentResult,
-  type PayoutChangeRequest,
-  type PayRequest,
   type SvcAccount,
   type SvcClient,
   type ViemAccount
 } from "./Client.ts"
+export { type Eip1193Provider, eip1193Account, requestWalletAddress } from "./Eip1193.ts"
 export type {
   DuplicateAccountEventPayload,
   InviteEventPayload,
@@ -28,7 +25,17 @@ export type {
   WithdrawAccountEventPayload
 } from "./Events.ts"
 export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
+export type { PayoutChangeRequest, PayoutTypedData } from "./PayoutChange.ts"
 export type { Plain, PlainInput } from "./Plain.ts"
+export type {
+  InstantPaymentRequest,
+  ManagerInvitesRequest,
+  Payee,
+  PaymentResult,
+  PayRequest,
+  PreparedGrant,
+  PreparedPayment
+} from "./Prepared.ts"
 export type {
   Balance,
   Deposit,
@@ -41,5 +48,6 @@ export type {
   WebhookDelivery,
   WebhookEndpoint
 } from "./Results.ts"
+export { renewWithinSeconds, type SessionStore } from "./Session.ts"
 export { SvcError, type SvcErrorCode } from "./SvcError.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"

@@ -7,11 +7,12 @@ import type { BlockCursor } from "@svc/domain/chain"
 import { Deposit, DepositLedger } from "@svc/domain/deposit"
 import { HexData } from "@svc/domain/Evm"
 import { Effect, Layer, Option, Schema } from "effect"
-import type { ClientSession, Collection, Document, MongoClient } from "mongodb"
+import type { Collection, Document } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { inTransaction, inUnitOr } from "./MongoTransaction.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
+import { inTransaction, type TransactionRunner, unitOptions } from "./MongoTransaction.ts"
 
 interface FollowerDocument extends Leases.LeaseFields {
   _id: string
@@ -34,107 +35,116 @@ const cursorOf = documentDecoder(
   })
 )
 
-/** The collections the ledger keeps. */
+/** The collections the ledger keeps, and the database's transactions. */
 interface DepositCollections {
-  readonly client: MongoClient
+  readonly transaction: TransactionRunner
   readonly followers: Collection<FollowerDocument>
   readonly deposits: Collection<DepositDocument>
 }
 
 /** Writes what was read: a known deposit kept, unless reorganised away or read again from another block. */
 const record = (collections: DepositCollections, found: ReadonlyArray<Deposit>) =>
-  inTransaction(collections.client, async (session) => {
-    for (const deposit of found) {
-      const stored = await collections.deposits.findOne({ _id: deposit.nanoid }, { session })
-      const before = stored === null ? null : depositOf(stored)
-      const again =
-        before === null ||
-        before.state === "reorged" ||
-        (before.state === "pending" && before.block_hash !== deposit.block_hash)
-      if (!again) continue
-      const kept = before === null ? deposit : { ...deposit, created_at: before.created_at }
-      await collections.deposits.replaceOne({ _id: deposit.nanoid }, kept, { session, upsert: true })
-    }
-  })
+  inTransaction(collections.transaction, (session) =>
+    Effect.forEach(
+      found,
+      (deposit) =>
+        Effect.gen(function* () {
+          const stored = yield* tryMongo(() => collections.deposits.findOne({ _id: deposit.nanoid }, { session }))
+          const before = stored === null ? null : depositOf(stored)
+          const again =
+            before === null ||
+            before.state === "reorged" ||
+            (before.state === "pending" && before.block_hash !== deposit.block_hash)
+          if (!again) return
+          const kept = before === null ? deposit : { ...deposit, created_at: before.created_at }
+          yield* tryMongo(() =>
+            collections.deposits.replaceOne({ _id: deposit.nanoid }, kept, { session, upsert: true })
+          )
+        }),
+      { discard: true }
+    )
+  )
 
 /** Takes (or keeps) the follower's lease; answers its cursor when held. */
-const follow = async (
+const follow = (
   collections: DepositCollections,
-  leases: ReturnType<typeof Leases.on<FollowerDocument>>,
+  leases: Leases.Leases<FollowerDocument>,
   lease: { readonly name: string; readonly holder: string; readonly now: number; readonly until: number }
-) => {
-  const { name, holder, now, until } = lease
-  const followers = collections.followers
-  const taken = async () =>
-    (await leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) ||
-    (await leases.take({ _id: name }, { now, until, holder })) !== undefined
-  // The row is made the first time only (a free one, taken with a conditional write: decision 0017).
-  const held =
-    (await taken()) ||
-    ((await Leases.setOrMake(followers, { _id: name, lease_until: { $lte: now } }, { lease_until: 0 })) &&
-      (await taken()))
-  if (!held) return Option.none()
-  const doc = await followers.findOne({ _id: name })
-  const cursor = doc === null ? {} : cursorOf(doc)
-  return Option.some(
-    cursor.block === undefined || cursor.block === null
-      ? Option.none<BlockCursor>()
-      : Option.some({ block: cursor.block, hash: cursor.hash ?? "" })
-  )
-}
+) =>
+  Effect.gen(function* () {
+    const { name, holder, now, until } = lease
+    const followers = collections.followers
+    const taken = Effect.gen(function* () {
+      if (yield* leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) return true
+      return (yield* leases.take({ _id: name }, { now, until, holder })) !== undefined
+    })
+    // The row is made the first time only (a free one, taken with a conditional write: decision 0017).
+    const held =
+      (yield* taken) ||
+      ((yield* Leases.setOrMake(followers, { _id: name, lease_until: { $lte: now } }, { lease_until: 0 })) &&
+        (yield* taken))
+    if (!held) return Option.none()
+    const doc = yield* tryMongo(() => followers.findOne({ _id: name }))
+    const cursor = doc === null ? {} : cursorOf(doc)
+    return Option.some(
+      cursor.block === undefined || cursor.block === null
+        ? Option.none<BlockCursor>()
+        : Option.some({ block: cursor.block, hash: cursor.hash ?? "" })
+    )
+  })
 
 /** The MongoDB deposits ledger. */
 export const layer = Layer.effect(
   DepositLedger,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db, transaction } = yield* MongoDatabase
     const followers = db.collection<FollowerDocument>("chain_followers")
     const deposits = db.collection<DepositDocument>("deposits")
-    yield* Effect.promise(() => deposits.createIndex({ team_nanoid: 1, block_number: -1, log_index: -1 }))
-    yield* Effect.promise(() => deposits.createIndex({ state: 1, block_number: 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          deposits.createIndex({ team_nanoid: 1, block_number: -1, log_index: -1 }),
+          deposits.createIndex({ state: 1, block_number: 1 })
+        ])
+      )
+    )
     const leases = Leases.on(followers)
-    const collections: DepositCollections = { client, followers, deposits }
+    const collections: DepositCollections = { transaction, followers, deposits }
     return DepositLedger.of({
-      follow: (name, holder, now, until) =>
-        Effect.promise(() => follow(collections, leases, { name, holder, now, until })),
-      unfollow: (name, holder) => Effect.promise(() => leases.release({ _id: name }, holder, {})).pipe(Effect.asVoid),
+      follow: (name, holder, now, until) => toPort(follow(collections, leases, { name, holder, now, until })),
+      unfollow: (name, holder) => leases.release({ _id: name }, holder, {}).pipe(Effect.asVoid, toPort),
       // The deposits first (one transaction, and only when there are any), then the cursor (one conditional write): a
-      // holder that dies between the two reads them again, which changes nothing. The cursor's collection is thus never
-      // written in a transaction, so on jongodb its writes do not wait for commits (decision 0062).
+      // holder that dies between the two reads them again, which changes nothing.
       advance: (name, holder, to, found) =>
-        (found.length === 0
-          ? Effect.succeed(true)
-          : Effect.promise(async () => (await followers.findOne({ _id: name, lease_holder: holder })) !== null)
-        ).pipe(
-          Effect.tap((held) => (held && found.length > 0 ? record(collections, found) : Effect.void)),
-          Effect.flatMap((held) =>
-            held
-              ? Effect.promise(() =>
-                  leases.whileHeld({ _id: name }, holder, { $set: { block: to.block, hash: to.hash } })
-                )
-              : Effect.succeed(false)
-          )
-        ),
+        Effect.gen(function* () {
+          if (found.length > 0) {
+            const held = yield* tryMongo(() => followers.findOne({ _id: name, lease_holder: holder }))
+            if (held === null) return false
+            yield* record(collections, found)
+          }
+          return yield* leases.whileHeld({ _id: name }, holder, { $set: { block: to.block, hash: to.hash } })
+        }).pipe(toPort),
       withinReorgWindow: (fromBlock) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           deposits
             .find({ $or: [{ state: "pending" }, { state: "confirmed", block_number: { $gte: fromBlock } }] })
             .sort({ block_number: 1, log_index: 1 })
             .toArray()
-        ).pipe(Effect.map((docs) => docs.map(depositOf))),
-      transition: (id, from, to, updatedAt) => {
-        const move = (session?: ClientSession) =>
-          Effect.promise(() =>
-            deposits.updateOne(
-              { _id: id, state: from },
-              { $set: { state: to, updated_at: updatedAt } },
-              session === undefined ? {} : { session }
-            )
-          ).pipe(Effect.map((moved) => moved.modifiedCount === 1))
-        return inUnitOr(move, move())
-      },
+        ).pipe(
+          Effect.map((docs) => docs.map(depositOf)),
+          toPort
+        ),
+      transition: (id, from, to, updatedAt) =>
+        Effect.flatMap(unitOptions, (options) =>
+          tryMongo(() =>
+            deposits.updateOne({ _id: id, state: from }, { $set: { state: to, updated_at: updatedAt } }, options)
+          )
+        ).pipe(
+          Effect.map((moved) => moved.modifiedCount === 1),
+          toPort
+        ),
       list: ({ team, after, limit }) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           deposits
             .find({
               team_nanoid: team,
@@ -150,7 +160,10 @@ export const layer = Layer.effect(
             .sort({ block_number: -1, log_index: -1 })
             .limit(limit)
             .toArray()
-        ).pipe(Effect.map((docs) => docs.map(depositOf)))
+        ).pipe(
+          Effect.map((docs) => docs.map(depositOf)),
+          toPort
+        )
     })
   })
 )

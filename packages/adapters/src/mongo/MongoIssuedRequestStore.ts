@@ -1,9 +1,9 @@
 /**
  * Issued typed data in MongoDB (`issued_typed_data`, `_id` = salt). The claim takes the document's lease
- * (`Leases.take`: `issued` -> `executing`, under a fresh holder token, the claim token) with one conditional
- * `updateOne` outside any transaction, so of concurrent claims across replicas exactly one wins
- * (docs/decisions/0017). The payments ledger takes executions over and writes their results on the same document,
- * for the holder only.
+ * (`Leases.take`: `issued` -> `executing`, under a fresh holder token, the claim token) with one conditional write
+ * outside any transaction, acknowledged by a majority, so of concurrent claims across replicas exactly one wins and
+ * the win survives an election (docs/decisions/0017, 0096). The payments ledger takes executions over and writes their
+ * results on the same document, for the holder only.
  *
  * A team's budget of unexecuted requests is kept without transactions: a new request is inserted first, then the
  * team's unexecuted, unexpired requests are summed, and the new one is deleted again if they exceed the budget. Every
@@ -26,6 +26,7 @@ import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 
 /** The collection both this store and the payments ledger use. */
 export const issuedCollection = "issued_typed_data"
@@ -94,84 +95,102 @@ export const issuedOf = (doc: IssuedDocument): IssuedTypedData => {
   return state === "issued" ? record : { ...record, claimedAt: executedAt ?? 0 }
 }
 
+/** What a claim answers: the record under its claim token, or `AlreadyClaimed` (`TypedDataNotFound` if none). */
+const claimed = <E>(
+  found: Effect.Effect<IssuedTypedData, E>,
+  lease: { readonly holder: string } | undefined,
+  now: number
+): Effect.Effect<ClaimedTypedData, E | AlreadyClaimed> =>
+  Effect.flatMap(found, (record) =>
+    lease === undefined
+      ? Effect.fail(new AlreadyClaimed({ salt: record.salt }))
+      : Effect.succeed({ ...record, claimedAt: now, claimToken: lease.holder })
+  )
+
 /** The MongoDB issued typed data store. */
 export const layer = Layer.effect(
   IssuedRequestStore,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<IssuedDocument>(issuedCollection)
-    yield* Effect.promise(() => col.createIndex({ state: 1, executedAt: 1 }))
-    yield* Effect.promise(() => col.createIndex({ team: 1, state: 1, expires: 1 }))
-    yield* Effect.promise(() => col.createIndex({ state: 1, expires: 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          col.createIndex({ state: 1, executedAt: 1 }),
+          col.createIndex({ team: 1, state: 1, expires: 1 }),
+          col.createIndex({ state: 1, expires: 1 })
+        ])
+      )
+    )
     const leases = Leases.on(col)
     const find = (salt: string) =>
-      Effect.promise(() => col.findOne({ _id: salt })).pipe(
+      tryMongo(() => col.findOne({ _id: salt })).pipe(
         Effect.flatMap((doc) =>
           doc === null ? Effect.fail(new TypedDataNotFound({ salt })) : Effect.succeed(issuedOf(doc))
         )
       )
     const insert = (record: IssuedTypedData, bytes: number) =>
-      col.insertOne({
-        _id: record.salt,
-        record,
-        state: "issued",
-        team: record.team,
-        expires: expiryOf(record),
-        bytes,
-        lease_until: 0
-      })
+      tryMongo(() =>
+        col.insertOne({
+          _id: record.salt,
+          record,
+          state: "issued",
+          team: record.team,
+          expires: expiryOf(record),
+          bytes,
+          lease_until: 0
+        })
+      )
     /** The team's unexecuted requests unexpired at `nowSeconds`: how many, and their bytes. */
-    const held = async (team: string, nowSeconds: number) => {
-      const docs = await col
-        .find({ team, state: "issued", expires: { $gt: nowSeconds } }, { projection: { bytes: 1 } })
-        .toArray()
-      return { count: docs.length, bytes: docs.reduce((sum, doc) => sum + (bytesOf(doc).bytes ?? 0), 0) }
-    }
+    const held = (team: string, nowSeconds: number) =>
+      tryMongo(() =>
+        col.find({ team, state: "issued", expires: { $gt: nowSeconds } }, { projection: { bytes: 1 } }).toArray()
+      ).pipe(
+        Effect.map((docs) => ({
+          count: docs.length,
+          bytes: docs.reduce((sum, doc) => sum + (bytesOf(doc).bytes ?? 0), 0)
+        }))
+      )
     return IssuedRequestStore.of({
-      issue: (record) => Effect.promise(() => insert(record, storedBytesOf(record))).pipe(Effect.asVoid),
+      issue: (record) => insert(record, storedBytesOf(record)).pipe(Effect.asVoid, toPort),
       issueWithin: (record, budget) =>
-        Effect.promise(async () => {
-          await insert(record, storedBytesOf(record))
-          const total = await held(record.team, Math.floor(budget.now / 1000))
-          if (total.count <= budget.maxCount && total.bytes <= budget.maxBytes) return true
-          await col.deleteOne({ _id: record.salt, state: "issued" })
-          return false
-        }).pipe(
-          Effect.flatMap((kept) => (kept ? Effect.void : Effect.fail(new IssuedRequestsLimit({ team: record.team }))))
-        ),
-      held: (team, now) => Effect.promise(() => held(team, Math.floor(now / 1000))),
+        Effect.gen(function* () {
+          yield* insert(record, storedBytesOf(record))
+          const total = yield* held(record.team, Math.floor(budget.now / 1000))
+          if (total.count <= budget.maxCount && total.bytes <= budget.maxBytes) return
+          yield* tryMongo(() => col.deleteOne({ _id: record.salt, state: "issued" }))
+          return yield* new IssuedRequestsLimit({ team: record.team })
+        }).pipe(toPort),
+      held: (team, now) => toPort(held(team, Math.floor(now / 1000))),
       removeExpired: (cutoff, limit) =>
-        Effect.promise(async () => {
-          const expired = await col
-            .find({ state: "issued", expires: { $lte: cutoff } }, { projection: { _id: 1 } })
-            .limit(limit)
-            .toArray()
+        Effect.gen(function* () {
+          const expired = yield* tryMongo(() =>
+            col
+              .find({ state: "issued", expires: { $lte: cutoff } }, { projection: { _id: 1 } })
+              .limit(limit)
+              .toArray()
+          )
           if (expired.length === 0) return 0
-          const { deletedCount } = await col.deleteMany({
-            _id: { $in: expired.map((doc) => doc._id) },
-            state: "issued"
-          })
+          const { deletedCount } = yield* tryMongo(() =>
+            col.deleteMany({ _id: { $in: expired.map((doc) => doc._id) }, state: "issued" })
+          )
           return deletedCount
-        }),
-      find,
+        }).pipe(toPort),
+      find: (salt) => toPort(find(salt)),
       claim: (salt, now) =>
-        Effect.promise(() =>
-          leases.take(
+        leases
+          .take(
             { _id: salt, state: "issued" },
             { now, until: now + executionLeaseMillis, set: { state: "executing", executedAt: now } }
           )
-        ).pipe(
-          Effect.flatMap(
-            (lease): Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed> =>
-              lease === undefined
-                ? Effect.flatMap(find(salt), () => Effect.fail(new AlreadyClaimed({ salt })))
-                : Effect.map(find(salt), (record) => ({ ...record, claimedAt: now, claimToken: lease.holder }))
-          )
-        ),
+          .pipe(
+            Effect.flatMap((lease) => claimed(find(salt), lease, now)),
+            toPort
+          ),
       release: (salt, claimToken) =>
-        Effect.promise(() =>
-          leases.release({ _id: salt, state: "executing" }, claimToken, { state: "issued", executedAt: 0 })
-        ).pipe(Effect.asVoid)
+        leases
+          .release({ _id: salt, state: "executing" }, claimToken, { state: "issued", executedAt: 0 })
+          .pipe(Effect.asVoid, toPort)
     })
   })
 )

@@ -1,6 +1,7 @@
 /**
  * Memberships on MongoDB (`memberships`, `_id` = nanoid): unique on (team, user), ordered per team by joining time, a
- * member's block moved only from the state it is in (decision 0107). Only operators jongodb supports are used.
+ * member's block moved only from the state it is in (decision 0107). Writes a unit of work may make take its session
+ * (`unitOptions`).
  */
 import { TeamId, type UserId } from "@svc/domain/Ids"
 import {
@@ -15,8 +16,8 @@ import { Effect, Layer, Option, Schema } from "effect"
 import type { Collection, Document } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
-import { inUnitOr } from "./MongoTransaction.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
+import { unitOptions } from "./MongoTransaction.ts"
 
 /** A document keyed by a string id. */
 type Keyed = Document & { _id: string }
@@ -39,62 +40,56 @@ const membershipDocumentOf = (membership: Membership) => ({
 
 /**
  * Adds the membership, or `AlreadyMember`. In a unit of work it is looked for first: a duplicate key would abort the
- * unit's whole transaction, where the unit should decide.
+ * unit's whole transaction, where the unit should decide. Another's insert of the same membership, committed meanwhile,
+ * is a duplicate key here too: the unit fails on it as on one found first.
  */
-const insertMembership = (col: Collection<Keyed>, membership: Membership) => {
-  const taken = new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
-  // Another's insert of the same membership, committed meanwhile (a server that runs transactions at once), is a
-  // duplicate key here too: the unit fails on it as on one found first.
-  const insertedOr = (write: () => Promise<boolean>) =>
-    Effect.tryPromise({ try: write, catch: (error) => error }).pipe(
-      Effect.catch((error) => (isDuplicateKey(error) ? Effect.succeed(false) : Effect.die(error))),
-      Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(taken)))
-    )
-  return inUnitOr(
-    (session) =>
-      insertedOr(async () => {
-        const key = { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid }
-        if ((await col.findOne(key, { session })) !== null) return false
-        await col.insertOne(membershipDocumentOf(membership), { session })
-        return true
-      }),
-    insertedOr(async () => {
-      await col.insertOne(membershipDocumentOf(membership))
-      return true
-    })
-  )
-}
+const insertMembership = (col: Collection<Keyed>, membership: Membership) =>
+  Effect.gen(function* () {
+    const options = yield* unitOptions
+    const key = { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid }
+    const found = options.session === undefined ? null : yield* tryMongo(() => col.findOne(key, options))
+    if (found === null) {
+      const inserted = yield* tryMongo(() => col.insertOne(membershipDocumentOf(membership), options)).pipe(
+        Effect.as(true),
+        Effect.catchTag("DuplicateKey", () => Effect.succeed(false))
+      )
+      if (inserted) return
+    }
+    return yield* new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
+  })
 
 /** What `listTeam` selects: the port's own options. */
 type ListTeamOptions = Parameters<MembershipRepository["Service"]["listTeam"]>[1]
 
-const listTeam = (col: Collection<Keyed>, team: TeamId, options: ListTeamOptions) =>
-  Effect.promise(async () => {
-    const filter: Document = { team_nanoid: team }
-    if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
-    if (options.roles !== undefined) filter.role = { $in: options.roles }
+const listTeam = (col: Collection<Keyed>, team: TeamId, options: ListTeamOptions) => {
+  const filter: Document = { team_nanoid: team }
+  if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
+  if (options.roles !== undefined) filter.role = { $in: options.roles }
+  return tryMongo(() => {
     let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
     if (options.limit !== undefined) cursor = cursor.limit(options.limit)
-    const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
-    return { members: docs.map(membershipOf), total }
-  })
+    return Promise.all([cursor.toArray(), col.countDocuments(filter)])
+  }).pipe(Effect.map(([docs, total]) => ({ members: docs.map(membershipOf), total })))
+}
 
 /** One query for all the teams, not one count per team. */
 const countByTeams = (col: Collection<Keyed>, teams: ReadonlyArray<TeamId>) =>
-  Effect.promise(async () => {
-    const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
-    const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
-    for await (const row of rows) {
-      const { team_nanoid: team } = teamOfMembership(row)
-      counts.set(team, (counts.get(team) ?? 0) + 1)
-    }
-    return counts
-  })
+  tryMongo(() =>
+    col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } }).toArray()
+  ).pipe(
+    Effect.map((rows) => {
+      const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
+      for (const row of rows) {
+        const { team_nanoid: found } = teamOfMembership(row)
+        counts.set(found, (counts.get(found) ?? 0) + 1)
+      }
+      return counts
+    })
+  )
 
 const removeMembership = (col: Collection<Keyed>, team: TeamId, user: UserId) =>
-  inUnitOr(
-    (session) => Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })),
-    Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }))
+  Effect.flatMap(unitOptions, (options) =>
+    tryMongo(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }, options))
   ).pipe(Effect.map((removed) => removed.deletedCount > 0))
 
 /** The block's state is the filter, so two writers never both move it (decision 0107). */
@@ -111,9 +106,8 @@ const moveBlock = (
     ...(from === "active" ? { block: { $exists: false } } : { "block.state": from })
   }
   const update = block === undefined ? { $unset: { block: "" } } : { $set: { block } }
-  return inUnitOr(
-    (session) => Effect.promise(() => col.findOneAndUpdate(filter, update, { returnDocument: "after", session })),
-    Effect.promise(() => col.findOneAndUpdate(filter, update, { returnDocument: "after" }))
+  return Effect.flatMap(unitOptions, (options) =>
+    tryMongo(() => col.findOneAndUpdate(filter, update, { ...options, returnDocument: "after" }))
   ).pipe(
     Effect.flatMap((doc) =>
       doc === null
@@ -129,33 +123,44 @@ export const memberships = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("memberships")
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
-    yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
-    yield* Effect.promise(() => col.createIndex({ "block.state": 1, "block.since": 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }),
+          col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }),
+          col.createIndex({ team_nanoid: 1, email: 1 }),
+          col.createIndex({ user_nanoid: 1 }),
+          col.createIndex({ "block.state": 1, "block.since": 1 })
+        ])
+      )
+    )
     return MembershipRepository.of({
-      insert: (membership) => insertMembership(col, membership),
+      insert: (membership) => toPort(insertMembership(col, membership)),
       find: (team, user) =>
-        Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
-          Effect.map(someOf(membershipOf))
+        tryMongo(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
+          Effect.map(someOf(membershipOf)),
+          toPort
         ),
       listByUser: (user) =>
-        Effect.promise(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
-          Effect.map((docs) => docs.map(membershipOf))
+        tryMongo(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
+          Effect.map((docs) => docs.map(membershipOf)),
+          toPort
         ),
-      listTeam: (team, options) => listTeam(col, team, options),
-      countByTeams: (teams) => countByTeams(col, teams),
-      remove: (team, user) => removeMembership(col, team, user),
-      moveBlock: (team, user, from, block) => moveBlock(col, team, user, from, block),
+      listTeam: (team, options) => toPort(listTeam(col, team, options)),
+      countByTeams: (teams) => toPort(countByTeams(col, teams)),
+      remove: (team, user) => toPort(removeMembership(col, team, user)),
+      moveBlock: (team, user, from, block) => toPort(moveBlock(col, team, user, from, block)),
       pendingBlocks: (before, limit) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           col
             .find({ "block.state": "blocking", "block.since": { $lte: before } })
             .sort({ "block.since": 1, _id: 1 })
             .limit(limit)
             .toArray()
-        ).pipe(Effect.map((docs) => docs.map(membershipOf)))
+        ).pipe(
+          Effect.map((docs) => docs.map(membershipOf)),
+          toPort
+        )
     })
   })
 )

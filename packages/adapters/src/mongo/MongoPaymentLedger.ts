@@ -1,9 +1,8 @@
 /**
  * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), results on the issued request in
  * `issued_typed_data`. Each change is one transaction (the use case's unit of work, with its events, when it runs in
- * one); races are settled by
- * single conditional updates (leases, `Leases.ts`, and `state` guards), never by transaction conflicts
- * (docs/decisions/0017).
+ * one); races are settled by single conditional updates (leases, `Leases.ts`, and `state` guards), never by
+ * transaction conflicts (docs/decisions/0017).
  */
 
 import type { Uint256String } from "@svc/domain/Evm"
@@ -26,10 +25,11 @@ import {
 import { StaleState } from "@svc/domain/StaleState"
 import { isoOf } from "@svc/domain/Timestamp"
 import { Effect, Layer, Option, Schema } from "effect"
-import type { Collection, Db, Filter, MongoClient } from "mongodb"
+import type { Collection, Filter } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 import {
   executionOf,
   type IssuedDocument,
@@ -37,7 +37,7 @@ import {
   issuedOf,
   type StoredExecution
 } from "./MongoIssuedRequestStore.ts"
-import { inTransaction } from "./MongoTransaction.ts"
+import { inTransaction, type TransactionRunner, unitOptions } from "./MongoTransaction.ts"
 
 /** A stored payment: the record plus the intent runner's lease. */
 interface PaymentDocument extends Payment, Leases.LeaseFields {
@@ -73,18 +73,17 @@ const noteOf = (
 
 /** The collections the ledger touches, and the leases on them. */
 interface LedgerCollections {
-  readonly db: Db
-  readonly client: MongoClient
+  readonly transaction: TransactionRunner
   readonly payments: Collection<PaymentDocument>
   readonly issued: Collection<IssuedDocument>
   /** Executions: the issued requests' leases. */
-  readonly executions: ReturnType<typeof Leases.on<IssuedDocument>>
+  readonly executions: Leases.Leases<IssuedDocument>
   /** Due intents: the payments' leases. */
-  readonly intents: ReturnType<typeof Leases.on<PaymentDocument>>
+  readonly intents: Leases.Leases<PaymentDocument>
 }
 
 const outcome = (collections: LedgerCollections, salt: Uint256String) =>
-  Effect.promise(() => collections.issued.findOne({ _id: salt })).pipe(
+  tryMongo(() => collections.issued.findOne({ _id: salt })).pipe(
     Effect.flatMap((doc): Effect.Effect<ExecutionOutcome, TypedDataNotFoundType> => {
       if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
       const execution = executionOf(doc)
@@ -107,22 +106,27 @@ const outcome = (collections: LedgerCollections, salt: Uint256String) =>
  * Two writes, no transaction (each PUT notes its transaction): the claim's first, then the payments, only as long as
  * they are `processing` (a record that got there first is left alone: its insert is a duplicate).
  */
-const noteInFlight = async (
+const noteInFlight = (
   collections: LedgerCollections,
   { salt, claimToken, signature, result, payments: records }: InFlightNote
-) => {
-  const held = await collections.executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
-    $set: { in_flight: { result, signature, holder: claimToken } }
+) =>
+  Effect.gen(function* () {
+    const held = yield* collections.executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
+      $set: { in_flight: { result, signature, holder: claimToken } }
+    })
+    if (!held) return false
+    for (const p of records) {
+      yield* Leases.setOrMake(
+        collections.payments,
+        { _id: p.nanoid, salt, state: "processing" },
+        { ...p, lease_until: 0 }
+      )
+    }
+    return true
   })
-  if (!held) return false
-  for (const p of records) {
-    await Leases.setOrMake(collections.payments, { _id: p.nanoid, salt, state: "processing" }, { ...p, lease_until: 0 })
-  }
-  return true
-}
 
 const abandoned = (collections: LedgerCollections, now: number, limit: number) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     collections.issued
       .find({ state: "executing", lease_until: { $lt: now } })
       .sort({ executedAt: 1, _id: 1 })
@@ -141,33 +145,33 @@ const recordExecution = (
   collections: LedgerCollections,
   { salt, claimToken, signature, result, payments: records }: ExecutionRecord
 ) =>
-  inTransaction(collections.client, async (session) => {
-    // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those noted
-    // in flight.
-    const held = await collections.executions.whileHeld(
-      { _id: salt, state: "executing" },
-      claimToken,
-      { $set: { state: "executed", result, signature, lease_until: 0 }, $unset: { lease_holder: "" } },
-      session
-    )
-    if (!held) return false
-    for (const p of records) {
-      // Another request's payment of the same id is not replaced: the insert is a duplicate, and nothing is kept.
-      await collections.payments.replaceOne(
-        { _id: p.nanoid, salt },
-        { ...p, lease_until: 0 },
-        { session, upsert: true }
+  inTransaction(collections.transaction, (session) =>
+    Effect.gen(function* () {
+      // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those
+      // noted in flight.
+      const held = yield* collections.executions.whileHeld(
+        { _id: salt, state: "executing" },
+        claimToken,
+        { $set: { state: "executed", result, signature, lease_until: 0 }, $unset: { lease_holder: "" } },
+        session
       )
-    }
-    return true
-  })
+      if (!held) return false
+      for (const p of records) {
+        // Another request's payment of the same id is not replaced: the insert is a duplicate, and nothing is kept.
+        yield* tryMongo(() =>
+          collections.payments.replaceOne({ _id: p.nanoid, salt }, { ...p, lease_until: 0 }, { session, upsert: true })
+        )
+      }
+      return true
+    })
+  )
 
 const leaseDueIntent = (
   collections: LedgerCollections,
   { now, nowMillis, holder, leaseUntil }: { now: number; nowMillis: number; holder: string; leaseUntil: number }
 ) =>
-  Effect.promise(() =>
-    collections.intents.takeNext(
+  collections.intents
+    .takeNext(
       { state: { $in: ["intent", "scheduled"] }, pay_at_time: { $lte: now } },
       {
         sort: { pay_at_time: 1, _id: 1 },
@@ -177,34 +181,29 @@ const leaseDueIntent = (
         set: { state: "scheduled", updated_at: isoOf(now * 1000) }
       }
     )
-  ).pipe(Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))))
+    .pipe(Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))))
 
 const transition = (
   collections: LedgerCollections,
   { id, from, to }: { id: PaymentId; from: PaymentState; to: PaymentState },
   patch: PaymentPatch
 ) =>
-  inTransaction(collections.client, async (session) => {
-    const moved = await collections.payments.updateOne(
-      { _id: id, state: from },
-      { $set: { ...patch, state: to, lease_until: 0 }, $unset: { lease_holder: "" } },
-      { session }
-    )
-    if (moved.modifiedCount !== 1) return null
-    return collections.payments.findOne({ _id: id }, { session })
-  }).pipe(
-    Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
-      if (doc !== null) return Effect.succeed(paymentOf(doc))
-      return Effect.promise(() => collections.payments.findOne({ _id: id })).pipe(
-        Effect.flatMap(
-          (found): Effect.Effect<Payment, PaymentNotFound | StaleState> =>
-            found === null
-              ? Effect.fail(new PaymentNotFound({ nanoid: id }))
-              : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
-        )
+  Effect.gen(function* () {
+    const { payments } = collections
+    const options = yield* unitOptions
+    const moved = yield* tryMongo(() =>
+      payments.findOneAndUpdate(
+        { _id: id, state: from },
+        { $set: { ...patch, state: to, lease_until: 0 }, $unset: { lease_holder: "" } },
+        { ...options, returnDocument: "after" }
       )
-    })
-  )
+    )
+    if (moved !== null) return paymentOf(moved)
+    const found = yield* tryMongo(() => payments.findOne({ _id: id }, options))
+    return yield* found === null
+      ? Effect.fail(new PaymentNotFound({ nanoid: id }))
+      : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
+  })
 
 /** The filter of a ledger query. */
 const filterOf = (query: LedgerQuery): Filter<PaymentDocument> => {
@@ -233,7 +232,7 @@ const filterOf = (query: LedgerQuery): Filter<PaymentDocument> => {
 }
 
 const list = (collections: LedgerCollections, query: LedgerQuery) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     collections.payments
       .find(filterOf(query))
       .sort({ created_at: -1, _id: -1 })
@@ -242,7 +241,7 @@ const list = (collections: LedgerCollections, query: LedgerQuery) =>
   ).pipe(Effect.map((docs) => docs.map(paymentOf)))
 
 const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     collections.issued
       .find({ state: "executed", executedAt: { $gte: sinceMillis } })
       .sort({ executedAt: 1, _id: 1 })
@@ -257,60 +256,75 @@ const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
   )
 
 const amendTransaction = (collections: LedgerCollections, salt: Uint256String, from: string, to: string) =>
-  inTransaction(collections.client, async (session) => {
-    await collections.issued.updateOne(
-      { _id: salt, "result.transaction": from },
-      { $set: { "result.transaction": to } },
-      { session }
-    )
-    for (const field of ["creation_transaction", "process_transaction"] as const) {
-      await collections.payments.updateMany({ salt, [field]: from }, { $set: { [field]: to } }, { session })
-    }
-  })
+  inTransaction(collections.transaction, (session) =>
+    Effect.gen(function* () {
+      yield* tryMongo(() =>
+        collections.issued.updateOne(
+          { _id: salt, "result.transaction": from },
+          { $set: { "result.transaction": to } },
+          { session }
+        )
+      )
+      for (const field of ["creation_transaction", "process_transaction"] as const) {
+        yield* tryMongo(() =>
+          collections.payments.updateMany({ salt, [field]: from }, { $set: { [field]: to } }, { session })
+        )
+      }
+    })
+  )
 
 /** The MongoDB payments ledger; indexes by team, recipient, state and due time are created at start. */
 export const layer = Layer.effect(
   PaymentLedger,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db, transaction } = yield* MongoDatabase
     const payments = db.collection<PaymentDocument>("payments")
     const issued = db.collection<IssuedDocument>(issuedCollection)
-    yield* Effect.promise(() => payments.createIndex({ team_nanoid: 1, created_at: -1 }))
-    yield* Effect.promise(() => payments.createIndex({ recipient_nanoid: 1, created_at: -1 }))
-    yield* Effect.promise(() => payments.createIndex({ state: 1, pay_at_time: 1 }))
-    yield* Effect.promise(() => payments.createIndex({ salt: 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          payments.createIndex({ team_nanoid: 1, created_at: -1 }),
+          payments.createIndex({ recipient_nanoid: 1, created_at: -1 }),
+          payments.createIndex({ state: 1, pay_at_time: 1 }),
+          payments.createIndex({ salt: 1 })
+        ])
+      )
+    )
     const executions = Leases.on(issued)
     const collections: LedgerCollections = {
-      db,
-      client,
+      transaction,
       payments,
       issued,
       executions,
       intents: Leases.on(payments)
     }
     return PaymentLedger.of({
-      outcome: (salt) => outcome(collections, salt),
-      noteInFlight: (note) => Effect.promise(() => noteInFlight(collections, note)),
-      abandoned: (now, limit) => abandoned(collections, now, limit),
+      outcome: (salt) => toPort(outcome(collections, salt)),
+      noteInFlight: (note) => toPort(noteInFlight(collections, note)),
+      abandoned: (now, limit) => toPort(abandoned(collections, now, limit)),
       dropInFlight: (salt, claimToken) =>
-        Effect.promise(async () => {
-          const executing = await issued.findOne({ _id: salt, state: "executing", lease_holder: claimToken })
-          if (executing !== null) await payments.deleteMany({ salt, state: "processing" })
-        }),
+        Effect.gen(function* () {
+          const executing = yield* tryMongo(() =>
+            issued.findOne({ _id: salt, state: "executing", lease_holder: claimToken })
+          )
+          if (executing !== null) yield* tryMongo(() => payments.deleteMany({ salt, state: "processing" }))
+        }).pipe(toPort),
       takeOver: (salt, now, leaseUntil) =>
-        Effect.promise(() => executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil })).pipe(
-          Effect.map((lease) => Option.fromNullishOr(lease?.holder))
+        executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil }).pipe(
+          Effect.map((lease) => Option.fromNullishOr(lease?.holder)),
+          toPort
         ),
-      recordExecution: (record) => recordExecution(collections, record),
-      leaseDueIntent: (options) => leaseDueIntent(collections, options),
-      transition: (id, from, to, patch) => transition(collections, { id, from, to }, patch),
+      recordExecution: (record) => toPort(recordExecution(collections, record)),
+      leaseDueIntent: (options) => toPort(leaseDueIntent(collections, options)),
+      transition: (id, from, to, patch) => toPort(transition(collections, { id, from, to }, patch)),
       find: (id) =>
-        Effect.promise(() => payments.findOne({ _id: id })).pipe(
-          Effect.map((doc) => (doc === null ? undefined : paymentOf(doc)))
+        tryMongo(() => payments.findOne({ _id: id })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))),
+          toPort
         ),
-      list: (query) => list(collections, query),
-      executedSince: (sinceMillis) => executedSince(collections, sinceMillis),
-      amendTransaction: (salt, from, to) => amendTransaction(collections, salt, from, to)
+      list: (query) => toPort(list(collections, query)),
+      executedSince: (sinceMillis) => toPort(executedSince(collections, sinceMillis)),
+      amendTransaction: (salt, from, to) => toPort(amendTransaction(collections, salt, from, to))
     })
   })
 )

@@ -15,8 +15,8 @@ import { Effect, Layer, Option } from "effect"
 import type { ClientSession, Document } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { recordDecoder } from "./MongoDocuments.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
-import { inUnitOr } from "./MongoTransaction.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
+import { unitOptions } from "./MongoTransaction.ts"
 
 type Keyed = Document & { _id: string }
 
@@ -24,12 +24,12 @@ const proofOf = recordDecoder("payout_proofs", IssuedPayoutProof)
 const changeOf = recordDecoder("payout_changes", PayoutChange)
 const pairOf = recordDecoder("duplicate_pairs", DuplicatePair)
 
-/** A write with the session of the caller's unit of work, or alone outside one. */
-const write = <A>(work: (options: { session?: ClientSession }) => Promise<A>) =>
-  inUnitOr(
-    (session) => Effect.promise(() => work({ session })),
-    Effect.promise(() => work({}))
-  )
+/** A write with the session of the caller's unit of work, or alone outside one; its failures the port's. */
+const write = <A>(work: (options: { readonly session?: ClientSession }) => Promise<A>) =>
+  toPort(Effect.flatMap(unitOptions, (options) => tryMongo(() => work(options))))
+
+/** A read, its failures the port's. */
+const read = <A>(work: () => Promise<A>) => toPort(tryMongo(work))
 
 const optionOf =
   <A>(decode: (doc: Document) => A) =>
@@ -43,7 +43,7 @@ export const payoutAddresses = Layer.effect(
     const { db } = yield* MongoDatabase
     const proofs = db.collection<Keyed>("payout_proofs")
     const changes = db.collection<Keyed>("payout_changes")
-    yield* Effect.promise(() => changes.createIndex({ user_nanoid: 1, created_at: -1, _id: -1 }))
+    yield* read(() => changes.createIndex({ user_nanoid: 1, created_at: -1, _id: -1 }))
     return PayoutAddressStore.of({
       issueProof: (proof, expiresAt) =>
         write((options) =>
@@ -53,18 +53,18 @@ export const payoutAddresses = Layer.effect(
             { ...options, upsert: true }
           )
         ).pipe(Effect.asVoid),
-      findProof: (user) => Effect.promise(() => proofs.findOne({ _id: user })).pipe(Effect.map(optionOf(proofOf))),
+      findProof: (user) => read(() => proofs.findOne({ _id: user })).pipe(Effect.map(optionOf(proofOf))),
       consumeProof: (user, salt) =>
         write((options) => proofs.deleteOne({ _id: user, salt }, options)).pipe(
           Effect.map((deleted) => deleted.deletedCount === 1)
         ),
       recordChange: (change) =>
         write((options) => changes.insertOne({ _id: change.nanoid, ...change }, options)).pipe(Effect.asVoid),
-      findChange: (id) => Effect.promise(() => changes.findOne({ _id: id })).pipe(Effect.map(optionOf(changeOf))),
+      findChange: (id) => read(() => changes.findOne({ _id: id })).pipe(Effect.map(optionOf(changeOf))),
       latestChange: (user) =>
-        Effect.promise(() =>
-          changes.find({ user_nanoid: user }).sort({ created_at: -1, _id: -1 }).limit(1).toArray()
-        ).pipe(Effect.map((docs) => optionOf(changeOf)(docs[0] ?? null))),
+        read(() => changes.find({ user_nanoid: user }).sort({ created_at: -1, _id: -1 }).limit(1).toArray()).pipe(
+          Effect.map((docs) => optionOf(changeOf)(docs[0] ?? null))
+        ),
       markReported: (id, hash, at) =>
         write((options) =>
           changes.updateOne(
@@ -86,29 +86,28 @@ export const duplicateAccounts = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const pairs = db.collection<Keyed>("duplicate_pairs")
-    yield* Effect.promise(() => pairs.createIndex({ older: 1 }))
-    yield* Effect.promise(() => pairs.createIndex({ newer: 1 }))
+    yield* read(() => Promise.all([pairs.createIndex({ older: 1 }), pairs.createIndex({ newer: 1 })]))
     return DuplicateAccounts.of({
       // In a unit, looked for first: a duplicate key would abort the unit's whole transaction.
       record: (pair) => {
         const _id = keyOf(pair.older, pair.newer)
-        return inUnitOr(
-          (session) =>
-            Effect.promise(async () => {
-              if ((await pairs.findOne({ _id }, { session })) !== null) return false
-              await pairs.insertOne({ _id, ...pair }, { session })
-              return true
-            }),
-          Effect.tryPromise({ try: () => pairs.insertOne({ _id, ...pair }), catch: (error) => error }).pipe(
-            Effect.as(true),
-            Effect.catch((error) => (isDuplicateKey(error) ? Effect.succeed(false) : Effect.die(error)))
-          )
+        return toPort(
+          Effect.gen(function* () {
+            const options = yield* unitOptions
+            if (options.session !== undefined && (yield* tryMongo(() => pairs.findOne({ _id }, options))) !== null) {
+              return false
+            }
+            return yield* tryMongo(() => pairs.insertOne({ _id, ...pair }, options)).pipe(
+              Effect.as(true),
+              Effect.catchTag("DuplicateKey", () => Effect.succeed(false))
+            )
+          })
         )
       },
       ofUsers: (users) =>
         users.length === 0
           ? Effect.succeed([])
-          : Effect.promise(() =>
+          : read(() =>
               pairs.find({ $or: [{ older: { $in: [...users] } }, { newer: { $in: [...users] } }] }).toArray()
             ).pipe(Effect.map((docs) => docs.map(pairOf)))
     })

@@ -1,6 +1,7 @@
 /**
  * The MongoDB adapter of the repository ports. Indexes are created when each layer starts; unique indexes carry the
- * identity rules (one user per wallet, one membership per team and user). Only operators jongodb supports are used.
+ * identity rules (one user per wallet, one membership per team and user: `MongoMemberships.ts`). Writes a unit of
+ * work may make take its session (`unitOptions`).
  */
 
 import { Company, CompanyRepository } from "@svc/domain/company"
@@ -14,9 +15,9 @@ import type { Collection, Document } from "mongodb"
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { recordDecoder } from "./MongoDocuments.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 import { memberships } from "./MongoMemberships.ts"
-import { inUnitOr } from "./MongoTransaction.ts"
+import { unitOptions } from "./MongoTransaction.ts"
 
 /** A document keyed by a string id. */
 type Keyed = Document & { _id: string }
@@ -41,8 +42,9 @@ export const companies = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("companies")
     return CompanyRepository.of({
-      insert: (company) => Effect.promise(() => col.insertOne({ _id: company.nanoid, ...company })).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(companyOf)))
+      insert: (company) =>
+        tryMongo(() => col.insertOne({ _id: company.nanoid, ...company })).pipe(Effect.asVoid, toPort),
+      findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(companyOf)), toPort)
     })
   })
 )
@@ -53,26 +55,30 @@ export const teams = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("teams")
-    yield* Effect.promise(() => col.createIndex({ company_nanoid: 1 }))
-    yield* Effect.promise(() => col.createIndex({ svc_account: 1 }))
+    yield* toPort(
+      tryMongo(() => Promise.all([col.createIndex({ company_nanoid: 1 }), col.createIndex({ svc_account: 1 })]))
+    )
     return TeamRepository.of({
       insert: (team) =>
-        inUnitOr(
-          (session) => Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team }, { session })),
-          Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team }))
-        ).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(teamOf))),
+        Effect.flatMap(unitOptions, (options) =>
+          tryMongo(() => col.insertOne({ _id: team.nanoid, ...team }, options))
+        ).pipe(Effect.asVoid, toPort),
+      findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(teamOf)), toPort),
       findByIds: (ids) =>
-        Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(Effect.map((docs) => docs.map(teamOf))),
+        tryMongo(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
+          Effect.map((docs) => docs.map(teamOf)),
+          toPort
+        ),
       listByCompany: (company: CompanyId) =>
-        Effect.promise(() => col.find({ company_nanoid: company }).toArray()).pipe(
-          Effect.map((docs) => docs.map(teamOf))
+        tryMongo(() => col.find({ company_nanoid: company }).toArray()).pipe(
+          Effect.map((docs) => docs.map(teamOf)),
+          toPort
         ),
       // Stored as the chain wrote it (checksummed); asked in any case.
       findByAccounts: (accounts) =>
         accounts.length === 0
           ? Effect.succeed([])
-          : Effect.promise(() =>
+          : tryMongo(() =>
               col
                 .find({
                   svc_account: {
@@ -80,10 +86,14 @@ export const teams = Layer.effect(
                   }
                 })
                 .toArray()
-            ).pipe(Effect.map((docs) => docs.map(teamOf))),
+            ).pipe(
+              Effect.map((docs) => docs.map(teamOf)),
+              toPort
+            ),
       update: (id: TeamId, changes) =>
-        Effect.promise(() => col.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: "after" })).pipe(
-          Effect.map(someOf(teamOf))
+        tryMongo(() => col.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: "after" })).pipe(
+          Effect.map(someOf(teamOf)),
+          toPort
         )
     })
   })
@@ -98,9 +108,8 @@ const setPayoutAddress = (
 ) => {
   const filter = { _id: user, payout_address: from === null ? { $exists: false } : from.toLowerCase() }
   const update = to === null ? { $unset: { payout_address: "" } } : { $set: { payout_address: to.toLowerCase() } }
-  return inUnitOr(
-    (session) => Effect.promise(() => col.findOneAndUpdate(filter, update, { returnDocument: "after", session })),
-    Effect.promise(() => col.findOneAndUpdate(filter, update, { returnDocument: "after" }))
+  return Effect.flatMap(unitOptions, (options) =>
+    tryMongo(() => col.findOneAndUpdate(filter, update, { ...options, returnDocument: "after" }))
   ).pipe(
     Effect.flatMap((doc) =>
       doc === null
@@ -110,64 +119,67 @@ const setPayoutAddress = (
   )
 }
 
-/** Users in `users`, `_id` = nanoid, unique on wallet, indexed by e-mail and payout address. */
+/** Users in `users`, `_id` = nanoid, unique on wallet, indexed by e-mail. */
 export const users = Layer.effect(
   UserRepository,
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("users")
-    yield* Effect.promise(() => col.createIndex({ wallet: 1 }, { unique: true }))
-    yield* Effect.promise(() => col.createIndex({ email: 1 }))
-    yield* Effect.promise(() => col.createIndex({ payout_address: 1 }, { sparse: true }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          col.createIndex({ wallet: 1 }, { unique: true }),
+          col.createIndex({ email: 1 }),
+          col.createIndex({ payout_address: 1 }, { sparse: true })
+        ])
+      )
+    )
     return UserRepository.of({
       insert: (user: User) =>
-        Effect.tryPromise({
-          try: () =>
-            col.insertOne({
-              _id: user.nanoid,
-              ...user,
-              // The contract keeps both lower-cased even for a caller that skipped decoding (a cast wallet).
-              wallet: user.wallet.toLowerCase(),
-              email: user.email.toLowerCase()
-            }),
-          catch: (error) => error
-        }).pipe(
+        tryMongo(() =>
+          col.insertOne({
+            _id: user.nanoid,
+            ...user,
+            // The contract keeps both lower-cased even for a caller that skipped decoding (a cast wallet).
+            wallet: user.wallet.toLowerCase(),
+            email: user.email.toLowerCase()
+          })
+        ).pipe(
           Effect.asVoid,
-          Effect.catch((error) =>
-            isDuplicateKey(error)
-              ? Effect.fail(new WalletTaken({ wallet: user.wallet.toLowerCase() }))
-              : Effect.die(error)
-          )
+          Effect.catchTag("DuplicateKey", () => Effect.fail(new WalletTaken({ wallet: user.wallet.toLowerCase() }))),
+          toPort
         ),
       setEmail: (user, email) =>
-        inUnitOr(
-          (session) =>
-            Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }, { session })),
-          Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }))
-        ).pipe(Effect.asVoid),
+        Effect.flatMap(unitOptions, (options) =>
+          tryMongo(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }, options))
+        ).pipe(Effect.asVoid, toPort),
       fillNames: (user, names) => {
         // The condition is the filter: a user with either name is not matched, so its name stays whole.
         const filter = { _id: user, first_name: "", last_name: "" }
         const update = { $set: { first_name: names.first_name, last_name: names.last_name } }
-        return inUnitOr(
-          (session) => Effect.promise(() => col.updateOne(filter, update, { session })),
-          Effect.promise(() => col.updateOne(filter, update))
-        ).pipe(Effect.asVoid)
+        return Effect.flatMap(unitOptions, (options) => tryMongo(() => col.updateOne(filter, update, options))).pipe(
+          Effect.asVoid,
+          toPort
+        )
       },
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf))),
+      findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf)), toPort),
       findByIds: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
-              Effect.map((docs) => docs.map(userOf))
+          : tryMongo(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
+              Effect.map((docs) => docs.map(userOf)),
+              toPort
             ),
       findByWallet: (wallet) =>
-        Effect.promise(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(Effect.map(someOf(userOf))),
-      setPayoutAddress: (user, from, to) => setPayoutAddress(col, user, from, to),
+        tryMongo(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(Effect.map(someOf(userOf)), toPort),
+      setPayoutAddress: (user, from, to) => toPort(setPayoutAddress(col, user, from, to)),
       findByPayoutAddress: (address) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           col.find({ payout_address: address.toLowerCase() }).sort({ created_at: 1, _id: 1 }).toArray()
-        ).pipe(Effect.map((docs) => docs.map(userOf)))
+        ).pipe(
+          Effect.map((docs) => docs.map(userOf)),
+          toPort
+        )
     })
   })
 )
@@ -180,19 +192,23 @@ export const settings = Layer.effect(
     const teamCol = db.collection<Keyed>("team_settings")
     const memberCol = db.collection<Keyed>("member_settings")
     return SettingsRepository.of({
-      getTeam: (team) => Effect.promise(() => teamCol.findOne({ _id: team })).pipe(Effect.map(someOf(teamSettingsOf))),
+      getTeam: (team) =>
+        tryMongo(() => teamCol.findOne({ _id: team })).pipe(Effect.map(someOf(teamSettingsOf)), toPort),
       putTeam: (team, value) =>
-        Effect.promise(() => teamCol.updateOne({ _id: team }, { $set: value }, { upsert: true })).pipe(Effect.asVoid),
+        tryMongo(() => teamCol.updateOne({ _id: team }, { $set: value }, { upsert: true })).pipe(Effect.asVoid, toPort),
       getMember: (team, user) =>
-        Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` })).pipe(Effect.map(someOf(memberSettingsOf))),
+        tryMongo(() => memberCol.findOne({ _id: `${team}/${user}` })).pipe(
+          Effect.map(someOf(memberSettingsOf)),
+          toPort
+        ),
       putMember: (team, user, value) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           memberCol.updateOne(
             { _id: `${team}/${user}` },
             { $set: { ...value, team_nanoid: team, user_nanoid: user } },
             { upsert: true }
           )
-        ).pipe(Effect.asVoid)
+        ).pipe(Effect.asVoid, toPort)
     })
   })
 )

@@ -5,8 +5,9 @@
 import { type RetainedKind, RetentionStore } from "@svc/domain/retention"
 import { Effect, Layer } from "effect"
 import type { Document, Filter } from "mongodb"
+import { setOrMake } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 import { outboxCollection } from "./MongoEventOutbox.ts"
 import { issuedCollection } from "./MongoIssuedRequestStore.ts"
 
@@ -55,42 +56,37 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const leases = db.collection<LeaseDocument>("worker_leases")
-    yield* Effect.promise(() =>
-      Promise.all(Object.values(pruned).map((kind) => db.collection(kind.collection).createIndex(kind.index)))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all(Object.values(pruned).map((kind) => db.collection(kind.collection).createIndex(kind.index)))
+      )
     )
     return RetentionStore.of({
+      // Free (lapsed) or ours: taken; held by another: the upsert's insert meets its id and is refused.
       lease: (holder, now, until) =>
-        Effect.promise(async () => {
-          try {
-            // Free (lapsed) or ours: taken; held by another: the upsert's insert meets its id and is refused.
-            await leases.updateOne(
-              { _id: "retention", $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
-              { $set: { lease_holder: holder, lease_until: until } },
-              { upsert: true }
-            )
-            return true
-          } catch (error) {
-            if (isDuplicateKey(error)) return false
-            throw error
-          }
-        }),
+        setOrMake(
+          leases,
+          { _id: "retention", $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
+          { lease_holder: holder, lease_until: until }
+        ).pipe(toPort),
       prune: (kind, before, limit) =>
-        Effect.promise(async () => {
+        Effect.gen(function* () {
           const { collection, done } = pruned[kind]
           const col = db.collection(collection)
-          const ids = (
-            await col
+          const found = yield* tryMongo(() =>
+            col
               .find(done(before), { projection: { _id: 1 } })
               .limit(limit)
               .toArray()
-          ).map((doc) => doc._id)
+          )
+          const ids = found.map((doc) => doc._id)
           if (ids.length === 0) return 0
           // A delivery and its attempts go together: the attempts first, so none outlives its delivery.
           if (kind === "deliveries") {
-            await db.collection("webhook_attempts").deleteMany({ delivery_nanoid: { $in: ids } })
+            yield* tryMongo(() => db.collection("webhook_attempts").deleteMany({ delivery_nanoid: { $in: ids } }))
           }
-          return (await col.deleteMany({ _id: { $in: ids } })).deletedCount
-        })
+          return (yield* tryMongo(() => col.deleteMany({ _id: { $in: ids } }))).deletedCount
+        }).pipe(toPort)
     })
   })
 )

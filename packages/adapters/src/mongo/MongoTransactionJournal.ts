@@ -17,6 +17,7 @@ import type { Address, Hex } from "viem"
 import { setOrMake } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 
 interface TransactionDocument {
   _id: Hex
@@ -132,21 +133,25 @@ const leaseId = (chainId: number, relayer: Address, lease: RelayerLease) =>
 type Transactions = Collection<TransactionDocument>
 
 const sorted = (col: Transactions, filter: Filter<TransactionDocument>) =>
-  Effect.promise(() => col.find(filter).sort({ nonce: 1, createdAt: 1 }).toArray()).pipe(
-    Effect.map((docs) => docs.map(fromDocument))
+  tryMongo(() => col.find(filter).sort({ nonce: 1, createdAt: 1 }).toArray()).pipe(
+    Effect.map((docs) => docs.map(fromDocument)),
+    toPort
   )
 
 const nextNonce = (col: Transactions, chainId: number, relayer: Address) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     col
       .find({ chainId, relayer: relayer.toLowerCase(), status: { $ne: "failed" } })
       .sort({ nonce: -1 })
       .limit(1)
       .toArray()
-  ).pipe(Effect.map(([highest]) => (highest === undefined ? undefined : fromDocument(highest).nonce + 1)))
+  ).pipe(
+    Effect.map(([highest]) => (highest === undefined ? undefined : fromDocument(highest).nonce + 1)),
+    toPort
+  )
 
 const reopenFrom = (col: Transactions, chainId: number, relayer: Address, fromNonce: number, at: number) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     col.updateMany(
       {
         chainId,
@@ -156,10 +161,13 @@ const reopenFrom = (col: Transactions, chainId: number, relayer: Address, fromNo
       },
       { $set: { status: "sent", updatedAt: at }, $unset: { blockNumber: "", blockHash: "" } }
     )
-  ).pipe(Effect.map((result) => result.modifiedCount))
+  ).pipe(
+    Effect.map((result) => result.modifiedCount),
+    toPort
+  )
 
 const minedSince = (col: Transactions, chainId: number, relayer: Address, fromBlock: bigint) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     col
       .find({
         chainId,
@@ -169,7 +177,10 @@ const minedSince = (col: Transactions, chainId: number, relayer: Address, fromBl
       })
       .sort({ blockNumber: 1, nonce: 1 })
       .toArray()
-  ).pipe(Effect.map((docs) => docs.map(fromDocument)))
+  ).pipe(
+    Effect.map((docs) => docs.map(fromDocument)),
+    toPort
+  )
 
 /** The MongoDB journal. */
 export const layer = Layer.effect(
@@ -178,20 +189,22 @@ export const layer = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<TransactionDocument>("chain_transactions")
     const leases = db.collection<LeaseDocument>("relayer_leases")
-    yield* Effect.promise(() =>
-      Promise.all([
-        col.createIndex({ chainId: 1, relayer: 1, nonce: 1, createdAt: 1 }),
-        col.createIndex({ chainId: 1, relayer: 1, status: 1, nonce: 1 }),
-        col.createIndex({ chainId: 1, relayer: 1, blockNumber: 1 })
-      ])
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          col.createIndex({ chainId: 1, relayer: 1, nonce: 1, createdAt: 1 }),
+          col.createIndex({ chainId: 1, relayer: 1, status: 1, nonce: 1 }),
+          col.createIndex({ chainId: 1, relayer: 1, blockNumber: 1 })
+        ])
+      )
     )
     return TransactionJournal.of({
       record: (transaction) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           col.updateOne({ _id: transaction.hash }, { $setOnInsert: documentOf(transaction) }, { upsert: true })
-        ).pipe(Effect.asVoid),
+        ).pipe(Effect.asVoid, toPort),
       update: (hash, change) =>
-        Effect.promise(() => col.updateOne({ _id: hash }, updateOf(change))).pipe(Effect.asVoid),
+        tryMongo(() => col.updateOne({ _id: hash }, updateOf(change))).pipe(Effect.asVoid, toPort),
       nextNonce: (chainId, relayer) => nextNonce(col, chainId, relayer),
       unfinished: (chainId, relayer) =>
         sorted(col, { chainId, relayer: relayer.toLowerCase(), status: { $in: [...unfinishedStatuses] } }),
@@ -199,25 +212,24 @@ export const layer = Layer.effect(
       reopenFrom: (chainId, relayer, fromNonce, at) => reopenFrom(col, chainId, relayer, fromNonce, at),
       minedSince: (chainId, relayer, fromBlock) => minedSince(col, chainId, relayer, fromBlock),
       byHash: (hash) =>
-        Effect.promise(() => col.findOne({ _id: hash })).pipe(
-          Effect.map((doc) => (doc === null ? undefined : fromDocument(doc)))
+        tryMongo(() => col.findOne({ _id: hash })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : fromDocument(doc))),
+          toPort
         ),
-      // Taken (or kept) with one conditional `updateOne`; the first take makes the row.
+      // Taken (or kept) with one conditional write, acknowledged by a majority; the first take makes the row.
       lease: (chainId, relayer, lease, holder, now, until) =>
-        Effect.promise(() =>
-          setOrMake(
-            leases,
-            { _id: leaseId(chainId, relayer, lease), $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
-            { lease_holder: holder, lease_until: until }
-          )
-        ),
+        setOrMake(
+          leases,
+          { _id: leaseId(chainId, relayer, lease), $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
+          { lease_holder: holder, lease_until: until }
+        ).pipe(toPort),
       release: (chainId, relayer, lease, holder) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           leases.updateOne(
             { _id: leaseId(chainId, relayer, lease), lease_holder: holder },
             { $set: { lease_until: 0 } }
           )
-        ).pipe(Effect.asVoid)
+        ).pipe(Effect.asVoid, toPort)
     })
   })
 )

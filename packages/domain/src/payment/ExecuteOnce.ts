@@ -10,7 +10,7 @@
  * Each kind says only what is its own: what the holder records, what a replay answers, and what becomes of a request
  * whose holder died.
  */
-import { Clock, Context, Duration, Effect, Fiber, Option, Ref, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Fiber, Option, Ref } from "effect"
 import type { Hex } from "viem"
 import type { RequestError } from "../chain/ChainError.ts"
 import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
@@ -20,6 +20,7 @@ import type { Uint256String } from "../Evm.ts"
 import type { IssuedPayment, IssuedRoles, IssuedTypedData } from "../eip712/IssuedRequestStore.ts"
 import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { authorizeSignedRequest, type SignedRequest } from "../eip712/SignedRequest.ts"
+import { lookUntilFound } from "../StorageChanges.ts"
 import { ExecutionInProgress } from "./PaymentErrors.ts"
 import { type ExecutionResult, PaymentLedger } from "./PaymentLedger.ts"
 
@@ -162,13 +163,12 @@ export const awaitOutcome = (salt: Uint256String) =>
         return undefined
       })
     ),
-    Effect.repeat({
-      until: (attempt) => attempt !== undefined,
-      schedule: Schedule.spaced(Duration.millis(100))
-    }),
+    // Looked at again when a request's execution changes (StorageChanges), or every 100 ms when no change is told.
+    (look) =>
+      lookUntilFound(look, { topic: "requests", every: Duration.millis(100), streamingEvery: Duration.seconds(1) }),
     Effect.timeoutOption(Duration.millis(replayWaitMillis)),
     Effect.flatMap((attempt) =>
-      attempt._tag === "Some" && attempt.value !== undefined
+      attempt._tag === "Some"
         ? Effect.succeed(attempt.value)
         : Effect.fail(new ExecutionInProgress({ salt, message: "The request is still executing; retry later" }))
     )
