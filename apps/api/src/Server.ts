@@ -2,7 +2,7 @@
  * The API server as a Layer: the HttpApi contract with its handlers, the error envelope, idempotency keys, OpenAPI
  * at `/openapi.json` and docs at `/docs`, over SQLite (the embedded default) or MongoDB (to scale out).
  */
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { SignerKeys } from "@svc/adapters/evm"
 import { AccessTokens } from "@svc/adapters/http"
 import {
@@ -50,12 +50,14 @@ import { LogMailer } from "@svc/adapters/mail"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import { Api, servedApi } from "@svc/contract"
 import { ChainGateway } from "@svc/domain/chain"
+import { ClaimLease } from "@svc/domain/eip712"
 import { IdGenerator } from "@svc/domain/Ids"
 import { InviteExpiry, InviteSettings, Invites } from "@svc/domain/invite"
 import { MailWorker } from "@svc/domain/mail"
 import { TeamAccess } from "@svc/domain/membership"
 import {
   defaultIssuedRequestLimits,
+  Executions,
   IssuedRequestExpiry,
   type IssuedRequestLimits,
   IssuedRequestPolicy,
@@ -212,6 +214,9 @@ export const services = (options: ServerOptions) =>
     options.settlementWaitMillis === undefined
       ? Layer.empty
       : Layer.succeed(SettlementWait, options.settlementWaitMillis),
+    options.claimLeaseMillis === undefined ? Layer.empty : Layer.succeed(ClaimLease, options.claimLeaseMillis),
+    // Executions go on after their PUT answered; a graceful stop gives them the grace requests get (decision 0093).
+    Executions.layer({ graceMillis: options.shutdownGraceMillis ?? defaultTimeouts.shutdownGraceMillis }),
     // Spans cost a little on every call: made only when they are exported (issue 22).
     tracing(options.traces),
     Layer.succeed(AccessLog, options.logRequests !== false),
@@ -240,7 +245,6 @@ const workers = (options: ServerOptions) =>
     IssuedRequestExpiry.layer({ every: options.issuedRequests?.sweepEvery }),
     RetentionWorker.layer({
       windows: { ...defaultRetention, ...options.retention?.windows },
-      holder: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
       every: options.retention?.every
     })
   )
@@ -256,12 +260,7 @@ const webhookServices = (options: ServerOptions) =>
 
 /** The webhook dispatcher every API process runs (DESIGN §5), unless asked not to. */
 const dispatcher = (options: ServerOptions) =>
-  options.webhookDispatcher === false
-    ? Layer.empty
-    : WebhookDispatcher.worker({
-        holder: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
-        ...options.webhookDispatcher
-      })
+  options.webhookDispatcher === false ? Layer.empty : WebhookDispatcher.worker({ ...options.webhookDispatcher })
 
 /**
  * The routes served by Node's HTTP server on `port` (0 picks a free one). Requests arriving before the routes are

@@ -68,6 +68,11 @@ export interface ServerOptions {
    */
   readonly settlementWaitMillis?: number | undefined
   /**
+   * How long a claim of a request's execution holds unless its holder renews it (ms; env `CLAIM_LEASE_MS`, default
+   * 20000; decision 0093): a holder that died or was paused loses it within this, and recovery takes the request over.
+   */
+  readonly claimLeaseMillis?: number | undefined
+  /**
    * How long what only grows is kept once done (ms per kind, `RETENTION_*_DAYS`; default `defaultRetention`), and how
    * often the pruning worker runs (default every 10 minutes; it runs with the other workers).
    */

@@ -40,6 +40,7 @@ export const serverOptionsOf = (
     headersTimeoutMillis,
     shutdownGraceMillis,
     settlementWaitMillis,
+    claimLeaseMillis,
     retention,
     serveV1,
     v1Dates,
@@ -70,6 +71,7 @@ export const serverOptionsOf = (
     headersTimeoutMillis,
     shutdownGraceMillis,
     settlementWaitMillis: Option.getOrUndefined(settlementWaitMillis),
+    claimLeaseMillis: Option.getOrUndefined(claimLeaseMillis),
     retention,
     issuedRequests: {
       ...(Option.isSome(issuedMaxBytes) ? { maxBytes: issuedMaxBytes.value } : {}),

@@ -2,8 +2,9 @@
  * The console in a real browser (issue 40): Debian's Chromium driven by playwright-core, a wallet injected into each
  * page that signs in Node with a test key, and a real API server on anvil serving the console at `/console`. A person
  * signs in, pays two members from the form and one from a CSV and sees them complete and the balance drop by their
- * sum; invites a member; adds a webhook endpoint and sees its test delivery; blocks and unblocks a member, and sets a
- * payout address signed by two accounts of the member's wallet; each role sees only what it may do; a
+ * sum; invites a member; adds a webhook endpoint and sees its test delivery with the receiver's answer, as text; blocks
+ * and unblocks a member, and sets a payout address signed by two accounts of the member's wallet; each role sees
+ * only what it may do; a
  * wallet that refuses to sign pays nothing; every page passes axe-core with no serious or critical violation; the
  * payments page fits 375 px; `/console` answers with its security headers and no inline script.
  */
@@ -214,10 +215,16 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   )
 
   it.effect(
-    "an admin invites a member and sees the invite listed; adds an endpoint, sends a test, sees its delivery",
+    "an admin invites a member and sees the invite listed; adds an endpoint, sends a test, sees its delivery and answer",
     () =>
       Effect.gen(function* () {
-        const receiver = yield* startReceiver()
+        // The receiver's answer, with markup in it: the log shows it as text.
+        const answer = '{"received":true,"note":"<b id=\\"receiver-markup\\">kept as text</b>"}'
+        const receiver = yield* startReceiver(() => ({
+          status: 200,
+          headers: { "content-type": "application/json" },
+          body: answer
+        }))
         yield* run(async ({ baseUrl, team, browser }) => {
           const { page, problems } = await openWith(browser, { account: team.admin.account })
           await signIn(page, baseUrl)
@@ -255,7 +262,14 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
           await page.getByRole("button", { name: "Send test" }).click()
           const delivered = page.getByRole("row").filter({ hasText: "payment.sent" }).filter({ hasText: "Succeeded" })
           await visible(delivered)
-          assert.include(await delivered.textContent(), "204")
+          await visible(delivered.getByRole("cell", { name: "200", exact: true }))
+          // Collapsed until asked for, then the receiver's answer exactly as it came, its markup not made an element.
+          await delivered.getByText("1 attempt", { exact: true }).click()
+          const body = delivered.getByText(answer, { exact: true })
+          assert.isFalse(await body.isVisible())
+          await delivered.getByText("Response body", { exact: true }).click()
+          await visible(body)
+          assert.strictEqual(await page.locator("#receiver-markup").count(), 0)
           await accessible(page, "webhook endpoint")
           await delivered.getByRole("button", { name: "Retry" }).click()
           await visible(page.getByRole("row").filter({ hasText: "2 attempts" }))

@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
+import { TransactionMachine } from "./chain/TransactionMachine.ts"
+import { DepositMachine } from "./deposit/DepositMachine.ts"
+import { IssuedRequestMachine } from "./eip712/IssuedRequestMachine.ts"
 import { InviteMachine } from "./invite/InviteMachine.ts"
 import { initialPaymentState, PaymentMachine } from "./payment/PaymentMachine.ts"
 import { reachableStates, type StateMachine } from "./StateMachine.ts"
@@ -27,6 +30,35 @@ const machines = [
     initial: ["active"],
     terminal: [],
     rule: (_from: string, trigger: string, to: string) => (to === "active") === (trigger === "enable")
+  },
+  {
+    // In flight again only from a block the chain no longer holds; failed only before any block held it.
+    machine: TransactionMachine as StateMachine<string, string>,
+    initial: ["signed"],
+    terminal: ["failed"],
+    rule: (from: string, trigger: string, to: string) =>
+      (to !== "sent" || from === "signed" || trigger === "reorganise") &&
+      (trigger !== "reorganise" || from === "included" || from === "confirmed") &&
+      (to !== "failed" || from === "signed" || from === "sent") &&
+      to !== "signed"
+  },
+  {
+    // Executed only by its holder's record; back to issued only by a release before the chain spent the salt.
+    machine: IssuedRequestMachine as StateMachine<string, string>,
+    initial: ["issued"],
+    terminal: [],
+    rule: (from: string, trigger: string, to: string) =>
+      (to !== "executed" || (from === "executing" && trigger === "record")) &&
+      (to !== "issued" || trigger === "release") &&
+      (from !== "executed" || trigger === "reopen")
+  },
+  {
+    // Announced (confirmed) only from pending; a confirmed deposit only leaves by a reorganisation.
+    machine: DepositMachine as StateMachine<string, string>,
+    initial: ["pending"],
+    terminal: [],
+    rule: (from: string, trigger: string, to: string) =>
+      (to !== "confirmed" || from === "pending") && (from !== "confirmed" || trigger === "reorganise")
   }
 ] as const
 

@@ -1,7 +1,7 @@
 /**
  * An endpoint's delivery log, newest first and live while a delivery is pending: each delivery's event, status, its
- * last response (status code, time taken, error) and every attempt; "Retry" sends one again now, "Recover" queues
- * again every failed delivery since a time.
+ * last response (status code, time taken, error) and every attempt with the start of what the receiver answered;
+ * "Retry" sends one again now, "Recover" queues again every failed delivery since a time.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query"
 import { type FormEvent, useState } from "react"
@@ -13,6 +13,23 @@ import { Button, Field } from "../ui/Controls.tsx"
 import { DateTime } from "../ui/Format.tsx"
 import { Empty, ErrorNotice, Loading, Notice } from "../ui/Notice.tsx"
 
+type Attempt = Delivery["attempts"][number]
+
+/**
+ * What the receiver answered, collapsed until asked for: the receiver's own text, so React renders it as text (never
+ * as markup), wrapped in place.
+ */
+const ResponseBody = ({ attempt }: { readonly attempt: Attempt }) => {
+  if (attempt.response_body === null) return null
+  if (attempt.response_body === "") return <span className="muted">Empty body</span>
+  return (
+    <details className="attempt-body">
+      <summary>{attempt.response_body_truncated ? "Response body (its start)" : "Response body"}</summary>
+      <pre className="mono small">{attempt.response_body}</pre>
+    </details>
+  )
+}
+
 const Attempts = ({ delivery }: { readonly delivery: Delivery }) =>
   delivery.attempts.length === 0 ? (
     <span className="muted">None yet</span>
@@ -21,9 +38,12 @@ const Attempts = ({ delivery }: { readonly delivery: Delivery }) =>
       <summary>{delivery.attempts.length === 1 ? "1 attempt" : `${delivery.attempts.length} attempts`}</summary>
       <ol className="steps small">
         {delivery.attempts.map((attempt) => (
-          <li key={attempt.at}>
-            <DateTime value={attempt.at} />: {attempt.status_code ?? "no answer"}, {attempt.duration_ms} ms
-            {attempt.error === null ? "" : ` — ${attempt.error}`}
+          <li key={attempt.at} className="attempt">
+            <span>
+              <DateTime value={attempt.at} />: {attempt.status_code ?? "no answer"}, {attempt.duration_ms} ms
+              {attempt.error === null ? "" : ` — ${attempt.error}`}
+            </span>
+            <ResponseBody attempt={attempt} />
           </li>
         ))}
       </ol>

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer } from "effect"
 import { inject } from "vitest"
+import { eventually } from "../../test/Eventually.ts"
 import { MongoDatabase } from "../mongo/MongoDatabase.ts"
 import { tryMongo } from "../mongo/MongoErrors.ts"
 import * as JongodbDatabase from "./JongodbDatabase.ts"
@@ -36,7 +37,7 @@ describe("JongodbDatabase", () => {
       const awaited: Array<boolean> = []
       const heard = (event: { readonly awaited: boolean }) => awaited.push(event.awaited)
       client.on("serverHeartbeatStarted", heard)
-      for (let tries = 0; awaited.length < 2 && tries < 50; tries++) yield* Effect.sleep("100 millis")
+      yield* eventually(() => awaited.length >= 2, { what: "two heartbeats", timeout: "5 seconds" })
       client.off("serverHeartbeatStarted", heard)
       assert.isAtLeast(awaited.length, 2)
       assert.isTrue(

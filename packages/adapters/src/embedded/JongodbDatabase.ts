@@ -186,12 +186,13 @@ const optionsOf = (method: PropertyKey, args: ReadonlyArray<unknown>): { session
 /**
  * The collections the adapter never writes in a transaction: a commit merges only the collections its transaction
  * changed, so their plain writes are never lost and need not wait for a commit. They are the hot ones of sending (the
- * transaction journal, the relayer leases), of the deposit follower's cursor, of sign-in and of idempotency keys. A
+ * transaction journal, the nonces it takes, the relayer leases), of the deposit follower's cursor, of sign-in and of idempotency keys. A
  * `findOneAndUpdate` on them still takes its turn (it is not atomic on its own), and a write to one of them in a
  * transaction fails loudly: it would mean the list is wrong.
  */
 const untransacted = new Set([
   "chain_transactions",
+  "chain_nonces",
   "relayer_leases",
   "chain_followers",
   "siwe_nonces",

@@ -6,8 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { EventOutbox } from "@svc/domain/event"
 import { StorageChanges } from "@svc/domain/StorageChanges"
-import { Context, Duration, Effect, Exit, Layer, Logger, Schedule } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Logger } from "effect"
 import { type Db, MongoServerError } from "mongodb"
+import { eventually } from "../../test/Eventually.ts"
 import { testMongoDatabase } from "../../test/TestMongoDatabase.ts"
 import { event } from "../contract/Fixtures.ts"
 import * as MongoChangeStreams from "./MongoChangeStreams.ts"
@@ -30,11 +31,10 @@ describe("MongoChangeStreams", () => {
       // Whether this server opens a stream at all, asked directly.
       const serves = Exit.isSuccess(yield* Effect.exit(tryMongo(() => db.watch().tryNext())))
       // The layer has found out when it said so.
-      const said = yield* Effect.sync(() => lines.find((line) => line.startsWith("MongoDB change streams"))).pipe(
-        Effect.repeat({ until: (line) => line !== undefined, schedule: Schedule.spaced("20 millis") }),
-        Effect.timeout("10 seconds"),
-        Effect.orDie
-      )
+      const said = yield* eventually(() => lines.find((line) => line.startsWith("MongoDB change streams")), {
+        what: "the layer's line on change streams",
+        timeout: "10 seconds"
+      })
       assert.strictEqual(yield* changes.streaming, serves, said)
       assert.strictEqual(said?.includes("wake the workers"), serves)
       if (!serves) return
@@ -67,12 +67,7 @@ describe("MongoChangeStreams", () => {
           )
         )
         const changes = Context.get(context, StorageChanges)
-        const until = (check: Effect.Effect<boolean>) =>
-          check.pipe(
-            Effect.repeat({ until: (done) => done, schedule: Schedule.spaced("10 millis") }),
-            Effect.timeout("10 seconds"),
-            Effect.orDie
-          )
+        const until = (check: Effect.Effect<boolean>) => eventually(check, { timeout: "10 seconds" })
         yield* until(Effect.sync(() => waiting.length === 1))
         assert.isTrue(yield* changes.streaming)
         const deliveries = yield* changes.watch("deliveries")

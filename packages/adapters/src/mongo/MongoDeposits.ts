@@ -1,11 +1,14 @@
 /**
  * The deposits ledger in MongoDB: the follower's cursor and lease in `chain_followers` (`_id` = its name, taken with
  * the lease mechanism, `Leases.ts`), deposits in `deposits` (`_id` = nanoid); a state change is one conditional update
- * (in the use case's unit of work, with its events, when it runs in one).
+ * (in the use case's unit of work, with its events, when it runs in one). The follower's writes name its fencing token
+ * (decision 0090): the cursor moves only while the token is current (one conditional write); deposits, written in
+ * transactions where the follower's document is not (decision 0097), are written after a read of the token.
  */
 import type { BlockCursor } from "@svc/domain/chain"
-import { Deposit, DepositLedger } from "@svc/domain/deposit"
+import { Deposit, DepositLedger, DepositMachine } from "@svc/domain/deposit"
 import { HexData } from "@svc/domain/Evm"
+import type { FencingToken } from "@svc/domain/Lease"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { Collection, Document } from "mongodb"
 import * as Leases from "./Leases.ts"
@@ -65,33 +68,37 @@ const record = (collections: DepositCollections, found: ReadonlyArray<Deposit>) 
     )
   )
 
-/** Takes (or keeps) the follower's lease; answers its cursor when held. */
+/** Takes (or keeps) the follower's lease: the lease and its cursor when held. */
 const follow = (
   collections: DepositCollections,
-  leases: Leases.Leases<FollowerDocument>,
-  lease: { readonly name: string; readonly holder: string; readonly now: number; readonly until: number }
+  lease: {
+    readonly name: string
+    readonly held: FencingToken | undefined
+    readonly now: number
+    readonly until: number
+  }
 ) =>
   Effect.gen(function* () {
-    const { name, holder, now, until } = lease
-    const followers = collections.followers
-    const taken = Effect.gen(function* () {
-      if (yield* leases.whileHeld({ _id: name }, holder, { $set: { lease_until: until } })) return true
-      return (yield* leases.take({ _id: name }, { now, until, holder })) !== undefined
-    })
-    // The row is made the first time only (a free one, taken with a conditional write: decision 0017).
-    const held =
-      (yield* taken) ||
-      ((yield* Leases.setOrMake(followers, { _id: name, lease_until: { $lte: now } }, { lease_until: 0 })) &&
-        (yield* taken))
-    if (!held) return Option.none()
-    const doc = yield* tryMongo(() => followers.findOne({ _id: name }))
+    const { name, held, now, until } = lease
+    const taken = yield* Leases.takeOrKeep(collections.followers, name, { held, now, until })
+    if (taken === undefined) return Option.none()
+    const doc = yield* tryMongo(() => collections.followers.findOne({ _id: name }))
     const cursor = doc === null ? {} : cursorOf(doc)
-    return Option.some(
-      cursor.block === undefined || cursor.block === null
-        ? Option.none<BlockCursor>()
-        : Option.some({ block: cursor.block, hash: cursor.hash ?? "" })
-    )
+    return Option.some({
+      lease: taken,
+      cursor:
+        cursor.block === undefined || cursor.block === null
+          ? Option.none<BlockCursor>()
+          : Option.some({ block: cursor.block, hash: cursor.hash ?? "" })
+    })
   })
+
+/** Whether `token` is still the follower's current one. */
+const holds = (collections: DepositCollections, name: string, token: FencingToken) =>
+  Effect.map(
+    tryMongo(() => collections.followers.findOne({ _id: name, lease_token: token })),
+    (held) => held !== null
+  )
 
 /** The MongoDB deposits ledger. */
 export const layer = Layer.effect(
@@ -111,18 +118,17 @@ export const layer = Layer.effect(
     const leases = Leases.on(followers)
     const collections: DepositCollections = { transaction, followers, deposits }
     return DepositLedger.of({
-      follow: (name, holder, now, until) => toPort(follow(collections, leases, { name, holder, now, until })),
-      unfollow: (name, holder) => leases.release({ _id: name }, holder, {}).pipe(Effect.asVoid, toPort),
+      follow: (name, held, now, until) => toPort(follow(collections, { name, held, now, until })),
+      unfollow: (name, token) => leases.release({ _id: name }, token, {}).pipe(Effect.asVoid, toPort),
       // The deposits first (one transaction, and only when there are any), then the cursor (one conditional write): a
       // holder that dies between the two reads them again, which changes nothing.
-      advance: (name, holder, to, found) =>
+      advance: (name, token, to, found) =>
         Effect.gen(function* () {
           if (found.length > 0) {
-            const held = yield* tryMongo(() => followers.findOne({ _id: name, lease_holder: holder }))
-            if (held === null) return false
+            if (!(yield* holds(collections, name, token))) return false
             yield* record(collections, found)
           }
-          return yield* leases.whileHeld({ _id: name }, holder, { $set: { block: to.block, hash: to.hash } })
+          return yield* leases.whileHeld({ _id: name }, token, { $set: { block: to.block, hash: to.hash } })
         }).pipe(toPort),
       withinReorgWindow: (fromBlock) =>
         tryMongo(() =>
@@ -134,14 +140,17 @@ export const layer = Layer.effect(
           Effect.map((docs) => docs.map(depositOf)),
           toPort
         ),
-      transition: (id, from, to, updatedAt) =>
-        Effect.flatMap(unitOptions, (options) =>
-          tryMongo(() =>
-            deposits.updateOne({ _id: id, state: from }, { $set: { state: to, updated_at: updatedAt } }, options)
-          )
-        ).pipe(
-          Effect.map((moved) => moved.modifiedCount === 1),
-          toPort
+      transition: (id, { from, to, updatedAt, follower, token }) =>
+        Effect.andThen(
+          Effect.orDie(DepositMachine.move(from, to)),
+          Effect.gen(function* () {
+            if (!(yield* holds(collections, follower, token))) return false
+            const options = yield* unitOptions
+            const moved = yield* tryMongo(() =>
+              deposits.updateOne({ _id: id, state: from }, { $set: { state: to, updated_at: updatedAt } }, options)
+            )
+            return moved.modifiedCount === 1
+          }).pipe(toPort)
         ),
       list: ({ team, after, limit }) =>
         tryMongo(() =>

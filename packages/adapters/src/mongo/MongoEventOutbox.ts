@@ -4,7 +4,7 @@
  * one `Leases.takeNext` at a time, so two workers never hold one event at once. A change stream wakes dispatchers
  * when events arrive (`MongoChangeStreams.ts`).
  */
-import { DomainEvent, EventOutbox } from "@svc/domain/event"
+import { type ClaimedEvent, DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
 import { Effect, Layer, Schema } from "effect"
 import type { ClientSession, Db, Document } from "mongodb"
@@ -83,10 +83,13 @@ export const layer = Layer.effect(
     const col = db.collection<OutboxDocument>(outboxCollection)
     yield* toPort(tryMongo(() => col.createIndex({ dispatched: 1, created: 1 })))
     const leases = Leases.on(col)
-    const claimOne = (now: number, holder: string, leaseMillis: number) =>
-      leases
-        .takeNext({ dispatched: false }, { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis, holder })
-        .pipe(Effect.map(eventOf))
+    const claimOne = (now: number, leaseMillis: number) =>
+      leases.takeNext({ dispatched: false }, { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis }).pipe(
+        Effect.map((taken) => {
+          const event = taken === null ? undefined : eventOf(taken.doc)
+          return taken === null || event === undefined ? undefined : { event, lease: taken.lease }
+        })
+      )
     return EventOutbox.of({
       // In a unit of work, the events commit with its changes; else in a transaction of their own. A second append
       // of the same id is ignored; one racing it outside a unit finds it stored when it runs again.
@@ -100,18 +103,19 @@ export const layer = Layer.effect(
                   )
                 : appendIn(db, events, unit)
             ).pipe(toPort),
-      claim: ({ now, limit, holder, leaseMillis }) =>
+      claim: ({ now, limit, leaseMillis }) =>
         Effect.gen(function* () {
-          const claimed: Array<DomainEvent> = []
+          const claimed: Array<ClaimedEvent> = []
           while (claimed.length < limit) {
-            const event = yield* claimOne(now, holder, leaseMillis)
-            if (event === undefined) break
-            claimed.push(event)
+            const taken = yield* claimOne(now, leaseMillis)
+            if (taken === undefined) break
+            claimed.push(taken)
           }
           return claimed
         }).pipe(toPort),
-      markDispatched: (id: EventId) =>
-        tryMongo(() => col.updateOne({ _id: id }, { $set: { dispatched: true } })).pipe(Effect.asVoid, toPort),
+      // Only while the dispatcher's token is the event's current one: one paused past its lease changes nothing.
+      markDispatched: (id: EventId, token) =>
+        leases.whileHeld({ _id: id }, token, { $set: { dispatched: true } }).pipe(Effect.asVoid, toPort),
       findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(eventOf), toPort),
       backlog: tryMongo(() =>
         Promise.all([

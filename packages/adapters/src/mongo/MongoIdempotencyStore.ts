@@ -1,6 +1,6 @@
 /**
  * Idempotency keys in MongoDB (`idempotency_keys`, `_id` = scope:key). A claim is an insert (the unique `_id` makes it
- * atomic) or a takeover of a lapsed document (`Leases.take`), under a fresh holder token; `lease_until` is the running
+ * atomic) or a takeover of a lapsed document (`Leases.take`), under a new fencing token; `lease_until` is the running
  * claim's lease, then the completed answer's retention. Completing and releasing act only for the token's holder.
  * `expiresAt` mirrors `lease_until` for a TTL index, so the server deletes old keys (a server that keeps them anyway is
  * harmless: the lease filter decides).
@@ -13,6 +13,7 @@ import {
   retentionMillis,
   type StoredResponse
 } from "@svc/domain/idempotency"
+import { fencingTokenOf } from "@svc/domain/Lease"
 import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
@@ -54,13 +55,14 @@ export const layer = Layer.effect(
     const claimOnce = (key: IdempotencyKey, bodyHash: string, now: number) =>
       Effect.gen(function* () {
         const until = now + leaseMillis
-        const holder = Leases.newHolder()
+        // A key's document is deleted once lapsed, so a new one's first token is the time of its taking: larger than
+        // any token of the one before it, whose holder may still be around (a request paused past its lease).
         const inserted = yield* tryMongo(() =>
           col.insertOne({
             _id: id(key),
             bodyHash,
             state: "running",
-            lease_holder: holder,
+            lease_token: now,
             lease_until: until,
             expiresAt: new Date(until)
           })
@@ -68,12 +70,12 @@ export const layer = Layer.effect(
           Effect.as(true),
           Effect.catchTag("DuplicateKey", () => Effect.succeed(false))
         )
-        if (inserted) return { _tag: "Claimed", token: holder } satisfies ClaimResult
+        if (inserted) return { _tag: "Claimed", token: fencingTokenOf(now) } satisfies ClaimResult
         const taken = yield* leases.take(
           { _id: id(key) },
           { now, until, set: { bodyHash, state: "running", expiresAt: new Date(until), response: null } }
         )
-        if (taken !== undefined) return { _tag: "Claimed", token: taken.holder } satisfies ClaimResult
+        if (taken !== undefined) return { _tag: "Claimed", token: taken.token } satisfies ClaimResult
         const doc = yield* tryMongo(() => col.findOne({ _id: id(key) }))
         if (doc === null) return undefined
         const row = heldKeyOf(doc)

@@ -40,9 +40,7 @@ const claimedMailOf = documentDecoder(
   "mail_outbox",
   Schema.Struct({
     mail: Mail,
-    attempts: Schema.Int,
-    lease_holder: Schema.optional(Schema.String),
-    lease_until: Schema.Number
+    attempts: Schema.Int
   })
 )
 
@@ -172,13 +170,13 @@ const claimMails = (
   Effect.gen(function* () {
     const claimed = []
     while (claimed.length < limit) {
-      const doc = yield* leases.takeNext(
+      const taken = yield* leases.takeNext(
         { state: "queued" },
         { sort: { lease_until: 1, created: 1, _id: 1 }, now, until: now + leaseMillis }
       )
-      if (doc === null) break
-      const { mail, attempts, lease_holder, lease_until } = claimedMailOf(doc)
-      claimed.push({ mail, attempts, lease: { holder: lease_holder ?? "", until: lease_until } })
+      if (taken === null) break
+      const { mail, attempts } = claimedMailOf(taken.doc)
+      claimed.push({ mail, attempts, lease: taken.lease })
     }
     return claimed
   })
@@ -208,18 +206,17 @@ export const mailOutbox = Layer.effect(
             ).pipe(Effect.asVoid, toPort),
       claim: (options) => toPort(claimMails(leases, options)),
       // A sent mail forgets its text: it holds the invite's single-use token.
-      markSent: (id, holder) =>
-        toPort(leases.release({ _id: id, state: "queued" }, holder, { state: "sent", "mail.text": "" })),
-      retryAt: (id, holder, options) =>
+      markSent: (id, token) =>
+        toPort(leases.release({ _id: id, state: "queued" }, token, { state: "sent", "mail.text": "" })),
+      retryAt: (id, token, options) =>
         toPort(
-          leases.whileHeld({ _id: id, state: "queued" }, holder, {
+          leases.whileHeld({ _id: id, state: "queued" }, token, {
             $set: {
               state: options.giveUp ? "failed" : "queued",
               lease_until: options.at,
               last_error: options.error,
               ...(options.giveUp ? { "mail.text": "" } : {})
             },
-            $unset: { lease_holder: "" },
             $inc: { attempts: 1 }
           })
         ),

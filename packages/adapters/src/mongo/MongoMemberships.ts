@@ -8,6 +8,7 @@ import {
   AlreadyMember,
   type BlockState,
   type MemberBlock,
+  MemberBlockMachine,
   Membership,
   MembershipRepository
 } from "@svc/domain/membership"
@@ -92,7 +93,10 @@ const removeMembership = (col: Collection<Keyed>, team: TeamId, user: UserId) =>
     tryMongo(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }, options))
   ).pipe(Effect.map((removed) => removed.deletedCount > 0))
 
-/** The block's state is the filter, so two writers never both move it (decision 0107). */
+/**
+ * The block's state is the filter, so two writers never both move it; a move the block machine lacks is a defect
+ * (decisions 0091 and 0107).
+ */
 const moveBlock = (
   col: Collection<Keyed>,
   team: TeamId,
@@ -100,15 +104,18 @@ const moveBlock = (
   from: BlockState,
   block: MemberBlock | undefined
 ) => {
+  const to = Effect.orDie(MemberBlockMachine.move(from, block?.state ?? "active"))
   const filter: Document = {
     team_nanoid: team,
     user_nanoid: user,
     ...(from === "active" ? { block: { $exists: false } } : { "block.state": from })
   }
   const update = block === undefined ? { $unset: { block: "" } } : { $set: { block } }
-  return Effect.flatMap(unitOptions, (options) =>
-    tryMongo(() => col.findOneAndUpdate(filter, update, { ...options, returnDocument: "after" }))
-  ).pipe(
+  return to.pipe(
+    Effect.andThen(unitOptions),
+    Effect.flatMap((options) =>
+      tryMongo(() => col.findOneAndUpdate(filter, update, { ...options, returnDocument: "after" }))
+    ),
     Effect.flatMap((doc) =>
       doc === null
         ? Effect.fail(new StaleState({ resource: "membership", id: `${team}/${user}`, expected: from }))
@@ -130,6 +137,7 @@ export const memberships = Layer.effect(
           col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }),
           col.createIndex({ team_nanoid: 1, email: 1 }),
           col.createIndex({ user_nanoid: 1 }),
+          col.createIndex({ removal_since: 1 }, { sparse: true }),
           col.createIndex({ "block.state": 1, "block.since": 1 })
         ])
       )
@@ -149,6 +157,33 @@ export const memberships = Layer.effect(
       listTeam: (team, options) => toPort(listTeam(col, team, options)),
       countByTeams: (teams) => toPort(countByTeams(col, teams)),
       remove: (team, user) => toPort(removeMembership(col, team, user)),
+      // A removal's mark (decision 0094): set once, kept until the membership goes or the chain refused.
+      markRemoval: (team, user, at) =>
+        Effect.gen(function* () {
+          yield* tryMongo(() =>
+            col.updateOne(
+              { team_nanoid: team, user_nanoid: user, removal_since: { $exists: false } },
+              { $set: { removal_since: at } }
+            )
+          )
+          return (yield* tryMongo(() => col.findOne({ team_nanoid: team, user_nanoid: user }))) !== null
+        }).pipe(toPort),
+      clearRemoval: (team, user) =>
+        tryMongo(() => col.updateOne({ team_nanoid: team, user_nanoid: user }, { $unset: { removal_since: "" } })).pipe(
+          Effect.asVoid,
+          toPort
+        ),
+      pendingRemovals: (before, limit) =>
+        tryMongo(() =>
+          col
+            .find({ removal_since: { $lte: before } })
+            .sort({ removal_since: 1 })
+            .limit(limit)
+            .toArray()
+        ).pipe(
+          Effect.map((docs) => docs.map(membershipOf)),
+          toPort
+        ),
       moveBlock: (team, user, from, block) => toPort(moveBlock(col, team, user, from, block)),
       pendingBlocks: (before, limit) =>
         tryMongo(() =>

@@ -1,14 +1,15 @@
 /**
  * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), results on the issued request in
  * `issued_typed_data`. Each change is one transaction (the use case's unit of work, with its events, when it runs in
- * one); races are settled by single conditional updates (leases, `Leases.ts`, and `state` guards), never by
- * transaction conflicts (docs/decisions/0017).
+ * one); races are settled by single conditional updates (fencing tokens, `Leases.ts`, and `state` guards), never by
+ * transaction conflicts (docs/decisions/0017, 0090), the states moved as the machines allow (decision 0091).
  */
 
 import type { Uint256String } from "@svc/domain/Evm"
 import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
-import { TypedDataNotFound } from "@svc/domain/eip712"
+import { IssuedRequestMachine, TypedDataNotFound } from "@svc/domain/eip712"
 import type { PaymentId } from "@svc/domain/Ids"
+import type { FencingToken } from "@svc/domain/Lease"
 import {
   type ExecutedRequest,
   type ExecutionOutcome,
@@ -18,13 +19,15 @@ import {
   type LedgerQuery,
   Payment,
   PaymentLedger,
+  PaymentMachine,
   PaymentNotFound,
   type PaymentPatch,
   type PaymentState
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
+import { edge } from "@svc/domain/StateMachine"
 import { isoOf } from "@svc/domain/Timestamp"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import type { Collection, Filter } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
@@ -58,18 +61,17 @@ const executedOf = documentDecoder(
 )
 
 /**
- * The in-flight note of an executing request, when its current holder wrote it: a claim released and taken again must
- * not show the earlier holder's transaction. A note from before signatures were kept (the result's own fields beside
- * `holder`) reads without one.
+ * The in-flight note of an executing request, when its current claim wrote it: a claim released and taken again must
+ * not show the earlier holder's transaction. Notes from before tokens name a `holder`: they match no token.
  */
-const noteOf = (
-  execution: StoredExecution
-): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
+const noteOf = (execution: StoredExecution): ExecutionResult | undefined => {
   const stored = execution.in_flight
-  if (stored === undefined || stored.holder !== execution.lease_holder) return undefined
-  const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
-  return { result, signature: stored.signature ?? "" }
+  if (stored === null || stored?.token === undefined || stored.token !== (execution.lease_token ?? 0)) return undefined
+  return stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
 }
+
+/** The issued-request machine's move this ledger writes, checked against its table when the module loads. */
+const recordMove = edge(IssuedRequestMachine, "executing", "record")
 
 /** The collections the ledger touches, and the leases on them. */
 interface LedgerCollections {
@@ -95,7 +97,7 @@ const outcome = (collections: LedgerCollections, salt: Uint256String) =>
         return Effect.succeed({
           state: "executing",
           leaseUntil: execution.lease_until,
-          ...(note === undefined ? {} : { inFlight: note.result })
+          ...(note === undefined ? {} : { inFlight: note })
         })
       }
       return Effect.succeed({ state: "issued" })
@@ -106,13 +108,10 @@ const outcome = (collections: LedgerCollections, salt: Uint256String) =>
  * Two writes, no transaction (each PUT notes its transaction): the claim's first, then the payments, only as long as
  * they are `processing` (a record that got there first is left alone: its insert is a duplicate).
  */
-const noteInFlight = (
-  collections: LedgerCollections,
-  { salt, claimToken, signature, result, payments: records }: InFlightNote
-) =>
+const noteInFlight = (collections: LedgerCollections, { salt, token, result, payments: records }: InFlightNote) =>
   Effect.gen(function* () {
-    const held = yield* collections.executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
-      $set: { in_flight: { result, signature, holder: claimToken } }
+    const held = yield* collections.executions.whileHeld({ _id: salt, state: "executing" }, token, {
+      $set: { in_flight: { result, token } }
     })
     if (!held) return false
     for (const p of records) {
@@ -125,34 +124,15 @@ const noteInFlight = (
     return true
   })
 
-const abandoned = (collections: LedgerCollections, now: number, limit: number) =>
-  tryMongo(() =>
-    collections.issued
-      .find({ state: "executing", lease_until: { $lt: now } })
-      .sort({ executedAt: 1, _id: 1 })
-      .limit(limit)
-      .toArray()
-  ).pipe(
-    Effect.map((docs) =>
-      docs.map((doc) => {
-        const note = noteOf(executionOf(doc))
-        return { salt: doc._id, issued: issuedOf(doc), ...(note === undefined ? {} : { note }) }
-      })
-    )
-  )
-
-const recordExecution = (
-  collections: LedgerCollections,
-  { salt, claimToken, signature, result, payments: records }: ExecutionRecord
-) =>
+const recordExecution = (collections: LedgerCollections, { salt, token, result, payments: records }: ExecutionRecord) =>
   inTransaction(collections.transaction, (session) =>
     Effect.gen(function* () {
       // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those
       // noted in flight.
       const held = yield* collections.executions.whileHeld(
-        { _id: salt, state: "executing" },
-        claimToken,
-        { $set: { state: "executed", result, signature, lease_until: 0 }, $unset: { lease_holder: "" } },
+        { _id: salt, state: recordMove.from },
+        token,
+        { $set: { state: recordMove.to, result, lease_until: 0 } },
         session
       )
       if (!held) return false
@@ -168,7 +148,7 @@ const recordExecution = (
 
 const leaseDueIntent = (
   collections: LedgerCollections,
-  { now, nowMillis, holder, leaseUntil }: { now: number; nowMillis: number; holder: string; leaseUntil: number }
+  { now, nowMillis, leaseUntil }: { now: number; nowMillis: number; leaseUntil: number }
 ) =>
   collections.intents
     .takeNext(
@@ -177,24 +157,27 @@ const leaseDueIntent = (
         sort: { pay_at_time: 1, _id: 1 },
         now: nowMillis,
         until: leaseUntil,
-        holder,
         set: { state: "scheduled", updated_at: isoOf(now * 1000) }
       }
     )
-    .pipe(Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))))
+    .pipe(Effect.map((taken) => (taken === null ? undefined : { payment: paymentOf(taken.doc), lease: taken.lease })))
 
+/** The move of a payment from `from` (for a leased intent, while `token` is its current one), then the payment. */
 const transition = (
   collections: LedgerCollections,
-  { id, from, to }: { id: PaymentId; from: PaymentState; to: PaymentState },
+  { id, from, to, token }: { id: PaymentId; from: PaymentState; to: PaymentState; token: FencingToken | undefined },
   patch: PaymentPatch
 ) =>
   Effect.gen(function* () {
+    if (!PaymentMachine.allows(from, to)) {
+      return yield* Effect.die(new Error(`a payment moves from ${from} to ${to}: not in the table`))
+    }
     const { payments } = collections
     const options = yield* unitOptions
     const moved = yield* tryMongo(() =>
       payments.findOneAndUpdate(
-        { _id: id, state: from },
-        { $set: { ...patch, state: to, lease_until: 0 }, $unset: { lease_holder: "" } },
+        { _id: id, state: from, ...(token === undefined ? {} : { lease_token: token }) },
+        { $set: { ...patch, state: to, lease_until: 0 } },
         { ...options, returnDocument: "after" }
       )
     )
@@ -255,24 +238,6 @@ const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
     )
   )
 
-const amendTransaction = (collections: LedgerCollections, salt: Uint256String, from: string, to: string) =>
-  inTransaction(collections.transaction, (session) =>
-    Effect.gen(function* () {
-      yield* tryMongo(() =>
-        collections.issued.updateOne(
-          { _id: salt, "result.transaction": from },
-          { $set: { "result.transaction": to } },
-          { session }
-        )
-      )
-      for (const field of ["creation_transaction", "process_transaction"] as const) {
-        yield* tryMongo(() =>
-          collections.payments.updateMany({ salt, [field]: from }, { $set: { [field]: to } }, { session })
-        )
-      }
-    })
-  )
-
 /** The MongoDB payments ledger; indexes by team, recipient, state and due time are created at start. */
 export const layer = Layer.effect(
   PaymentLedger,
@@ -301,30 +266,23 @@ export const layer = Layer.effect(
     return PaymentLedger.of({
       outcome: (salt) => toPort(outcome(collections, salt)),
       noteInFlight: (note) => toPort(noteInFlight(collections, note)),
-      abandoned: (now, limit) => toPort(abandoned(collections, now, limit)),
-      dropInFlight: (salt, claimToken) =>
+      dropInFlight: (salt, token) =>
         Effect.gen(function* () {
-          const executing = yield* tryMongo(() =>
-            issued.findOne({ _id: salt, state: "executing", lease_holder: claimToken })
-          )
-          if (executing !== null) yield* tryMongo(() => payments.deleteMany({ salt, state: "processing" }))
+          const executing = yield* tryMongo(() => issued.findOne({ _id: salt, state: "executing", lease_token: token }))
+          if (executing === null) return false
+          yield* tryMongo(() => payments.deleteMany({ salt, state: "processing" }))
+          return true
         }).pipe(toPort),
-      takeOver: (salt, now, leaseUntil) =>
-        executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil }).pipe(
-          Effect.map((lease) => Option.fromNullishOr(lease?.holder)),
-          toPort
-        ),
       recordExecution: (record) => toPort(recordExecution(collections, record)),
       leaseDueIntent: (options) => toPort(leaseDueIntent(collections, options)),
-      transition: (id, from, to, patch) => toPort(transition(collections, { id, from, to }, patch)),
+      transition: (id, from, to, patch, token) => toPort(transition(collections, { id, from, to, token }, patch)),
       find: (id) =>
         tryMongo(() => payments.findOne({ _id: id })).pipe(
           Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))),
           toPort
         ),
       list: (query) => toPort(list(collections, query)),
-      executedSince: (sinceMillis) => toPort(executedSince(collections, sinceMillis)),
-      amendTransaction: (salt, from, to) => toPort(amendTransaction(collections, salt, from, to))
+      executedSince: (sinceMillis) => toPort(executedSince(collections, sinceMillis))
     })
   })
 )

@@ -1,20 +1,19 @@
 /**
- * Retention in MongoDB (`@svc/domain/retention`): the pruning lease is a `worker_leases` document, and each kind is
- * deleted by id after an indexed query of its state and age, bounded by `limit`.
+ * Retention in MongoDB (`@svc/domain/retention`): the pruning lease is a `worker_leases` document (its fencing token
+ * checked before each batch), and each kind is deleted by id after an indexed query of its state and age, bounded by
+ * `limit`.
  */
 import { type RetainedKind, RetentionStore } from "@svc/domain/retention"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { Document, Filter } from "mongodb"
-import { setOrMake } from "./Leases.ts"
+import { type LeaseFields, takeOrKeep } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { toPort, tryMongo } from "./MongoErrors.ts"
 import { outboxCollection } from "./MongoEventOutbox.ts"
 import { issuedCollection } from "./MongoIssuedRequestStore.ts"
 
-interface LeaseDocument {
+interface LeaseDocument extends LeaseFields {
   _id: string
-  lease_holder: string
-  lease_until: number
 }
 
 /** Each kind's collection, what is done before `before`, and the index that finds it. */
@@ -63,14 +62,13 @@ export const layer = Layer.effect(
     )
     return RetentionStore.of({
       // Free (lapsed) or ours: taken; held by another: the upsert's insert meets its id and is refused.
-      lease: (holder, now, until) =>
-        setOrMake(
-          leases,
-          { _id: "retention", $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
-          { lease_holder: holder, lease_until: until }
-        ).pipe(toPort),
-      prune: (kind, before, limit) =>
+      lease: (held, now, until) =>
+        takeOrKeep(leases, "retention", { held, now, until }).pipe(Effect.map(Option.fromNullishOr), toPort),
+      // Checked before each batch rather than in one write with it (MongoDB deletes across collections cannot name
+      // another's document): a pruner that lost the lease meanwhile deletes what the new holder would, done records.
+      prune: (kind, before, limit, token) =>
         Effect.gen(function* () {
+          if ((yield* tryMongo(() => leases.findOne({ _id: "retention", lease_token: token }))) === null) return 0
           const { collection, done } = pruned[kind]
           const col = db.collection(collection)
           const found = yield* tryMongo(() =>

@@ -6,8 +6,10 @@
  */
 import { DomainEvent, PayloadVersion } from "@svc/domain/event"
 import { DeliveryId, TeamId, WebhookId } from "@svc/domain/Ids"
+import type { FencingToken } from "@svc/domain/Lease"
 import {
   type AttemptRecord,
+  type ClaimedDelivery,
   type DeliveryAttempt,
   type DeliveryStatus,
   DeliveryStatusSchema,
@@ -19,7 +21,8 @@ import { Effect, Layer, Schema } from "effect"
 import type { Collection, Document, Filter } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
+import { type AttemptDocument, attemptDocumentOf, attemptOf } from "./MongoDeliveryAttempts.ts"
+import { documentDecoder } from "./MongoDocuments.ts"
 import { toPort, tryMongo } from "./MongoErrors.ts"
 import { inTransaction, type TransactionRunner } from "./MongoTransaction.ts"
 
@@ -36,17 +39,6 @@ interface DeliveryDocument extends Leases.LeaseFields {
   first_attempt_at?: number | null | undefined
   created_at: number
   updated_at: number
-}
-
-/** An attempt as stored: what it did not get is `null`. */
-interface AttemptDocument {
-  _id: string
-  delivery_nanoid: DeliveryId
-  number: number
-  at: number
-  status_code: number | null
-  duration_ms: number
-  error: string | null
 }
 
 /** A time not set is stored as `null` (or was never written). */
@@ -83,30 +75,6 @@ const deliveryOf = (doc: Document): WebhookDelivery => {
     first_attempt_at: stored.first_attempt_at ?? undefined,
     created_at: stored.created_at,
     updated_at: stored.updated_at
-  }
-}
-
-/** An attempt as `webhook_attempts` keeps it: what it did not get is `null`. */
-const StoredAttempt = Schema.Struct({
-  delivery_nanoid: DeliveryId,
-  number: Schema.Number,
-  at: Schema.Number,
-  status_code: Schema.optional(Schema.NullOr(Schema.Number)),
-  duration_ms: Schema.Number,
-  error: Schema.optional(Schema.NullOr(Schema.String))
-})
-
-const storedAttemptOf = recordDecoder("webhook_attempts", StoredAttempt)
-
-const attemptOf = (doc: Document): DeliveryAttempt => {
-  const attempt = storedAttemptOf(doc)
-  return {
-    delivery_nanoid: attempt.delivery_nanoid,
-    number: attempt.number,
-    at: attempt.at,
-    status_code: attempt.status_code ?? undefined,
-    duration_ms: attempt.duration_ms,
-    error: attempt.error ?? undefined
   }
 }
 
@@ -174,43 +142,31 @@ const enqueue = (col: Collection<DeliveryDocument>, list: ReadonlyArray<WebhookD
         Effect.catchTag("DuplicateKey", () => Effect.void)
       )
 
-/** Leases up to `limit` due deliveries to one fresh holder, soonest due first. */
+/** Leases up to `limit` due deliveries, soonest due first, each under its own new fencing token. */
 const claimDue = (
   collections: DeliveryCollections,
   { now, limit, leaseMillis }: { readonly now: number; readonly limit: number; readonly leaseMillis: number }
 ) =>
   Effect.gen(function* () {
-    const holder = Leases.newHolder()
     const until = now + leaseMillis
-    const claimed: Array<{ delivery: WebhookDelivery; lease: { holder: string; until: number } }> = []
+    const claimed: Array<ClaimedDelivery> = []
     while (claimed.length < limit) {
-      const doc = yield* collections.leases.takeNext(
+      const taken = yield* collections.leases.takeNext(
         { status: "pending", next_attempt_at: { $lte: now } } as Filter<DeliveryDocument>,
-        { sort: { next_attempt_at: 1, _id: 1 }, now, until, holder }
+        { sort: { next_attempt_at: 1, _id: 1 }, now, until }
       )
-      if (doc === null) break
-      claimed.push({ delivery: deliveryOf(doc), lease: { holder, until } })
+      if (taken === null) break
+      claimed.push({ delivery: deliveryOf(taken.doc), lease: taken.lease })
     }
     return claimed
   })
 
-/** The attempt's document. */
-const attemptDocumentOf = (a: DeliveryAttempt): AttemptDocument => ({
-  _id: `${a.delivery_nanoid}:${a.number}`,
-  delivery_nanoid: a.delivery_nanoid,
-  number: a.number,
-  at: a.at,
-  status_code: a.status_code ?? null,
-  duration_ms: a.duration_ms,
-  error: a.error ?? null
-})
-
-const record = (collections: DeliveryCollections, id: DeliveryId, holder: string, change: AttemptRecord) =>
+const record = (collections: DeliveryCollections, id: DeliveryId, token: FencingToken, change: AttemptRecord) =>
   inTransaction(collections.transaction, (session) =>
     Effect.gen(function* () {
       const applied = yield* collections.leases.whileHeld(
         { _id: id },
-        holder,
+        token,
         {
           $set: {
             status: change.status,
@@ -219,8 +175,7 @@ const record = (collections: DeliveryCollections, id: DeliveryId, holder: string
             updated_at: change.at,
             lease_until: 0
           },
-          $inc: { attempts: change.attempt === undefined ? 0 : 1 },
-          $unset: { lease_holder: "" }
+          $inc: { attempts: change.attempt === undefined ? 0 : 1 }
         },
         session
       )
@@ -294,7 +249,7 @@ export const deliveries = Layer.effect(
     return WebhookDeliveryStore.of({
       enqueue: (list) => toPort(enqueue(col, list)),
       claimDue: (options) => toPort(claimDue(collections, options)),
-      record: (id, holder, attempt) => toPort(record(collections, id, holder, attempt)),
+      record: (id, token, attempt) => toPort(record(collections, id, token, attempt)),
       findById: (id) =>
         tryMongo(() => col.findOne({ _id: id })).pipe(
           Effect.flatMap((doc) =>

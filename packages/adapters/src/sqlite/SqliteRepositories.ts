@@ -6,7 +6,7 @@
  */
 import { Company, CompanyRepository } from "@svc/domain/company"
 import { TeamId } from "@svc/domain/Ids"
-import { AlreadyMember, Membership, MembershipRepository } from "@svc/domain/membership"
+import { AlreadyMember, MemberBlockMachine, Membership, MembershipRepository } from "@svc/domain/membership"
 import { StaleState } from "@svc/domain/StaleState"
 import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
 import { User, UserRepository, WalletTaken } from "@svc/domain/user"
@@ -134,6 +134,41 @@ export const users = Layer.effect(
   })
 )
 
+/** A member's block on SQLite (decision 0107): its moves, each from the state it names, and the marks left. */
+const blockMoves = (
+  connection: SqliteDatabase["Service"]["connection"]
+): Pick<MembershipRepository["Service"], "moveBlock" | "pendingBlocks"> => {
+  // The block's state is read where it is written: one conditional statement, so two writers never both move it.
+  const moveBlock = connection.prepare(
+    `UPDATE memberships SET record = CASE WHEN :block IS NULL THEN json_remove(record, '$.block')
+       ELSE json_set(record, '$.block', json(:block)) END
+     WHERE team_nanoid = :team AND user_nanoid = :user
+       AND coalesce(json_extract(record, '$.block.state'), 'active') = :from
+     RETURNING record`
+  )
+  const pendingBlocks = connection.prepare(
+    `SELECT record FROM memberships
+     WHERE json_extract(record, '$.block.state') = 'blocking' AND json_extract(record, '$.block.since') <= ?
+     ORDER BY json_extract(record, '$.block.since'), nanoid LIMIT ?`
+  )
+  return {
+    // A move the block machine lacks is a defect (decision 0091).
+    moveBlock: (team, user, from, block) =>
+      Effect.orDie(MemberBlockMachine.move(from, block?.state ?? "active")).pipe(
+        Effect.andThen(() => {
+          const moved = recordOf(
+            membershipOf,
+            moveBlock.get({ team, user, from, block: block === undefined ? null : JSON.stringify(block) })
+          )
+          return moved === undefined
+            ? Effect.fail(new StaleState({ resource: "membership", id: `${team}/${user}`, expected: from }))
+            : Effect.succeed(moved)
+        })
+      ),
+    pendingBlocks: (before, limit) => Effect.sync(() => recordsOf(membershipOf, pendingBlocks.all(before, limit)))
+  }
+}
+
 /** Memberships in `memberships`, unique on (team, user), ordered per team by joining time then id. */
 export const memberships = Layer.effect(
   MembershipRepository,
@@ -161,18 +196,18 @@ export const memberships = Layer.effect(
        WHERE team_nanoid IN (SELECT value FROM json_each(?)) GROUP BY team_nanoid`
     )
     const remove = connection.prepare("DELETE FROM memberships WHERE team_nanoid = ? AND user_nanoid = ?")
-    // The block's state is read where it is written: one conditional statement, so two writers never both move it.
-    const moveBlock = connection.prepare(
-      `UPDATE memberships SET record = CASE WHEN :block IS NULL THEN json_remove(record, '$.block')
-         ELSE json_set(record, '$.block', json(:block)) END
-       WHERE team_nanoid = :team AND user_nanoid = :user
-         AND coalesce(json_extract(record, '$.block.state'), 'active') = :from
-       RETURNING record`
+    // A removal's mark (decision 0094): set once, kept until the membership goes or the chain refused.
+    const mark = connection.prepare(
+      `UPDATE memberships SET record = json_set(record, '$.removal_since', :at)
+       WHERE team_nanoid = :team AND user_nanoid = :user AND json_extract(record, '$.removal_since') IS NULL`
     )
-    const pendingBlocks = connection.prepare(
-      `SELECT record FROM memberships
-       WHERE json_extract(record, '$.block.state') = 'blocking' AND json_extract(record, '$.block.since') <= ?
-       ORDER BY json_extract(record, '$.block.since'), nanoid LIMIT ?`
+    const unmark = connection.prepare(
+      `UPDATE memberships SET record = json_remove(record, '$.removal_since')
+       WHERE team_nanoid = ? AND user_nanoid = ? AND json_extract(record, '$.removal_since') IS NOT NULL`
+    )
+    const pending = connection.prepare(
+      `SELECT record FROM memberships WHERE json_extract(record, '$.removal_since') IS NOT NULL
+         AND json_extract(record, '$.removal_since') <= ? ORDER BY json_extract(record, '$.removal_since') LIMIT ?`
     )
     return MembershipRepository.of({
       insert: (membership) =>
@@ -192,6 +227,10 @@ export const memberships = Layer.effect(
             : Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
         }),
       find: (team, user) => Effect.sync(() => Option.fromNullishOr(recordOf(membershipOf, find.get(team, user)))),
+      markRemoval: (team, user, at) =>
+        Effect.sync(() => mark.run({ team, user, at }).changes === 1 || find.get(team, user) !== undefined),
+      clearRemoval: (team, user) => Effect.sync(() => void unmark.run(team, user)),
+      pendingRemovals: (before, limit) => Effect.sync(() => recordsOf(membershipOf, pending.all(before, limit))),
       listByUser: (user) => Effect.sync(() => recordsOf(membershipOf, byUser.all(user))),
       listTeam: (team, options) =>
         Effect.sync(() => {
@@ -220,17 +259,7 @@ export const memberships = Layer.effect(
           return result
         }),
       remove: (team, user) => Effect.sync(() => remove.run(team, user).changes > 0),
-      moveBlock: (team, user, from, block) =>
-        Effect.suspend(() => {
-          const moved = recordOf(
-            membershipOf,
-            moveBlock.get({ team, user, from, block: block === undefined ? null : JSON.stringify(block) })
-          )
-          return moved === undefined
-            ? Effect.fail(new StaleState({ resource: "membership", id: `${team}/${user}`, expected: from }))
-            : Effect.succeed(moved)
-        }),
-      pendingBlocks: (before, limit) => Effect.sync(() => recordsOf(membershipOf, pendingBlocks.all(before, limit)))
+      ...blockMoves(connection)
     })
   })
 )

@@ -3,8 +3,9 @@
  * (`MemberBlocked`) nor act for the team (`TeamAccess`). Blocking ends their authority on chain as removal does
  * (`revokeOnChain`), chain first under a mark (`blocking`), then the block with `team.member_blocked` in one unit, then
  * the intents they signed or are paid by are canceled. A process that dies between the chain and the database leaves
- * the mark, and recovery finishes the block (`finishPendingBlocks`): the chain again (a revocation is idempotent),
- * then the database. Unblocking lets them be paid again; it gives no role back (manager invites grant those).
+ * the mark, and the one recovery path (`payment/Recovery.ts`'s sweep, decision 0093) finishes the block
+ * (`finishPendingBlocks`): the chain again (a revocation is idempotent), then the database. Every move of the block
+ * names the state it leaves (`moveBlock`); no lease is held, so two finishers race only on that move. Unblocking lets them be paid again; it gives no role back (manager invites grant those).
  */
 import { Clock, DateTime, Duration, Effect } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
@@ -82,10 +83,16 @@ const finishBlock = Effect.fn("Members.finishBlock")(function* (
           .pipe(Effect.catchTag("StaleState", () => Effect.fail(new BlockInProgress({ team: teamId, user }))))
         from = "blocking"
       }
-      // A chain that did not answer may have revoked: the mark stays for recovery, the safe side. A refusal lifts it.
+      // Only a refusal (the chain answered no) lifts the mark. An outcome unknown (`maybeSent`) may have revoked; a
+      // chain unreachable sent nothing, but unlike a removal the member is already blocked in the API by the mark, the
+      // safe side, and recovery revokes once the chain answers (decision 0107).
       yield* revokeOnChain(chain.value, teamId, account, user, member.value.wallet).pipe(
         Effect.catchTag("AuthorityNotRevoked", (error) =>
-          Effect.fail(error.unavailable ? new BlockNotConfirmed({ team: teamId, user, reason: error.reason }) : error)
+          Effect.fail(
+            error.maybeSent === true || error.unavailable
+              ? new BlockNotConfirmed({ team: teamId, user, reason: error.reason })
+              : error
+          )
         ),
         Effect.tapError((error) =>
           error._tag === "BlockNotConfirmed"
@@ -101,11 +108,21 @@ const finishBlock = Effect.fn("Members.finishBlock")(function* (
     // Another process (recovery, a second request) confirmed it first, with its event: once is enough.
     Effect.catchTag("StaleState", () => reread(membership))
   )
-  // A blocked member's authority over money ends: the intents they signed, or that pay them, are canceled.
-  // SEAM (issue 37): the pay schedules they signed or are paid by are canceled here too once schedules exist.
-  yield* cancelIntentsSignedBy(teamId, user)
-  yield* cancelIntentsTo(teamId, user)
+  yield* cancelForBlockedMember(teamId, user)
   return moved
+})
+
+/**
+ * What a block cancels once it is recorded: a blocked member's authority over money ends, so the intents `user` signed
+ * for `team`, or that pay them, are canceled (the intent runner cancels one it already holds). The hook the pay
+ * schedules join (issue 37, the payroll slice): their instalments, as payer or recipient, are canceled here too.
+ */
+export const cancelForBlockedMember = Effect.fn("Members.cancelForBlockedMember")(function* (
+  team: TeamId,
+  user: UserId
+) {
+  yield* cancelIntentsSignedBy(team, user)
+  yield* cancelIntentsTo(team, user)
 })
 
 /** Lifts the block of `membership` (`unblock`), with its event; a member not blocked is answered as they are. */

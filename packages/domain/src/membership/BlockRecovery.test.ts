@@ -1,93 +1,99 @@
 /**
- * A block left between the chain and the database is finished by recovery (decision 0107), on the run's anvil: the
- * process that marked it died before the chain was asked, or after the chain revoked and before the block was
- * recorded. Either way recovery revokes (again: idempotent), records the block once, and cancels nothing twice.
+ * A block interrupted between the chain and the database is finished by the one recovery path (decisions 0093, 0095
+ * and 0107), on the test chain under `TestClock`: the process killed once the chain took the revocation, or the
+ * revocation never sent (the chain unreachable, then the process gone). Either way the member is blocked in the API
+ * at once, and after the block's grace recovery revokes (again: idempotent), records the block once, with one event.
  */
-import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { chainLayer, onChainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { TestClock } from "effect/testing"
+import { seedTestChainTeam, testChainUseCases } from "../../test/ChainKit.ts"
+import { paymentsBody } from "../../test/PaymentKit.ts"
 import { outboxEvents } from "../../test/UseCaseKit.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
-import { rolesRequestOf } from "../chain/ForwardRequest.ts"
-import { walletAddressOf } from "../Evm.ts"
-import { rolesTypedData } from "../eip712/TypedDataBuilder.ts"
-import { signTypedDataBundle } from "../eip712/TypedDataSignature.ts"
+import { TestChain } from "../chain/TestChain.ts"
 import { IdGenerator } from "../Ids.ts"
-import { newUser, UserRepository } from "../user/index.ts"
-import { finishPendingBlocks } from "./BlockMember.ts"
+import { issuePayments } from "../payment/IssuePayments.ts"
+import { blockGrace, finishPendingBlocks, setMemberBlock } from "./BlockMember.ts"
 import { MembershipRepository } from "./MembershipRepository.ts"
 
-/** A finance admin of the seeded team, granted on chain by the account's owner. */
-const financeAdmin = (team: { readonly team: string; readonly account: `0x${string}`; readonly key: `0x${string}` }) =>
-  Effect.gen(function* () {
-    const wallet = walletAddressOf(privateKeyToAccount(generatePrivateKey()).address)
-    const user = yield* IdGenerator.use((ids) => ids.make("user"))
-    yield* UserRepository.use((u) =>
-      u.insert(newUser({ nanoid: user, wallet, created_at: "2026-01-01T00:00:00.000Z" }))
-    )
-    yield* MembershipRepository.use((m) =>
-      Effect.flatMap(
-        IdGenerator.use((ids) => ids.make("membership")),
-        (nanoid) =>
-          m.insert({
-            nanoid,
-            team_nanoid: team.team as never,
-            user_nanoid: user,
-            role: "team_finance_admin",
-            email: "",
-            created_at: "2026-01-01T00:00:00.000Z"
-          })
-      )
-    )
-    const chain = yield* ChainGateway
-    const { forwarder } = yield* chain.addresses
-    const owner = privateKeyToAccount(team.key).address
-    const bundle = rolesTypedData(
-      { chainId: chain.chainId, verifyingContract: forwarder },
-      {
-        from: owner,
-        to: team.account,
-        salt: String(BigInt(`0x${generatePrivateKey().slice(2, 60)}`)),
-        expires: "9999999999"
-      },
-      [{ role: "team_finance_admin", account: wallet }]
-    )
-    yield* chain.executeRoles({
-      request: rolesRequestOf(bundle.typed_data),
-      signature: yield* signTypedDataBundle(bundle, team.key)
+/** The seeded team on the test chain, and a finance admin with the role in the team and on its account. */
+const withFinanceAdmin = Effect.gen(function* () {
+  const seeded = yield* seedTestChainTeam
+  const member = seeded.outsider
+  const nanoid = yield* IdGenerator.use((ids) => ids.make("membership"))
+  yield* MembershipRepository.use((m) =>
+    m.insert({
+      nanoid,
+      team_nanoid: seeded.team,
+      user_nanoid: member.nanoid,
+      role: "team_finance_admin",
+      email: "",
+      created_at: "2026-01-01T00:00:00.000Z"
     })
-    assert.isTrue(yield* chain.hasRole(team.account, "team_finance_admin", wallet))
-    return { user, wallet }
-  }).pipe(Effect.orDie)
+  ).pipe(Effect.orDie)
+  yield* TestChain.use((chain) => chain.grant(seeded.account, "team_finance_admin", member.wallet))
+  // What POST /v2/payments asks of the member.
+  const issue = issuePayments(member, paymentsBody(seeded.team, [seeded.employee.nanoid], 100))
+  const hasRole = ChainGateway.use((chain) => chain.hasRole(seeded.account, "team_finance_admin", member.wallet))
+  const blockState = Effect.map(
+    MembershipRepository.use((m) => m.find(seeded.team, member.nanoid)),
+    (found) => (found._tag === "Some" ? found.value.block?.state : undefined)
+  )
+  const blockEvents = Effect.map(outboxEvents, (events) =>
+    events.filter((e) => e.event_type === "team.member_blocked").map((e) => [e.data.user_nanoid, e.data.blocked])
+  )
+  return { ...seeded, member, issue, hasRole, blockState, blockEvents }
+})
 
-// Real chain calls poll their receipts: the live clock (excludeTestServices); the marks are old enough for it.
-layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("block recovery on anvil", (it) => {
-  it.effect("a block marked before the chain, or revoked on chain before the database, is finished once", () =>
+describe("a block interrupted between the chain and the database (test chain)", () => {
+  it.effect("killed once the chain took the revocation: blocked in the API at once, recovery records it once", () =>
     Effect.gen(function* () {
-      const seeded = yield* seedChainTeam
-      const chain = yield* ChainGateway
-      const [before, after] = [yield* financeAdmin(seeded), yield* financeAdmin(seeded)]
-      const mark = {
-        state: "blocking" as const,
-        since: "2026-01-01T00:00:00.000Z",
-        reason: "left",
-        by: seeded.admin.nanoid
-      }
-      // Died before asking the chain: only the mark. Died after the chain revoked: the mark, and the chain's answer.
-      for (const member of [before, after]) {
-        yield* MembershipRepository.use((m) => m.moveBlock(seeded.team, member.user, "active", mark))
-      }
-      yield* Effect.orDie(chain.revokeAuthority(seeded.account, [after.wallet]))
-      assert.strictEqual(yield* finishPendingBlocks(), 2)
+      const { team, admin, member, issue, hasRole, blockState, blockEvents } = yield* withFinanceAdmin
+      yield* TestChain.use((chain) => chain.set({ answers: "die" }))
+      const block = setMemberBlock(admin, team, member.nanoid, { blocked: true, reason: "left" })
+      assert.isTrue(Exit.hasDies(yield* Effect.exit(block)))
+      yield* TestChain.use((chain) => chain.set({ answers: "kept" }))
+      // The restart finds the mark: the member neither acts nor is paid, and the chain revoked them already.
+      assert.strictEqual(yield* blockState, "blocking")
+      assert.strictEqual((yield* Effect.flip(issue)).message, "You are blocked in this team")
+      assert.isFalse(yield* hasRole)
+      assert.deepStrictEqual(yield* blockEvents, [])
+
+      // Within the grace recovery leaves the block to its process; past it, it finishes it, with the event, once.
       assert.strictEqual(yield* finishPendingBlocks(), 0)
-      for (const member of [before, after]) {
-        assert.isFalse(yield* Effect.orDie(chain.hasRole(seeded.account, "team_finance_admin", member.wallet)))
-        const found = yield* MembershipRepository.use((m) => m.find(seeded.team, member.user))
-        assert.strictEqual(found._tag === "Some" ? found.value.block?.state : undefined, "blocked")
-      }
-      const events = (yield* outboxEvents).filter((e) => e.event_type === "team.member_blocked")
-      assert.deepStrictEqual(events.map((e) => e.data.user_nanoid).sort(), [before.user, after.user].sort())
-    }).pipe(Effect.provide(onChainUseCases))
+      yield* TestClock.adjust(blockGrace)
+      assert.strictEqual(yield* finishPendingBlocks(), 1)
+      assert.strictEqual(yield* finishPendingBlocks(), 0)
+      assert.strictEqual(yield* blockState, "blocked")
+      assert.deepStrictEqual(yield* blockEvents, [[member.nanoid, true]])
+      assert.isFalse(yield* hasRole)
+    }).pipe(Effect.provide(testChainUseCases))
+  )
+
+  it.effect(
+    "the revocation never sent (chain unreachable, process gone): recovery sends it once the chain answers",
+    () =>
+      Effect.gen(function* () {
+        const { team, admin, member, issue, hasRole, blockState, blockEvents } = yield* withFinanceAdmin
+        yield* TestChain.use((chain) => chain.set({ reachable: false }))
+        const refused = yield* Effect.flip(setMemberBlock(admin, team, member.nanoid, { blocked: true }))
+        assert.strictEqual(refused._tag, "BlockNotConfirmed")
+        assert.strictEqual(yield* blockState, "blocking")
+        assert.strictEqual((yield* Effect.flip(issue)).message, "You are blocked in this team")
+        // Past the grace with the chain still away, the mark stays for the next pass; unblocking waits for it too.
+        yield* TestClock.adjust(blockGrace)
+        assert.strictEqual(yield* finishPendingBlocks(), 0)
+        assert.strictEqual(yield* blockState, "blocking")
+        const early = yield* Effect.flip(setMemberBlock(admin, team, member.nanoid, { blocked: false }))
+        assert.strictEqual(early._tag, "BlockInProgress")
+
+        yield* TestChain.use((chain) => chain.set({ reachable: true }))
+        assert.isTrue(yield* hasRole)
+        assert.strictEqual(yield* finishPendingBlocks(), 1)
+        assert.isFalse(yield* hasRole)
+        assert.strictEqual(yield* blockState, "blocked")
+        assert.deepStrictEqual(yield* blockEvents, [[member.nanoid, true]])
+      }).pipe(Effect.provide(testChainUseCases))
   )
 })

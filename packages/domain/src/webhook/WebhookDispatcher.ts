@@ -35,8 +35,6 @@ type DispatcherPorts =
 
 /** How a dispatcher works; the defaults are DESIGN §5's. */
 export interface DispatcherOptions {
-  /** Names this dispatcher's claims of events. */
-  readonly holder: string
   /** How long to wait when there is nothing to do (ms). */
   readonly idleMillis?: number | undefined
   readonly schedule?: RetrySchedule | undefined
@@ -89,7 +87,7 @@ export class WebhookDispatcher extends Context.Service<
           open
         }
         return WebhookDispatcher.of({
-          fanOut: run(fanOutEvents({ holder: options.holder, leaseMillis })),
+          fanOut: run(fanOutEvents({ leaseMillis })),
           deliverDue: run(deliverDue(settings))
         })
       })
