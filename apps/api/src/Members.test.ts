@@ -7,6 +7,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { SmtpMailer } from "@svc/adapters/mail"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { startTestSmtpServer, type TestSmtpServer, textOf } from "@svc/adapters/test/TestSmtpServer"
 import { paymentsRequestOf, svcAccountSaltOf } from "@svc/domain/chain"
 import { type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
@@ -118,16 +119,17 @@ const block = (team: string, user: string, token: string, blocked: boolean, reas
     })
   )
 
-/** The text of the first mail to `email`, polled until it arrives (the mail worker sends it soon after). */
+/** The text of the first mail to `email`, once it arrives (the mail worker sends it soon after). */
 const mailTo = (email: string) =>
-  Effect.gen(function* () {
-    const smtp = yield* Smtp
-    for (;;) {
-      const mail = smtp.received.find((m) => m.to.includes(email))
-      if (mail !== undefined) return textOf(mail)
-      yield* Effect.sleep("20 millis")
-    }
-  })
+  Effect.flatMap(Smtp, (smtp) =>
+    eventually(
+      () => {
+        const mail = smtp.received.find((m) => m.to.includes(email))
+        return mail !== undefined && textOf(mail)
+      },
+      { what: `a mail to ${email}` }
+    )
+  )
 
 /** Runtime code answering every call with `magic` as a bytes4 word: an ERC-1271 wallet that accepts (or refuses) all. */
 const walletCode = (magic: string) => `0x63${magic}60e01b60005260206000f3` as const

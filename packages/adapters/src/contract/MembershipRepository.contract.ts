@@ -130,6 +130,11 @@ export const membershipRepositoryContract = (storage: StorageUnderTest) =>
           memberships.moveBlock(t, userId(8), "active", mark("2026-01-01T00:00:01.000Z"))
         )
         assert.strictEqual(missing._tag, "StaleState")
+        // A move the block machine lacks (blocked straight to blocking) is a defect, and changes nothing.
+        yield* memberships.moveBlock(t, userId(2), "active", blocked)
+        const outside = yield* Effect.exit(memberships.moveBlock(t, userId(2), "blocked", mark("2026-01-03")))
+        assert.isTrue(Exit.hasDies(outside))
+        assert.deepStrictEqual(Option.getOrThrow(yield* memberships.find(t, userId(2))).block, blocked)
       }).pipe(Effect.provide(storage.layer()))
     )
 
