@@ -11,7 +11,9 @@ export {
 } from "./Client.ts"
 export { type Eip1193Provider, eip1193Account, requestWalletAddress } from "./Eip1193.ts"
 export type {
+  DuplicateAccountEventPayload,
   InviteEventPayload,
+  MemberBlockedEventPayload,
   MemberEventPayload,
   PaymentEventPayload,
   PaymentGroupEventPayload,
@@ -19,9 +21,11 @@ export type {
   WebhookEvent,
   WebhookEventPayload,
   WebhookEventType,
-  WebhookEventV1
+  WebhookEventV1,
+  WithdrawAccountEventPayload
 } from "./Events.ts"
 export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
+export type { PayoutChangeRequest, PayoutTypedData } from "./PayoutChange.ts"
 export type { Plain, PlainInput } from "./Plain.ts"
 export type {
   InstantPaymentRequest,
