@@ -22,6 +22,9 @@ import {
   MetricsRoute,
   methodsOf,
   PaymentHandlers,
+  PayoutHandlers,
+  PayoutReportHandlers,
+  PayoutReportPage,
   PayScheduleHandlers,
   RateLimits,
   RequestTimeout,
@@ -85,6 +88,7 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
 const httpObservability = withHttpObservability(
   routeTemplatesOf(Api, [
     "/invites/accept",
+    "/withdraw-account/report",
     "/metrics",
     "/docs",
     "/openapi.json",
@@ -117,7 +121,16 @@ const makeRoutes = <A, E, R>(
         const api = servedApi(config.publicBaseUrl)
         return Layer.mergeAll(
           HttpApiBuilder.layer(api, { openapiPath: "/openapi.json" }).pipe(
-            Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers, DepositHandlers]),
+            Layer.provide([
+              SystemHandlers,
+              AuthHandlers,
+              TeamHandlers,
+              payments,
+              WebhookHandlers,
+              DepositHandlers,
+              PayoutHandlers,
+              PayoutReportHandlers
+            ]),
             Layer.provide(AuthenticationLive)
           ),
           // The Scalar bundle is inlined (no CDN); its default web fonts would be fetched from one, so system fonts.
@@ -134,6 +147,8 @@ const makeRoutes = <A, E, R>(
     ),
     // The page an invite e-mail links to (issue 21), and the icon pages ask for.
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
+    // The page a payout address notice links to, to report the change (decision 0108).
+    PayoutReportPage,
     FaviconRoute,
     V1Route(v1),
     // The web console (issue 40), from the same origin as the API it calls.

@@ -324,7 +324,8 @@ describe("team routes", () => {
         default_pay_now: true,
         invoice_prefix: "",
         payment_reminder_days: 3,
-        cash_requirement_horizon_days: 14
+        cash_requirement_horizon_days: 14,
+        block_duplicates: false
       })
       const putTeam = yield* api.teams.updateSettings({
         params: { team_nanoid: teamId },
@@ -334,7 +335,8 @@ describe("team routes", () => {
         default_pay_now: true,
         invoice_prefix: "INV-",
         payment_reminder_days: 7,
-        cash_requirement_horizon_days: 30
+        cash_requirement_horizon_days: 30,
+        block_duplicates: false
       })
       assert.deepStrictEqual((yield* api.teams.getSettings({ params: { team_nanoid: teamId } })).data, putTeam.data)
       // Lengths count characters: nine emoji are nine of the prefix's 16, not 18 (issue 21, item 3).

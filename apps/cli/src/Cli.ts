@@ -12,6 +12,7 @@ import { health, login, logout, whoami } from "./commands/Auth.ts"
 import { deposits } from "./commands/Deposits.ts"
 import { invites } from "./commands/Invites.ts"
 import { listen } from "./commands/Listen.ts"
+import { me } from "./commands/Me.ts"
 import { members, users } from "./commands/Members.ts"
 import { paymentCommands } from "./commands/Payments.ts"
 import { cashRequirements, schedules } from "./commands/Schedules.ts"
@@ -31,6 +32,7 @@ export const command = svc.pipe(
     teams,
     users,
     members,
+    me,
     ...paymentCommands,
     schedules,
     cashRequirements,

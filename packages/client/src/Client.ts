@@ -10,7 +10,8 @@ import { makeApiClient } from "@svc/contract"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import { promised, type SvcOperations } from "./Operations.ts"
+import { promised, type SvcOperations, type SvcResult } from "./Operations.ts"
+import { changePayout, type PayoutChangeRequest, type PayoutTypedData } from "./PayoutChange.ts"
 import {
   type GrantTypedData,
   type InstantPaymentRequest,
@@ -105,6 +106,13 @@ export interface SvcClient extends SvcOperations {
     /** Signs a prepared schedule once with the account and registers it. */
     readonly submit: (prepared: PreparedSchedule) => Promise<ScheduleResult>
   }
+  readonly payoutAddresses: SvcOperations["payoutAddresses"] & {
+    /**
+     * Sets where this client's user is paid (decision 0108): issues the proof, checks it names this wallet and
+     * `address`, signs it with `addressSigner` and with the client's own account, and sets it. Answers the new state.
+     */
+    readonly change: (request: PayoutChangeRequest) => Promise<SvcResult<"payoutAddresses", "set">["data"]>
+  }
 }
 
 export type { Payee, PaymentResult, PayRequest } from "./Prepared.ts"
@@ -118,7 +126,7 @@ const signerOf = (account: SvcAccount) => ({
     (isEthers(account) ? await account.getAddress() : account.address).toLowerCase() as `0x${string}`,
   signMessage: (message: string) =>
     isEthers(account) ? account.signMessage(message) : account.signMessage({ message }),
-  signTypedData: (issued: PaymentTypedData | GrantTypedData | TypedDataBundle) => {
+  signTypedData: (issued: PaymentTypedData | GrantTypedData | PayoutTypedData | TypedDataBundle) => {
     // The domain's own shape of the same typed data (its ids branded), as the API issued it.
     const bundle = issued as unknown as TypedDataBundle
     const signable = signableOf(bundle)
@@ -200,6 +208,10 @@ export const createSvcClient = (options: {
       create: async (request) => submitSchedule(await prepareSchedule(request)),
       prepare: prepareSchedule,
       submit: submitSchedule
+    },
+    payoutAddresses: {
+      ...operations.payoutAddresses,
+      change: (request) => changePayout(operations, signer, signerOf(request.addressSigner), request)
     },
     address: signer.address,
     signIn: session.signIn,

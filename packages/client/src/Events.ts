@@ -4,12 +4,15 @@
  */
 import type {
   CashRequirementEventPayload as DomainCashRequirementEventPayload,
+  DuplicateAccountEventPayload as DomainDuplicateAccountEventPayload,
   InviteEventPayload as DomainInviteEventPayload,
+  MemberBlockedEventPayload as DomainMemberBlockedEventPayload,
   MemberEventPayload as DomainMemberEventPayload,
   PaymentEventPayload as DomainPaymentEventPayload,
   PaymentGroupEventPayload as DomainPaymentGroupEventPayload,
   SubscriptionEventPayload as DomainSubscriptionEventPayload,
   WebhookEndpointEventPayload as DomainWebhookEndpointEventPayload,
+  WithdrawAccountEventPayload as DomainWithdrawAccountEventPayload,
   EventEnvelopeV1,
   EventEnvelopeV2,
   EventPayloadOf,
@@ -32,6 +35,12 @@ export type CashRequirementEventPayload = Plain<DomainCashRequirementEventPayloa
 export type InviteEventPayload = Plain<DomainInviteEventPayload>
 /** `team.member_added`, `team.member_removed`: the membership, and who it is. */
 export type MemberEventPayload = Plain<DomainMemberEventPayload>
+/** `team.member_blocked`: the membership, whether it is now blocked, since when, why and by whom. */
+export type MemberBlockedEventPayload = Plain<DomainMemberBlockedEventPayload>
+/** `withdraw_account.updated`: a member's payout address changed, or a change was reported and undone. */
+export type WithdrawAccountEventPayload = Plain<DomainWithdrawAccountEventPayload>
+/** `withdraw_account.duplicated_detected`: two users found sharing an address, the older first. */
+export type DuplicateAccountEventPayload = Plain<DomainDuplicateAccountEventPayload>
 /** `webhook.endpoint.disabled`: the endpoint the service stopped delivering to, and why. */
 export type WebhookEndpointEventPayload = Plain<DomainWebhookEndpointEventPayload>
 

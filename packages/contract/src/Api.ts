@@ -9,6 +9,7 @@ import { DepositsApi } from "./DepositsApi.ts"
 import { InvitesApi } from "./InvitesApi.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
+import { PayoutAddressesApi, PayoutReportsApi } from "./PayoutAddressesApi.ts"
 import { PaySchedulesApi } from "./PaySchedulesApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { TeamsApi } from "./TeamsApi.ts"
@@ -29,6 +30,8 @@ export class Api extends HttpApi.make("svc")
   .add(WebhooksApi)
   .add(BalanceApi)
   .add(DepositsApi)
+  .add(PayoutAddressesApi)
+  .add(PayoutReportsApi)
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.SuccessParseOptions, { disableChecks: true })

@@ -25,7 +25,8 @@ export const IdKinds = {
   event: { prefix: "ev-", exact: false },
   delivery: { prefix: "dl-", exact: false },
   deposit: { prefix: "dp-", exact: false },
-  paySchedule: { prefix: "ps-", exact: false }
+  paySchedule: { prefix: "ps-", exact: false },
+  payoutChange: { prefix: "wa-", exact: false }
 } as const
 export type IdKind = keyof typeof IdKinds
 
@@ -103,6 +104,10 @@ export type DepositId = typeof DepositId.Type
 export const PayScheduleId = idSchema("paySchedule").pipe(Schema.brand("PayScheduleId"))
 export type PayScheduleId = typeof PayScheduleId.Type
 
+/** A change of a user's payout address (`wa-`: the API's "withdraw account", decision 0108). */
+export const PayoutChangeId = idSchema("payoutChange").pipe(Schema.brand("PayoutChangeId"))
+export type PayoutChangeId = typeof PayoutChangeId.Type
+
 /** The branded type of each kind. */
 export interface IdTypes {
   readonly team: TeamId
@@ -118,6 +123,7 @@ export interface IdTypes {
   readonly delivery: DeliveryId
   readonly deposit: DepositId
   readonly paySchedule: PayScheduleId
+  readonly payoutChange: PayoutChangeId
 }
 
 /** Makes new ids. Implementations must return ids that parse with the kind's schema and never repeat. */

@@ -94,7 +94,8 @@ describe("the text policy (docs/decisions/0059)", () => {
         default_pay_now: true,
         invoice_prefix,
         payment_reminder_days: 3,
-        cash_requirement_horizon_days: 14
+        cash_requirement_horizon_days: 14,
+        block_duplicates: false
       })
     assert.isTrue(prefix(emoji.repeat(9)), "9 emoji (18 UTF-16 units)")
     assert.isTrue(prefix(emoji.repeat(16)))

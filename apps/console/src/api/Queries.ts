@@ -24,7 +24,8 @@ export const keys = {
   settings: (team: string) => ["settings", team] as const,
   memberSettings: (team: string, user: string) => ["memberSettings", team, user] as const,
   schedules: (team: string) => ["schedules", team] as const,
-  cashRequirement: (team: string) => ["cashRequirement", team] as const
+  cashRequirement: (team: string) => ["cashRequirement", team] as const,
+  payoutAddress: ["payoutAddress"] as const
 }
 
 /** States a payment leaves by itself: it is polled while in one. */

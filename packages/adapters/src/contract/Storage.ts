@@ -15,6 +15,7 @@ import type { MailOutbox } from "@svc/domain/mail"
 import type { MembershipRepository } from "@svc/domain/membership"
 import type { V1IdMap } from "@svc/domain/migration"
 import type { PaymentLedger } from "@svc/domain/payment"
+import type { DuplicateAccounts, PayoutAddressStore } from "@svc/domain/payout"
 import type { RetentionStore } from "@svc/domain/retention"
 import type { PayScheduleRepository } from "@svc/domain/schedule"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
@@ -36,6 +37,8 @@ export type Storage =
   | IssuedRequestStore
   | PaymentLedger
   | PayScheduleRepository
+  | PayoutAddressStore
+  | DuplicateAccounts
   | EventOutbox
   | InviteRepository
   | MailOutbox

@@ -12,6 +12,7 @@ import { mailOutboxContract } from "./MailOutbox.contract.ts"
 import { membershipRepositoryContract } from "./MembershipRepository.contract.ts"
 import { nonceStoreContract } from "./NonceStore.contract.ts"
 import { paymentLedgerContract } from "./PaymentLedger.contract.ts"
+import { payoutAddressStoreContract } from "./PayoutAddressStore.contract.ts"
 import { payScheduleRepositoryContract } from "./PayScheduleRepository.contract.ts"
 import { retentionContract } from "./Retention.contract.ts"
 import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
@@ -37,6 +38,7 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   issuedTypedDataStoreContract(storage)
   paymentLedgerContract(storage)
   payScheduleRepositoryContract(storage)
+  payoutAddressStoreContract(storage)
   eventOutboxContract(storage)
   inviteRepositoryContract(storage)
   mailOutboxContract(storage)

@@ -12,6 +12,7 @@ import * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
 import * as MongoMigrations from "./MongoMigrations.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
+import * as MongoPayouts from "./MongoPayouts.ts"
 import * as MongoPaySchedules from "./MongoPaySchedules.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
 import * as MongoRetention from "./MongoRetention.ts"
@@ -29,6 +30,7 @@ export const ports = Layer.mergeAll(
   MongoIssuedRequestStore.layer,
   MongoPaymentLedger.layer,
   MongoPaySchedules.layer,
+  MongoPayouts.layer,
   MongoDeposits.layer,
   MongoEventOutbox.layer,
   MongoInvites.layer,

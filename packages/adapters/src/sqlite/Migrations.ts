@@ -17,7 +17,7 @@ export interface Migration {
 
 /** Every migration, oldest first. */
 export const migrations: ReadonlyArray<Migration> = [
-  firstSchema,
+  { version: 1, sql: firstSchema },
   {
     // Webhooks (issue 10): per-team event sequence numbers, endpoints, deliveries and their attempts.
     version: 2,
@@ -243,6 +243,38 @@ export const migrations: ReadonlyArray<Migration> = [
     sql: `
       ALTER TABLE webhook_attempts ADD COLUMN response_body TEXT;
       ALTER TABLE webhook_attempts ADD COLUMN response_body_truncated INTEGER NOT NULL DEFAULT 0;
+    `
+  },
+  {
+    // Members (issue 39, decisions 0107 to 0109): a block left half-done is found by its mark; a user by payout
+    // address; each pair of users found sharing an address once.
+    version: 12,
+    sql: `
+      CREATE INDEX memberships_blocking ON memberships (json_extract(record, '$.block.since'))
+        WHERE json_extract(record, '$.block.state') = 'blocking';
+      ALTER TABLE users ADD COLUMN payout_address TEXT;
+      CREATE INDEX users_by_payout_address ON users (payout_address) WHERE payout_address IS NOT NULL;
+      CREATE TABLE payout_proofs (
+        user_nanoid TEXT PRIMARY KEY,
+        salt TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX payout_proofs_by_expiry ON payout_proofs (expires_at);
+      CREATE TABLE payout_changes (
+        nanoid TEXT PRIMARY KEY,
+        user_nanoid TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        record TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX payout_changes_by_user ON payout_changes (user_nanoid, created_at, nanoid);
+      CREATE TABLE duplicate_pairs (
+        first_user TEXT NOT NULL,
+        second_user TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (first_user, second_user)
+      ) STRICT;
+      CREATE INDEX duplicate_pairs_by_second ON duplicate_pairs (second_user);
     `
   },
   {

@@ -10,6 +10,7 @@ import * as SqliteInvites from "./SqliteInvites.ts"
 import * as SqliteIssuedRequestStore from "./SqliteIssuedRequestStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
+import * as SqlitePayouts from "./SqlitePayouts.ts"
 import * as SqlitePaySchedules from "./SqlitePaySchedules.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
 import * as SqliteRetention from "./SqliteRetention.ts"
@@ -27,6 +28,7 @@ export const ports = Layer.mergeAll(
   SqliteIssuedRequestStore.layer,
   SqlitePaymentLedger.layer,
   SqlitePaySchedules.layer,
+  SqlitePayouts.layer,
   SqliteDeposits.layer,
   SqliteEventOutbox.layer,
   SqliteInvites.layer,

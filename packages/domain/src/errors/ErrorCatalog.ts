@@ -98,7 +98,11 @@ export const ErrorCatalog = {
   TEAM_NOT_EMPTY: { status: 409, message: "The team still holds money or intents waiting to be paid" },
   MALFORMED_REQUEST: { status: 400, message: "The request is not valid HTTP" },
   REQUEST_TIMEOUT: { status: 408, message: "The request was not received in time" },
-  NOT_IMPLEMENTED: { status: 501, message: "This operation is not served by this deployment yet" }
+  NOT_IMPLEMENTED: { status: 501, message: "This operation is not served by this deployment yet" },
+
+  // Members: blocks, payout addresses (issue 39)
+  MEMBER_BLOCKED: { status: 409, message: "The member is blocked in this team and cannot be paid" },
+  PAYOUT_REPORT_INVALID: { status: 404, message: "The report link is unknown, used or expired" }
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>
 
 /** An error code of the catalog. */

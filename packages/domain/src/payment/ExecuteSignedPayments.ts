@@ -4,10 +4,26 @@
  */
 import { Effect } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
+import { MemberBlocked } from "../membership/MembershipErrors.ts"
+import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { Caller } from "../user/Caller.ts"
 import { executePayments } from "./PaymentExecution.ts"
+import { PaymentLedger } from "./PaymentLedger.ts"
 import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
+
+/**
+ * A request that has not executed pays no member blocked since it was issued (decision 0107): refused, naming them.
+ * One that executed already answers its result on replay, as ever.
+ */
+const refuseBlockedRecipients = Effect.fn("Payments.refuseBlockedRecipients")(function* (body: ExecutePaymentsRequest) {
+  const outcome = yield* PaymentLedger.use((ledger) => ledger.outcome(body.typed_data.salt)).pipe(Effect.option)
+  if (outcome._tag === "Some" && outcome.value.state === "executed") return
+  const members = yield* MembershipRepository.use((m) => m.listTeam(body.from, { offset: 0, limit: undefined }))
+  const blocked = new Set(members.members.filter((m) => m.block !== undefined).map((m) => m.user_nanoid as string))
+  const named = body.to.find((entry) => blocked.has(entry.to))
+  if (named !== undefined) return yield* new MemberBlocked({ team: body.from, user: named.to })
+})
 
 /** Executes the signed request (`payments.execute`); the steps are `PaymentExecution.ts`'s. */
 export const executeSignedPayments = Effect.fn("Payments.execute")(function* (
@@ -16,5 +32,6 @@ export const executeSignedPayments = Effect.fn("Payments.execute")(function* (
 ) {
   const { team } = yield* TeamAccess.use((access) => access.authorize(caller, body.from, "payments.execute"))
   yield* ChainGateway.required
+  yield* refuseBlockedRecipients(body)
   return yield* executePayments(team, body)
 })

@@ -12,7 +12,7 @@ import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PaymentId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
-import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
+import type { InsufficientPermissions, MemberBlocked } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { Randomness } from "../Randomness.ts"
@@ -59,13 +59,19 @@ export type { PaymentsPage } from "./QueryPayments.ts"
 type AccessError = TeamNotFound | InsufficientPermissions
 
 /** Why issuing typed data is refused. */
-export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit
+export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | MemberBlocked | IssuedRequestsLimit
 
 /**
  * Why an execution is refused (nothing moved; or the chain shows the salt spent), is still running under another
  * holder with nothing sent yet (`ExecutionInProgress`), or could not start (`ChainUnreachable`: retry later).
  */
-export type ExecuteError = AccessError | SignedRequestError | ExecutionBodyMismatch | ExecutionInProgress | RequestError
+export type ExecuteError =
+  | AccessError
+  | SignedRequestError
+  | MemberBlocked
+  | ExecutionBodyMismatch
+  | ExecutionInProgress
+  | RequestError
 
 /** What the payment use cases run on (with `IssuedRequestPolicy` and `SettlementWait` as set at the root). */
 type PaymentPorts =

@@ -27,7 +27,12 @@ export const TeamSettings = Schema.Struct({
    * Days ahead the cash requirement forecasts a team's obligations (intents and pay schedule instalments), 1 to 365;
    * 14 for settings stored before it existed.
    */
-  cash_requirement_horizon_days: withDefault<typeof HorizonDays>(defaultCashRequirementHorizonDays)(HorizonDays)
+  cash_requirement_horizon_days: withDefault<typeof HorizonDays>(defaultCashRequirementHorizonDays)(HorizonDays),
+  /**
+   * Whether the newer of two users found sharing an address is blocked in the team at once (decision 0109); false,
+   * also for settings stored before it existed.
+   */
+  block_duplicates: withDefault<typeof Schema.Boolean>(false)(Schema.Boolean)
 })
 export type TeamSettings = typeof TeamSettings.Type
 
@@ -51,7 +56,8 @@ export const defaultTeamSettings: TeamSettings = {
   default_pay_now: true,
   invoice_prefix: "",
   payment_reminder_days: 3,
-  cash_requirement_horizon_days: defaultCashRequirementHorizonDays
+  cash_requirement_horizon_days: defaultCashRequirementHorizonDays,
+  block_duplicates: false
 }
 
 /** The settings a member has before anyone sets them. */
@@ -66,7 +72,8 @@ export const UpdateTeamSettingsBody = Schema.Struct({
   default_pay_now: Schema.optionalKey(TeamSettings.fields.default_pay_now),
   invoice_prefix: Schema.optionalKey(TeamSettings.fields.invoice_prefix),
   payment_reminder_days: Schema.optionalKey(TeamSettings.fields.payment_reminder_days),
-  cash_requirement_horizon_days: Schema.optionalKey(HorizonDays)
+  cash_requirement_horizon_days: Schema.optionalKey(HorizonDays),
+  block_duplicates: Schema.optionalKey(Schema.Boolean)
 })
 export type UpdateTeamSettingsBody = typeof UpdateTeamSettingsBody.Type
 

@@ -39,6 +39,8 @@ export {
   withHttpObservability
 } from "./Metrics.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
+export { PayoutHandlers, PayoutReportHandlers } from "./PayoutHandlers.ts"
+export { PayoutReportPage, payoutReportPage } from "./PayoutReportPage.ts"
 export { PayScheduleHandlers } from "./PayScheduleHandlers.ts"
 export {
   defaultRateLimits,
