@@ -1,7 +1,7 @@
 /**
  * Pay schedules end to end over real HTTP (issue 37), each test on an anvil of its own (its time travels) and a server
  * on SQLite: a schedule signed once and paid every period, announced once each; cancelled for good on chain; ended with
- * its signer; a cash requirement announced once, then paid after a deposit; two runners, and a runner that died after
+ * its signer, and by blocking a payee; a cash requirement announced once, then paid after a deposit; two runners, and a runner that died after
  * paying, pay once. Later instalments move anvil's time and the server's clock together (`shifted`).
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -151,6 +151,27 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
         [yield* f.gateway.balanceOf(t.employeeAccount), yield* f.gateway.balanceOf(t.contractorAccount)],
         [0n, 0n]
       )
+    }).pipe(Effect.scoped, Effect.orDie)
+  )
+
+  it.live("blocking a payee cancels the schedules that pay them, on chain and in the record, once", () =>
+    Effect.gen(function* () {
+      const f = yield* fixture
+      const t = yield* payrollTeam(f, 1_000_00)
+      const first = Math.floor(Date.now() / 1000) + 3_600
+      const schedule = yield* createSchedule(f, t, { first, count: 3, cents: [100, 100] })
+      const blocked = yield* call(f.server, "PUT", `/v2/teams/${t.team}/member/${t.contractor.user}/block`, {
+        token: t.ownerToken,
+        body: { blocked: true, reason: "Left the company" }
+      })
+      assert.strictEqual(blocked.status, 200, JSON.stringify(blocked.body))
+      const ended = yield* call(f.server, "GET", `/v2/pay_schedules/${schedule.nanoid}`, { token: t.ownerToken })
+      assert.strictEqual(ended.body.data.state, "canceled")
+      assert.isFalse((yield* f.gateway.schedule(t.account, schedule.onchain_id as Hex))?.active)
+      assert.strictEqual(yield* eventCount(f.server, "payment.canceled"), 1)
+      yield* f.setTime(first + 1)
+      const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, schedule.onchain_id as Hex, 0))
+      assert.strictEqual(direct._tag, "ScheduleNotActive")
     }).pipe(Effect.scoped, Effect.orDie)
   )
 })

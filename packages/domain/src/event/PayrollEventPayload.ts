@@ -46,7 +46,9 @@ export const SubscriptionEventPayload = Schema.Struct({
   /** The instalment paid (`.paid`); `null` otherwise. */
   instalment: Schema.NullOr(SubscriptionInstalment),
   /** Why it was canceled (`payment.canceled`); `null` otherwise. */
-  cancel_reason: Schema.NullOr(Schema.Literals(["team", "signer_removed", "payee_removed", "payee_blocked"])),
+  cancel_reason: Schema.NullOr(
+    Schema.Literals(["team", "signer_removed", "signer_blocked", "payee_removed", "payee_blocked"])
+  ),
   chain: Schema.NullOr(ChainFacts)
 })
 export type SubscriptionEventPayload = typeof SubscriptionEventPayload.Type

@@ -11,6 +11,7 @@ import { Clock, DateTime, Duration, Effect } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { TeamId, UserId } from "../Ids.ts"
 import { cancelIntentsSignedBy, cancelIntentsTo } from "../payment/IntentCancellation.ts"
+import { cancelSchedulesOf } from "../schedule/CancelSchedule.ts"
 import { isoOf } from "../Timestamp.ts"
 import { type Team, teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
@@ -115,7 +116,7 @@ const finishBlock = Effect.fn("Members.finishBlock")(function* (
 /**
  * What a block cancels once it is recorded: a blocked member's authority over money ends, so the intents `user` signed
  * for `team`, or that pay them, are canceled (the intent runner cancels one it already holds). The hook the pay
- * schedules join (issue 37, the payroll slice): their instalments, as payer or recipient, are canceled here too.
+ * schedules join (issue 37): the schedules they signed or are paid by are canceled here too.
  */
 export const cancelForBlockedMember = Effect.fn("Members.cancelForBlockedMember")(function* (
   team: TeamId,
@@ -123,6 +124,10 @@ export const cancelForBlockedMember = Effect.fn("Members.cancelForBlockedMember"
 ) {
   yield* cancelIntentsSignedBy(team, user)
   yield* cancelIntentsTo(team, user)
+  // And the pay schedules they signed or are paid by, on chain then in the record (decision 0112); one a process left
+  // uncanceled here is canceled by the instalment runner before it pays (`endedStanding`).
+  yield* cancelSchedulesOf(team, { signer: user }, "signer_blocked")
+  yield* cancelSchedulesOf(team, { payee: user }, "payee_blocked")
 })
 
 /** Lifts the block of `membership` (`unblock`), with its event; a member not blocked is answered as they are. */

@@ -40,17 +40,22 @@ export const cancelOnChain = Effect.fn("PaySchedules.cancelOnChain")(function* (
 })
 
 /**
- * Why `schedule` may no longer be paid, from the memberships as they are now: its signer gone or without a paying
- * role, or a payee gone; `undefined` while it stands. The runner asks before each instalment, so a schedule whose
+ * Why `schedule` may no longer be paid, from the memberships as they are now: its signer gone, without a paying
+ * role or blocked, or a payee gone or blocked; `wait` while a block is under way (its mark: the chain may yet refuse
+ * it, and a cancellation is for good), so nothing is paid meanwhile; `undefined` while it stands. The runner asks before each instalment, so a schedule whose
  * cancellation a removal left unfinished is canceled before it pays anyone.
  */
 export const endedStanding = Effect.fn("PaySchedules.endedStanding")(function* (schedule: PaySchedule) {
   const memberships = yield* MembershipRepository
   const signer = yield* memberships.find(schedule.team_nanoid, schedule.signer_nanoid)
   if (Option.isNone(signer) || !payingRoles.includes(signer.value.role)) return "signer_removed" as CancelReason
+  if (signer.value.block?.state === "blocking") return "wait" as const
+  if (signer.value.block !== undefined) return "signer_blocked" as CancelReason
   for (const payee of schedule.payees) {
     const member = yield* memberships.find(schedule.team_nanoid, payee.recipient_nanoid)
     if (Option.isNone(member)) return "payee_removed" as CancelReason
+    if (member.value.block?.state === "blocking") return "wait" as const
+    if (member.value.block !== undefined) return "payee_blocked" as CancelReason
   }
   return undefined
 })

@@ -172,6 +172,10 @@ export const runSchedule = Effect.fn("InstalmentRunner.runSchedule")(function* (
   // Its signer's and payees' standing is checked as it runs, not only when they were removed: a removal that died
   // before it canceled the schedule leaves it to be canceled here, under this runner's lease, before anyone is paid.
   const ended = yield* endedStanding(schedule)
+  if (ended === "wait") {
+    yield* release(leased, nowMillis + 5_000)
+    return "retry_later" as InstalmentRun
+  }
   if (ended !== undefined) {
     const sent = yield* Effect.exit(cancelOnChain(schedule.team_nanoid, [schedule]))
     if (sent._tag === "Failure") {
