@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { InviteMachine } from "./invite/InviteMachine.ts"
+import { InvoiceMachine } from "./invoice/InvoiceMachine.ts"
 import { PaymentMachine } from "./payment/PaymentMachine.ts"
 import type { StateMachine } from "./StateMachine.ts"
 import { WebhookMachine } from "./webhook/WebhookMachine.ts"
@@ -39,6 +40,7 @@ describe("README", () => {
   for (const [heading, machine] of [
     ["Payment", PaymentMachine],
     ["Invite", InviteMachine],
+    ["Invoice", InvoiceMachine],
     ["Webhook endpoint", WebhookMachine]
   ] as const) {
     it(`the ${heading} diagram shows exactly the machine's transitions`, () => {

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import { InviteMachine } from "./invite/InviteMachine.ts"
+import { InvoiceMachine } from "./invoice/InvoiceMachine.ts"
 import { initialPaymentState, PaymentMachine } from "./payment/PaymentMachine.ts"
 import { reachableStates, type StateMachine } from "./StateMachine.ts"
 import { WebhookMachine } from "./webhook/WebhookMachine.ts"
@@ -21,6 +22,15 @@ const machines = [
     initial: ["pending"],
     terminal: ["accepted", "rejected", "expired", "revoked"],
     rule: (from: string) => from === "pending"
+  },
+  {
+    // Paid only from what is left to pay; closed (canceled, rejected) only while nothing of it is paid.
+    machine: InvoiceMachine as StateMachine<string, string>,
+    initial: ["submitted"],
+    terminal: ["paid", "canceled", "rejected"],
+    rule: (from: string, _trigger: string, to: string) =>
+      (!["paid", "partially_paid"].includes(to) || ["submitted", "partially_paid"].includes(from)) &&
+      (!["canceled", "rejected"].includes(to) || from === "submitted")
   },
   {
     machine: WebhookMachine as StateMachine<string, string>,

@@ -8,6 +8,7 @@ export * as MongoDeposits from "./MongoDeposits.ts"
 export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 export * as MongoInvites from "./MongoInvites.ts"
+export * as MongoInvoices from "./MongoInvoices.ts"
 export * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
 export {
   type MongoMigration,

@@ -93,7 +93,16 @@ export const ErrorCatalog = {
   TEAM_NOT_EMPTY: { status: 409, message: "The team still holds money or intents waiting to be paid" },
   MALFORMED_REQUEST: { status: 400, message: "The request is not valid HTTP" },
   REQUEST_TIMEOUT: { status: 408, message: "The request was not received in time" },
-  NOT_IMPLEMENTED: { status: 501, message: "This operation is not served by this deployment yet" }
+  NOT_IMPLEMENTED: { status: 501, message: "This operation is not served by this deployment yet" },
+
+  // Invoices (issue 38)
+  INVOICE_AMOUNT_MISMATCH: { status: 400, message: "The invoice's amount differs from its time entries" },
+  INVOICE_NOT_FOUND: { status: 404, message: "Invoice not found" },
+  INVOICE_NOT_PAYABLE: {
+    status: 409,
+    message: "The invoice cannot be paid: it is paid, canceled, rejected or being paid"
+  },
+  INVOICE_NUMBER_TAKEN: { status: 409, message: "You already billed this team under this invoice number" }
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>
 
 /** An error code of the catalog. */

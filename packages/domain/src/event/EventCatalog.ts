@@ -72,6 +72,8 @@ export const emittedEventTypes = [
   "invite.expired",
   "team.member_added",
   "team.member_removed",
+  "invoice.created",
+  "invoice.canceled",
   "webhook.endpoint.disabled"
 ] as const satisfies ReadonlyArray<EventType>
 
