@@ -84,6 +84,13 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
     body: { from: team, amount_cents: 100, payment_data: {}, external_recipient_email: "x@y.example" }
   },
   { action: "balance.read", method: "GET", path: `/v2/balance?nanoid=${team}` },
+  {
+    action: "invoices.create",
+    method: "POST",
+    path: "/v2/invoices",
+    body: { team_nanoid: team, invoice_number: `${me}-1`, amount_cents: 100 }
+  },
+  { action: "invoices.read", method: "GET", path: `/v2/invoices?team_nanoid=${team}`, self: true },
   { action: "invites.read", method: "GET", path: `/v2/invites?nanoid=${team}` },
   {
     action: "invites.create",

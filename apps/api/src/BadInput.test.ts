@@ -114,6 +114,7 @@ describe("bad-input sweep", () => {
       const member = { team_nanoid: teamId, user_nanoid: user }
       const webhook = { webhook_nanoid: "wh-000000000001" }
       const invite = { invite_nanoid: "in-000000000001" }
+      const invoice = { invoice_nanoid: "iv-000000000001" }
       const payment = { to: user, amount_cents: 100, currency_symbol: "USD", invoice_description: "x" }
       const cases: Record<string, Case> = {
         "GET /health": {},
@@ -233,7 +234,16 @@ describe("bad-input sweep", () => {
           required: ["event_type"]
         },
         "GET /v2/balance": { query: { nanoid: teamId } },
-        "GET /v2/deposits": { query: { team_nanoid: teamId, limit: "10" } }
+        "GET /v2/deposits": { query: { team_nanoid: teamId, limit: "10" } },
+        "GET /v2/invoices": { query: { team_nanoid: teamId, status: "submitted", limit: "10" } },
+        "POST /v2/invoices": {
+          body: { team_nanoid: teamId, invoice_number: "2026-1", amount_cents: 100, invoice_description: "d" },
+          required: ["team_nanoid", "invoice_number"]
+        },
+        "GET /v2/invoices/{invoice_nanoid}": { params: invoice },
+        "DELETE /v2/invoices/{invoice_nanoid}": { params: invoice },
+        "POST /v2/invoices/{invoice_nanoid}/reject": { params: invoice, body: { reason: "r" }, required: ["reason"] },
+        "GET /v2/invoices/{invoice_nanoid}/pdf": { params: invoice }
       }
 
       const document = (yield* call(server, "GET", "/openapi.json")).body as {

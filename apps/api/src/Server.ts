@@ -16,6 +16,7 @@ import {
   InProcessRequest,
   InviteHandlers,
   InvitePage,
+  InvoiceHandlers,
   MetricsListener,
   MetricsRoute,
   methodsOf,
@@ -41,6 +42,7 @@ import {
   withV1Errors
 } from "@svc/adapters/http/server"
 import { LogMailer } from "@svc/adapters/mail"
+import { PdfInvoiceRenderer } from "@svc/adapters/pdf"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import { Api, servedApi } from "@svc/contract"
 import { ChainGateway } from "@svc/domain/chain"
@@ -92,7 +94,15 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
         const api = servedApi(config.publicBaseUrl)
         return Layer.mergeAll(
           HttpApiBuilder.layer(api, { openapiPath: "/openapi.json" }).pipe(
-            Layer.provide([SystemHandlers, AuthHandlers, TeamHandlers, payments, WebhookHandlers, DepositHandlers]),
+            Layer.provide([
+              SystemHandlers,
+              AuthHandlers,
+              TeamHandlers,
+              payments,
+              WebhookHandlers,
+              DepositHandlers,
+              InvoiceHandlers
+            ]),
             Layer.provide(AuthenticationLive)
           ),
           // The Scalar bundle is inlined (no CDN); its default web fonts would be fetched from one, so system fonts.
@@ -164,6 +174,7 @@ export const services = (options: ServerOptions) =>
     options.signatureVerifier ?? SignerKeys.layer,
     options.teamBalances ?? TeamBalances.layerZero,
     options.mailer ?? LogMailer.layer,
+    PdfInvoiceRenderer.layer,
     RateLimits.layer(options.rateLimits ?? defaultRateLimits),
     Layer.succeed(RequestTimeout, options.requestTimeoutMillis ?? defaultTimeouts.requestMillis),
     Layer.succeed(IssuedRequestPolicy, issuedRequestLimits(options)),

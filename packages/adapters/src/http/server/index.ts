@@ -20,6 +20,7 @@ export {
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
 export { InviteHandlers } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
+export { InvoiceHandlers } from "./InvoiceHandlers.ts"
 export {
   AccessLog,
   HttpMetricsEnabled,
