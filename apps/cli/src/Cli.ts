@@ -11,6 +11,7 @@ import { CliError, Command } from "effect/cli"
 import { health, login, logout, whoami } from "./commands/Auth.ts"
 import { deposits } from "./commands/Deposits.ts"
 import { invites } from "./commands/Invites.ts"
+import { invoices } from "./commands/Invoices.ts"
 import { listen } from "./commands/Listen.ts"
 import { members, users } from "./commands/Members.ts"
 import { paymentCommands } from "./commands/Payments.ts"
@@ -33,6 +34,7 @@ export const command = svc.pipe(
     ...paymentCommands,
     deposits,
     invites,
+    invoices,
     webhooks,
     listen,
     health
