@@ -54,6 +54,7 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
   { action: "member.settings.read", method: "GET", path: `/v2/teams/${team}/member/${me}/settings`, self: true },
   { action: "member.settings.update", method: "PUT", path: `/v2/teams/${team}/member/${other}/settings`, body: {} },
   { action: "payments.read", method: "GET", path: `/v2/payments?team_nanoid=${team}` },
+  { action: "payments.receivable", method: "GET", path: `/v2/payments?team_nanoid=${team}&query_type=receivable` },
   {
     action: "payments.create",
     method: "POST",

@@ -100,7 +100,7 @@ export const ErrorCatalog = {
   INVOICE_NOT_FOUND: { status: 404, message: "Invoice not found" },
   INVOICE_NOT_PAYABLE: {
     status: 409,
-    message: "The invoice cannot be paid: it is paid, canceled, rejected or being paid"
+    message: "The invoice cannot be paid: it is paid, canceled, rejected, being paid, or not the team's"
   },
   INVOICE_NUMBER_TAKEN: { status: 409, message: "You already billed this team under this invoice number" }
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>

@@ -24,6 +24,7 @@ export const Permissions = {
   "member.settings.read": { roles: managers, self: true },
   "member.settings.update": { roles: ["team_admin", "team_finance_admin"], self: false },
   "payments.read": { roles: managers, self: false },
+  "payments.receivable": { roles: everyone, self: false },
   "payments.create": { roles: ["team_admin", "team_finance_admin"], self: false },
   "payments.execute": { roles: ["team_admin", "team_finance_admin"], self: false },
   "balance.read": { roles: managers, self: false },

@@ -7,6 +7,7 @@ import { Clock, DateTime, Duration, Effect, Layer } from "effect"
 import type { IntentError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { ChainFacts } from "../event/EventPayload.ts"
+import { payInvoices } from "../invoice/PayInvoices.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
@@ -52,8 +53,12 @@ const move = (
       ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {})
     }
     const events = event === undefined ? [] : [yield* paymentEventOf(scope, event, moved, chain)]
+    // A completed intent pays the invoice it names in the same unit (issue 38).
+    const paidBy = { transaction: moved.process_transaction ?? "", block_number: chain?.block_number ?? null }
     return yield* withEvents(
-      PaymentLedger.use((ledger) => ledger.transition(payment.nanoid, "scheduled", to, { ...patch, updated_at: now })),
+      PaymentLedger.use((ledger) =>
+        ledger.transition(payment.nanoid, "scheduled", to, { ...patch, updated_at: now })
+      ).pipe(Effect.tap((done) => (done.state === "complete" ? payInvoices([done], paidBy) : Effect.void))),
       () => events
     ).pipe(
       Effect.as(true),

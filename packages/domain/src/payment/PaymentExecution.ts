@@ -14,6 +14,7 @@ import type { WalletAddress } from "../Evm.ts"
 import type { Claimed, IssuedPayment } from "../eip712/IssuedRequestStore.ts"
 import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import type { PaymentEntry } from "../eip712/TypedData.ts"
+import { holdInvoices, payInvoices } from "../invoice/PayInvoices.ts"
 import { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import type { Role } from "../membership/Role.ts"
@@ -24,7 +25,7 @@ import { withEvents } from "../UnitOfWork.ts"
 import type { User } from "../user/User.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { executeOnce, recordSurely, releaseOnRefusal, sendToChain, settleWithin } from "./ExecuteOnce.ts"
-import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
+import { sameBody } from "./IssuedPayments.ts"
 import { type Payment, usdcDecimals } from "./Payment.ts"
 import { ExecutionBodyMismatch, ExecutionInProgress } from "./PaymentErrors.ts"
 import { chainFactsOf, executionEventsOf } from "./PaymentEvents.ts"
@@ -68,22 +69,6 @@ const payingSigner = Effect.fn("PaymentExecution.payingSigner")(function* (team:
   }
   return user.value
 })
-
-/** The PUT body repeats what POST was asked: `from`, `to` entry for entry, `pay_now` (values in normal form). */
-const sameBody = (issued: IssuedPaymentsRequest["body"], body: ExecutePaymentsRequest) =>
-  issued.from === body.from &&
-  issued.pay_now === body.pay_now &&
-  issued.to.length === body.to.length &&
-  issued.to.every((entry, index) => {
-    const other = body.to[index]
-    return (
-      other !== undefined &&
-      entry.to === other.to &&
-      entry.amount_cents === other.amount_cents &&
-      entry.currency_symbol === other.currency_symbol &&
-      entry.invoice_description === other.invoice_description
-    )
-  })
 
 /** The signed payment entries of an issued request, in request order. */
 const entriesOf = (issued: IssuedPayment): ReadonlyArray<PaymentEntry> =>
@@ -155,6 +140,7 @@ const paymentsOf = (
       nanoid: planned.nanoid,
       group_nanoid: request.group_nanoid,
       invoice_nanoid: planned.invoice_nanoid,
+      ...(planned.pays_invoice === true ? { pays_invoice: true } : {}),
       team_nanoid: team.nanoid,
       payer_nanoid: payer.nanoid,
       ...(planned.recipient_nanoid === undefined ? {} : { recipient_nanoid: planned.recipient_nanoid }),
@@ -209,11 +195,13 @@ const recordSettlement = Effect.fn("PaymentExecution.recordSettlement")(function
     chainFactsOf(chainId, settlement)
   )
   const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
+  // The invoices the payments pay, in the same unit: both are recorded, or neither (issue 38).
+  const paidBy = { transaction: settlement.transactionHash, block_number: Number(settlement.blockNumber) }
   yield* recordSurely(
     withEvents(
       PaymentLedger.use((ledger) =>
         ledger.recordExecution({ salt: issued.salt, claimToken: issued.claimToken, signature, result, payments })
-      ),
+      ).pipe(Effect.tap((recorded) => (recorded ? payInvoices(payments, paidBy) : Effect.void))),
       (recorded) => (recorded ? events : [])
     )
   )
@@ -235,6 +223,10 @@ const settleClaimed = Effect.fn("PaymentExecution.settleClaimed")(function* (
 ) {
   const ledger = yield* PaymentLedger
   const entries = entriesOf(issued)
+  // The invoices it pays are held for it before anything is sent; one that cannot be releases the claim (issue 38).
+  yield* holdInvoices(issued).pipe(
+    Effect.tapError(() => IssuedRequestStore.use((store) => store.release(issued.salt, issued.claimToken)))
+  )
   const noteSent = (transaction: string) =>
     Effect.gen(function* () {
       const now = DateTime.formatIso(yield* DateTime.now)

@@ -11,6 +11,8 @@ import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PaymentId } from "../Ids.ts"
+import type { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
+import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -56,13 +58,19 @@ export type { PaymentsPage } from "./QueryPayments.ts"
 type AccessError = TeamNotFound | InsufficientPermissions
 
 /** Why issuing typed data is refused. */
-export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit
+export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit | InvoiceNotPayable
 
 /**
  * Why an execution is refused (nothing moved, or it already did and its result is not recorded yet), or could not
  * finish (`ChainUnavailable`: retry later).
  */
-export type ExecuteError = AccessError | SignedRequestError | ExecutionBodyMismatch | ExecutionInProgress | RequestError
+export type ExecuteError =
+  | AccessError
+  | SignedRequestError
+  | ExecutionBodyMismatch
+  | ExecutionInProgress
+  | RequestError
+  | InvoiceNotPayable
 
 /** What the payment use cases run on (with `IssuedRequestPolicy` and `SettlementWait` as set at the root). */
 type PaymentPorts =
@@ -73,6 +81,7 @@ type PaymentPorts =
   | MembershipRepository
   | UserRepository
   | TeamRepository
+  | InvoiceRepository
   | IdGenerator
   | Randomness
   | SignatureVerifier
