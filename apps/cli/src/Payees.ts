@@ -7,11 +7,13 @@ import { Effect } from "effect"
 import { badArgument, type CliFailure } from "./Failure.ts"
 import { parseCents } from "./Money.ts"
 
-/** One payee: a member's user nanoid, cents, and the invoice description. */
+/** One payee: a member's user nanoid, cents, and the invoice description; or the member's invoice it pays. */
 export interface Payee {
   readonly to: string
   readonly amount_cents: number
   readonly invoice_description: string
+  /** The invoice (iv-...) the payee billed: paid by its id, what is left of it. */
+  readonly invoice?: string
 }
 
 const recipientPattern = /^us-.{12}$/

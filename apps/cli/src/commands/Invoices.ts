@@ -11,6 +11,7 @@ import { answer } from "../Api.ts"
 import { badArgument, CliFailure } from "../Failure.ts"
 import { formatCents, parseCents } from "../Money.ts"
 import { fields, localDate, show, table } from "../Output.ts"
+import type { Payee } from "../Payees.ts"
 import { svc } from "../Root.ts"
 import { authenticated } from "../Session.ts"
 import { invoiceId, teamId } from "./Ids.ts"
@@ -33,6 +34,35 @@ export const parseEntry = (text: string) => {
     notes: (match[4] ?? "").trim()
   })
 }
+
+/**
+ * The payees of `svc pay --invoice`: each invoice read from the API (so the summary shows what will be paid before
+ * anything is signed), its author paid what is left of it. One that cannot be paid is refused here, naming it.
+ */
+export const invoicePayees = (
+  url: string,
+  client: Effect.Success<ReturnType<typeof authenticated>>["client"],
+  ids: ReadonlyArray<string>
+) =>
+  Effect.forEach(ids, (text) =>
+    Effect.gen(function* () {
+      const id = yield* invoiceId("--invoice", text)
+      const { value } = yield* answer(
+        url,
+        client.invoices.get({ params: { invoice_nanoid: id }, responseMode: "decoded-and-response" })
+      )
+      const invoice = value.data
+      if (invoice.invoice_status !== "submitted" && invoice.invoice_status !== "partially_paid") {
+        return yield* badArgument("--invoice", `${id} is ${invoice.invoice_status}: there is nothing to pay`)
+      }
+      return {
+        to: invoice.recipient_nanoid,
+        amount_cents: invoice.amount_cents - invoice.paid_cents,
+        invoice_description: `Invoice ${invoice.invoice_number}`,
+        invoice: id
+      } satisfies Payee
+    })
+  )
 
 /** An invoice, field by field. */
 export const invoiceFields = (invoice: InvoiceView) =>
@@ -120,12 +150,13 @@ const create = Command.make(
           invoice_number: input.number,
           type: timed ? "time_entry" : "flat",
           flat_type: input.kind,
+          currency: "USD",
           ...money,
           ...(timed ? { time_entries: entries } : {}),
-          ...(Option.isSome(input.description) ? { invoice_description: input.description.value } : {}),
-          ...(Option.isSome(input.role) ? { role_description: input.role.value } : {}),
+          invoice_description: Option.getOrElse(input.description, () => ""),
+          role_description: Option.getOrElse(input.role, () => ""),
           ...(Option.isSome(input.due) ? { due_date: input.due.value } : {})
-        } as never,
+        },
         responseMode: "decoded-and-response"
       })
     )
