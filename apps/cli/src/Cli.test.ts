@@ -777,13 +777,16 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         "pay-instant",
         "balance",
         "invites",
+        "invoices",
         "webhooks",
         "listen"
       ]) {
         assert.match(help, new RegExp(`\\n  ${command} +\\S`), command)
       }
       const pay = ok(payRun).stdout
-      for (const flag of ["--to", "--csv", "--later", "--at", "--yes", "--batch-size"]) assert.include(pay, flag)
+      for (const flag of ["--to", "--invoice", "--csv", "--later", "--at", "--yes", "--batch-size"]) {
+        assert.include(pay, flag)
+      }
     }).pipe(Effect.scoped)
   )
 })

@@ -12,6 +12,7 @@ import type { TeamId, UserId } from "@svc/domain/Ids"
 import { type ExecutePaymentsResponse, tokenAmountOf } from "@svc/domain/payment"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { payInvoicesWith } from "./InvoicePay.ts"
 
 /** A viem account (`privateKeyToAccount`, a wallet client's local account, ...). */
 export interface ViemAccount {
@@ -103,6 +104,13 @@ export interface SvcClient extends SvcOperations {
   readonly signIn: () => Promise<string>
   /** The current JWT, signing in again first when there is none or it expires within a minute. */
   readonly token: () => Promise<string>
+  readonly invoices: SvcOperations["invoices"] & {
+    /** Pays what is left of each member's invoice (iv-…) from `team` in one signed batch (`InvoicePay.ts`). */
+    readonly pay: (request: {
+      readonly team: string
+      readonly invoices: ReadonlyArray<string>
+    }) => Promise<PaymentResult>
+  }
   readonly payments: SvcOperations["payments"] & {
     /**
      * Pays team members from `team`: issues the typed data, checks it pays exactly the amounts asked, signs it with
@@ -327,6 +335,10 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
   return {
     ...operations,
     payments: { ...operations.payments, pay: payWith(operations, signer) },
+    invoices: {
+      ...operations.invoices,
+      pay: payInvoicesWith({ ...signer, operations, refuse: (message) => new SvcError("UNEXPECTED_RESPONSE", message) })
+    },
     address: signer.address,
     signIn: session.signIn,
     token: session.token
