@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs `npm start` / `npm test` / `npm run svc -- <command>` on any machine with Node >= 20 and npm.
+// Runs `npm start` / `npm test` / `npm run svc -- <command>` / `npm run pack:packages` on any machine with Node >= 20
+// and npm.
 //
 // When the running Node is older than 24, or pnpm is missing, it fetches the pinned Node 24 LTS and pnpm
 // from the npm registry (`npm pack`, so only the registry is contacted) into `.cache/toolchain/`, then
@@ -24,14 +25,15 @@ const cache = join(root, ".cache", "toolchain")
 const [task, ...rest] = process.argv.slice(2)
 // `start` runs the server straight on Node 24, not through pnpm: pnpm does not pass SIGTERM on to its script, and
 // the server must get it to stop gracefully (and stop jongodb and anvil).
-// `svc` runs the command line the same way, so its prompts, exit code and Ctrl-C reach it directly; `migrate` and
-// `deploy` too.
+// `svc` runs the command line the same way, so its prompts, exit code and Ctrl-C reach it directly; `migrate`,
+// `deploy` and `pack` (the tarballs others install, issue 35) too.
 const tasks = {
   start: ["node", "apps/api/src/main.ts"],
   test: ["pnpm", "run", "check"],
   svc: ["node", "apps/cli/src/bin.ts"],
   migrate: ["node", "apps/migrate/src/bin.ts"],
-  deploy: ["node", "apps/api/src/deploy.ts"]
+  deploy: ["node", "apps/api/src/deploy.ts"],
+  pack: ["node", "scripts/pack.ts"]
 }
 if (!(task in tasks)) {
   console.error(`usage: bootstrap.mjs <${Object.keys(tasks).join("|")}> [args...]`)
@@ -168,9 +170,11 @@ const stamp = join(root, "node_modules", ".svc-install-stamp")
 const inputs = installInputs()
 const upToDate = existsSync(stamp) && readFileSync(stamp, "utf8") === inputs
 if (!upToDate) {
-  // The command line's and the migration tool's stdout is their output (tables, JSON lines): the install reports on
-  // stderr instead.
-  const installStdio = ["svc", "migrate", "deploy"].includes(task) ? ["ignore", process.stderr, "inherit"] : "inherit"
+  // The command line's and the migration tool's stdout is their output (tables, JSON lines), and pack's the tarballs'
+  // paths: the install reports on stderr instead.
+  const installStdio = ["svc", "migrate", "deploy", "pack"].includes(task)
+    ? ["ignore", process.stderr, "inherit"]
+    : "inherit"
   const installed = await run(
     [...pnpm, "install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"],
     installStdio

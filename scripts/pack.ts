@@ -6,8 +6,10 @@
  *
  * The command line, `@svc/cli`, is packed as one bundled file (`packCli`).
  *
- * `node scripts/pack.ts <out-dir>` prints the tarballs' paths, one a line (the CLI's last). One `tsc` program builds the three, so an
- * import of another of them stays a bare specifier, resolved at run time to that package's `dist/`.
+ * `npm run pack:packages -- <out-dir>` (any Node from 20 on, through the bootstrap) or `node scripts/pack.ts <out-dir>`
+ * (Node 24) prints the tarballs' paths, one a line (the CLI's last). Each manifest states `engines`, and viem is a
+ * peer, so an integrator's own viem is the one used. One `tsc` program builds the three, so an import of another of
+ * them stays a bare specifier, resolved at run time to that package's `dist/`.
  */
 import { execFileSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"

@@ -149,9 +149,10 @@ describe("invoices", () => {
       const canceled = yield* call(server, "DELETE", `/v2/invoices/${second.body.data.nanoid}`, { token: contractor })
       assert.strictEqual(canceled.body.data.invoice_status, "canceled")
 
-      // Each event reached the endpoint once: created, rejected, created, canceled.
+      // Each event reached the endpoint once: created, rejected, created, canceled, in the team's order.
       const deliveries = yield* receiver.waitFor(4)
-      const events = deliveries.map((d) => JSON.parse(d.body))
+      // Deliveries of different events are not ordered: the team's sequence orders them.
+      const events = deliveries.map((d) => JSON.parse(d.body)).sort((a, b) => a.sequence - b.sequence)
       assert.deepStrictEqual(
         events.map((e) => [e.event_type, e.data.nanoid, e.data.status]),
         [

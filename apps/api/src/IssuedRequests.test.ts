@@ -115,6 +115,27 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("issued pay
     })
   )
 
+  it.effect("a member listed payable: false is refused 400 INVALID_RECIPIENT, named, and nothing is issued", () =>
+    Effect.gen(function* () {
+      const { budgeted: server } = yield* Fixture
+      const d = yield* team(server)
+      const users = yield* call(server, "GET", `/v2/teams/${d.team}/users`, { token: d.token })
+      const admin = (users.body.data.users as Array<{ nanoid: string; role: string; payable: boolean }>).find(
+        (user) => user.role === "team_admin"
+      )
+      assert.isFalse(admin?.payable)
+      const before = yield* countRows(server, "issued_requests")
+      const refused = yield* call(server, "POST", "/v2/payments", {
+        token: d.token,
+        body: batch(d.team, admin!.nanoid)
+      })
+      assert.strictEqual(refused.status, 400, JSON.stringify(refused.body))
+      assert.strictEqual(refused.body.error_code, "INVALID_RECIPIENT")
+      assert.include(refused.body.data, `${admin!.nanoid} is a team_admin of the team and cannot be paid`)
+      assert.strictEqual(yield* countRows(server, "issued_requests"), before)
+    })
+  )
+
   it.effect("the same entry twice in a batch is refused 400, naming it; two invoices to one member pass", () =>
     Effect.gen(function* () {
       const { budgeted: server } = yield* Fixture

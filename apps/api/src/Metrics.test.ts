@@ -3,20 +3,46 @@
  * template and status (never the raw path), the domain's counters beside them; behind a bearer token when one is set.
  */
 
+import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { freePort } from "@svc/adapters/embedded"
 import { Effect, Redacted } from "effect"
 import { call, seedTeam, signIn, startTestServerWith } from "../test/TestServer.ts"
 
-const metricsOf = (baseUrl: string, token?: string) =>
+const metricsOf = (baseUrl: string, token?: string, scheme = "Bearer") =>
   Effect.promise(async () => {
     const response = await fetch(`${baseUrl}/metrics`, {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` }
+      headers: token === undefined ? {} : { authorization: `${scheme} ${token}` }
     })
     return { status: response.status, type: response.headers.get("content-type") ?? "", text: await response.text() }
   })
 
+/** The counters docs/operations.md lists under "Metrics". */
+const documentedCounters = () => {
+  const doc = readFileSync(new URL("../../../docs/operations.md", import.meta.url), "utf8")
+  const section = doc.slice(doc.indexOf("## Metrics"), doc.indexOf("\n## ", doc.indexOf("## Metrics") + 1))
+  return [...new Set(Array.from(section.matchAll(/`(svc_[a-z_]+_total)`/g), ([, name]) => name as string))]
+}
+
 describe("metrics", () => {
+  // First in the file: the counters of this worker's registry have not counted anything yet.
+  it.live("every counter docs/operations.md lists is in the first scrape, at zero, on either listener", () =>
+    Effect.gen(function* () {
+      const counters = documentedCounters()
+      assert.includeMembers(counters, ["svc_http_requests_total", "svc_payment_requests_failed_total"])
+      const present = (text: string, value: string) => {
+        for (const counter of counters)
+          assert.match(text, new RegExp(`^${counter}(\\{[^}]*\\})? ${value}$`, "m"), counter)
+      }
+      const server = yield* startTestServerWith({ metrics: {} })
+      present((yield* metricsOf(server.baseUrl)).text, "0")
+      // On METRICS_PORT's listener too (the registry is the process's: the scrape above counted by now).
+      const port = yield* freePort
+      yield* startTestServerWith({ metrics: { port } })
+      present((yield* metricsOf(`http://127.0.0.1:${port}`)).text, "\\d+")
+    }).pipe(Effect.scoped)
+  )
+
   it.live(
     "requests by method, route template and status, never the raw path; bearer-protected when a token is set",
     () =>
@@ -31,6 +57,17 @@ describe("metrics", () => {
 
         assert.strictEqual((yield* metricsOf(server.baseUrl)).status, 401)
         assert.strictEqual((yield* metricsOf(server.baseUrl, "wrong")).status, 401)
+        assert.strictEqual((yield* metricsOf(server.baseUrl, "metrics-secret-0123456789", "Basic")).status, 401)
+        // The scheme in any letter case, as every route reads it (RFC 9110 §11.1).
+        for (const scheme of ["bearer", "BEARER", "Bearer  "]) {
+          assert.strictEqual(
+            (yield* metricsOf(server.baseUrl, "metrics-secret-0123456789", scheme)).status,
+            200,
+            scheme
+          )
+          const headers = { authorization: `${scheme} ${token}` }
+          assert.strictEqual((yield* call(server, "GET", `/v2/teams/${teamId}`, { headers })).status, 200, scheme)
+        }
         const metrics = yield* metricsOf(server.baseUrl, "metrics-secret-0123456789")
         assert.strictEqual(metrics.status, 200)
         assert.match(metrics.type, /^text\/plain/)
@@ -44,7 +81,7 @@ describe("metrics", () => {
                 l.includes('route="/v2/teams/{team_nanoid}"') &&
                 l.includes(`status="${status}"`)
             )
-        assert.match(line("200") ?? "", / 3$/)
+        assert.match(line("200") ?? "", / 6$/)
         assert.match(line("404") ?? "", / 1$/)
         assert.include(metrics.text, "svc_http_request_duration_seconds_bucket{")
         assert.notInclude(metrics.text, teamId)

@@ -1,4 +1,5 @@
 import { Agent, request } from "node:http"
+import { brotliCompressSync, gzipSync } from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
@@ -83,6 +84,46 @@ describe("API server", () => {
         assert.notStrictEqual(team.body.data.name, "Renamed")
         assert.strictEqual((yield* put("application/json; charset=UTF-8", utf8)).status, 200)
       }).pipe(Effect.scoped)
+  )
+
+  it.live("a body in a content coding (gzip, or any other) answers 415 in the envelope and changes nothing", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { teamId, members } = yield* seedTeam(server, ["team_admin"])
+      const token = yield* signIn(server, (members[0] as SeededMember).account)
+      const renamed = JSON.stringify({ name: "Renamed" })
+      const put = (encoding: string, body: Uint8Array | string) =>
+        Effect.promise(async () => {
+          const response = await fetch(`${server.baseUrl}/v2/teams/${teamId}`, {
+            method: "PUT",
+            headers: {
+              authorization: `Bearer ${token}`,
+              "content-type": "application/json",
+              "content-encoding": encoding
+            },
+            body
+          })
+          const answer = (await response.json()) as { success: boolean; error_code: string; data: string }
+          return { status: response.status, headers: response.headers, body: answer }
+        })
+      // The compressed bytes, and plain JSON that only says it is compressed: both refused before being read.
+      for (const [encoding, body] of [
+        ["gzip", gzipSync(renamed)],
+        ["GZIP", renamed],
+        ["br", brotliCompressSync(renamed)],
+        ["deflate, gzip", renamed],
+        ["x-custom", renamed]
+      ] as const) {
+        const refused = yield* put(encoding, body)
+        assert.strictEqual(refused.status, 415, encoding)
+        assert.deepInclude(refused.body, { success: false, error_code: "UNSUPPORTED_MEDIA_TYPE" })
+        assert.include(refused.body.data, "Content-Encoding")
+        assert.strictEqual(refused.headers.get("accept-encoding"), "identity")
+      }
+      const team = yield* call(server, "GET", `/v2/teams/${teamId}`, { token })
+      assert.notStrictEqual(team.body.data.name, "Renamed")
+      assert.strictEqual((yield* put("identity", renamed)).status, 200)
+    }).pipe(Effect.scoped)
   )
 
   it.live("serves paths only as written: other letter case, doubled slashes and ;params name no route", () =>

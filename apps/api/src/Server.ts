@@ -12,6 +12,7 @@ import {
   BalanceHandlers,
   DepositHandlers,
   defaultRateLimits,
+  FaviconRoute,
   HttpMetricsEnabled,
   InProcessRequest,
   InviteHandlers,
@@ -32,6 +33,7 @@ import {
   v1RouteTemplates,
   WebhookHandlers,
   withAllowedMethods,
+  withCompressedPages,
   withErrorEnvelope,
   withHttpObservability,
   withIdempotency,
@@ -79,8 +81,11 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
  * (issue 22; Effect's own request logger runs outside the request id's annotation, so it is off).
  */
 const httpObservability = withHttpObservability(
-  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json", ...v1RouteTemplates])
+  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json", "/favicon.ico", ...v1RouteTemplates])
 )
+
+/** The documents and pages sent whole: compressed when asked, with a validator (issue 35). */
+const compressedPages = withCompressedPages(new Set(["/docs", "/openapi.json", "/invites/accept", "/favicon.ico"]))
 
 /**
  * Every route, the middleware around them, OpenAPI and docs, and `/v1` when `v1` is given; needs storage and the
@@ -117,8 +122,9 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
         )
       })
     ),
-    // The page an invite e-mail links to (issue 21).
+    // The page an invite e-mail links to (issue 21), and the icon pages ask for.
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
+    FaviconRoute,
     V1Route(v1),
     HttpRouter.middleware(
       Effect.map(
@@ -130,9 +136,11 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
             // its claim when interrupted.
             const v1Errors = v1 === undefined ? identity : withV1Errors
             const outer = httpObservability(
-              withRequestId(
-                v1Errors(
-                  rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+              compressedPages(
+                withRequestId(
+                  v1Errors(
+                    rateLimits(withUtf8Bodies(withRequestTimeout(idempotency(withErrorEnvelope(allowedMethods(app))))))
+                  )
                 )
               )
             )

@@ -20,11 +20,12 @@ import { startTestSmtpServer } from "@svc/adapters/test/TestSmtpServer"
 import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
 import { TransactionJournal } from "@svc/domain/chain"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import type { TeamId } from "@svc/domain/Ids"
 import { Context, Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import { type Address, createPublicClient, createWalletClient, type Hex, http, keccak256, parseAbi, toHex } from "viem"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
-import { call, seedTeam, signIn as signInAt, startTestServerWith } from "../test/TestServer.ts"
+import { addMember, call, seedTeam, signIn as signInAt, startTestServerWith } from "../test/TestServer.ts"
 import { startReceiver } from "../test/WebhookReceiver.ts"
 import * as Server from "./Server.ts"
 
@@ -299,7 +300,7 @@ const fundedTeam = (
     return { team, account }
   })
 
-/** A payment of `cents` from `team` to its admin, issued by `base` and signed: the PUT body. */
+/** A payment of `cents` from `team` to `payee`, issued by `base` and signed by its admin: the PUT body. */
 const signedPayment = (
   base: string,
   token: string,
@@ -321,12 +322,23 @@ const signedPayment = (
     return { ...body, signer: admin.address, typed_data: bundle.typed_data, signature }
   })
 
-/** The user id of a new team's only member: its admin. */
-const adminOf = (base: string, token: string, team: string) =>
-  Effect.map(request(base, "GET", `/v2/teams/${team}/users`, token), (users) => {
-    assert.strictEqual(users.data.users.length, 1, JSON.stringify(users))
-    return users.data.users[0].nanoid as string
-  })
+/**
+ * A new employee (a fresh wallet) in each of `teams`, the member a payment goes to (only employees and contractors are
+ * paid, decision 0008): added in the processes' shared store, as the seeding does. Answers their user ids, in order.
+ */
+const employeesOf = (store: { readonly options: Server.StorageOptions }, teams: ReadonlyArray<string>) =>
+  Effect.scoped(
+    Effect.flatMap(startTestServerWith({ storage: store.options }), (server) =>
+      Effect.forEach(teams, (team) =>
+        addMember(
+          team as TeamId,
+          privateKeyToAccount(generatePrivateKey()).address,
+          "team_employee",
+          `payee-${team}@settlement.example`
+        ).pipe(Effect.provide(server.context))
+      )
+    )
+  )
 
 /** PUT /v2/payments at `base`, timed. */
 const put = (base: string, token: string, body: unknown) =>
@@ -371,7 +383,10 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
             perKey.set(key, (perKey.get(key) ?? 0) + 1)
             teams.push(team)
           }
-          const payees = yield* Effect.forEach(teams, ({ team }) => adminOf(first.base, token, team))
+          const payees = yield* employeesOf(
+            store,
+            teams.map(({ team }) => team)
+          )
           const before = yield* Effect.forEach(teams, ({ account }) =>
             Effect.promise(() =>
               chain.client.readContract({
@@ -572,7 +587,7 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
         })
         assert.strictEqual(hook.status, 200, JSON.stringify(hook))
 
-        // A finance admin granted on chain (a manager invite executed on the other process), then paid by the admin.
+        // A finance admin granted on chain (a manager invite executed on the other process); an employee paid.
         const finance = privateKeyToAccount(generatePrivateKey())
         const invite = yield* request(a.base, "POST", "/v2/invites/manager", token, {
           nanoid: team,
@@ -599,7 +614,8 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
         assert.isTrue(yield* hasRole())
         const users = yield* request(a.base, "GET", `/v2/teams/${team}/users`, token)
         const financeUser = users.data.users.find((u: { email: string }) => u.email === "fin@example.com").nanoid
-        const payment = yield* signedPayment(a.base, token, store.admin, team, financeUser, 4_200)
+        const [employee] = yield* employeesOf(store, [team])
+        const payment = yield* signedPayment(a.base, token, store.admin, team, employee as string, 4_200)
         const paid = yield* put(b.base, token, payment)
         assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
         assert.match(paid.body.data.transaction, /^0x[0-9a-f]{64}$/)
@@ -627,7 +643,7 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
         const [victim, survivor] = [yield* startApi(env), yield* startApi(env)]
         const token = yield* signIn(survivor.base, store.admin)
         const { team, account } = yield* fundedTeam(chain, survivor.base, token, store.companyId, store.admin, "Team")
-        const payee = yield* adminOf(survivor.base, token, team)
+        const payee = (yield* employeesOf(store, [team]))[0] as string
         const bodies = yield* Effect.forEach(
           Array.from({ length: 20 }, (_, i) => i),
           (i) => signedPayment(survivor.base, token, store.admin, team, payee, 100 + i)

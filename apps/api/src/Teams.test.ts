@@ -266,6 +266,32 @@ describe("team routes", () => {
   )
   it.live("the same on MongoDB", () => consent((mailer) => startMongoTestServer({ mailer })))
 
+  it.live("the team's read shows the balance to roles that may read it, and hides it from the others", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const { teamId, members } = yield* seedTeam(server, [
+        "team_admin",
+        "team_finance_admin",
+        "team_viewer",
+        "team_employee",
+        "team_contractor"
+      ])
+      for (const member of members) {
+        const token = yield* signIn(server, member.account)
+        const team = yield* call(server, "GET", `/v2/teams/${teamId}`, { token })
+        const balance = yield* call(server, "GET", `/v2/balance?nanoid=${teamId}`, { token })
+        assert.strictEqual(team.status, 200, JSON.stringify(team.body))
+        // The team's read shows the balance to the roles GET /v2/balance does not refuse 403 (`balance.read`).
+        const payable = member.role === "team_employee" || member.role === "team_contractor"
+        assert.deepStrictEqual(
+          [balance.status === 403, "balance" in team.body.data],
+          [payable, !payable],
+          `${member.role}: ${JSON.stringify(balance.body)}`
+        )
+      }
+    })
+  )
+
   it.live("member summary, member removal, team and member settings", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer

@@ -598,13 +598,35 @@ describe("npm start", () => {
               signature: yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
             })
             assert.strictEqual(granted.status, 200, JSON.stringify(granted))
-            // While it may pay, the finance admin signs a payment to itself, to send straight to the forwarder later.
+            // An employee to pay (managers are not paid, decision 0008): invited by mail, whose link embedded mode logs.
+            const invited = yield* request(started.base, "POST", "/v2/invites", token, {
+              nanoid: team,
+              invites: [{ email: "emp@example.com" }],
+              role: "team_employee"
+            })
+            assert.strictEqual(invited.status, 200, JSON.stringify(invited))
+            const link = new RegExp(`invite=(${invited.data.nanoids[0]})&token=([0-9a-f]{64})`)
+            for (let i = 0; i < 500 && link.exec(started.output()) === null; i++) yield* Effect.sleep(20)
+            const [, inviteId, inviteToken] = link.exec(started.output()) ?? []
+            const employee = privateKeyToAccount(generatePrivateKey())
+            const joined = yield* request(
+              started.base,
+              "POST",
+              "/v2/invites/accept",
+              yield* signIn(started.base, employee),
+              { invite_nanoid: inviteId, token: inviteToken }
+            )
+            assert.strictEqual(joined.status, 200, JSON.stringify(joined))
+            // While it may pay, the finance admin signs a payment, to send straight to the forwarder later.
             const financeToken = yield* signIn(started.base, finance)
             const users = yield* request(started.base, "GET", `/v2/teams/${team}/users`, token)
-            const financeUser = users.data.users.find((u: { email: string }) => u.email === "fin@example.com").nanoid
+            const userOf = (email: string) => users.data.users.find((u: { email: string }) => u.email === email).nanoid
+            const financeUser = userOf("fin@example.com")
             const body = {
               from: team,
-              to: [{ to: financeUser, amount_cents: 100, currency_symbol: "USD", invoice_description: "mine" }],
+              to: [
+                { to: userOf("emp@example.com"), amount_cents: 100, currency_symbol: "USD", invoice_description: "pay" }
+              ],
               pay_now: true
             }
             const issued = yield* request(started.base, "POST", "/v2/payments", financeToken, body)
@@ -651,7 +673,7 @@ describe("npm start", () => {
             finance.address
           ])
         )
-        // The removed member's signed payment to itself, sent straight to the forwarder: refused as unauthorised.
+        // The removed member's signed payment, sent straight to the forwarder: refused as unauthorised.
         const typed = before.payment.typed_data
         const envelope = { from: typed.from, to: typed.to, salt: BigInt(typed.salt), expires: BigInt(typed.expires) }
         const call =

@@ -76,3 +76,32 @@ export const answer = <A, E, R>(
     Effect.flatMap(([value, response]) => Effect.map(response.text, (text) => ({ value, text }))),
     Effect.catch((error) => Effect.flatMap(failureOf(baseUrl, error), Effect.fail))
   )
+
+/** A page of a cursor-paged list, as the API answers it. */
+interface CursorPage<Item> {
+  readonly data: { readonly items: ReadonlyArray<Item>; readonly next_cursor?: string | null | undefined }
+}
+
+/**
+ * Every page of a cursor-paged list as one answer: the items of all pages, in order, in the last page's body (whose
+ * `next_cursor` is null), so `--json` prints the API's `data` whole, its other fields included. One page is its
+ * body exactly as the API sent it; the items of several are the API's own JSON, not a re-encoding of them.
+ */
+export const allPages = <Item, A extends CursorPage<Item>>(
+  page: (cursor: string | undefined) => Effect.Effect<Answer<A>, CliFailure>
+): Effect.Effect<Answer<A>, CliFailure> =>
+  Effect.gen(function* () {
+    const pages: Array<Answer<A>> = []
+    let cursor: string | undefined
+    do {
+      const next = yield* page(cursor)
+      pages.push(next)
+      cursor = next.value.data.next_cursor ?? undefined
+    } while (cursor !== undefined)
+    const last = pages[pages.length - 1] as Answer<A>
+    if (pages.length === 1) return last
+    const body = JSON.parse(last.text) as { data: { items: Array<unknown> } }
+    body.data.items = pages.flatMap((answered) => (JSON.parse(answered.text) as typeof body).data.items)
+    const items = pages.flatMap((answered) => answered.value.data.items)
+    return { value: { ...last.value, data: { ...last.value.data, items } }, text: JSON.stringify(body) }
+  })

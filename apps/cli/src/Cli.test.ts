@@ -332,6 +332,12 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         yield* Effect.sleep(200)
         listed = yield* svc(["--json", "deposits", "list", "--team", team], { config })
       }
+      // --json is the API's answer, its `data` whole: next_cursor included (null: every page was read).
+      const answered = JSON.parse(yield* api(`/v2/deposits?team_nanoid=${team}`, jwtOf(config)))
+      const printed = JSON.parse(ok(listed).stdout)
+      assert.deepStrictEqual(Object.keys(printed), Object.keys(answered))
+      assert.deepStrictEqual(Object.keys(printed.data), ["items", "next_cursor"])
+      assert.isNull(printed.data.next_cursor)
       const items: Array<Json> = JSON.parse(ok(listed).stdout).data.items
       assert.deepStrictEqual(
         items.map((item) => [item.amount_cents, item.state, item.kind, item.from]),
@@ -443,10 +449,23 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         [
           svc(["teams", "update", created, "--name", "Operations"], { config }),
           svc(["teams", "settings", "set", created, "--invoice-prefix", "OPS-", "--reminder-days", "5"], { config }),
-          svc(["members", "settings", "set", team, erin.nanoid, "--hourly-rate", "85.50", "--notifications", "false"], {
-            config
-          }),
-          svc(["members", "summary", team, erin.nanoid], { config })
+          svc(
+            [
+              "members",
+              "settings",
+              "set",
+              "--team",
+              team,
+              "--user",
+              erin.nanoid,
+              "--hourly-rate",
+              "85.50",
+              "--notifications",
+              "false"
+            ],
+            { config }
+          ),
+          svc(["members", "summary", "--team", team, "--user", erin.nanoid], { config })
         ],
         { concurrency: "unbounded" }
       )
@@ -457,6 +476,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       const [teamSettings, readBack] = yield* Effect.all(
         [
           svc(["--json", "teams", "settings", "get", created], { config }),
+          // The older positional form still works.
           svc(["--json", "members", "settings", "get", team, erin.nanoid], { config })
         ],
         { concurrency: "unbounded" }
@@ -475,7 +495,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
 
       const carl = users.find((u) => u.email === "carl@demo.example")
       assert.include(
-        ok(yield* svc(["members", "remove", team, carl.nanoid], { config })).stdout,
+        ok(yield* svc(["members", "remove", "--team", team, "--user", carl.nanoid], { config })).stdout,
         `Removed ${carl.nanoid}`
       )
     }).pipe(Effect.scoped)

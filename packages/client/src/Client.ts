@@ -5,14 +5,16 @@
  * typed data, checks it pays what was asked, signs it here and executes it. The private key never leaves the process:
  * only signatures are sent.
  */
-import { type ApiClient, makeApiClient, statusOfApiError } from "@svc/contract"
+import { makeApiClient } from "@svc/contract"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import type { ErrorCode } from "@svc/domain/errors"
-import type { TeamId, UserId } from "@svc/domain/Ids"
-import { type ExecutePaymentsResponse, tokenAmountOf } from "@svc/domain/payment"
-import { Cause, Effect, Exit, Layer } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import { payInvoicesWith } from "./InvoicePay.ts"
+import { tokenAmountOf } from "@svc/domain/payment"
+import { Effect, Layer } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { type PayInvoicesRequest, payInvoicesWith } from "./InvoicePay.ts"
+import { promised, type SvcOperations, type SvcResult } from "./Operations.ts"
+import { readingAnswers, run, SvcError } from "./SvcError.ts"
+
+export type { PayInvoicesRequest } from "./InvoicePay.ts"
 
 /** A viem account (`privateKeyToAccount`, a wallet client's local account, ...). */
 export interface ViemAccount {
@@ -40,47 +42,6 @@ export interface EthersSigner {
 /** What signs for the client: a viem account or an ethers signer. */
 export type SvcAccount = ViemAccount | EthersSigner
 
-/** An answer of the API that is not a success, or no answer at all (`NETWORK_ERROR`). */
-export class SvcError extends Error {
-  override readonly name = "SvcError"
-  /**
-   * The API's `error_code`; `NETWORK_ERROR` when it could not be reached, `UNEXPECTED_RESPONSE` for a request or an answer the
-   * contract does not describe (or typed data that does not pay what was asked).
-   */
-  readonly errorCode: ErrorCode | "NETWORK_ERROR" | "UNEXPECTED_RESPONSE"
-  /** The HTTP status, when the API answered. */
-  readonly status: number | undefined
-  constructor(errorCode: SvcError["errorCode"], message: string, status?: number) {
-    super(message)
-    this.errorCode = errorCode
-    this.status = status
-  }
-}
-
-/**
- * An operation answering a `Promise` of its decoded success. (The Effect client's methods are generic in a response
- * mode; read through `infer`, their answer is every mode's, so the raw-response forms are taken out.)
- */
-type PromisedOperation<F> = F extends (request: infer P) => Effect.Effect<infer A, infer _E, infer _R>
-  ? (
-      ...request: {} extends Omit<P, "responseMode">
-        ? [request?: Omit<P, "responseMode">]
-        : [request: Omit<P, "responseMode">]
-    ) => Promise<Exclude<A, Response | readonly [unknown, Response]>>
-  : never
-
-type Response = HttpClientResponse.HttpClientResponse
-
-/** The promise form of an Effect client: each group's operations, and the top-level ones (`health`, `ready`). */
-type Promised<C> = {
-  readonly [K in keyof C]: C[K] extends (...args: ReadonlyArray<never>) => unknown
-    ? PromisedOperation<C[K]>
-    : { readonly [O in keyof C[K]]: PromisedOperation<C[K][O]> }
-}
-
-/** Every operation of the API, grouped by resource (`teams`, `payments`, `invites`, `webhooks`, ...). */
-export type SvcOperations = Promised<ApiClient>
-
 /** One payee of `payments.pay`. */
 export interface Payee {
   /** A team member's user id (`us-…`). */
@@ -89,38 +50,41 @@ export interface Payee {
   readonly invoice_description?: string
 }
 
+/** What `payments.pay` takes: the team that pays, whom it pays, and when (now, unless `payAt`). */
+export interface PayRequest {
+  /** The paying team's id (`te-…`). */
+  readonly team: string
+  readonly to: ReadonlyArray<Payee>
+  /** Registers intents due then, instead of paying now. */
+  readonly payAt?: Date
+}
+
 /** What `payments.pay` answers: the transaction, and the payments it made (or registered, for `payAt`). */
 export interface PaymentResult {
   readonly transaction: string
-  readonly payments: ExecutePaymentsResponse["data"]["payments"]
+  readonly payments: SvcResult<"payments", "execute">["data"]["payments"]
   /** True when the transaction was sent and is not final yet (the API answered 202; the same call again waits on). */
   readonly inFlight: boolean
 }
 
+/** The client: every operation of the API, `payments.pay`, and the session it signs in with. */
 export interface SvcClient extends SvcOperations {
-  /** The wallet this client signs with. */
+  /** The wallet this client signs with, lower case (a promise: an ethers signer answers its address asynchronously). */
   readonly address: () => Promise<`0x${string}`>
   /** Signs in now (SIWE: the message from the API, signed here, exchanged for a JWT); answers the JWT. */
   readonly signIn: () => Promise<string>
   /** The current JWT, signing in again first when there is none or it expires within a minute. */
   readonly token: () => Promise<string>
   readonly invoices: SvcOperations["invoices"] & {
-    /** Pays what is left of each member's invoice (iv-…) from `team` in one signed batch (`InvoicePay.ts`). */
-    readonly pay: (request: {
-      readonly team: string
-      readonly invoices: ReadonlyArray<string>
-    }) => Promise<PaymentResult>
+    /** Pays what is left of each member's invoice (`iv-…`) from `team` in one signed batch (`InvoicePay.ts`). */
+    readonly pay: (request: PayInvoicesRequest) => Promise<PaymentResult>
   }
   readonly payments: SvcOperations["payments"] & {
     /**
      * Pays team members from `team`: issues the typed data, checks it pays exactly the amounts asked, signs it with
      * the account and executes it. With `payAt`, registers intents due then instead.
      */
-    readonly pay: (request: {
-      readonly team: string
-      readonly to: ReadonlyArray<Payee>
-      readonly payAt?: Date
-    }) => Promise<PaymentResult>
+    readonly pay: (request: PayRequest) => Promise<PaymentResult>
   }
 }
 
@@ -136,69 +100,6 @@ const expiryOf = (jwt: string): number => {
     return 0
   }
 }
-
-/** Runs a client call: its success, or an `SvcError` naming the API's code. */
-const run = <A>(effect: Effect.Effect<A, unknown>): Promise<A> =>
-  Effect.runPromiseExit(effect).then((exit) => {
-    if (Exit.isSuccess(exit)) return exit.value
-    const squashed = Cause.squash(exit.cause)
-    // A failed sign-in on the way (the token asked for as the request is sent) is already an SvcError.
-    if (squashed instanceof SvcError) throw squashed
-    const error = squashed as {
-      error_code?: ErrorCode
-      data?: unknown
-      _tag?: string
-      message?: string
-    }
-    if (typeof error?.error_code === "string") {
-      throw new SvcError(
-        error.error_code,
-        typeof error.data === "string" ? error.data : error.error_code,
-        statusOfApiError(error as never)
-      )
-    }
-    if (error?._tag === "HttpClientError" || error?._tag === "RequestError") {
-      throw new SvcError("NETWORK_ERROR", error.message ?? "the API could not be reached")
-    }
-    throw new SvcError("UNEXPECTED_RESPONSE", error?.message ?? String(error))
-  })
-
-type Operation = (...args: Array<unknown>) => Effect.Effect<unknown>
-
-/**
- * An operation as a promise. A 401 (a token the server no longer takes: it expired early, or the server's secret
- * changed) forgets the token and tries once more, signed in again.
- */
-const promisedOperation =
-  (operation: Operation, forgetToken: (() => void) | undefined) =>
-  async (...args: Array<unknown>) => {
-    try {
-      return await run(operation(...args))
-    } catch (error) {
-      if (forgetToken === undefined || !(error instanceof SvcError) || error.status !== 401) throw error
-      forgetToken()
-      return run(operation(...args))
-    }
-  }
-
-/**
- * Each group's operations as promises (`operations.teams.get(...)`), and the top-level ones, over `client`; the
- * sign-in operations themselves are not retried.
- */
-const promised = <C extends object>(client: C, forgetToken: () => void): Promised<C> =>
-  Object.fromEntries(
-    Object.entries(client).map(([key, value]) => [
-      key,
-      typeof value === "function"
-        ? promisedOperation(value as Operation, forgetToken)
-        : Object.fromEntries(
-            Object.entries(value as Record<string, Operation>).map(([name, operation]) => [
-              name,
-              promisedOperation(operation, key === "auth" ? undefined : forgetToken)
-            ])
-          )
-    ])
-  ) as Promised<C>
 
 /** What signs for the client: its address, SIWE messages and typed data, with a viem account or an ethers signer. */
 const signerOf = (account: SvcAccount) => ({
@@ -219,7 +120,7 @@ type Signer = ReturnType<typeof signerOf>
 
 /** The client's session: signs in (once at a time) with SIWE, and answers a token a minute from expiry at least. */
 const sessionOf = (baseUrl: string, signer: Signer) => {
-  const anonymous = makeApiClient({ baseUrl })
+  const anonymous = makeApiClient({ baseUrl, transformResponse: readingAnswers })
   let session: { readonly jwt: string; readonly expires: number } | undefined
   let signingIn: Promise<string> | undefined
   const signIn = (): Promise<string> => {
@@ -249,6 +150,12 @@ const sessionOf = (baseUrl: string, signer: Signer) => {
   return { signIn, token, forget }
 }
 
+/**
+ * Whether a route takes the bearer token: every `/v2/` route but sign-in's own; not `/health` or `/ready`. (The URL is
+ * still the route's path here: the contract's client prefixes the base URL after this step.)
+ */
+const needsToken = (path: string) => path.startsWith("/v2/") && !path.startsWith("/v2/auth/")
+
 /** The typed client whose every request carries the current token, asked for as it is sent. */
 const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
   Effect.runSync(
@@ -258,20 +165,21 @@ const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
         HttpClient.HttpClient,
         Effect.map(HttpClient.HttpClient, (client) =>
           HttpClient.mapRequestEffect(client, (request) =>
-            request.url.includes("/v2/auth/")
-              ? Effect.succeed(request)
-              : Effect.map(Effect.promise(token), (jwt) => HttpClientRequest.bearerToken(request, jwt))
+            needsToken(request.url)
+              ? Effect.map(Effect.promise(token), (jwt) => HttpClientRequest.bearerToken(request, jwt))
+              : Effect.succeed(request)
           )
         )
-      ).pipe(Layer.provide(FetchHttpClient.layer))
+      ).pipe(Layer.provide(FetchHttpClient.layer)),
+      transformResponse: readingAnswers
     })
   )
 
 /** The body of a batch paying `to`, now or at `payAt`. */
-const batchOf = (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => ({
-  from: request.team as TeamId,
+const batchOf = (request: PayRequest) => ({
+  from: request.team,
   to: request.to.map((payee) => ({
-    to: payee.to as UserId,
+    to: payee.to,
     amount_cents: payee.amount_cents,
     currency_symbol: "USD" as const,
     invoice_description: payee.invoice_description ?? "Payment"
@@ -292,16 +200,16 @@ const paysWhatWasAsked = (bundle: TypedDataBundle, to: ReadonlyArray<Payee>) => 
 
 /** `payments.pay`: issues the batch, checks it pays what was asked, signs it locally and executes it. */
 const payWith =
-  (operations: Promised<ApiClient>, signer: Signer) =>
-  async (request: { readonly team: string; readonly to: ReadonlyArray<Payee>; readonly payAt?: Date }) => {
+  (operations: SvcOperations, signer: Signer) =>
+  async (request: PayRequest): Promise<PaymentResult> => {
     const body = batchOf(request)
     const issued = await operations.payments.create({
       payload: {
         ...body,
         ...(request.payAt === undefined ? {} : { pay_at_time: Math.floor(request.payAt.getTime() / 1000) })
       }
-    } as never)
-    const bundle = (issued as { data: TypedDataBundle }).data
+    })
+    const bundle = issued.data as TypedDataBundle
     // Signs only what pays exactly what was asked.
     if (!paysWhatWasAsked(bundle, request.to)) {
       throw new SvcError(
@@ -310,13 +218,13 @@ const payWith =
       )
     }
     const signature = await signer.signTypedData(bundle)
-    const executed = (await operations.payments.execute({
-      payload: { ...body, signer: await signer.address(), typed_data: bundle.typed_data, signature }
-    } as never)) as unknown as { data: ExecutePaymentsResponse["data"] & { status?: string } }
+    const executed = await operations.payments.execute({
+      payload: { ...body, signer: await signer.address(), typed_data: issued.data.typed_data, signature }
+    })
     return {
       transaction: executed.data.transaction,
       payments: executed.data.payments,
-      inFlight: executed.data.status === "in_flight"
+      inFlight: "status" in executed.data && executed.data.status === "in_flight"
     }
   }
 
@@ -335,10 +243,7 @@ export const createSvcClient = (options: { readonly baseUrl: string; readonly ac
   return {
     ...operations,
     payments: { ...operations.payments, pay: payWith(operations, signer) },
-    invoices: {
-      ...operations.invoices,
-      pay: payInvoicesWith({ ...signer, operations, refuse: (message) => new SvcError("UNEXPECTED_RESPONSE", message) })
-    },
+    invoices: { ...operations.invoices, pay: payInvoicesWith({ ...signer, operations }) },
     address: signer.address,
     signIn: session.signIn,
     token: session.token

@@ -3,24 +3,31 @@
  * invoices' ids alone, checks the typed data pays what each invoice says is left, signs it here and executes it.
  */
 import type { TypedDataBundle } from "@svc/domain/eip712"
-import { type ExecutePaymentsResponse, tokenAmountOf } from "@svc/domain/payment"
-import type { PaymentResult, SvcError, SvcOperations } from "./Client.ts"
+import { tokenAmountOf } from "@svc/domain/payment"
+import type { PaymentResult } from "./Client.ts"
+import type { SvcOperations } from "./Operations.ts"
+import { SvcError } from "./SvcError.ts"
+
+/** What `invoices.pay` takes: the paying team and the invoices (`iv-…`) to pay what is left of. */
+export interface PayInvoicesRequest {
+  readonly team: string
+  readonly invoices: ReadonlyArray<string>
+}
 
 /** What `invoices.pay` needs of the client: its operations, and a signer of typed data. */
-export interface InvoicePayer {
+interface InvoicePayer {
   readonly operations: SvcOperations
   readonly address: () => Promise<`0x${string}`>
   readonly signTypedData: (bundle: TypedDataBundle) => Promise<string>
-  readonly refuse: (message: string) => SvcError
 }
 
-/** Pays what is left of each of `invoices` (iv-…) from `team`, now: one signed batch. */
+/** Pays what is left of each of `invoices` from `team`, now: one signed batch. */
 export const payInvoicesWith =
   (payer: InvoicePayer) =>
-  async (request: { readonly team: string; readonly invoices: ReadonlyArray<string> }): Promise<PaymentResult> => {
+  async (request: PayInvoicesRequest): Promise<PaymentResult> => {
     const left = await Promise.all(
       request.invoices.map(async (id) => {
-        const { data } = await payer.operations.invoices.get({ params: { invoice_nanoid: id } } as never)
+        const { data } = await payer.operations.invoices.get({ params: { invoice_nanoid: id } })
         return data.amount_cents - data.paid_cents
       })
     )
@@ -30,23 +37,26 @@ export const payInvoicesWith =
       pay_now: true,
       network: "arbitrum" as const
     }
-    const issued = await payer.operations.payments.create({ payload: body } as never)
-    const bundle = (issued as { data: TypedDataBundle }).data
+    const issued = await payer.operations.payments.create({ payload: body })
+    const bundle = issued.data as TypedDataBundle
     const entries = (bundle.typed_data as { data?: { payments?: ReadonlyArray<{ amount: string }> } }).data?.payments
     const paysWhatIsLeft =
       entries !== undefined &&
       entries.length === left.length &&
       entries.every((entry, index) => entry.amount === tokenAmountOf(left[index] ?? 0))
     if (!paysWhatIsLeft) {
-      throw payer.refuse("the typed data the API issued does not pay what the invoices say: nothing was signed")
+      throw new SvcError(
+        "UNEXPECTED_RESPONSE",
+        "the typed data the API issued does not pay what the invoices say: nothing was signed"
+      )
     }
     const signature = await payer.signTypedData(bundle)
-    const executed = (await payer.operations.payments.execute({
-      payload: { ...body, signer: await payer.address(), typed_data: bundle.typed_data, signature }
-    } as never)) as unknown as { data: ExecutePaymentsResponse["data"] & { status?: string } }
+    const executed = await payer.operations.payments.execute({
+      payload: { ...body, signer: await payer.address(), typed_data: issued.data.typed_data, signature }
+    })
     return {
       transaction: executed.data.transaction,
       payments: executed.data.payments,
-      inFlight: executed.data.status === "in_flight"
+      inFlight: "status" in executed.data && executed.data.status === "in_flight"
     }
   }

@@ -25,9 +25,30 @@ const headerOf = (headers: WebhookHeaders, name: string): string | undefined => 
 const keyOf = (secret: string) => Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64")
 
 /**
- * Verifies a delivery and answers its parsed event; throws `WebhookVerificationError` when no signature matches, the
- * headers are missing, or it was sent more than `toleranceSeconds` (default 300) from now. Pass the body exactly as
- * received, before any JSON parsing.
+ * The HMAC keys of the secrets, refusing an empty one: HMAC accepts an empty key, so a missing environment variable
+ * (`""`, or `"whsec_"` from a template) would verify anything signed with no key. Standard Webhooks' libraries refuse
+ * it when the verifier is made; here it is the call.
+ */
+const keysOf = (secret: string | ReadonlyArray<string>): ReadonlyArray<Buffer> => {
+  // Read from the environment, a secret may be `undefined` whatever the types say: refused like an empty one.
+  const secrets: ReadonlyArray<unknown> = Array.isArray(secret) ? secret : [secret]
+  if (secrets.length === 0)
+    throw new WebhookVerificationError("no webhook secret given: pass the endpoint's whsec_ secret")
+  return secrets.map((one) => {
+    const key = typeof one === "string" ? keyOf(one) : Buffer.alloc(0)
+    if (key.length === 0) {
+      throw new WebhookVerificationError(
+        "the webhook secret is empty: pass the endpoint's whsec_ secret (is its environment variable set?)"
+      )
+    }
+    return key
+  })
+}
+
+/**
+ * Verifies a delivery and answers its parsed event; throws `WebhookVerificationError` when the secret is empty, no
+ * signature matches, the headers are missing, it was sent more than `toleranceSeconds` (default 300) from now, or
+ * its body is not JSON. Pass the body exactly as received, before any JSON parsing.
  */
 export const verifyWebhook = <Event = Record<string, unknown>>(options: {
   readonly secret: string | ReadonlyArray<string>
@@ -36,6 +57,7 @@ export const verifyWebhook = <Event = Record<string, unknown>>(options: {
   readonly toleranceSeconds?: number
   readonly now?: Date
 }): Event => {
+  const keys = keysOf(options.secret)
   const id = headerOf(options.headers, "webhook-id")
   const timestamp = headerOf(options.headers, "webhook-timestamp")
   const signatures = headerOf(options.headers, "webhook-signature")
@@ -49,8 +71,7 @@ export const verifyWebhook = <Event = Record<string, unknown>>(options: {
   }
   const body = typeof options.body === "string" ? Buffer.from(options.body) : Buffer.from(options.body)
   const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), body])
-  const secrets = typeof options.secret === "string" ? [options.secret] : options.secret
-  const expected = secrets.map((secret) => createHmac("sha256", keyOf(secret)).update(signed).digest())
+  const expected = keys.map((key) => createHmac("sha256", key).update(signed).digest())
   const matches = signatures.split(" ").some((entry) => {
     const [version, value] = entry.split(",")
     if (version !== "v1" || value === undefined) return false
@@ -58,5 +79,9 @@ export const verifyWebhook = <Event = Record<string, unknown>>(options: {
     return expected.some((digest) => digest.length === given.length && timingSafeEqual(digest, given))
   })
   if (!matches) throw new WebhookVerificationError("no signature matches the secret")
-  return JSON.parse(body.toString("utf8")) as Event
+  try {
+    return JSON.parse(body.toString("utf8")) as Event
+  } catch {
+    throw new WebhookVerificationError("the delivery's body is not a JSON event")
+  }
 }

@@ -1,15 +1,44 @@
 /**
- * `@svc/client`: the svc API for integrators, with plain promises (README.md).
+ * `@svc/client`: the svc API for integrators, with plain promises (README.md). Everything an integrator names is
+ * exported here, in plain values: there is no need to import `@svc/domain` or `@svc/contract`.
  */
 export {
   createSvcClient,
   type EthersSigner,
   type Payee,
+  type PayInvoicesRequest,
   type PaymentResult,
+  type PayRequest,
   type SvcAccount,
   type SvcClient,
-  SvcError,
-  type SvcOperations,
   type ViemAccount
 } from "./Client.ts"
+export type {
+  InviteEventPayload,
+  InvoiceEventPayload,
+  MemberEventPayload,
+  PaymentEventPayload,
+  PaymentGroupEventPayload,
+  WebhookEndpointEventPayload,
+  WebhookEvent,
+  WebhookEventPayload,
+  WebhookEventType,
+  WebhookEventV1
+} from "./Events.ts"
+export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
+export type { Plain, PlainInput } from "./Plain.ts"
+export type {
+  Balance,
+  Deposit,
+  Invite,
+  Invoice,
+  MyTeam,
+  Payment,
+  Team,
+  TeamUser,
+  TypedDataBundle,
+  WebhookDelivery,
+  WebhookEndpoint
+} from "./Results.ts"
+export { SvcError, type SvcErrorCode } from "./SvcError.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"

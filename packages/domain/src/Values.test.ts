@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { SiweChallengeQuery, SiweVerifyRequest } from "./auth/AuthRequests.ts"
-import { Email, normalizeEmail } from "./Email.ts"
+import { Email, Mailbox, normalizeEmail } from "./Email.ts"
 import { Address, Bytes32, HexBytes, Signature, Uint256String, WalletAddress, walletAddressOf } from "./Evm.ts"
 import { Randomness } from "./Randomness.ts"
 import { CalendarDate, IsoTimestamp } from "./Timestamp.ts"
@@ -38,6 +38,28 @@ describe("value schemas", () => {
       assert.isFalse(ok(Email, bad), bad)
     }
     assert.strictEqual(normalizeEmail("  Ada@Example.COM "), "ada@example.com")
+    // Where mail is sent, a mailbox by RFC 5321's rules (RFC 6531's non-ASCII letters included).
+    for (const good of ["ada@example.com", "o'brien+pay@sub.example.co", "josé@exämple.de", " Ada@Example.COM "]) {
+      assert.isTrue(ok(Mailbox, good), good)
+    }
+    for (const bad of [
+      "a@b.io\u0000",
+      "a\u202e@b.io",
+      "a@b\u200b.io",
+      "a\u0007@b.io",
+      "<b>x</b>@b.io",
+      "a@b.io<script>",
+      '"a b"@b.io',
+      "a..b@b.io",
+      ".a@b.io",
+      "a@-b.io",
+      "a@b_c.io",
+      "a@[10.0.0.1]",
+      `${"a".repeat(65)}@b.io`,
+      `a@${"b".repeat(64)}.io`
+    ]) {
+      assert.isFalse(ok(Mailbox, bad), bad)
+    }
     assert.isTrue(ok(IsoTimestamp, "2026-11-21T08:00:00.000Z"))
     assert.isFalse(ok(IsoTimestamp, "2026-11-21 08:00:00"))
     assert.isFalse(ok(IsoTimestamp, "2026-13-21T08:00:00Z"))

@@ -1,11 +1,11 @@
 /**
- * `svc deposits list`: the USDC that reached a team's account, newest first (decision 0064), every page.
+ * `svc deposits list`: the USDC that reached a team's account, newest first (decision 0064), every page; `--json`
+ * prints the API's `data` whole (`allPages`).
  */
-import type { DepositItem } from "@svc/domain/deposit"
 import { maxPaymentsPage } from "@svc/domain/payment"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { answer } from "../Api.ts"
+import { allPages, answer } from "../Api.ts"
 import { formatCents } from "../Money.ts"
 import { localDate, show, table } from "../Output.ts"
 import { svc } from "../Root.ts"
@@ -19,20 +19,15 @@ const list = Command.make(
     const flags = yield* svc
     const team = yield* teamId("--team", input.team)
     const { client } = yield* authenticated(flags)
-    const items: Array<DepositItem> = []
-    let cursor: string | undefined
-    do {
-      const page = yield* answer(
+    const result = yield* allPages((cursor) =>
+      answer(
         flags.url,
         client.deposits.list({
           query: { team_nanoid: team, limit: maxPaymentsPage, ...(cursor === undefined ? {} : { cursor }) },
           responseMode: "decoded-and-response"
         })
       )
-      items.push(...page.value.data.items)
-      cursor = page.value.data.next_cursor ?? undefined
-    } while (cursor !== undefined)
-    const result = { value: { data: { items } }, text: JSON.stringify({ success: true, data: { items } }) }
+    )
     yield* show(flags.json, result, ({ data }) =>
       table(
         data.items,

@@ -1,6 +1,6 @@
 /**
- * `svc users list` (a team's users, by e-mail, with paging) and `svc members ...` (one member: summary, removal,
- * settings).
+ * `svc users list` (a team's users, by e-mail, with paging) and `svc members ...` (one member, `--team` and `--user`:
+ * summary, removal, settings).
  */
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -13,8 +13,43 @@ import { authenticated } from "../Session.ts"
 import { teamId, userId } from "./Ids.ts"
 
 const teamFlag = Flag.String("team").pipe(Flag.withDescription("The team's nanoid (te-...)"))
-const teamArgument = Argument.String("team").pipe(Argument.withDescription("The team's nanoid (te-...)"))
-const userArgument = Argument.String("user").pipe(Argument.withDescription("The member's user nanoid (us-...)"))
+
+/**
+ * One member, as every command names a team: `--team te-... --user us-...`. The older positional form
+ * (`<team> <user>`) still works; a flag and an argument for one thing must agree.
+ */
+const member = {
+  team: Flag.String("team").pipe(Flag.withDescription("The team's nanoid (te-...)"), Flag.optional),
+  user: Flag.String("user").pipe(Flag.withDescription("The member's user nanoid (us-...)"), Flag.optional),
+  teamArgument: Argument.String("team").pipe(Argument.withDescription("Older form of --team"), Argument.optional),
+  userArgument: Argument.String("user").pipe(Argument.withDescription("Older form of --user"), Argument.optional)
+}
+
+/** The value of `name`: its flag, or its older positional argument. */
+const either = (name: string, flag: Option.Option<string>, argument: Option.Option<string>) => {
+  if (Option.isSome(flag) && Option.isSome(argument) && flag.value !== argument.value) {
+    return Effect.fail(badArgument(name, "given as a flag and as an argument, with different values"))
+  }
+  return Option.match(
+    Option.orElse(flag, () => argument),
+    {
+      onNone: () => Effect.fail(badArgument(name, "missing: name the member with --team te-... --user us-...")),
+      onSome: Effect.succeed
+    }
+  )
+}
+
+/** The team and user `member`'s inputs name. */
+const memberOf = Effect.fn("svc.members.memberOf")(function* (input: {
+  readonly team: Option.Option<string>
+  readonly user: Option.Option<string>
+  readonly teamArgument: Option.Option<string>
+  readonly userArgument: Option.Option<string>
+}) {
+  const team = yield* teamId("--team", yield* either("--team", input.team, input.teamArgument))
+  const user = yield* userId("--user", yield* either("--user", input.user, input.userArgument))
+  return { team, user }
+})
 
 const usersList = Command.make(
   "list",
@@ -74,11 +109,10 @@ export const users = Command.make("users").pipe(
 
 const summary = Command.make(
   "summary",
-  { team: teamArgument, user: userArgument },
+  member,
   Effect.fn("svc.members.summary")(function* (input) {
     const flags = yield* svc
-    const team = yield* teamId("team", input.team)
-    const user = yield* userId("user", input.user)
+    const { team, user } = yield* memberOf(input)
     const { client } = yield* authenticated(flags)
     const result = yield* answer(
       flags.url,
@@ -103,11 +137,10 @@ const summary = Command.make(
 
 const remove = Command.make(
   "remove",
-  { team: teamArgument, user: userArgument },
+  member,
   Effect.fn("svc.members.remove")(function* (input) {
     const flags = yield* svc
-    const team = yield* teamId("team", input.team)
-    const user = yield* userId("user", input.user)
+    const { team, user } = yield* memberOf(input)
     const { client } = yield* authenticated(flags)
     const result = yield* answer(
       flags.url,
@@ -133,11 +166,10 @@ const settingsView = (data: {
 
 const settingsGet = Command.make(
   "get",
-  { team: teamArgument, user: userArgument },
+  member,
   Effect.fn("svc.members.settings.get")(function* (input) {
     const flags = yield* svc
-    const team = yield* teamId("team", input.team)
-    const user = yield* userId("user", input.user)
+    const { team, user } = yield* memberOf(input)
     const { client } = yield* authenticated(flags)
     const result = yield* answer(
       flags.url,
@@ -153,8 +185,7 @@ const settingsGet = Command.make(
 const settingsSet = Command.make(
   "set",
   {
-    team: teamArgument,
-    user: userArgument,
+    ...member,
     hourlyRate: Flag.String("hourly-rate").pipe(
       Flag.withDescription("Default hourly rate in dollars and cents, e.g. 85.50"),
       Flag.optional
@@ -170,8 +201,7 @@ const settingsSet = Command.make(
   },
   Effect.fn("svc.members.settings.set")(function* (input) {
     const flags = yield* svc
-    const team = yield* teamId("team", input.team)
-    const user = yield* userId("user", input.user)
+    const { team, user } = yield* memberOf(input)
     const payload = {
       ...(Option.isSome(input.hourlyRate)
         ? { hourly_rate_usd_cents: yield* parseCents("--hourly-rate", input.hourlyRate.value, { allowZero: true }) }

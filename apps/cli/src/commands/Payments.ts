@@ -1,8 +1,8 @@
 import type { CompanyId, TeamId, UserId } from "@svc/domain/Ids"
-import { maxPaymentsPage, type PaymentItem } from "@svc/domain/payment"
+import { maxPaymentsPage } from "@svc/domain/payment"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { answer } from "../Api.ts"
+import { allPages, answer } from "../Api.ts"
 import { badArgument } from "../Failure.ts"
 import { formatCents } from "../Money.ts"
 import { fields, localDate, show, table } from "../Output.ts"
@@ -54,20 +54,15 @@ const list = Command.make(
       ...(Option.isSome(input.until) ? { end_date: input.until.value } : {})
     }
     // Every payment, a page at a time: an unpaged query answers only the newest 1000 (docs/decisions/0039).
-    const items: Array<PaymentItem> = []
-    let cursor: string | undefined
-    do {
-      const page = yield* answer(
+    const result = yield* allPages((cursor) =>
+      answer(
         flags.url,
         client.payments.query({
           query: { ...query, limit: maxPaymentsPage, ...(cursor === undefined ? {} : { cursor }) },
           responseMode: "decoded-and-response"
         })
       )
-      items.push(...page.value.data.items)
-      cursor = page.value.data.next_cursor ?? undefined
-    } while (cursor !== undefined)
-    const result = { value: { data: { items } }, text: JSON.stringify({ data: { items } }) }
+    )
     yield* show(flags.json, result, ({ data }) =>
       table(
         data.items,

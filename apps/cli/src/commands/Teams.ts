@@ -41,7 +41,7 @@ const list = Command.make(
 const teamView = (data: {
   readonly nanoid: string
   readonly name: string
-  readonly balance: string
+  readonly balance?: string | undefined
   readonly administrators: ReadonlyArray<{
     readonly user_nanoid: string
     readonly email: string
@@ -51,7 +51,8 @@ const teamView = (data: {
   fields([
     ["Team", data.nanoid],
     ["Name", data.name],
-    ["Balance", formatCents(Number(data.balance))],
+    // Shown to the roles that may read it only (`balance.read`).
+    ...(data.balance === undefined ? [] : ([["Balance", formatCents(Number(data.balance))]] as const)),
     ["Administrators", data.administrators.map((a) => `${a.email || a.user_nanoid} (${a.type})`).join(", ") || "-"]
   ])
 

@@ -1,6 +1,7 @@
 /**
  * The contract of `UserRepository`: users by id and by wallet, one user per wallet (any letter case), wallets and
- * e-mails stored lower-cased; a user's e-mail set alone or in a unit of work, with it.
+ * e-mails stored lower-cased; a user's e-mail set, and names filled in when it has none, alone or in a unit of work,
+ * with it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { WalletAddress } from "@svc/domain/Evm"
@@ -83,6 +84,40 @@ export const userRepositoryContract = (storage: StorageUnderTest) =>
         assert.strictEqual(Option.getOrThrow(yield* users.findById(userId(2))).email, "b@x.io")
         yield* inUnit(users.setEmail(userId(2), "e@x.io"))
         assert.strictEqual(Option.getOrThrow(yield* users.findById(userId(2))).email, "e@x.io")
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("fillNames records names only for a user without any; in a unit that fails, nothing of it", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const nameless = newUser({ nanoid: userId(1), wallet: wallet(0xa), created_at: "t" })
+        yield* users.insert(nameless)
+        yield* users.insert(newUser({ nanoid: userId(2), wallet: wallet(0xb), first_name: "Bo", created_at: "t" }))
+        yield* users.insert(newUser({ nanoid: userId(3), wallet: wallet(0xc), last_name: "Cy", created_at: "t" }))
+        const ada = { first_name: "Ada", last_name: "Lovelace" }
+        const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) => UnitOfWork.use((unit) => unit.run(effect))
+        const lostRace = new StaleState({ resource: "invite", id: "in-1", expected: "pending" })
+        const failed = yield* Effect.exit(
+          inUnit(Effect.andThen(users.fillNames(userId(1), ada), Effect.fail(lostRace)))
+        )
+        assert.deepStrictEqual(failed, Exit.fail(lostRace))
+        assert.deepStrictEqual(Option.getOrThrow(yield* users.findById(userId(1))), nameless)
+        yield* inUnit(users.fillNames(userId(1), ada))
+        assert.deepStrictEqual(Option.getOrThrow(yield* users.findById(userId(1))), { ...nameless, ...ada })
+        // A name already there stays whole: not replaced, not completed.
+        yield* users.fillNames(userId(1), { first_name: "Eve", last_name: "" })
+        yield* users.fillNames(userId(2), ada)
+        yield* users.fillNames(userId(3), ada)
+        yield* users.fillNames(userId(9), ada)
+        const names = (yield* users.findByIds([userId(1), userId(2), userId(3)]))
+          .map((u) => [u.nanoid, u.first_name, u.last_name])
+          .sort()
+        assert.deepStrictEqual(names, [
+          [userId(1), "Ada", "Lovelace"],
+          [userId(2), "Bo", ""],
+          [userId(3), "", "Cy"]
+        ])
+        assert.isTrue(Option.isNone(yield* users.findById(userId(9))))
       }).pipe(Effect.provide(storage.layer()))
     )
   })

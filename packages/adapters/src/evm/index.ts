@@ -22,7 +22,8 @@ export {
   type RelayedTransaction,
   type Relayer,
   type RelayerOptions,
-  sendLeaseMillis
+  sendLeaseMillis,
+  transactionsReorganised
 } from "./Relayer.ts"
 export {
   type BatchOptions,

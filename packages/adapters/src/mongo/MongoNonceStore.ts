@@ -16,13 +16,20 @@ interface NonceDocument {
   used: boolean
   /** The wallet in lower case, so `consume` matches it in its filter whatever the letter case. */
   walletKey: string
+  messageHash: string
   svcid?: string
 }
 
 /** What `consume` reads of a nonce. */
 const issuedNonceOf = documentDecoder(
   "siwe_nonces",
-  Schema.Struct({ wallet: Address, expiresAt: Schema.Date, svcid: Schema.optional(Schema.String) })
+  Schema.Struct({
+    wallet: Address,
+    expiresAt: Schema.Date,
+    // Absent from nonces issued before messages were bound to them: read as "", which no message matches.
+    messageHash: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed(""))),
+    svcid: Schema.optional(Schema.String)
+  })
 )
 
 /** The MongoDB nonce store. */
@@ -41,6 +48,7 @@ export const layer = Layer.effect(
             expiresAt: new Date(record.expiresAt),
             used: false,
             walletKey: record.wallet.toLowerCase(),
+            messageHash: record.messageHash,
             ...(record.svcid === undefined ? {} : { svcid: record.svcid })
           })
         ).pipe(Effect.asVoid),
@@ -60,6 +68,7 @@ export const layer = Layer.effect(
               nonce,
               wallet: stored.wallet,
               expiresAt: stored.expiresAt.getTime(),
+              messageHash: stored.messageHash,
               ...(stored.svcid === undefined ? {} : { svcid: stored.svcid })
             }
             return now < record.expiresAt

@@ -124,6 +124,15 @@ export const users = Layer.effect(
             Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }, { session })),
           Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }))
         ).pipe(Effect.asVoid),
+      fillNames: (user, names) => {
+        // The condition is the filter: a user with either name is not matched, so its name stays whole.
+        const filter = { _id: user, first_name: "", last_name: "" }
+        const update = { $set: { first_name: names.first_name, last_name: names.last_name } }
+        return inUnitOr(
+          (session) => Effect.promise(() => col.updateOne(filter, update, { session })),
+          Effect.promise(() => col.updateOne(filter, update))
+        ).pipe(Effect.asVoid)
+      },
       findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf))),
       findByIds: (ids) =>
         ids.length === 0

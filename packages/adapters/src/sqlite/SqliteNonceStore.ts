@@ -15,6 +15,8 @@ export const StoredNonce = Schema.Struct({
   nonce: Schema.String,
   wallet: Address,
   expiresAt: Schema.Number,
+  // Absent from nonces issued before messages were bound to them: read as "", which no message matches.
+  messageHash: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed(""))),
   svcid: Schema.optionalKey(Schema.String)
 })
 

@@ -91,6 +91,10 @@ export const users = Layer.effect(
     const setEmail = connection.prepare(
       "UPDATE users SET email = :email, record = json_set(record, '$.email', :email) WHERE nanoid = :user"
     )
+    const fillNames = connection.prepare(
+      `UPDATE users SET record = json_set(record, '$.first_name', :first, '$.last_name', :last)
+       WHERE nanoid = :user AND json_extract(record, '$.first_name') = '' AND json_extract(record, '$.last_name') = ''`
+    )
     return UserRepository.of({
       insert: (user: User) =>
         Effect.suspend(() => {
@@ -99,6 +103,8 @@ export const users = Layer.effect(
           return changes === 1 ? Effect.void : Effect.fail(new WalletTaken({ wallet: stored.wallet }))
         }),
       setEmail: (user, email) => Effect.sync(() => void setEmail.run({ user, email: email.toLowerCase() })),
+      fillNames: (user, names) =>
+        Effect.sync(() => void fillNames.run({ user, first: names.first_name, last: names.last_name })),
       findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf(userOf, find.get(id)))),
       findByIds: (ids) => Effect.sync(() => recordsOf(userOf, findMany.all(JSON.stringify(ids)))),
       findByWallet: (wallet) =>

@@ -31,9 +31,9 @@ describe("SQLite nonce store", () => {
       const nonces = yield* NonceStore
       const now = Date.now()
       const address = wallet(9)
-      yield* nonces.issue({ nonce: "abandoned", wallet: address, expiresAt: now - 2 * 60 * 60 * 1000 })
-      yield* nonces.issue({ nonce: "recent", wallet: address, expiresAt: now - 60 * 1000 })
-      yield* nonces.issue({ nonce: "fresh", wallet: address, expiresAt: now + 300_000 })
+      yield* nonces.issue({ nonce: "abandoned", wallet: address, expiresAt: now - 2 * 60 * 60 * 1000, messageHash: "" })
+      yield* nonces.issue({ nonce: "recent", wallet: address, expiresAt: now - 60 * 1000, messageHash: "" })
+      yield* nonces.issue({ nonce: "fresh", wallet: address, expiresAt: now + 300_000, messageHash: "" })
       // Gone (never issued, as far as anyone can tell), while the recently expired one still says it expired.
       assert.strictEqual((yield* Effect.flip(nonces.consume("abandoned", address, now)))._tag, "NonceNotFound")
       assert.strictEqual((yield* Effect.flip(nonces.consume("recent", address, now)))._tag, "NonceExpired")

@@ -5,11 +5,16 @@ import { Clock, Context, Effect, Schema } from "effect"
 import type { Address } from "../Evm.ts"
 import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 
-/** A nonce we issued: for which wallet, and until when (epoch milliseconds). */
+/** A nonce we issued: for which wallet, with which message, and until when (epoch milliseconds). */
 export interface NonceRecord {
   readonly nonce: string
   readonly wallet: Address
   readonly expiresAt: number
+  /**
+   * The EIP-191 hash of the message issued with the nonce (`hashMessage`): sign-in takes that message byte for byte.
+   * "" for a nonce stored without one, which no message matches.
+   */
+  readonly messageHash: string
   /** The caller's svcid given with the challenge, kept for the user that signs in with it. */
   readonly svcid?: string
 }

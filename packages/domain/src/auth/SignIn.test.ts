@@ -100,6 +100,36 @@ describe("SignIn", () => {
     }).pipe(Effect.provide(signInLayer))
   )
 
+  it.effect("only the message issued with the nonce signs in: each edit its wallet signs is refused", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.parse("2026-11-21T08:00:00.000Z"))
+      const ada = wallet()
+      const edits: ReadonlyArray<readonly [string, (message: string) => string]> = [
+        ["statement", (m) => m.replace("Sign in to svc.", "Sign in to svc and pay anyone.")],
+        ["no statement", (m) => m.replace("\nSign in to svc.\n", "\n")],
+        ["Issued At", (m) => m.replace(/Issued At: \S+/, "Issued At: 2026-11-21T07:59:00.000Z")],
+        ["Expiration Time", (m) => m.replace(/Expiration Time: \S+/, "Expiration Time: 2027-11-21T08:00:00.000Z")],
+        ["no Expiration Time", (m) => m.replace(/\nExpiration Time: \S+/, "")],
+        ["Not Before", (m) => `${m}\nNot Before: 2026-11-21T08:00:00.000Z`],
+        ["Request ID", (m) => `${m}\nRequest ID: 1`],
+        ["Resources", (m) => `${m}\nResources:\n- https://api.svc.example/v2/payments`]
+      ]
+      for (const [edit, change] of edits) {
+        const { message, nonce } = yield* signedChallenge(ada)
+        const edited = change(message)
+        assert.notStrictEqual(edited, message, edit)
+        const signature = yield* Effect.promise(() => ada.signMessage({ message: edited }))
+        const refused = yield* Effect.flip(
+          SignIn.use((s) => s.complete({ message: edited, signature, nonce }, audience))
+        )
+        assert.deepStrictEqual([refused._tag, refused.errorCode], ["SiweNotIssued", "SIWE_MISMATCH"], edit)
+      }
+      assert.isTrue(Option.isNone(yield* userOf(ada)))
+      yield* SignIn.use((s) => Effect.flatMap(signedChallenge(ada), (signed) => s.complete(signed, audience)))
+      assert.isTrue(Option.isSome(yield* userOf(ada)))
+    }).pipe(Effect.provide(signInLayer))
+  )
+
   it.effect("a message for another domain, URI or chain is refused", () =>
     Effect.gen(function* () {
       const ada = wallet()

@@ -3,7 +3,7 @@
  * the user of that wallet (created on its first sign-in, DESIGN §5).
  */
 import { Context, DateTime, Effect, Layer } from "effect"
-import type { Hex } from "viem"
+import { type Hex, hashMessage } from "viem"
 import type { Address } from "../Evm.ts"
 import { IdGenerator } from "../Ids.ts"
 import { Randomness } from "../Randomness.ts"
@@ -13,7 +13,12 @@ import { UserRepository } from "../user/UserRepository.ts"
 import type { SiweChallenge } from "./AuthRequests.ts"
 import { consumeNonce, type NonceExpired, type NonceNotFound, NonceStore } from "./NonceStore.ts"
 import { makeSiweMessage, type SiweFields, verifySiweMessage } from "./Siwe.ts"
-import type { SiweMalformedMessage, SiweSignatureMismatch, SiweValidationError } from "./SiweError.ts"
+import {
+  type SiweMalformedMessage,
+  SiweNotIssued,
+  type SiweSignatureMismatch,
+  type SiweValidationError
+} from "./SiweError.ts"
 
 /** Where sign-in happens: our authority, the URI messages are for, the chain. */
 export interface SiweAudience {
@@ -38,6 +43,7 @@ export const issueSiweChallenge = Effect.fn("SignIn.issueSiweChallenge")(functio
     nonce: fields.nonce,
     wallet: fields.address,
     expiresAt,
+    messageHash: hashMessage(message),
     ...(svcid === undefined ? {} : { svcid })
   })
   return { siwe: message, nonce: fields.nonce }
@@ -52,8 +58,9 @@ export interface SiweSignIn {
 
 /**
  * POST /v2/auth/verify: the message must be ours, current, signed by its wallet and carry a nonce we issued to that
- * wallet and not yet used. The nonce is consumed only after the signature checks out, so a bad attempt does not
- * spend it. The result's `address` is the authenticated wallet.
+ * wallet and not yet used, and be the very message issued with that nonce: a statement, Issued At or Expiration Time
+ * the signer changed is refused (`SiweNotIssued`). The nonce is consumed only after the signature checks out, so
+ * someone else's attempt does not spend it. The result's `address` is the authenticated wallet.
  */
 export const completeSiweSignIn = Effect.fn("SignIn.completeSiweSignIn")(function* (
   signIn: SiweSignIn,
@@ -66,12 +73,15 @@ export const completeSiweSignIn = Effect.fn("SignIn.completeSiweSignIn")(functio
   })
   // Bound to the signed message's wallet: someone else's attempt with this nonce does not spend it.
   const record = yield* consumeNonce(signIn.nonce, fields.address)
+  // Checked on the consumed record: the wallet's own signature over an edited message spends its nonce.
+  if (record.messageHash !== hashMessage(signIn.message)) return yield* new SiweNotIssued({ nonce: signIn.nonce })
   return record.svcid === undefined ? fields : { ...fields, svcid: record.svcid }
 })
 
 /** Why a sign-in is refused. */
 export type SignInError =
   | SiweValidationError
+  | SiweNotIssued
   | SiweMalformedMessage
   | SiweSignatureMismatch
   | NonceNotFound

@@ -23,6 +23,7 @@ import {
   SiweMalformedMessage,
   SiweNonceMismatch,
   SiweNotYetValid,
+  SiweSchemeMismatch,
   SiweSignatureMismatch,
   SiweUriMismatch,
   type SiweValidationError
@@ -90,13 +91,20 @@ const layoutOf = (fields: SiweFields): string => {
     ...(fields.resources === undefined ? [] : ["Resources:", ...fields.resources.map((resource) => `- ${resource}`)])
   ]
   const statement = fields.statement === undefined ? "\n" : `\n${fields.statement}\n`
-  return `${header}\n${getAddress(fields.address)}\n${statement}\n${lines.join("\n")}`
+  // The address as given: the read-back refuses one not in its EIP-55 form, as the reference implementation does.
+  return `${header}\n${fields.address}\n${statement}\n${lines.join("\n")}`
 }
 
-/** Writes the fields as EIP-4361 text; fails when a field cannot appear in a valid message. */
+/** The fields every message has (EIP-4361's ABNF): one missing would be written as the text `undefined`. */
+const requiredFields = ["domain", "address", "uri", "version", "chainId", "nonce", "issuedAt"] as const
+
+/** Writes the fields as EIP-4361 text; fails when a field is missing or cannot appear in a valid message. */
 export const formatSiweMessage = (fields: SiweFields): Effect.Effect<string, SiweMalformedMessage> =>
   Effect.try({
     try: () => {
+      // `undefined wants you to sign in…` and `Nonce: undefined` parse: a missing field is refused before writing.
+      const missing = requiredFields.find((name) => fields[name] === undefined || fields[name] === null)
+      if (missing !== undefined) throw new Error(`${missing} is missing`)
       const message = layoutOf(fields)
       // Read back by the reference parser: a field that cannot appear in a valid message fails here.
       new ParsedMessage(message)
@@ -161,6 +169,11 @@ export const parseSiweMessage = (text: string): Effect.Effect<SiweFields, SiweMa
 
 /** What a message must match to be accepted. */
 export interface SiweExpectations {
+  /**
+   * The origin's scheme (`https`), which a message that names a scheme must match (EIP-4361); the scheme of `uri`
+   * unless given. A message without a scheme is checked on its domain alone.
+   */
+  readonly scheme?: string
   readonly domain: string
   readonly uri: string
   readonly chainId: number
@@ -170,11 +183,24 @@ export interface SiweExpectations {
   readonly clockSkewMillis?: number
 }
 
-/** Checks domain, URI, chain, nonce, and that `now` lies in [issued-at, expiration) and after not-before. */
+/** The scheme of an absolute URI (`https` of `https://api.svc.example/...`), lower-cased as RFC 3986 compares it. */
+const schemeOf = (uri: string): string | undefined => /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1]?.toLowerCase()
+
+/**
+ * Checks scheme, domain, URI, chain, nonce, and that `now` lies in [issued-at, expiration) and after not-before.
+ *
+ * @example
+ * // `http://api.svc.example wants you to sign in…` against an https origin fails with SiweSchemeMismatch
+ * yield* validateSiweMessage(fields, { domain: "api.svc.example", uri: "https://api.svc.example/v2/auth/verify", chainId, nonce })
+ */
 export const validateSiweMessage = Effect.fn("Siwe.validateSiweMessage")(function* (
   fields: SiweFields,
   expected: SiweExpectations
 ): Effect.fn.Return<SiweFields, SiweValidationError | SiweMalformedMessage> {
+  const scheme = (expected.scheme ?? schemeOf(expected.uri))?.toLowerCase()
+  if (fields.scheme !== undefined && fields.scheme.toLowerCase() !== scheme) {
+    return yield* new SiweSchemeMismatch({ expected: scheme ?? "", received: fields.scheme })
+  }
   if (fields.domain !== expected.domain) {
     return yield* new SiweDomainMismatch({ expected: expected.domain, received: fields.domain })
   }

@@ -14,6 +14,17 @@ export class SiweMalformedMessage extends Schema.TaggedError<SiweMalformedMessag
   }
 }
 
+/** The message names a scheme (`http://api.svc.example wants you…`) other than our origin's (EIP-4361). */
+export class SiweSchemeMismatch extends Schema.TaggedError<SiweSchemeMismatch>()("SiweSchemeMismatch", {
+  expected: Schema.String,
+  received: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "SIWE_MISMATCH"
+  }
+}
+
 /** The message names another domain (RFC 4501 authority) than ours. */
 export class SiweDomainMismatch extends Schema.TaggedError<SiweDomainMismatch>()("SiweDomainMismatch", {
   expected: Schema.String,
@@ -91,6 +102,14 @@ export class SiweExpired extends Schema.TaggedError<SiweExpired>()("SiweExpired"
   }
 }
 
+/** The signed text is not the message issued with its nonce, byte for byte (an edited statement or time). */
+export class SiweNotIssued extends Schema.TaggedError<SiweNotIssued>()("SiweNotIssued", { nonce: Schema.String }) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "SIWE_MISMATCH"
+  }
+}
+
 /** The signature was not made by the message's address. */
 export class SiweSignatureMismatch extends Schema.TaggedError<SiweSignatureMismatch>()("SiweSignatureMismatch", {
   address: Schema.String
@@ -103,6 +122,7 @@ export class SiweSignatureMismatch extends Schema.TaggedError<SiweSignatureMisma
 
 /** Any reason a SIWE message fails validation (before the signature is checked). */
 export type SiweValidationError =
+  | SiweSchemeMismatch
   | SiweDomainMismatch
   | SiweUriMismatch
   | SiweChainMismatch

@@ -14,13 +14,18 @@ const referenced = (types: Types, name: string, found: Set<string>): Set<string>
 }
 
 /**
- * `encodeType(primaryType)` of EIP-712: the primary type, then the types it references in alphabetical order.
+ * `encodeType(primaryType)` of EIP-712: the primary type, then the types it references in alphabetical order. Throws
+ * when `primaryType` is not one of `types`.
  *
  * @example
  * encodeTypeOf(PaymentRequestTypes, "CreatePaymentForwardRequest")
  * // "CreatePaymentForwardRequest(address from,address to,uint256 salt,uint256 expires,SvcPayment data)SvcPayment(...)"
  */
 export const encodeTypeOf = (types: Types, primaryType: string): string => {
+  // A name not among the types would encode as `Name()`, a type hash for no struct anyone signs: refused, as viem
+  // and ethers refuse it.
+  if (!Object.hasOwn(types, primaryType))
+    throw new Error(`${primaryType} is not one of the types (${Object.keys(types).join(", ")})`)
   const [, ...dependencies] = referenced(types, primaryType, new Set())
   return [primaryType, ...dependencies.sort()]
     .map((name) => `${name}(${(types[name] ?? []).map((field) => `${field.type} ${field.name}`).join(",")})`)

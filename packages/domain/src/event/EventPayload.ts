@@ -272,3 +272,25 @@ export const samplePayloadOf = (type: EventType): EventData => {
 /** Every kind with its sample payload (for documentation and contract tests). */
 export const samplePayloads = (): ReadonlyArray<readonly [EventType, EventData]> =>
   eventTypes.map((type) => [type, samplePayloadOf(type)] as const)
+
+/**
+ * The payload (`data`, or major 1's resource key) of each kind emitted with a shape of its own above; a kind not
+ * listed carries an `EventData` object. A test delivery's payload is the kind's sample, with `test: true` added.
+ */
+export interface EventPayloads {
+  readonly "payment.group.created": PaymentGroupEventPayload
+  readonly "payment.sent": PaymentEventPayload
+  readonly "payment.failed": PaymentEventPayload
+  readonly "payment.canceled": PaymentEventPayload
+  readonly "invite.accepted": InviteEventPayload
+  readonly "invite.rejected": InviteEventPayload
+  readonly "invite.expired": InviteEventPayload
+  readonly "team.member_added": MemberEventPayload
+  readonly "team.member_removed": MemberEventPayload
+  readonly "invoice.created": InvoiceEventPayload
+  readonly "invoice.canceled": InvoiceEventPayload
+  readonly "webhook.endpoint.disabled": WebhookEndpointEventPayload
+}
+
+/** The payload of kind `K`: its shape in `EventPayloads`, else a JSON object. */
+export type EventPayloadOf<K extends EventType> = K extends keyof EventPayloads ? EventPayloads[K] : EventData

@@ -1,6 +1,7 @@
 /**
  * Accepting an invite (SPEC §4.11): the signed-in invitee becomes a member with the invite's role, the invite's e-mail
- * recorded on the user, in one step with the invite's change and its events. A manager invite is accepted by its
+ * recorded on the user and its prefill's names too when the user has none, in one step with the invite's change and
+ * its events. A manager invite is accepted by its
  * signed grant instead (decision 0070).
  */
 import { Effect, Option } from "effect"
@@ -81,7 +82,7 @@ export const acceptInvite = Effect.fn("Invites.accept")(function* (caller: Calle
   }
   const accepted: Invite = { ...invite, state: "accepted", user_nanoid: caller.nanoid, updated_at: now }
   const events: Array<DomainEvent> = yield* acceptedEvents(accepted, team, membership)
-  // The invite, the membership, the user's e-mail and the events in one unit: a lost race writes none of them.
+  // The invite, the membership, the user's e-mail and names and the events in one unit: a lost race writes none.
   const stored = yield* withEvents(
     Effect.gen(function* () {
       const changed = yield* InviteRepository.use((invites) =>
@@ -92,6 +93,11 @@ export const acceptInvite = Effect.fn("Invites.accept")(function* (caller: Calle
       )
       yield* MembershipRepository.use((m) => m.insert(membership))
       if (invite.kind !== "admin") yield* UserRepository.use((u) => u.setEmail(caller.nanoid, invite.email))
+      // The names the inviter filled in become the member's, unless the member has a name of their own.
+      const names = { first_name: invite.prefill?.first_name ?? "", last_name: invite.prefill?.last_name ?? "" }
+      if (names.first_name !== "" || names.last_name !== "") {
+        yield* UserRepository.use((u) => u.fillNames(caller.nanoid, names))
+      }
       return changed
     }),
     () => events

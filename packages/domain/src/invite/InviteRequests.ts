@@ -2,7 +2,7 @@
  * Request and response bodies of the invite routes (SPEC §4.9, §4.11, §4.12 with the shapes of DESIGN §5).
  */
 import { Schema } from "effect"
-import { Email } from "../Email.ts"
+import { Mailbox } from "../Email.ts"
 import { Signature, WalletAddress } from "../Evm.ts"
 import { maxRoleGrantsPerRequest, RolesTypedDataBundle, RolesTypedDataMessage } from "../eip712/TypedData.ts"
 import { withDefault } from "../FieldDefault.ts"
@@ -36,7 +36,7 @@ export type InvitesResponse = typeof InvitesResponse.Type
 /** POST /v2/invites body: invite employees or contractors by e-mail (DESIGN §5). */
 export const CreateInvitesRequest = Schema.Struct({
   nanoid: TeamId,
-  invites: Schema.Array(Schema.Struct({ email: Email, prefill: Schema.optionalKey(InvitePrefillRequest) })).check(
+  invites: Schema.Array(Schema.Struct({ email: Mailbox, prefill: Schema.optionalKey(InvitePrefillRequest) })).check(
     Schema.isMinLength(1),
     Schema.isMaxLength(maxInvitesPerRequest)
   ),
@@ -55,7 +55,7 @@ export type CreateInvitesResponse = typeof CreateInvitesResponse.Type
 /** POST /v2/invites/manager body: who to invite as a manager, with which role, to which wallet. */
 export const CreateManagerInvitesRequest = Schema.Struct({
   nanoid: TeamId,
-  invites: Schema.Array(Schema.Struct({ email: Email, role: ManagerRole, wallet: WalletAddress })).check(
+  invites: Schema.Array(Schema.Struct({ email: Mailbox, role: ManagerRole, wallet: WalletAddress })).check(
     Schema.isMinLength(1),
     Schema.isMaxLength(maxInvitesPerRequest)
   )

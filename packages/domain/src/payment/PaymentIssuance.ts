@@ -14,7 +14,9 @@ import {
 import { makePaymentsTypedData, makePaymentTypedData } from "../eip712/TypedDataBuilder.ts"
 import { IdGenerator, type InvoiceId, UserId } from "../Ids.ts"
 import { invoicePayeeOf } from "../invoice/PayInvoices.ts"
+import type { Membership } from "../membership/Membership.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { isPayable } from "../membership/Role.ts"
 import { type Team, teamAccountOf } from "../team/Team.ts"
 import type { Caller } from "../user/Caller.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
@@ -93,6 +95,21 @@ const refuseOverBudget = Effect.fn("PaymentIssuance.refuseOverBudget")(function*
   }
 })
 
+/**
+ * Only members listed `payable` are paid (employees and contractors, decision 0008): a manager named as a recipient,
+ * the caller's own admin membership included, is refused, naming them, before anything is issued.
+ */
+const refuseUnpayable = (members: ReadonlyArray<Membership>, recipients: ReadonlySet<UserId>) => {
+  const unpayable = members.find((m) => recipients.has(m.user_nanoid) && !isPayable(m.role))
+  return unpayable === undefined
+    ? Effect.void
+    : Effect.fail(
+        new InvalidRecipient({
+          message: `${unpayable.user_nanoid} is a ${unpayable.role} of the team and cannot be paid: only employees and contractors are`
+        })
+      )
+}
+
 /** The typed data's envelope: from the caller's wallet, on the team's account, for the policy's lifetime. */
 const envelopeOf = (caller: Caller, account: Address) =>
   IssuedRequestPolicy.useSync((policy) => ({
@@ -163,6 +180,7 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   const memberIds = new Set(members.members.map((m) => m.user_nanoid))
   const missing = [...recipients].find((id) => !memberIds.has(id))
   if (missing !== undefined) return yield* new InvalidRecipient({ message: `${missing} is not a member of the team` })
+  yield* refuseUnpayable(members.members, recipients)
   const users = yield* UserRepository.use((u) => u.findByIds([...recipients]))
   const addresses = new Map<UserId, Address>(
     yield* Effect.forEach(

@@ -2,7 +2,7 @@
  * Request and response bodies of the payment routes (SPEC §4.3, 4.5, 4.6, 4.7) with the limits of SPEC §8.
  */
 import { Schema, SchemaTransformation } from "effect"
-import { Email } from "../Email.ts"
+import { Email, Mailbox } from "../Email.ts"
 import { Signature, WalletAddress } from "../Evm.ts"
 import {
   maxPaymentsPerRequest,
@@ -153,7 +153,7 @@ export const InstantPaymentRequest = Schema.Struct({
   from: TeamId,
   amount_cents: InstantAmountCents,
   payment_data: InstantPaymentData,
-  external_recipient_email: Email,
+  external_recipient_email: Mailbox,
   currency_symbol: CurrencyField,
   network: NetworkField
 })

@@ -90,12 +90,15 @@ export const TeamAdministrator = Schema.Struct({
   type: Schema.String
 })
 
-/** `GET /v2/teams/{team_nanoid}` (SPEC §2.5). `balance` is in cents, as a decimal string. */
+/**
+ * `GET /v2/teams/{team_nanoid}` (SPEC §2.5). `balance` is in cents, as a decimal string, shown only to roles that may
+ * read the balance (`balance.read`); absent for employees and contractors.
+ */
 export const TeamView = Schema.Struct({
   nanoid: Schema.String,
   name: Schema.String,
   avatar: Schema.String,
-  balance: Schema.String,
+  balance: Schema.optionalKey(Schema.String),
   administrators: Schema.Array(TeamAdministrator)
 })
 export type TeamView = typeof TeamView.Type

@@ -1,12 +1,17 @@
-/** A team as `GET /v2/teams/{team_nanoid}` shows it: its admins and finance admins, and its balance. */
+/** A team as `GET /v2/teams/{team_nanoid}` shows it: its admins and finance admins, and its balance to those who may read it. */
 import { Effect } from "effect"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
+import { isAllowed } from "../membership/Permission.ts"
+import type { Role } from "../membership/Role.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import type { Team, TeamView } from "./Team.ts"
 import { TeamBalances } from "./TeamBalances.ts"
 
-/** The view of `team`: its administrators (with their profiles) and its balance in cents. */
-export const teamViewOf = Effect.fn("Teams.viewOf")(function* (team: Team) {
+/**
+ * The view of `team`: its administrators (with their profiles) and, for a `role` that may read the balance
+ * (`balance.read`), its balance in cents.
+ */
+export const teamViewOf = Effect.fn("Teams.viewOf")(function* (team: Team, role: Role) {
   const admins = yield* MembershipRepository.use((m) =>
     m.listTeam(team.nanoid, { roles: ["team_admin", "team_finance_admin"], offset: 0, limit: undefined })
   )
@@ -17,7 +22,7 @@ export const teamViewOf = Effect.fn("Teams.viewOf")(function* (team: Team) {
     nanoid: team.nanoid,
     name: team.name,
     avatar: team.avatar,
-    balance: yield* TeamBalances.use((b) => b.balanceCents(team)),
+    ...(isAllowed(role, "balance.read") ? { balance: yield* TeamBalances.use((b) => b.balanceCents(team)) } : {}),
     administrators: admins.members.map((m) => {
       const user = profiles.get(m.user_nanoid)
       return {

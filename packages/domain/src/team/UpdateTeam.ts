@@ -10,9 +10,9 @@ import { teamViewOf } from "./TeamView.ts"
 
 /** Applies the changes (`team.update`) and answers the team's view. */
 export const updateTeam = Effect.fn("Teams.update")(function* (caller: Caller, team: TeamId, changes: UpdateTeamBody) {
-  yield* TeamAccess.use((access) => access.authorize(caller, team, "team.update"))
+  const { membership } = yield* TeamAccess.use((access) => access.authorize(caller, team, "team.update"))
   const at = DateTime.formatIso(yield* DateTime.now)
   const updated = yield* TeamRepository.use((teams) => teams.update(team, { ...changes, updated_at: at }))
   if (updated._tag === "None") return yield* new TeamNotFound({ team })
-  return yield* teamViewOf(updated.value)
+  return yield* teamViewOf(updated.value, membership.role)
 })

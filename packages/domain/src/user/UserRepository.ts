@@ -19,6 +19,14 @@ export class UserRepository extends Context.Service<
     readonly insert: (user: User) => Effect.Effect<void, WalletTaken>
     /** Records `email` (lower-cased) as the user's e-mail; an unknown user changes nothing. In a unit, with it. */
     readonly setEmail: (user: UserId, email: string) => Effect.Effect<void>
+    /**
+     * Records `names` as the user's first and last name when the user has neither (an invite's prefill); a user with
+     * a name keeps it, whole. An unknown user changes nothing. In a unit, with it.
+     */
+    readonly fillNames: (
+      user: UserId,
+      names: { readonly first_name: string; readonly last_name: string }
+    ) => Effect.Effect<void>
     readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
     readonly findByIds: (ids: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyArray<User>>
     readonly findByWallet: (wallet: string) => Effect.Effect<Option.Option<User>>

@@ -13,6 +13,7 @@ import type { InviteId } from "@svc/domain/Ids"
 import { type InvitePreview, Invites } from "@svc/domain/invite"
 import { Effect } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { faviconDataUri } from "./Favicon.ts"
 
 /** Text made safe for HTML element content and attribute values. */
 export const escapeHtml = (text: string): string =>
@@ -167,7 +168,7 @@ export const invitePage = (preview: (InvitePreview & { readonly token: string })
 <script>${script}</script>`
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${style}</style></head>
+<meta name="referrer" content="no-referrer"><link rel="icon" href="${faviconDataUri}"><title>${escapeHtml(title)}</title><style>${style}</style></head>
 <body><main><h1>${escapeHtml(title)}</h1>
 ${body}
 </main></body></html>`
@@ -195,7 +196,9 @@ export const InvitePage = HttpRouter.use((router) =>
           contentType: "text/html; charset=utf-8",
           headers: {
             "content-security-policy": contentSecurityPolicy,
-            "cache-control": "no-store",
+            // A browser may keep the page (its own copy: `private`, it carries the token) and asks each time
+            // whether it still holds (`no-cache`; CompressedPages.ts answers 304 then): the invite's state changes it.
+            "cache-control": found === undefined ? "no-store" : "private, no-cache",
             "referrer-policy": "no-referrer",
             "x-content-type-options": "nosniff",
             "x-frame-options": "DENY"

@@ -14,18 +14,9 @@ import { Clock, Context, Duration, Effect, Layer, Metric, Option, Redacted } fro
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
-
-/** Requests answered, by method, route template and status. */
-export const httpRequests = Metric.counter("svc_http_requests_total", {
-  description: "HTTP requests answered, by method, route template and status",
-  incremental: true
-})
-
-/** How long requests took to answer, by method, route template and status. */
-export const httpDuration = Metric.histogram("svc_http_request_duration_seconds", {
-  description: "Time to answer an HTTP request, by method, route template and status",
-  boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
-})
+import { countersAtZero } from "./Counters.ts"
+import { httpDuration, httpRequests } from "./RequestMetrics.ts"
+import { bearerCredential } from "./VerifiedToken.ts"
 
 /** The route template a path is served by (`/v2/teams/{team_nanoid}`), or `unmatched`. */
 export type RouteTemplateOf = (path: string) => string
@@ -237,27 +228,39 @@ export const withHttpObservability =
       return response
     })
 
-/** Whether `header` is `Bearer <token>`, compared in constant time. */
-const bearerMatches = (header: string | undefined, token: Redacted.Redacted<string>) => {
-  const expected = Buffer.from(`Bearer ${Redacted.value(token)}`)
-  const given = Buffer.from(header ?? "")
-  return given.length === expected.length && timingSafeEqual(given, expected)
-}
+/**
+ * Whether the request's bearer credential is `token`, compared in constant time. The credential is read as every
+ * route reads it (`bearerCredential`): the scheme in any letter case (RFC 9110 §11.1), then the token.
+ */
+const bearerMatches = (token: Redacted.Redacted<string>) =>
+  Effect.map(bearerCredential, (credential) => {
+    const expected = Buffer.from(Redacted.value(token))
+    const given = Buffer.from(Redacted.value(credential))
+    return given.length === expected.length && timingSafeEqual(given, expected)
+  })
 
 /**
- * `GET /metrics`: the Prometheus text format. With `token`, only for `Authorization: Bearer <token>` (401 otherwise),
- * so a production deployment never shows it by accident.
+ * `GET /metrics`: the Prometheus text format, every documented counter in it from the first scrape (`Counters.ts`).
+ * With `token`, only for `Authorization: Bearer <token>` (401 otherwise), so a production deployment never shows it
+ * by accident.
  */
 export const MetricsRoute = (token: Redacted.Redacted<string> | undefined) =>
-  HttpRouter.add("GET", "/metrics", (request: HttpServerRequest.HttpServerRequest) =>
-    token !== undefined && !bearerMatches(request.headers.authorization, token)
-      ? Effect.succeed(
-          HttpServerResponse.text("metrics need the METRICS_TOKEN bearer token\n", {
-            status: 401,
-            headers: { "www-authenticate": 'Bearer realm="metrics"' }
-          })
-        )
-      : Effect.map(scrape, (text) => HttpServerResponse.text(text, { contentType: prometheusContentType }))
+  Layer.effectDiscard(countersAtZero).pipe(
+    Layer.merge(
+      HttpRouter.add(
+        "GET",
+        "/metrics",
+        Effect.gen(function* () {
+          if (token !== undefined && !(yield* bearerMatches(token))) {
+            return HttpServerResponse.text("metrics need the METRICS_TOKEN bearer token\n", {
+              status: 401,
+              headers: { "www-authenticate": 'Bearer realm="metrics"' }
+            })
+          }
+          return HttpServerResponse.text(yield* scrape, { contentType: prometheusContentType })
+        })
+      )
+    )
   )
 
 /**
@@ -267,6 +270,7 @@ export const MetricsRoute = (token: Redacted.Redacted<string> | undefined) =>
 export const MetricsListener = (options: { readonly port: number; readonly host: string }) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
+      yield* countersAtZero
       const context = yield* Effect.context<never>()
       const format = Effect.runPromiseWith(context)
       const server = createServer((request, response) => {

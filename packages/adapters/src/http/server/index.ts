@@ -8,6 +8,7 @@ export { InProcessRequest } from "@svc/v1"
 export { type MethodsOf, methodsOf, withAllowedMethods } from "./AllowedMethods.ts"
 export { AuthenticationLive, callerOfToken } from "./AuthenticationLive.ts"
 export { AuthHandlers, type AuthRequirements } from "./AuthHandlers.ts"
+export { codingFor, withCompressedPages } from "./CompressedPages.ts"
 export { DepositHandlers } from "./DepositHandlers.ts"
 export {
   errorResponse,
@@ -17,6 +18,7 @@ export {
   withErrorEnvelope,
   withRequestId
 } from "./ErrorEnvelope.ts"
+export { FaviconRoute, faviconDataUri, faviconSvg } from "./Favicon.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
 export { InviteHandlers } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
@@ -24,8 +26,6 @@ export { InvoiceHandlers } from "./InvoiceHandlers.ts"
 export {
   AccessLog,
   HttpMetricsEnabled,
-  httpDuration,
-  httpRequests,
   MetricsListener,
   MetricsRoute,
   type RouteTemplateOf,
@@ -42,6 +42,7 @@ export {
   type Take,
   withRateLimits
 } from "./RateLimit.ts"
+export { httpDuration, httpRequests } from "./RequestMetrics.ts"
 export { RequestTimeout, withRequestTimeout } from "./RequestTimeout.ts"
 export { ServerConfig } from "./ServerConfig.ts"
 export { SystemHandlers } from "./SystemHandlers.ts"
