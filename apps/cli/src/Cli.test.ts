@@ -35,8 +35,8 @@ class Embedded extends Context.Service<
     readonly team: string
     readonly company: string
     readonly adminKey: Hex
-    /** The demo contractor's key (Carl). */
-    readonly contractorKey: Hex
+    /** The demo employee's key (Erin; the demo contractor is removed by another test). */
+    readonly employeeKey: Hex
     readonly token: Address
     /** A config directory signed in as the demo admin (with `SVC_PRIVATE_KEY`, once for the file). */
     readonly admin: string
@@ -120,7 +120,7 @@ const EmbeddedLayer = Layer.effect(
       team: read(/Demo team: +(te-\S{12})/),
       company: read(/Demo company: +(co-\S{12})/),
       adminKey,
-      contractorKey: state.demo.memberKeys[1] as Hex,
+      employeeKey: state.demo.memberKeys[0] as Hex,
       token: state.suite.token as Address,
       admin,
       logs: started.output
@@ -697,15 +697,15 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
   )
 
   it.effect(
-    "svc invoices: the demo contractor bills the team; the admin pays it with svc pay --invoice; it reads paid; the PDF",
+    "svc invoices: the demo employee bills the team; the admin pays it with svc pay --invoice; it reads paid; the PDF",
     () =>
       Effect.gen(function* () {
-        const { team, contractorKey, adminKey } = yield* Embedded
+        const { team, employeeKey, adminKey } = yield* Embedded
         const signing = { SVC_PRIVATE_KEY: adminKey }
         const admin = yield* signedIn
-        const carl = yield* tempDir("svc-cli-config-")
-        ok(yield* svc(["login"], { config: carl, env: { SVC_PRIVATE_KEY: contractorKey } }))
-        const number = `CARL-${Date.now()}`
+        const erin = yield* tempDir("svc-cli-config-")
+        ok(yield* svc(["login"], { config: erin, env: { SVC_PRIVATE_KEY: employeeKey } }))
+        const number = `ERIN-${Date.now()}`
         const created = JSON.parse(
           ok(
             yield* svc(
@@ -724,7 +724,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
                 "--entry",
                 "2026-03-03 1:40"
               ],
-              { config: carl }
+              { config: erin }
             )
           ).stdout
         ).data
@@ -736,7 +736,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         )
         assert.include(paid.stdout, `Invoice ${number} (${created.nanoid})`)
         assert.include(paid.stdout, "Paid $720.00 to 1 payee")
-        const shown = ok(yield* svc(["invoices", "get", created.nanoid], { config: carl })).stdout
+        const shown = ok(yield* svc(["invoices", "get", created.nanoid], { config: erin })).stdout
         assert.match(shown, /Status: +paid/)
         const again = yield* svc(["pay", "--team", team, "--invoice", created.nanoid, "--yes"], {
           config: admin,
@@ -745,7 +745,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         assert.strictEqual(again.code, 1)
         assert.include(again.stderr, `${created.nanoid} is paid: there is nothing to pay`)
         const out = join(yield* tempDir("svc-cli-pdf-"), "invoice.pdf")
-        ok(yield* svc(["invoices", "pdf", created.nanoid, "--out", out], { config: carl }))
+        ok(yield* svc(["invoices", "pdf", created.nanoid, "--out", out], { config: erin }))
         assert.strictEqual(readFileSync(out).subarray(0, 5).toString(), "%PDF-")
       }).pipe(Effect.scoped)
   )
