@@ -5,14 +5,12 @@
 import { embeddedChainId } from "@svc/adapters/embedded"
 import { type ContractsVersionMismatch, defaultConfirmations, rpcUrlConfig as rpcUrlsConfig } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
-import { SmtpMailer } from "@svc/adapters/mail"
 import { defaultMongoTimeouts } from "@svc/adapters/mongo"
 import { defaultRetention } from "@svc/domain/retention"
 import { Config, Duration, Effect, Option, Redacted, Schema } from "effect"
-import * as ChainSignatureVerifier from "./ChainSignatureVerifier.ts"
-import { dataDirectoryOf } from "./EmbeddedData.ts"
+import { dataDirectoryOf, readEmbeddedState } from "./EmbeddedData.ts"
 import * as Server from "./Server.ts"
-import { otlpHeadersOf, tracesUrlOf } from "./Tracing.ts"
+import { tracesUrlOf } from "./Tracing.ts"
 
 /** A start refused for a reason the operator can fix: printed as one line, exit code 1. */
 export class StartRefused extends Schema.TaggedError<StartRefused>()("StartRefused", { message: Schema.String }) {}
@@ -25,18 +23,10 @@ const dateOf = (text: string) => new Date(text).getTime()
 /** Contracts of another version (decision 0060): refused, with what to do. */
 export const refuseVersion = (error: ContractsVersionMismatch) => refuse(error.message)
 
-/** `LOG_FORMAT`: `json` (one object per line; the default in production) or `text` (embedded mode's default). */
-export const logFormat = Effect.gen(function* () {
-  const production = Option.isSome(yield* Config.option(Config.Redacted("MONGODB_URI")))
-  return yield* Config.Literals(["json", "text"], "LOG_FORMAT").pipe(
-    Config.withDefault(production ? ("json" as const) : ("text" as const))
-  )
-})
-
 /** The configuration, read and checked. */
 export type AppConfig = Effect.Success<typeof readAppConfig>
 
-/** Where data is kept: MongoDB (`MONGODB_URI`, production) or the embedded data directory. */
+/** Where data is kept: MongoDB (`MONGODB_URI`) or SQLite in the data directory (`SVC_DATA_DIR`). */
 const storageConfig = Effect.gen(function* () {
   // Redacted: both URIs usually carry credentials.
   const mongoUriConfig = yield* Config.option(Config.Redacted("MONGODB_URI"))
@@ -54,7 +44,7 @@ const storageConfig = Effect.gen(function* () {
     )
   }
   const dataDirectory = dataDirectoryOf(Option.getOrUndefined(yield* Config.option(Config.String("SVC_DATA_DIR"))))
-  return { mongoUriConfig, database, mongoTimeouts, dataDirectory, embedded: Option.isNone(mongoUriConfig) }
+  return { mongoUriConfig, database, mongoTimeouts, dataDirectory, mongo: Option.isSome(mongoUriConfig) }
 })
 
 /** The JWT and webhook secrets (`refusal`: required in production, at least 32 characters). */
@@ -152,23 +142,48 @@ const paymentsConfig = Effect.gen(function* () {
   return { settlementWaitMillis, issuedMaxBytes, issuedMaxCount, retention }
 })
 
-/** The chain: a node of its own (`RPC_URL`) with relayer keys, else embedded mode's anvil. */
-const chainConfig = (embedded: boolean) =>
+/**
+ * The chain: a node of the operator's (`RPC_URL`) with relayer keys, else, without MongoDB either, embedded mode's own
+ * anvil. Embedded mode is that and nothing else (decision 0087): SQLite with `RPC_URL` is production, as MongoDB is.
+ */
+const chainConfig = (mongo: boolean) =>
   Effect.gen(function* () {
     const rpcUrlConfig = yield* Config.option(rpcUrlsConfig())
-    const relayerConfigured =
-      Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY"))) ||
-      Option.isSome(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEYS")))
+    const relayerKey = yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEY"))
+    const relayerKeys = Option.orElse(yield* Config.option(Config.Redacted("RELAYER_PRIVATE_KEYS")), () => relayerKey)
+    const relayerConfigured = Option.isSome(relayerKeys)
+    // How many relayer keys there are (ChainSettings checks them), for the start-up line.
+    const relayerKeyCount = Option.match(relayerKeys, {
+      onNone: () => 0,
+      onSome: (keys) =>
+        Redacted.value(keys)
+          .split(",")
+          .filter((key) => key.trim() !== "").length
+    })
     // The embedded chain is our own anvil: never deploy test contracts to a node named by RPC_URL.
-    const embeddedChain = embedded && Option.isNone(rpcUrlConfig)
-    const chainId = embeddedChain ? embeddedChainId : yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
-    // Blocks on top before a transaction or deposit is final: one on the embedded anvil.
+    const embedded = !mongo && Option.isNone(rpcUrlConfig)
+    const chainId = embedded ? embeddedChainId : yield* Config.Int("CHAIN_ID").pipe(Config.withDefault(42161))
+    // Blocks on top before a transaction or deposit is final: one on the embedded anvil, which mines only when asked.
     const confirmations = embedded
       ? 1
       : yield* Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations))
     // Where the deposit follower starts on its first start (production; embedded mode reads from the first block).
     const depositsFromBlock = yield* Config.option(Config.Int("DEPOSITS_FROM_BLOCK"))
-    return { rpcUrlConfig, relayerConfigured, embeddedChain, chainId, confirmations, depositsFromBlock }
+    // The embedded anvil's port (else the one kept in the data directory, else a free one); the start-up line names
+    // the forwarder a production chain pays through.
+    const anvilPort = yield* Config.option(Config.Port("ANVIL_PORT"))
+    const forwarder = yield* Config.option(Config.String("FORWARDER_ADDRESS"))
+    return {
+      rpcUrlConfig,
+      relayerConfigured,
+      relayerKeyCount,
+      embedded,
+      chainId,
+      confirmations,
+      depositsFromBlock,
+      anvilPort,
+      forwarder
+    }
   })
 
 /** v1 on the API itself (decision 0074): off unless asked for; the dates go in each answer's headers. */
@@ -190,7 +205,7 @@ const readAll = Effect.gen(function* () {
     ...(yield* observabilityConfig),
     ...(yield* mailConfig),
     ...(yield* paymentsConfig),
-    ...(yield* chainConfig(storage.embedded)),
+    ...(yield* chainConfig(storage.mongo)),
     ...(yield* v1Config)
   }
 })
@@ -198,15 +213,21 @@ const readAll = Effect.gen(function* () {
 const isShort = (secret: Option.Option<Redacted.Redacted<string>>) =>
   Option.exists(secret, (value) => Redacted.value(value).length < 32)
 
+/** What makes a start production, for the refusals that name it; `undefined` in embedded mode. */
+const productionBy = (config: Effect.Success<typeof readAll>) =>
+  config.embedded ? undefined : config.mongo ? "MONGODB_URI" : "RPC_URL"
+
 /** The first thing the operator must fix, in this order; `undefined` when the configuration holds. */
 const refusal = (config: Effect.Success<typeof readAll>): string | undefined => {
-  const production = !config.embedded
+  const production = productionBy(config)
   const { rateLimits } = config
-  if (production && Option.isNone(config.secretConfig)) return "JWT_SECRET is required when MONGODB_URI is set"
+  if (production && Option.isNone(config.secretConfig)) return `JWT_SECRET is required when ${production} is set`
   if (production && Option.isNone(config.publicBaseUrl))
-    return "PUBLIC_BASE_URL is required when MONGODB_URI is set: it is the sign-in domain"
+    return `PUBLIC_BASE_URL is required when ${production} is set: it is the sign-in domain`
   if (production && Option.isNone(config.smtpUrl))
-    return "SMTP_URL is required when MONGODB_URI is set: invite mails are sent through it"
+    return `SMTP_URL is required when ${production} is set: invite mails are sent through it`
+  if (production && Option.isNone(config.metricsToken) && Option.isNone(config.metricsPort))
+    return `METRICS_TOKEN or METRICS_PORT is required when ${production} is set: /metrics shows the relayer's addresses, balances and nonces`
   if (config.inviteTtlDays < 1) return "INVITE_TTL_DAYS must be at least 1"
   if (Math.min(rateLimits.perIp, rateLimits.perUser, rateLimits.signIn, rateLimits.bytesPerUser ?? 0) < 0)
     return "RATE_LIMIT_PER_IP, RATE_LIMIT_PER_USER and RATE_LIMIT_SIGN_IN must be 0 (no limit) or more"
@@ -216,7 +237,7 @@ const refusal = (config: Effect.Success<typeof readAll>): string | undefined => 
   if (Option.exists(config.issuedMaxBytes, (n) => n < 1) || Option.exists(config.issuedMaxCount, (n) => n < 1))
     return "ISSUED_REQUESTS_MAX_BYTES and ISSUED_REQUESTS_MAX_COUNT must be at least 1"
   if (production && Option.isNone(config.webhookKeyConfig))
-    return "WEBHOOK_SECRET_KEY is required when MONGODB_URI is set: it seals the webhook signing secrets"
+    return `WEBHOOK_SECRET_KEY is required when ${production} is set: it seals the webhook signing secrets`
   if (isShort(config.webhookKeyConfig)) return "WEBHOOK_SECRET_KEY must be at least 32 characters"
   if (isShort(config.secretConfig)) return "JWT_SECRET must be at least 32 characters"
   if (Option.exists(config.v1Dates.deprecatedSince, Number.isNaN) || Option.exists(config.v1Dates.sunset, Number.isNaN))
@@ -224,98 +245,26 @@ const refusal = (config: Effect.Success<typeof readAll>): string | undefined => 
   return undefined
 }
 
+/**
+ * Before decision 0087 a SQLite start with `RPC_URL` sealed webhook secrets with a key it kept in `embedded.json`: the
+ * refusal to start without `WEBHOOK_SECRET_KEY` says where that key is (never the key itself).
+ */
+const keptKeyHint = (config: Effect.Success<typeof readAll>, refused: string) =>
+  config.mongo || !refused.startsWith("WEBHOOK_SECRET_KEY is required")
+    ? Effect.succeed("")
+    : readEmbeddedState(config.dataDirectory).pipe(
+        Effect.map((kept) =>
+          kept?.webhookSecretKey === undefined
+            ? ""
+            : `; ${config.dataDirectory}/embedded.json keeps the key earlier versions sealed them with: set it to its webhookSecretKey`
+        ),
+        Effect.orElseSucceed(() => "")
+      )
+
 /** Reads and checks every variable; fails with `StartRefused` on the first the operator must fix. */
 export const readAppConfig = Effect.flatMap(readAll, (config) => {
   const refused = refusal(config)
-  return refused === undefined ? Effect.succeed(config) : refuse(refused)
+  return refused === undefined
+    ? Effect.succeed(config)
+    : Effect.flatMap(keptKeyHint(config, refused), (hint) => refuse(`${refused}${hint}`))
 })
-
-/**
- * The server's options from the configuration and what start-up settled: the storage it opened, the secrets (the
- * configured ones, else the embedded data directory's) and the chain's RPC URL, when there is one.
- */
-export const serverOptionsOf = (
-  config: AppConfig,
-  started: {
-    readonly storage: Server.ServerOptions["storage"]
-    readonly jwtSecret: Redacted.Redacted<string>
-    readonly webhookSecretKey: Redacted.Redacted<string>
-    readonly rpcUrl: string | undefined
-  }
-): Server.ServerOptions => {
-  const {
-    port,
-    host,
-    allowPrivateConfig,
-    publicBaseUrl,
-    metricsToken,
-    metricsPort,
-    tracesUrl,
-    otlpHeaders,
-    serviceName,
-    smtpUrl,
-    mailFrom,
-    inviteTtlDays,
-    rateLimits,
-    requestTimeoutMillis,
-    headersTimeoutMillis,
-    shutdownGraceMillis,
-    settlementWaitMillis,
-    retention,
-    serveV1,
-    v1Dates,
-    issuedMaxBytes,
-    issuedMaxCount,
-    embedded,
-    chainId
-  } = config
-  const { storage, jwtSecret, webhookSecretKey, rpcUrl } = started
-  return {
-    port,
-    host,
-    storage,
-    jwtSecret,
-    webhookSecretKey,
-    // DESIGN §5b: https only in production; loopback and private addresses by default in embedded mode only.
-    webhookUrls: { requireHttps: !embedded, allowPrivate: Option.getOrElse(allowPrivateConfig, () => embedded) },
-    chainId,
-    publicBaseUrl: Option.getOrUndefined(publicBaseUrl),
-    // Without SMTP_URL (embedded only) mails are written to the log.
-    mailer: Option.isSome(smtpUrl)
-      ? SmtpMailer.layer({ url: smtpUrl.value, from: Option.getOrUndefined(mailFrom) })
-      : undefined,
-    inviteTtlDays,
-    rateLimits,
-    requestTimeoutMillis,
-    headersTimeoutMillis,
-    shutdownGraceMillis,
-    settlementWaitMillis: Option.getOrUndefined(settlementWaitMillis),
-    retention,
-    issuedRequests: {
-      ...(Option.isSome(issuedMaxBytes) ? { maxBytes: issuedMaxBytes.value } : {}),
-      ...(Option.isSome(issuedMaxCount) ? { maxCount: issuedMaxCount.value } : {})
-    },
-    // With a node to ask, contract wallets (ERC-1271, ERC-6492) can sign in too.
-    signatureVerifier: rpcUrl === undefined ? undefined : ChainSignatureVerifier.layer(rpcUrl),
-    // Metrics: open on the embedded server; in production only on METRICS_PORT or behind METRICS_TOKEN, never
-    // public by accident.
-    metrics:
-      Option.isSome(metricsToken) || Option.isSome(metricsPort) || embedded
-        ? { token: Option.getOrUndefined(metricsToken), port: Option.getOrUndefined(metricsPort) }
-        : undefined,
-    v1: serveV1
-      ? {
-          deprecatedSince: Option.getOrUndefined(Option.map(v1Dates.deprecatedSince, (ms) => new Date(ms))),
-          sunset: Option.getOrUndefined(Option.map(v1Dates.sunset, (ms) => new Date(ms)))
-        }
-      : undefined,
-    traces:
-      tracesUrl === undefined
-        ? undefined
-        : {
-            url: tracesUrl,
-            headers: otlpHeadersOf(Option.match(otlpHeaders, { onNone: () => undefined, onSome: Redacted.value })),
-            serviceName
-          }
-  }
-}

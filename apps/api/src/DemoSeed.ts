@@ -34,8 +34,8 @@ export const planDemo = Effect.gen(function* () {
   } satisfies DemoPlan
 })
 
-/** Seeds what of `plan` is missing and prints how to use the demo. */
-export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
+/** What the demo is seeded from, and how it is printed. */
+export interface SeedDemoOptions {
   readonly plan: DemoPlan
   readonly baseUrl: string
   /**
@@ -44,9 +44,14 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
   readonly fund?: ((owner: Address, team: TeamId) => Effect.Effect<{ account: Address; usdc: bigint }>) | undefined
   /** The one command that sends test USDC to an account (the embedded chain's), printed for the demo team's. */
   readonly sendUsdcCommand?: ((account: Address) => string) | undefined
+  /** The chain's RPC URL and id, printed so a browser wallet can be pointed at it. */
+  readonly chain?: { readonly rpcUrl: string; readonly chainId: number } | undefined
   /** Where the demo's summary goes (default the console; a log line with `LOG_FORMAT=json`). */
   readonly print?: ((text: string) => Effect.Effect<void>) | undefined
-}) {
+}
+
+/** Seeds what of `plan` is missing and prints how to use the demo. */
+export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: SeedDemoOptions) {
   const { plan } = options
   const ids = yield* IdGenerator
   const companies = yield* CompanyRepository
@@ -112,25 +117,38 @@ export const seedDemo = Effect.fn("DemoSeed.seedDemo")(function* (options: {
     }
   }
 
-  yield* (options.print ?? Console.log)(
-    [
-      "",
-      "svc is running on the embedded defaults (SQLite + anvil, kept in the data directory).",
-      `  API:               ${options.baseUrl}`,
-      `  Docs:              ${options.baseUrl}/docs`,
-      `  OpenAPI:           ${options.baseUrl}/openapi.json`,
-      `  Demo company:      ${plan.companyId}`,
-      `  Demo team:         ${plan.teamId}`,
-      funded === undefined
-        ? "  Demo team account: (no chain: not deployed)"
-        : `  Demo team account: ${funded.account}${funded.usdc > 0n ? ` (funded with ${funded.usdc / 10n ** 6n} test USDC)` : ""}`,
-      ...(funded === undefined || options.sendUsdcCommand === undefined
-        ? []
-        : [`  Send it 250 test USDC (a deposit): ${options.sendUsdcCommand(funded.account)}`]),
-      `  Demo admin wallet: ${admin.address}`,
-      `  Demo admin key:    ${plan.adminKey}  (a test key, printed in embedded mode only)`,
-      ""
-    ].join("\n")
-  )
+  yield* (options.print ?? Console.log)(summaryOf(options, funded, admin.address))
   return { companyId: plan.companyId, teamId: plan.teamId, adminAddress: admin.address, adminKey: plan.adminKey }
 })
+
+/** What a start prints of the demo: where the API, its docs and the chain are, the demo's ids and its admin's key. */
+const summaryOf = (
+  options: SeedDemoOptions,
+  funded: { readonly account: Address; readonly usdc: bigint } | undefined,
+  adminAddress: Address
+) => {
+  const { plan } = options
+  return [
+    "",
+    "svc is running on the embedded defaults (SQLite + anvil, kept in the data directory).",
+    `  API:               ${options.baseUrl}`,
+    `  Docs:              ${options.baseUrl}/docs`,
+    `  OpenAPI:           ${options.baseUrl}/openapi.json`,
+    ...(options.chain === undefined
+      ? []
+      : [
+          `  Chain:             ${options.chain.rpcUrl} (chain id ${options.chain.chainId}; a browser wallet takes it as a custom network)`
+        ]),
+    `  Demo company:      ${plan.companyId}`,
+    `  Demo team:         ${plan.teamId}`,
+    funded === undefined
+      ? "  Demo team account: (no chain: not deployed)"
+      : `  Demo team account: ${funded.account}${funded.usdc > 0n ? ` (funded with ${funded.usdc / 10n ** 6n} test USDC)` : ""}`,
+    ...(funded === undefined || options.sendUsdcCommand === undefined
+      ? []
+      : [`  Send it 250 test USDC (a deposit): ${options.sendUsdcCommand(funded.account)}`]),
+    `  Demo admin wallet: ${adminAddress}`,
+    `  Demo admin key:    ${plan.adminKey}  (a test key, printed in embedded mode only)`,
+    ""
+  ].join("\n")
+}

@@ -10,9 +10,10 @@ import type { TeamId } from "@svc/domain/Ids"
 import { Context, Effect } from "effect"
 import { type Address, encodeFunctionData } from "viem"
 import { generatePrivateKey } from "viem/accounts"
-import { type AppConfig, logFormat } from "./AppConfig.ts"
+import type { AppConfig } from "./AppConfig.ts"
 import { planDemo, seedDemo } from "./DemoSeed.ts"
 import { type EmbeddedState, readEmbeddedState, writeEmbeddedState } from "./EmbeddedData.ts"
+import { logFormat } from "./Logging.ts"
 
 /** The kept state with what a first start makes: secrets and two relayer keys, kept from then on. */
 export type StartedState = EmbeddedState & { readonly jwtSecret: string; readonly webhookSecretKey: string }
@@ -62,7 +63,7 @@ const sendUsdcCommandOf = (chain: EmbeddedChainContext, rpcUrl: string) => (acco
 
 /**
  * The demo (planned at the first start, kept after), seeded into the server's storage and funded on the embedded chain;
- * the state is written back first (the suite the chain runs, the demo), and the chain saved last.
+ * the state is written back first (the suite the chain runs, the demo, anvil's port), and the chain saved last.
  */
 export const seedEmbeddedDemo = (started: {
   readonly config: AppConfig
@@ -87,6 +88,7 @@ export const seedEmbeddedDemo = (started: {
       baseUrl: started.baseUrl,
       fund: chain === undefined ? undefined : funder(chain),
       sendUsdcCommand: chain === undefined || rpcUrl === undefined ? undefined : sendUsdcCommandOf(chain, rpcUrl),
+      chain: rpcUrl === undefined ? undefined : { rpcUrl, chainId: started.config.chainId },
       print
     })
     yield* started.save ?? Effect.void

@@ -1,8 +1,10 @@
 /**
  * What embedded mode (`npm start` without configuration) keeps in `SVC_DATA_DIR` so a restart finds everything as it
  * was (DESIGN §4): the database file, the chain's saved state, and `embedded.json` — the JWT signing secret (so tokens
- * issued before a restart stay valid), the webhook secret key (so stored endpoints keep signing), the relayer key and the deployed contracts, and the demo (its ids and the
- * admin's test key). The file is written whole (temporary file, then rename) and readable by its owner only.
+ * issued before a restart stay valid), the webhook secret key (so stored endpoints keep signing), the relayer keys,
+ * the deployed contracts, the demo (its ids and the admin's test key), and the port anvil listens on (so its RPC URL,
+ * and the deposit command printed with it, stay the same). The file is written whole (temporary file, then rename)
+ * and readable by its owner only.
  */
 import {
   chmodSync,
@@ -45,6 +47,8 @@ export interface EmbeddedState {
   readonly webhookSecretKey?: string | undefined
   readonly suite?: DeployedSuite | undefined
   readonly demo?: DemoPlan | undefined
+  /** The embedded anvil's port, the same at every start (issue 35, item 4); absent in files written before. */
+  readonly anvilPort?: number | undefined
 }
 
 /** `SVC_DATA_DIR`, or `.data/` in the checkout. */

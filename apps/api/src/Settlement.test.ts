@@ -40,7 +40,11 @@ const chainId = 42161
 const inherited = () => {
   const env: Record<string, string | undefined> = { ...process.env }
   for (const name of Object.keys(env)) {
-    if (/^(MONGODB_|JWT_|RPC_|RELAYER_|SMTP_|WEBHOOK_|RATE_LIMIT_|PUBLIC_BASE_URL|CHAIN_ID|SVC_DATA_DIR)/.test(name)) {
+    if (
+      /^(MONGODB_|JWT_|RPC_|RELAYER_|SMTP_|WEBHOOK_|RATE_LIMIT_|METRICS_|LOG_|ANVIL_|CHAIN_|PUBLIC_BASE_URL|SVC_DATA_DIR)/.test(
+        name
+      )
+    ) {
       delete env[name]
     }
   }
@@ -237,19 +241,17 @@ const sharedStore = (storage: Storage) =>
       storage === "sqlite"
         ? { _tag: "sqlite", filename: join(dir, "svc.db") }
         : { _tag: "mongo", uri: mongoUri, database }
-    const smtp = storage === "mongo" ? yield* startTestSmtpServer : undefined
+    const smtp = yield* startTestSmtpServer
     const jwtSecret = `${"j".repeat(40)}${database}`
-    const env: Record<string, string> =
-      storage === "sqlite"
-        ? { SVC_DATA_DIR: dir, JWT_SECRET: jwtSecret }
-        : {
-            MONGODB_URI: mongoUri,
-            MONGODB_DATABASE: database,
-            JWT_SECRET: jwtSecret,
-            PUBLIC_BASE_URL: "https://pay.example.com",
-            SMTP_URL: smtp?.url ?? "",
-            WEBHOOK_SECRET_KEY: "w".repeat(40)
-          }
+    // Production on either store (decision 0087): the same settings are required.
+    const env: Record<string, string> = {
+      ...(storage === "sqlite" ? { SVC_DATA_DIR: dir } : { MONGODB_URI: mongoUri, MONGODB_DATABASE: database }),
+      JWT_SECRET: jwtSecret,
+      PUBLIC_BASE_URL: "https://pay.example.com",
+      SMTP_URL: smtp.url,
+      WEBHOOK_SECRET_KEY: "w".repeat(40),
+      METRICS_TOKEN: "m".repeat(40)
+    }
     // The company and its first team are seeded in the store (no route creates a company).
     const seeded = yield* Effect.scoped(
       Effect.flatMap(startTestServerWith({ storage: options, jwtSecret }), (server) => seedTeam(server, ["team_admin"]))

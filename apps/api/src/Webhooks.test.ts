@@ -178,7 +178,6 @@ describe("webhook endpoints", () => {
       const { server, teamId, token } = yield* setup()
       const base = { team_nanoid: teamId, url: "https://hooks.example/svc", events: ["payment.sent"], name: "ops" }
       for (const body of [
-        { ...base, url: "ftp://hooks.example" },
         { ...base, url: "not a url" },
         { ...base, url: `https://hooks.example/${"a".repeat(2100)}` },
         { ...base, events: [] },
@@ -189,6 +188,10 @@ describe("webhook endpoints", () => {
       ]) {
         assertError(yield* call(server, "POST", "/v2/webhooks", { token, body }), 400, "VALIDATION_ERROR")
       }
+      // A scheme this server does not take: the answer says what it accepts (this one, as embedded mode, takes http).
+      const ftp = yield* call(server, "POST", "/v2/webhooks", { token, body: { ...base, url: "ftp://hooks.example" } })
+      assertError(ftp, 400, "INVALID_WEBHOOK_URL")
+      assert.include(ftp.body.data, "this server accepts http and https URLs, loopback and private addresses included")
       // An unknown kind is the catalog's own error (issue 21), wherever a kind is named.
       const unknownKind = { ...base, events: ["payment.unknown"] }
       assertError(yield* call(server, "POST", "/v2/webhooks", { token, body: unknownKind }), 400, "INVALID_EVENT_TYPE")
@@ -289,14 +292,12 @@ describe("URL rules (DESIGN §5b)", () => {
     Effect.gen(function* () {
       const strict = yield* setup({ webhooks: { webhookUrls: { requireHttps: true, allowPrivate: false } } })
       const body = (url: string) => ({ team_nanoid: strict.teamId, url, events: ["payment.sent"], name: "x" })
-      assertError(
-        yield* call(strict.server, "POST", "/v2/webhooks", {
-          token: strict.token,
-          body: body("http://hooks.example/x")
-        }),
-        400,
-        "INVALID_WEBHOOK_URL"
-      )
+      const http = yield* call(strict.server, "POST", "/v2/webhooks", {
+        token: strict.token,
+        body: body("http://hooks.example/x")
+      })
+      assertError(http, 400, "INVALID_WEBHOOK_URL")
+      assert.include(http.body.data, "this server accepts https URLs to public addresses only")
       yield* createEndpoint(strict.server, strict.token, body("https://hooks.example/x"))
       const embedded = yield* setup()
       for (const url of ["http://169.254.169.254/x", "http://0.0.0.0:80/x", "http://[ff02::1]/x"]) {

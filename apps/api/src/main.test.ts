@@ -79,7 +79,14 @@ const productionSettings = [
   "TRUST_PROXY",
   "REQUEST_TIMEOUT_MS",
   "HEADERS_TIMEOUT_MS",
-  "SHUTDOWN_GRACE_MS"
+  "SHUTDOWN_GRACE_MS",
+  "RELAYER_PRIVATE_KEYS",
+  "METRICS_TOKEN",
+  "METRICS_PORT",
+  "ANVIL_PORT",
+  "LOG_FORMAT",
+  "LOG_LEVEL",
+  "CHAIN_CONFIRMATIONS"
 ]
 const embeddedEnv = (dataDir: string, port = 0, extra: Record<string, string> = {}) => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir }
@@ -392,7 +399,8 @@ describe("npm start", () => {
         JWT_SECRET: "x".repeat(40),
         WEBHOOK_SECRET_KEY: "y".repeat(40),
         PUBLIC_BASE_URL: "https://svc.example",
-        SMTP_URL: "smtp://127.0.0.1:1"
+        SMTP_URL: "smtp://127.0.0.1:1",
+        METRICS_TOKEN: "m".repeat(40)
       }
       const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "pipe"] })
       let output = ""

@@ -1,19 +1,24 @@
 /**
  * `npm start`: the API. With no configuration it runs on the embedded defaults (DESIGN §4): everything is kept in
  * `SVC_DATA_DIR` (default `.data/` in the checkout) — the SQLite database, anvil's chain (saved about every second
- * and on stop), the JWT secret, the relayer key, the deployed contracts and the demo — so a restart, even after `kill -9`,
- * finds the same demo, data, balances and valid tokens. Ctrl-C or SIGTERM stops the server first (it stops accepting,
- * requests in flight finish within `SHUTDOWN_GRACE_MS`, then every connection is closed), then saves the chain and
- * stops anvil.
+ * and on stop), the JWT secret, the relayer key, the deployed contracts, the demo and anvil's port (`ANVIL_PORT`
+ * chooses it) — so a restart, even after `kill -9`, finds the same demo, data, balances, valid tokens and chain URL.
+ * Ctrl-C or SIGTERM stops the server first (it stops accepting, requests in flight finish within `SHUTDOWN_GRACE_MS`,
+ * then every connection is closed), then saves the chain and stops anvil.
  *
- * Production: `MONGODB_URI`, `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it
- * seals webhook signing secrets), `WEBHOOK_ALLOW_PRIVATE_URLS` (default false; true in embedded mode), `METRICS_TOKEN` (GET /metrics behind it) or `METRICS_PORT` (GET /metrics alone on that port), `PUBLIC_BASE_URL`,
- * `RPC_URL` (one endpoint, or several separated by commas: failover), `CHAIN_ID`, `PORT`, `HOST`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender), `INVITE_TTL_DAYS` (default 7);
+ * Production is any start with `MONGODB_URI` or `RPC_URL` (decision 0087: embedded mode is the one that runs its own
+ * anvil): `JWT_SECRET` (at least 32 characters), `WEBHOOK_SECRET_KEY` (at least 32 characters; it seals webhook signing
+ * secrets), `PUBLIC_BASE_URL`, `SMTP_URL` (invite mails; `MAIL_FROM` the sender) and `METRICS_TOKEN` (GET /metrics
+ * behind it) or `METRICS_PORT` (GET /metrics alone on that port) are required; `WEBHOOK_ALLOW_PRIVATE_URLS` (default
+ * false; true in embedded mode), `RPC_URL` (one endpoint, or several separated by commas: failover), `CHAIN_ID`,
+ * `CHAIN_CONFIRMATIONS`, `PORT`, `HOST`, `INVITE_TTL_DAYS` (default 7);
  * `SETTLEMENT_WAIT_MS` (default 20000: how long PUT /v2/payments waits for its transaction to be final before answering
- * 202 with it in flight); `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000), what a team may hold in
- * issued payment requests not executed yet;
+ * 202 with it in flight); `ISSUED_REQUESTS_MAX_BYTES` (default 8 MiB) and `ISSUED_REQUESTS_MAX_COUNT` (default 1000),
+ * what a team may hold in issued payment requests not executed yet;
  * to serve payments, `RELAYER_PRIVATE_KEYS` (keys separated by commas, shared by every process; or one
  * `RELAYER_PRIVATE_KEY`) with `FORWARDER_ADDRESS`, `ESCROW_ADDRESS` and `TOKEN_ADDRESS`.
+ *
+ * Logs (both modes, Logging.ts): `LOG_FORMAT` (`text` on a terminal and in embedded mode, else `json`), `LOG_LEVEL`.
  *
  * Limits (both modes, docs/operations.md): `RATE_LIMIT_PER_IP` (default 1200 a minute), `RATE_LIMIT_PER_USER` (600),
  * `RATE_LIMIT_BYTES_PER_USER` (32 MiB of request bodies a minute),
@@ -31,42 +36,37 @@
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import { embeddedChainId, persistAnvilState, startRestartableAnvil, superviseAnvil } from "@svc/adapters/embedded"
+import {
+  embeddedChainId,
+  persistAnvilState,
+  portFree,
+  startRestartableAnvil,
+  superviseAnvil
+} from "@svc/adapters/embedded"
 import { BatchConfig, EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, ChainSupervision } from "@svc/domain/chain"
 import { DepositFollower } from "@svc/domain/deposit"
 import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
 import { TeamBalances } from "@svc/domain/team"
-import {
-  Cause,
-  Config,
-  Console,
-  Context,
-  Effect,
-  Exit,
-  Layer,
-  Logger,
-  type LogLevel,
-  Option,
-  Redacted,
-  References,
-  Runtime
-} from "effect"
+import { Cause, Console, Context, Effect, Exit, Layer, Option, Redacted, Runtime } from "effect"
 import { HttpServer } from "effect/http"
-import { type AppConfig, logFormat, readAppConfig, refuseVersion, serverOptionsOf } from "./AppConfig.ts"
+import { type AppConfig, readAppConfig, refuseVersion, StartRefused } from "./AppConfig.ts"
 import { resendLostExecutions } from "./ChainRecovery.ts"
 import { embeddedState, type StartedState, seedEmbeddedDemo } from "./Embedded.ts"
 import { chainStateFileOf, databaseFileOf, lockDataDirectory, prepareDataDirectory } from "./EmbeddedData.ts"
+import { logging } from "./Logging.ts"
 import * as Server from "./Server.ts"
+import { serverOptionsOf } from "./ServerOptionsOf.ts"
+import { logStarted, stopLine } from "./StartLine.ts"
 
 /**
  * The storage the configuration names, opened before anything else starts (a database from a newer schema is refused
- * here); embedded, the data directory is made usable first, and locked while this process runs its own anvil.
+ * here); on SQLite the data directory is made usable first, and locked while this process runs its own anvil.
  */
 const openStorage = (config: AppConfig) =>
   Effect.gen(function* () {
     const { dataDirectory, mongoUriConfig } = config
-    if (config.embedded) yield* prepareDataDirectory(dataDirectory)
+    if (!config.mongo) yield* prepareDataDirectory(dataDirectory)
     const storage = yield* Layer.build(
       Server.storage(
         Option.isSome(mongoUriConfig)
@@ -83,30 +83,37 @@ const openStorage = (config: AppConfig) =>
     // it starts anvil or writes anything (opening the database, which SQLite shares safely, changes nothing; a refused
     // one leaves no lock file). With a chain of its own (`RPC_URL`) any number of processes share the database: their
     // relayer keys are leased per send (decision 0060), every other claim was already leased in the store.
-    if (config.embeddedChain) yield* lockDataDirectory(dataDirectory)
+    if (config.embedded) yield* lockDataDirectory(dataDirectory)
     return storage
   })
 
 /**
- * Embedded mode's anvil, started on its saved chain (`--load-state`, whatever its size) and saved about every second;
- * the RPC URL is `RPC_URL`'s when it is set.
+ * The port of embedded mode's anvil: `ANVIL_PORT`, else the one this data directory kept, so the chain's RPC URL (and
+ * the deposit command printed with it) is the same at every start; `undefined` on a first start (a free one). A port
+ * something else holds stops the start with one line naming it.
  */
-const startAnvil = (config: AppConfig) =>
+const anvilPortOf = (config: AppConfig, state: StartedState | undefined) =>
   Effect.gen(function* () {
-    const anvil =
-      config.embeddedChain && Option.isNone(config.rpcUrlConfig)
-        ? yield* startRestartableAnvil({ stateFile: chainStateFileOf(config.dataDirectory) })
-        : undefined
-    const rpcUrl = Option.isSome(config.rpcUrlConfig) ? Redacted.value(config.rpcUrlConfig.value) : anvil?.rpcUrl
-    // Acquired after anvil, so its last save runs before anvil stops.
-    const persisted = anvil === undefined ? undefined : yield* persistAnvilState({ anvil })
-    // Only embedded addresses are logged: production URIs may carry credentials.
-    if (config.embedded) {
-      const restored = persisted?.savedAt !== undefined ? " (chain restored)" : ""
-      const chain = config.embeddedChain ? `anvil at ${rpcUrl}${restored}` : "no chain"
-      yield* Effect.logInfo(`embedded SQLite at ${databaseFileOf(config.dataDirectory)}, ${chain}`)
+    const port = Option.getOrUndefined(config.anvilPort) ?? state?.anvilPort
+    if (port === undefined || (yield* portFree(port))) return port
+    const chosen = Option.isSome(config.anvilPort) ? "ANVIL_PORT" : `kept in ${config.dataDirectory}/embedded.json`
+    return yield* new StartRefused({
+      message: `the embedded chain's port 127.0.0.1:${port} (${chosen}) is already in use: stop what holds it, or choose another with ANVIL_PORT`
+    })
+  })
+
+/** Embedded mode's anvil, started on its saved chain (`--load-state`, whatever its size) and saved about every second. */
+const startAnvil = (config: AppConfig, state: StartedState | undefined) =>
+  Effect.gen(function* () {
+    if (!config.embedded) {
+      const rpcUrl = Option.isSome(config.rpcUrlConfig) ? Redacted.value(config.rpcUrlConfig.value) : undefined
+      return { anvil: undefined, rpcUrl, persisted: undefined }
     }
-    return { anvil, rpcUrl, persisted }
+    const port = yield* anvilPortOf(config, state)
+    const anvil = yield* startRestartableAnvil({ stateFile: chainStateFileOf(config.dataDirectory), port })
+    // Acquired after anvil, so its last save runs before anvil stops.
+    const persisted = yield* persistAnvilState({ anvil })
+    return { anvil, rpcUrl: anvil.rpcUrl, persisted }
   })
 
 /**
@@ -121,12 +128,12 @@ const startChain = (
   started: Effect.Success<ReturnType<typeof startAnvil>>
 ) =>
   Effect.gen(function* () {
-    const { anvil, rpcUrl, persisted } = started
+    const { anvil, persisted } = started
     const chain =
-      config.embeddedChain && rpcUrl !== undefined
+      anvil !== undefined
         ? yield* Layer.build(
             EmbeddedChain.layer({
-              rpcUrl,
+              rpcUrl: anvil.rpcUrl,
               chainId: embeddedChainId,
               relayerKeys: (state?.relayerKeys ?? []).map((key) => Redacted.make(key)),
               suite: state?.suite,
@@ -135,7 +142,7 @@ const startChain = (
           ).pipe(Effect.provide(storage), Effect.catchTag("ContractsVersionMismatch", refuseVersion), Effect.orDie)
         : undefined
     const productionChain =
-      !config.embeddedChain && config.relayerConfigured
+      !config.embedded && config.relayerConfigured
         ? yield* Layer.build(ViemChainGateway.layerConfig).pipe(
             Effect.provide(storage),
             Effect.catchTag("ContractsVersionMismatch", refuseVersion),
@@ -191,16 +198,17 @@ const chainWorkers = (config: AppConfig) =>
 const main = Effect.gen(function* () {
   // All configuration is read and checked before anything starts.
   const config = yield* readAppConfig
+  const stop = yield* stopLine(config)
   const storage = yield* openStorage(config)
   const state = config.embedded ? yield* embeddedState(config.dataDirectory) : undefined
-  // The configured secrets, else the data directory's (embedded mode), else this process's own.
+  // The configured secrets, else the data directory's (embedded mode; production requires them).
   const jwtSecret = Option.getOrElse(config.secretConfig, () =>
     Redacted.make(state?.jwtSecret ?? randomBytes(48).toString("base64url"))
   )
   const webhookSecretKey = Option.getOrElse(config.webhookKeyConfig, () =>
     Redacted.make(state?.webhookSecretKey ?? randomBytes(32).toString("base64url"))
   )
-  const anvil = yield* startAnvil(config)
+  const anvil = yield* startAnvil(config, state)
   const options = serverOptionsOf(config, {
     storage: Layer.succeedContext(storage),
     jwtSecret,
@@ -222,14 +230,16 @@ const main = Effect.gen(function* () {
   if (state !== undefined) {
     yield* seedEmbeddedDemo({
       config,
-      state,
+      state: { ...state, anvilPort: anvil.anvil?.port },
       chain: chain.embedded,
       rpcUrl: anvil.rpcUrl,
       baseUrl,
       save: anvil.persisted?.save
     }).pipe(Effect.provide(server))
   }
-  yield* Effect.logInfo(`svc API at ${baseUrl} (docs at ${baseUrl}/docs, OpenAPI at ${baseUrl}/openapi.json)`)
+  yield* logStarted(config, { baseUrl, rpcUrl: anvil.rpcUrl, restored: anvil.persisted?.savedAt !== undefined })
+  yield* stop.served
+  yield* stop.stopping
   return yield* Effect.never
 }).pipe(
   Effect.scoped,
@@ -266,30 +276,6 @@ const report = (message: string) =>
   )
 
 // A stop asked for (SIGTERM, Ctrl-C) that ran every finalizer is a clean exit: code 0, not the default 130.
-/** How log lines are written: `LOG_FORMAT`, and `LOG_LEVEL` (the least level written, default `info`). */
-const logging = Effect.gen(function* () {
-  const format = yield* logFormat
-  const level = yield* Config.Literals(
-    ["all", "trace", "debug", "info", "warn", "error", "fatal", "none"],
-    "LOG_LEVEL"
-  ).pipe(Config.withDefault("info" as const))
-  return Layer.merge(
-    format === "json" ? Logger.layer([Logger.consoleJson]) : Layer.empty,
-    Layer.succeed(References.MinimumLogLevel, logLevels[level])
-  )
-})
-
-const logLevels = {
-  all: "All",
-  trace: "Trace",
-  debug: "Debug",
-  info: "Info",
-  warn: "Warn",
-  error: "Error",
-  fatal: "Fatal",
-  none: "None"
-} as const satisfies Record<string, LogLevel.LogLevel>
-
 NodeRuntime.runMain(Effect.provide(main, Layer.unwrap(logging)), {
   teardown: (exit, onExit) =>
     Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)

@@ -73,7 +73,7 @@ export const startAnvil = (
     readonly binary?: string
     readonly chainId?: number
     readonly stateFile?: string
-    readonly port?: number
+    readonly port?: number | undefined
   } = {}
 ): Effect.Effect<Anvil, EmbeddedStartError | AnvilStateError, Scope.Scope> =>
   Effect.gen(function* () {

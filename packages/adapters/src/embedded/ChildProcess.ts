@@ -33,6 +33,26 @@ export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) 
   })
 })
 
+/**
+ * Whether `port` on loopback can be listened on, asked again every 100 ms for up to `waitMillis`: an anvil of a
+ * previous start may still be exiting (its guard stops it once its parent is gone), and frees the port in a moment.
+ */
+export const portFree = (port: number, waitMillis = 3_000): Effect.Effect<boolean> => {
+  const attempt = Effect.callback<boolean>((resume) => {
+    const server = createServer()
+    server.unref()
+    server.once("error", () => resume(Effect.succeed(false)))
+    server.listen(port, "127.0.0.1", () => server.close(() => resume(Effect.succeed(true))))
+  })
+  return Effect.gen(function* () {
+    for (let waited = 0; ; waited += 100) {
+      if (yield* attempt) return true
+      if (waited >= waitMillis) return false
+      yield* Effect.sleep(100)
+    }
+  })
+}
+
 // The service runs under a small shell guard that holds our end of a pipe: when the pipe closes, because the
 // scope closed or because this process died in any way (even SIGKILL), the guard stops the service and waits for it.
 // Finalizers alone would leave orphans behind a crashed or killed parent.

@@ -11,5 +11,5 @@ export {
   startRestartableAnvil,
   superviseAnvil
 } from "./AnvilSupervisor.ts"
-export { EmbeddedStartError, freePort } from "./ChildProcess.ts"
+export { EmbeddedStartError, freePort, portFree } from "./ChildProcess.ts"
 export { type Jongodb, jongodbBinary, startJongodb } from "./Jongodb.ts"

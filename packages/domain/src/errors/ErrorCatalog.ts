@@ -77,7 +77,7 @@ export const ErrorCatalog = {
   // State machines and webhooks
   INVALID_EVENT_TYPE: { status: 400, message: "Unknown event type" },
   INVALID_STATE_TRANSITION: { status: 409, message: "The resource is not in a state that allows this" },
-  INVALID_WEBHOOK_URL: { status: 400, message: "The webhook URL must be an https URL" },
+  INVALID_WEBHOOK_URL: { status: 400, message: "The webhook URL is not one this server accepts" },
   WEBHOOK_DISABLED: { status: 409, message: "The webhook endpoint is disabled" },
 
   // Idempotency, limits and ours

@@ -84,6 +84,31 @@ describe("webhook URL rules", () => {
     }
   })
 
+  it("a refusal says what this server accepts: http in embedded mode, https only in production", () => {
+    const production = { requireHttps: true, allowPrivate: false }
+    const embedded = { requireHttps: false, allowPrivate: true }
+    assert.strictEqual(
+      urlRefusal("ftp://127.0.0.1/x", embedded),
+      "The webhook URL's scheme ftp is not accepted: this server accepts http and https URLs, loopback and private addresses included"
+    )
+    assert.notMatch(urlRefusal("ftp://127.0.0.1/x", embedded) ?? "", /accepts https/)
+    assert.strictEqual(
+      urlRefusal("http://hooks.example/x", production),
+      "The webhook URL's scheme http is not accepted: this server accepts https URLs to public addresses only"
+    )
+    for (const url of ["https://[::1]:8443/x", "https://0x7f000001:8443/x", "https://localhost/x"]) {
+      assert.strictEqual(
+        urlRefusal(url, production),
+        "The webhook URL must not point to a loopback address: this server accepts https URLs to public addresses only",
+        url
+      )
+    }
+    assert.strictEqual(
+      urlRefusal("http://10.0.0.2/x", { requireHttps: false, allowPrivate: false }),
+      "The webhook URL must not point to a private address: this server accepts http and https URLs to public addresses only"
+    )
+  })
+
   it("stores URLs parsed and normalised; refuses whitespace, control characters and credentials", () => {
     const production = { requireHttps: true, allowPrivate: false }
     assert.deepStrictEqual(normalizedWebhookUrl("HTTPS://Hooks.Example:443", production), {

@@ -126,6 +126,15 @@ export const addressClassOf = (address: string): AddressClass => {
   return "public"
 }
 
+/**
+ * What a deployment's rules accept, as its refusals say it (issue 35: embedded mode takes `http://127.0.0.1`, so a
+ * refusal there must not ask for https).
+ */
+export const acceptedUrlsOf = (rules: WebhookUrlRules): string =>
+  `${rules.requireHttps ? "https URLs" : "http and https URLs"}${
+    rules.allowPrivate ? ", loopback and private addresses included" : " to public addresses only"
+  }`
+
 /** Why an address may not receive deliveries under `rules`, or `undefined` when it may. */
 export const addressRefusal = (address: string, rules: WebhookUrlRules): string | undefined => {
   const kind = addressClassOf(address)
@@ -134,7 +143,9 @@ export const addressRefusal = (address: string, rules: WebhookUrlRules): string 
       return undefined
     case "private":
     case "loopback":
-      return rules.allowPrivate ? undefined : `The webhook URL must not point to ${withArticle(kind)} address`
+      return rules.allowPrivate
+        ? undefined
+        : `The webhook URL must not point to ${withArticle(kind)} address: this server accepts ${acceptedUrlsOf(rules)}`
     case "invalid":
       return "The webhook URL's host is not a valid address"
     default:
@@ -168,13 +179,14 @@ export const normalizedWebhookUrl = (
 /** Why `url` may not be an endpoint under `rules` (its scheme, or its host when that is an address), or `undefined`. */
 export const urlRefusal = (url: string, rules: WebhookUrlRules): string | undefined => {
   const parsed = URL.parse(url)
-  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
-    return "The webhook URL must be an absolute https URL"
+  const accepted = `this server accepts ${acceptedUrlsOf(rules)}`
+  if (parsed === null) return `The webhook URL must be an absolute URL: ${accepted}`
+  if (parsed.protocol !== "https:" && (rules.requireHttps || parsed.protocol !== "http:")) {
+    return `The webhook URL's scheme ${parsed.protocol.slice(0, -1)} is not accepted: ${accepted}`
   }
-  if (rules.requireHttps && parsed.protocol !== "https:") return "The webhook URL must be an https URL"
   const host = parsed.hostname.replace(/^\[|\]$/g, "")
   if (host === "localhost" || host.endsWith(".localhost")) {
-    return rules.allowPrivate ? undefined : "The webhook URL must not point to a loopback address"
+    return rules.allowPrivate ? undefined : `The webhook URL must not point to a loopback address: ${accepted}`
   }
   const literal = ipv4Of(host) !== undefined || host.includes(":")
   // A name is checked on the address it resolves to, at each delivery.

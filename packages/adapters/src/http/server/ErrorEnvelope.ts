@@ -153,12 +153,16 @@ export const withErrorEnvelope = <E, R>(
         if (expected !== undefined) return Effect.succeed(expected)
         if (isOutage(cause)) {
           return Effect.logWarning("a dependency is unavailable", cause).pipe(
-            Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+            Effect.annotateLogs({
+              request_id: requestId,
+              method: request.method,
+              path: request.url.split("?")[0] ?? ""
+            }),
             Effect.as(errorResponse("SERVICE_UNAVAILABLE"))
           )
         }
         return Effect.logError("unexpected failure", cause).pipe(
-          Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+          Effect.annotateLogs({ request_id: requestId, method: request.method, path: request.url.split("?")[0] ?? "" }),
           Effect.as(errorResponse("INTERNAL_ERROR", `Something went wrong on our side (request id ${requestId})`))
         )
       }),

@@ -14,6 +14,7 @@ import { Clock, Context, Duration, Effect, Layer, Metric, Option, Redacted } fro
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
+import { AccessLog, logAnswer } from "./AccessLog.ts"
 import { countersAtZero } from "./Counters.ts"
 import { httpDuration, httpRequests } from "./RequestMetrics.ts"
 import { bearerCredential } from "./VerifiedToken.ts"
@@ -162,11 +163,6 @@ const scrape = Effect.andThen(collectGauges, PrometheusMetrics.format())
 /** The Prometheus text format's content type. */
 const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
 
-/** Whether answers are logged (`ServerOptions.logRequests`; tests turn it off). */
-export class AccessLog extends Context.Reference<boolean>("@svc/adapters/http/server/AccessLog", {
-  defaultValue: () => true
-}) {}
-
 /** The counter and histogram of one method, route template and status: made once, so each answer only updates them. */
 const series = new Map<string, { readonly requests: typeof httpRequests; readonly duration: typeof httpDuration }>()
 
@@ -190,8 +186,7 @@ const seriesOf = (requestMethod: string, route: string, status: number) => {
 
 /**
  * Wraps the app (outside `withRequestId`): each answer counted and timed under its method, route template and status
- * (`HttpMetricsEnabled`), and logged in one line, "Sent HTTP response", with the request's id, method, route template,
- * path (never the query, which may carry an invite's token), status and duration (`AccessLog`).
+ * (`HttpMetricsEnabled`), and logged in one line (`AccessLog`).
  */
 export const withHttpObservability =
   (templateOf: RouteTemplateOf) =>
@@ -213,18 +208,7 @@ export const withHttpObservability =
           return Effect.void
         })
       }
-      if (logged) {
-        yield* Effect.logInfo("Sent HTTP response").pipe(
-          Effect.annotateLogs({
-            request_id: response.headers["x-request-id"] ?? "",
-            "http.method": request.method,
-            "http.route": route,
-            "http.path": request.url.split("?")[0] ?? "",
-            "http.status": response.status,
-            duration_ms: Math.round(seconds * 10_000) / 10
-          })
-        )
-      }
+      if (logged) yield* logAnswer(request, response, route, seconds)
       return response
     })
 

@@ -5,6 +5,7 @@
  */
 
 export { InProcessRequest } from "@svc/v1"
+export { AccessLog, logAnswer, probePaths } from "./AccessLog.ts"
 export { type MethodsOf, methodsOf, withAllowedMethods } from "./AllowedMethods.ts"
 export { AuthenticationLive, callerOfToken } from "./AuthenticationLive.ts"
 export { AuthHandlers, type AuthRequirements } from "./AuthHandlers.ts"
@@ -24,7 +25,6 @@ export { InviteHandlers } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
 export { InvoiceHandlers } from "./InvoiceHandlers.ts"
 export {
-  AccessLog,
   HttpMetricsEnabled,
   MetricsListener,
   MetricsRoute,
