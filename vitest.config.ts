@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    include: ["{packages,apps}/*/src/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["{packages,apps}/*/src/**/*.test.ts", "{packages,apps}/*/test/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["packages/adapters/test/vitest.globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -35,6 +35,7 @@ describe("benchmarks in smoke mode", () => {
       "apps/api/bench/noisy-neighbour.bench.ts",
       "apps/api/bench/outage.bench.ts",
       "apps/api/bench/payments.bench.ts",
+      "apps/api/bench/settlement-faults.bench.ts",
       "apps/api/bench/soak.bench.ts",
       "apps/api/bench/webhooks.bench.ts",
       "apps/migrate/bench/id-map.bench.ts",

@@ -182,5 +182,13 @@ if (!upToDate) {
   if (installed !== 0) process.exit(installed)
   writeFileSync(stamp, inputs)
 }
+// The web console is built from its sources (issue 40) when they changed since its last build (a hash of them is kept
+// beside it): `npm start` serves it at /console and `npm test` drives it in a browser. A start goes on without it,
+// saying so; the API then answers /console with how to build it.
+if (task === "start" || task === "test") {
+  const built = await run([node, join("apps", "console", "scripts", "Build.ts")])
+  if (built !== 0 && task === "test") process.exit(built)
+  if (built !== 0) log("the console could not be built: the API starts without it")
+}
 const [program, ...args] = tasks[task]
 process.exit(await run([...(program === "node" ? [node] : pnpm), ...args, ...rest]))

@@ -77,6 +77,22 @@ describe("dependency rule", () => {
     ])
   })
 
+  it("lets the console's browser code call the API only through the client", () => {
+    const root = tree({
+      "apps/console/src/App.tsx": `import { createSvcClient } from "@svc/client"\nimport { isAllowed } from "@svc/domain/membership"\nimport { useQuery } from "@tanstack/react-query"\nimport { useState } from "react"\nimport { Page } from "./Page.tsx"`,
+      "apps/console/src/Bad.tsx": `import { makeApiClient } from "@svc/contract"\nimport { SqliteDatabase } from "@svc/adapters/sqlite"\nimport { x } from "../../cli/src/Cli.ts"`,
+      "apps/console/src/Console.test.ts": `import { call } from "@svc/api/TestServer"`,
+      "apps/console/scripts/Build.ts": `import { build } from "vite"`,
+      "packages/client/src/a.ts": `import { App } from "@svc/console"`
+    })
+    expect(findViolations(root).map((v) => [v.file, v.specifier])).toEqual([
+      ["apps/console/src/Bad.tsx", "@svc/contract"],
+      ["apps/console/src/Bad.tsx", "@svc/adapters/sqlite"],
+      ["apps/console/src/Bad.tsx", "../../cli/src/Cli.ts"],
+      ["packages/client/src/a.ts", "@svc/console"]
+    ])
+  })
+
   it("holds for this repository", () => {
     expect(findViolations(resolve(import.meta.dirname, ".."))).toEqual([])
   })

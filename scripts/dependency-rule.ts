@@ -4,6 +4,9 @@
  * - `packages/domain` source imports only `effect`, `viem`, `@spruceid/siwe-parser`, `nanoid` (and its own files); `packages/contract`
  *   only `effect` and `@svc/domain`; `packages/v1` only those and `@svc/contract`.
  * - No package under `packages/` imports an app (`@svc/api`, `@svc/cli`, `@svc/migrate`, or a path into `apps/`).
+ * - The web console's browser code (`apps/console/src`) calls the API only through `@svc/client` (issue 40): it imports
+ *   the client, the domain (pure: permissions, money, the event catalog), React, TanStack Query, viem and `qrcode`,
+ *   and its own files; never the contract, the adapters or another app.
  * - Only the HTTP adapter itself and the API's composition root (`apps/api/src/{Server,ServerOptions,main,AppConfig}.ts`, `TestServer.ts`) import
  *   the HTTP server (`@svc/adapters/http/server`): workers, tools and other apps use the domain's use cases.
  *
@@ -26,7 +29,19 @@ const innerAllowed: Readonly<Record<string, ReadonlyArray<string>>> = {
   contract: ["effect", "@svc/domain"],
   v1: ["effect", "viem", "@svc/domain", "@svc/contract"]
 }
-const apps = ["@svc/api", "@svc/cli", "@svc/migrate"]
+const apps = ["@svc/api", "@svc/cli", "@svc/migrate", "@svc/console"]
+
+/** What the console's browser code may import besides its own files. */
+export const consoleAllowed = [
+  "@svc/client",
+  "@svc/domain",
+  "react",
+  "react-dom",
+  "@tanstack/react-query",
+  "viem",
+  "qrcode"
+] as const
+const consoleSources = "apps/console/src/"
 
 /** The HTTP server's module, and the files besides tests that may import it (paths from the workspace root). */
 export const httpServer = "@svc/adapters/http/server"
@@ -116,7 +131,8 @@ export const findViolations = (root: string): Array<Violation> => {
             violations.push({ file: rel, specifier, rule: "only the API's composition root imports the HTTP server" })
             continue
           }
-          const allowed = top === "packages" ? innerAllowed[dir.name] : undefined
+          const allowed =
+            top === "packages" ? innerAllowed[dir.name] : rel.startsWith(consoleSources) ? consoleAllowed : undefined
           if (allowed === undefined || isTestOrBench(rel)) continue
           if (relativeImport) {
             if (!target?.startsWith(`${dirPath}/`)) {

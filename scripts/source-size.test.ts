@@ -22,7 +22,9 @@ const sources = (dir: string): Array<string> =>
       return skippedDirs.has(entry.name) || entry.name.startsWith(".") || relative(root, path) === contractSuites
         ? []
         : sources(path)
-    return /\.(ts|mjs)$/.test(entry.name) && !/\.(test|bench|d)\.ts$/.test(entry.name) ? [relative(root, path)] : []
+    return /\.(ts|tsx|mjs)$/.test(entry.name) && !/\.(test|bench|d)\.tsx?$/.test(entry.name)
+      ? [relative(root, path)]
+      : []
   })
 
 const lineCount = (file: string) => readFileSync(join(root, file), "utf8").split("\n").length - 1

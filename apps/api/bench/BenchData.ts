@@ -145,11 +145,11 @@ export const storeBulk = Effect.fn("BenchData.storeBulk")(function* (options: {
         payments: []
       }
     })
-    const claimed = yield* store.claim(salt, Date.now()).pipe(Effect.orDie)
+    const at = Date.now()
+    const claimed = yield* store.claim(salt, { now: at, until: at + 20_000, signature: "0x" }).pipe(Effect.orDie)
     yield* ledger.recordExecution({
       salt,
-      claimToken: claimed.claimToken,
-      signature: "0x",
+      token: claimed.claim.token,
       result: { transaction: `0x${hex(request, 64)}`, payments: [] },
       payments
     })

@@ -2,6 +2,8 @@
  * What `npm start` reads from its environment (README, "Configuration (production)"), read and checked before anything starts: a
  * value the operator can fix is refused in one line (`StartRefused`), never half-applied.
  */
+
+import { resolve } from "node:path"
 import { embeddedChainId } from "@svc/adapters/embedded"
 import { type ContractsVersionMismatch, defaultConfirmations, rpcUrlConfig as rpcUrlsConfig } from "@svc/adapters/evm"
 import { defaultRateLimits, type RateLimitSettings } from "@svc/adapters/http/server"
@@ -127,6 +129,7 @@ const retentionDays = (name: string, fallback: number) =>
 /** Payments' bounds, and retention (docs/operations.md). */
 const paymentsConfig = Effect.gen(function* () {
   const settlementWaitMillis = yield* Config.option(Config.Int("SETTLEMENT_WAIT_MS"))
+  const claimLeaseMillis = yield* Config.option(Config.Int("CLAIM_LEASE_MS"))
   const issuedMaxBytes = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_BYTES"))
   const issuedMaxCount = yield* Config.option(Config.Int("ISSUED_REQUESTS_MAX_COUNT"))
   const retention = {
@@ -139,7 +142,7 @@ const paymentsConfig = Effect.gen(function* () {
     },
     every: Duration.millis(yield* Config.Int("RETENTION_EVERY_MS").pipe(Config.withDefault(600_000)))
   }
-  return { settlementWaitMillis, issuedMaxBytes, issuedMaxCount, retention }
+  return { settlementWaitMillis, claimLeaseMillis, issuedMaxBytes, issuedMaxCount, retention }
 })
 
 /**
@@ -192,7 +195,11 @@ const v1Config = Effect.gen(function* () {
   const v1DeprecatedSince = yield* Config.option(Config.String("V1_DEPRECATED_SINCE"))
   const v1Sunset = yield* Config.option(Config.String("V1_SUNSET"))
   const v1Dates = { deprecatedSince: Option.map(v1DeprecatedSince, dateOf), sunset: Option.map(v1Sunset, dateOf) }
-  return { serveV1, v1Dates }
+  // The web console's build (issue 40): the checkout's, which `npm start` builds when its sources changed.
+  const consoleDirectory = yield* Config.String("CONSOLE_DIR").pipe(
+    Config.withDefault(resolve(import.meta.dirname, "../../console/dist"))
+  )
+  return { serveV1, v1Dates, consoleDirectory }
 })
 
 /** Every variable, read (a value that does not parse fails here), not checked yet. */
@@ -234,6 +241,7 @@ const refusal = (config: Effect.Success<typeof readAll>): string | undefined => 
   if (Math.min(config.requestTimeoutMillis, config.headersTimeoutMillis) < 1 || config.shutdownGraceMillis < 0)
     return "REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS must be at least 1, SHUTDOWN_GRACE_MS at least 0"
   if (Option.exists(config.settlementWaitMillis, (n) => n < 1)) return "SETTLEMENT_WAIT_MS must be at least 1"
+  if (Option.exists(config.claimLeaseMillis, (n) => n < 300)) return "CLAIM_LEASE_MS must be at least 300"
   if (Option.exists(config.issuedMaxBytes, (n) => n < 1) || Option.exists(config.issuedMaxCount, (n) => n < 1))
     return "ISSUED_REQUESTS_MAX_BYTES and ISSUED_REQUESTS_MAX_COUNT must be at least 1"
   if (production && Option.isNone(config.webhookKeyConfig))

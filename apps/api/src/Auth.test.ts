@@ -202,4 +202,39 @@ describe("bearer authentication", () => {
       assertError(yield* call(server, "GET", "/v2/user/teams", { token: nobody }), 401, "UNAUTHORIZED")
     }).pipe(Effect.scoped)
   )
+
+  it.live("POST /v2/auth/refresh renews a session without a signature, for 7 days after its sign-in", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer
+      const account = privateKeyToAccount(generatePrivateKey())
+      const good = yield* signIn(server, account)
+      const claims = JSON.parse(Buffer.from(good.split(".")[1] ?? "", "base64url").toString())
+      assert.strictEqual(claims.auth_time, claims.iat)
+      const renewed = yield* call(server, "POST", "/v2/auth/refresh", { token: good })
+      assert.strictEqual(renewed.status, 200, JSON.stringify(renewed.body))
+      const jwt = renewed.body.data.jwt as string
+      const renewedClaims = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString())
+      assert.strictEqual(renewedClaims.sub, claims.sub)
+      assert.strictEqual(renewedClaims.auth_time, claims.auth_time)
+      assert.notStrictEqual(renewedClaims.jti, claims.jti)
+      assert.strictEqual((yield* call(server, "GET", "/v2/user/teams", { token: jwt })).status, 200)
+      assertError(yield* call(server, "POST", "/v2/auth/refresh"), 401, "UNAUTHORIZED")
+      // A valid token of a session signed in 8 days ago (renewed since): the wallet signs in again.
+      const now = Math.floor(Date.now() / 1000)
+      const old = yield* Effect.promise(() =>
+        new SignJWT({ wallet: claims.wallet, auth_time: now - 8 * 86400 })
+          .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: kidOf(server.jwtSecret) })
+          .setSubject(claims.sub)
+          .setIssuer("svc")
+          .setIssuedAt(now)
+          .setExpirationTime(now + 3600)
+          .setJti("test")
+          .sign(new TextEncoder().encode(server.jwtSecret))
+      )
+      assert.strictEqual((yield* call(server, "GET", "/v2/user/teams", { token: old })).status, 200)
+      const refused = yield* call(server, "POST", "/v2/auth/refresh", { token: old })
+      assertError(refused, 401, "UNAUTHORIZED")
+      assert.include(refused.body.data, "sign in with the wallet again")
+    }).pipe(Effect.scoped)
+  )
 })

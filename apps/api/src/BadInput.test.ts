@@ -124,6 +124,7 @@ describe("bad-input sweep", () => {
           body: { message: "hello", sig: `0x${"11".repeat(65)}`, nonce: "0123456789abcdef" },
           required: ["message", "sig", "nonce"]
         },
+        "POST /v2/auth/refresh": {},
         "GET /v2/user/teams": {},
         "POST /v2/teams": {
           body: { name: "New team", description: "d", entity_nanoid: companyId, admin_wallet: wallet },

@@ -10,16 +10,14 @@
  * without code.
  */
 import { SignerKeys } from "@svc/adapters/evm"
-import { ChainUnavailable } from "@svc/domain/chain"
+import { ChainUnreachable } from "@svc/domain/chain"
 import { SignatureVerifier, type VerifyHashParameters } from "@svc/domain/signature"
 import { Effect, Layer } from "effect"
 import { createPublicClient, http, isErc6492Signature } from "viem"
 
 /** A node that cannot be reached is a defect the error envelope answers 503 (the caller cannot act on it but may retry). */
 const unavailable = (error: unknown) =>
-  Effect.die(
-    new ChainUnavailable({ reason: error instanceof Error ? error.message : String(error), nothingSent: true })
-  )
+  Effect.die(new ChainUnreachable({ reason: error instanceof Error ? error.message : String(error) }))
 
 /**
  * The chain-reading verifier. A node that cannot be reached (in 3 s, one retry) is a defect the error envelope answers

@@ -132,6 +132,7 @@ const summaryOf = (
     "",
     "svc is running on the embedded defaults (SQLite + anvil, kept in the data directory).",
     `  API:               ${options.baseUrl}`,
+    `  Console:           ${options.baseUrl}/console  (sign in with a browser wallet holding the demo admin key)`,
     `  Docs:              ${options.baseUrl}/docs`,
     `  OpenAPI:           ${options.baseUrl}/openapi.json`,
     ...(options.chain === undefined

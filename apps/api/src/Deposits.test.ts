@@ -8,9 +8,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { testUsdcAbi } from "@svc/contracts"
 import { ChainGateway } from "@svc/domain/chain"
 import { DepositFollower, DepositLedger } from "@svc/domain/deposit"
+import { EventOutbox } from "@svc/domain/event"
+import type { FencingToken } from "@svc/domain/Lease"
 import { Context, Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import { createTestClient, createWalletClient, http, parseEther, publicActions } from "viem"
@@ -62,14 +65,23 @@ const setUp = (storage: "sqlite" | "mongo") =>
         await node.waitForTransactionReceipt({ hash, pollingInterval: 10 })
         return hash
       })
-    /** One follower pass, as a process with `holder` would run it. */
-    const follow = (options: { readonly confirmations?: number; readonly holder?: string } = {}) =>
-      DepositFollower.followOnce({
-        holder: options.holder ?? "test",
-        confirmations: options.confirmations ?? 1,
-        startBlock: 0,
-        batchBlocks: 200
-      }).pipe(Effect.provide(server.context))
+    /**
+     * One follower pass, as this process's follower runs it (renewing the lease it holds, `held`), or as another
+     * process's (`another`: no token of its own).
+     */
+    const holders = { held: undefined as FencingToken | undefined }
+    const follow = (options: { readonly confirmations?: number; readonly another?: boolean } = {}) =>
+      DepositFollower.followOnce(
+        { confirmations: options.confirmations ?? 1, startBlock: 0, batchBlocks: 200 },
+        options.another === true ? undefined : holders.held
+      ).pipe(
+        Effect.tap((pass) =>
+          Effect.sync(() => {
+            if (options.another !== true && pass.followed) holders.held = pass.token
+          })
+        ),
+        Effect.provide(server.context)
+      )
     const listed = Effect.map(
       call(server, "GET", `/v2/deposits?team_nanoid=${t.team}`, { token: t.token }),
       (answer) => {
@@ -77,7 +89,7 @@ const setUp = (storage: "sqlite" | "mongo") =>
         return answer.body.data.items as ReadonlyArray<Json>
       }
     )
-    return { anvil, node, server, embedded, t, outsider, send, follow, listed, storage }
+    return { anvil, node, server, embedded, t, outsider, send, follow, holders, listed, storage }
   })
 
 /** The team's deposit events in the outbox: [type, status, amount in cents], by amount. */
@@ -150,16 +162,23 @@ describe("deposits", () => {
           assert.strictEqual(items[0].transaction, hash)
           assert.isAtLeast(items[0].confirmations, 1)
           // Read again from the first block (the cursor moved back): nothing is announced twice.
-          yield* DepositLedger.use((ledger) => ledger.advance("deposits", "test", { block: -1, hash: "" }, [])).pipe(
-            Effect.provide(s.server.context)
-          )
+          yield* DepositLedger.use((ledger) =>
+            ledger.advance("deposits", s.holders.held ?? (0 as FencingToken), { block: -1, hash: "" }, [])
+          ).pipe(Effect.provide(s.server.context))
           const again = yield* s.follow()
           assert.isAtLeast(again.blocks, 2)
           assert.strictEqual((yield* depositEvents(s.server, storage, s.t.team)).length, 2)
-          yield* Effect.sleep(1_500)
+          // The fan-out has nothing left (the read again added no event): each deposit delivered once.
+          yield* eventually(
+            Effect.map(
+              EventOutbox.use((outbox) => outbox.backlog).pipe(Effect.provide(s.server.context)),
+              (backlog) => backlog.count === 0
+            ),
+            { what: "an empty outbox" }
+          )
           assert.strictEqual(receiver.received.length, 2, "each deposit delivered once")
           // While this follower holds the lease, another process's follower does nothing.
-          assert.isFalse((yield* s.follow({ holder: "another" })).followed)
+          assert.isFalse((yield* s.follow({ another: true })).followed)
           // A token that does not verify is refused.
           const stranger = yield* call(s.server, "GET", `/v2/deposits?team_nanoid=${s.t.team}`, {
             token: s.t.token.slice(0, -2)
@@ -230,9 +249,10 @@ describe("deposits", () => {
           const s = yield* setUp(storage)
           yield* s.follow()
           // The process stops (its follower gives the lease up); a new one continues from the stored cursor.
-          yield* DepositLedger.use((ledger) => ledger.unfollow("deposits", "test")).pipe(
+          yield* DepositLedger.use((ledger) => ledger.unfollow("deposits", s.holders.held ?? (0 as FencingToken))).pipe(
             Effect.provide(s.server.context)
           )
+          s.holders.held = undefined
           for (let i = 1; i <= 5; i++) {
             yield* s.send(BigInt(i) * 10_000n)
             yield* Effect.promise(() => s.node.mine({ blocks: 200 }))
@@ -240,12 +260,12 @@ describe("deposits", () => {
           let passes = 0
           let behind = true
           while (behind && passes < 20) {
-            const pass = yield* s.follow({ holder: "restarted" })
+            const pass = yield* s.follow()
             assert.isTrue(pass.followed)
             passes++
             behind = (pass.cursor?.block ?? 0) < Number(yield* Effect.promise(() => s.node.getBlockNumber()))
           }
-          yield* s.follow({ holder: "restarted" })
+          yield* s.follow()
           const amounts = (yield* depositEvents(s.server, storage, s.t.team)).map((event) => event[2])
           assert.deepStrictEqual(amounts, [1, 2, 3, 4, 5, 100_000])
           assert.deepStrictEqual(

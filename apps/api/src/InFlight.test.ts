@@ -8,6 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { ChainGateway } from "@svc/domain/chain"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Context, Effect, Layer } from "effect"
@@ -99,11 +100,13 @@ describe("PUT /v2/payments on a chain slower than the wait", () => {
 
         // A block: the execution goes on by itself and records the payment; the same PUT answers 200.
         yield* Effect.promise(() => node.mine({ blocks: 1 }))
-        let final = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed, headers: keyed })
-        for (let i = 0; i < 100 && final.status !== 200; i++) {
-          yield* Effect.sleep(100)
-          final = yield* call(server, "PUT", "/v2/payments", { token: t.token, body: signed, headers: keyed })
-        }
+        const final = yield* eventually(
+          Effect.map(
+            call(server, "PUT", "/v2/payments", { token: t.token, body: signed, headers: keyed }),
+            (answer) => answer.status === 200 && answer
+          ),
+          { what: "the PUT's 200", every: "100 millis" }
+        )
         assert.strictEqual(final.status, 200, JSON.stringify(final.body))
         assert.deepStrictEqual(final.body.data, { transaction, payments: first.body.data.payments })
         assert.deepStrictEqual(yield* listed(server, t.team, t.token), [["complete", 1_234, transaction]])
@@ -144,11 +147,13 @@ describe("PUT /v2/payments on a chain slower than the wait", () => {
 
         // A block: the grant goes on by itself; the invite is accepted, and the same PUT answers 200.
         yield* Effect.promise(() => t.node.mine({ blocks: 1 }))
-        let final = yield* call(t.server, "PUT", "/v2/invites/manager", { token: t.token, body })
-        for (let i = 0; i < 100 && final.status !== 200; i++) {
-          yield* Effect.sleep(100)
-          final = yield* call(t.server, "PUT", "/v2/invites/manager", { token: t.token, body })
-        }
+        const final = yield* eventually(
+          Effect.map(
+            call(t.server, "PUT", "/v2/invites/manager", { token: t.token, body }),
+            (answer) => answer.status === 200 && answer
+          ),
+          { what: "the PUT's 200", every: "100 millis" }
+        )
         assert.strictEqual(final.status, 200, JSON.stringify(final.body))
         assert.deepStrictEqual(final.body.data, { invites: bundle.invites, transaction })
         const after = yield* call(t.server, "GET", `/v2/invites?nanoid=${t.team}`, { token: t.token })
@@ -166,11 +171,13 @@ describe("PUT /v2/payments on a chain slower than the wait", () => {
         const sent = first.body.data.transaction as string
 
         // Pending past `replaceAfterMillis`, it is replaced: the same PUT answers the new version.
-        let replay = yield* call(t.server, "PUT", "/v2/payments", { token: t.token, body: t.signed })
-        for (let i = 0; i < 150 && replay.body.data.transaction === sent; i++) {
-          yield* Effect.sleep(100)
-          replay = yield* call(t.server, "PUT", "/v2/payments", { token: t.token, body: t.signed })
-        }
+        const replay = yield* eventually(
+          Effect.map(
+            call(t.server, "PUT", "/v2/payments", { token: t.token, body: t.signed }),
+            (answer) => answer.body.data.transaction !== sent && answer
+          ),
+          { what: "the replacement answered", every: "100 millis" }
+        )
         assert.strictEqual(replay.status, 202, JSON.stringify(replay.body))
         assert.notStrictEqual(replay.body.data.transaction, sent)
         // The list names the version in flight (read between two answers that agree, as it may be replaced again).
@@ -188,11 +195,13 @@ describe("PUT /v2/payments on a chain slower than the wait", () => {
 
         // A block holds the newest version: that one is recorded, and listed.
         yield* Effect.promise(() => t.node.mine({ blocks: 1 }))
-        let final = yield* call(t.server, "PUT", "/v2/payments", { token: t.token, body: t.signed })
-        for (let i = 0; i < 100 && final.status !== 200; i++) {
-          yield* Effect.sleep(100)
-          final = yield* call(t.server, "PUT", "/v2/payments", { token: t.token, body: t.signed })
-        }
+        const final = yield* eventually(
+          Effect.map(
+            call(t.server, "PUT", "/v2/payments", { token: t.token, body: t.signed }),
+            (answer) => answer.status === 200 && answer
+          ),
+          { what: "the PUT's 200", every: "100 millis" }
+        )
         assert.strictEqual(final.status, 200, JSON.stringify(final.body))
         const mined = final.body.data.transaction as `0x${string}`
         assert.notStrictEqual(mined, sent)

@@ -5,6 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain } from "@svc/adapters/evm"
+import { eventually } from "@svc/adapters/test/Eventually"
 import type { TypedDataBundle } from "@svc/domain/eip712"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer } from "effect"
@@ -179,12 +180,10 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })("issued pay
       const issued = yield* call(server, "POST", "/v2/payments", { token: d.token, body })
       assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
       const bundle = issued.body.data as TypedDataBundle
-      let left = yield* countRows(server, "issued_requests")
-      for (let round = 0; round < 150 && left > 0; round++) {
-        yield* Effect.sleep(Duration.millis(100))
-        left = yield* countRows(server, "issued_requests")
-      }
-      assert.strictEqual(left, 0)
+      yield* eventually(
+        Effect.map(countRows(server, "issued_requests"), (left) => left === 0),
+        { what: "the expired request swept", every: "100 millis" }
+      )
       const put = yield* call(server, "PUT", "/v2/payments", {
         token: d.token,
         body: { ...body, signer: d.admin.address, typed_data: bundle.typed_data, signature: placeholderSignature }

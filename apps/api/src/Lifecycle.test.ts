@@ -10,6 +10,7 @@ import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -39,17 +40,16 @@ interface Raw {
 
 /** Connects to `port`, retrying while nothing listens there yet (as a client starting with the server would). */
 const rawConnect = (port: number): Effect.Effect<Raw> =>
-  Effect.callback<Raw>((resume) => {
-    const attempt = () => {
+  eventually(
+    Effect.callback<Raw | undefined>((resume) => {
       const socket = connect({ host: "127.0.0.1", port })
-      socket.once("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "ECONNREFUSED") setTimeout(attempt, 5)
-        else resume(Effect.die(error))
-      })
+      socket.once("error", (error: NodeJS.ErrnoException) =>
+        resume(error.code === "ECONNREFUSED" ? Effect.succeed(undefined) : Effect.die(error))
+      )
       socket.once("connect", () => resume(Effect.succeed(raw(socket))))
-    }
-    attempt()
-  })
+    }),
+    { what: `a server listening on port ${port}`, every: "5 millis" }
+  )
 
 const raw = (socket: Socket): Raw => {
   let received = ""

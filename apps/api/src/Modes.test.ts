@@ -220,6 +220,7 @@ describe("embedded mode is its own anvil, nothing else: each rule in each shape"
           const miner = yield* Effect.forkChild(
             Effect.whileLoop({
               while: () => mining,
+              // not a wait: a chain that mines a block every 200 ms meanwhile
               body: () => Effect.andThen(chain.rpc("anvil_mine", ["0x1"]), Effect.sleep(200)),
               step: () => undefined
             })

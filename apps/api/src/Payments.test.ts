@@ -5,10 +5,11 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { ChainGateway, paymentsRequestOf } from "@svc/domain/chain"
 import { IssuedRequestStore, type PaymentsTypedDataMessage, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { MembershipRepository, Permissions } from "@svc/domain/membership"
-import { AbandonedExecutions, executionLeaseMillis, IntentRunner, PaymentLedger } from "@svc/domain/payment"
+import { IntentRunner, PaymentLedger, Recovery } from "@svc/domain/payment"
 import { TeamRepository } from "@svc/domain/team"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { Wallet } from "ethers"
@@ -19,6 +20,7 @@ import { arbitrum } from "viem/chains"
 import { inject } from "vitest"
 import {
   addMember,
+  type CallResult,
   call,
   type MongoTestServer,
   placeholderSignature,
@@ -37,6 +39,17 @@ type Json = any
 const rpcUrl = inject("rpcUrl")
 const chainId = 42161
 const units = (cents: number) => BigInt(cents) * 10n ** 4n
+
+/** Asks `call` again until it answers `status`: that answer. */
+const untilStatus = <E, R>(ask: Effect.Effect<CallResult, E, R>, status: number) =>
+  eventually(
+    Effect.map(ask, (answer) => answer.status === status && answer),
+    { what: `an answer ${status}`, every: "100 millis" }
+  )
+
+/** Once `payAt` (unix seconds) has passed, with a margin for the chain's whole-second block times. */
+const whenDue = (payAt: number) =>
+  eventually(() => Date.now() >= payAt * 1000 + 1_500, { what: `pay_at_time ${payAt} past`, timeout: "60 seconds" })
 
 /** A fresh suite on the shared anvil, its gateway, and a server on it. */
 class Fixture extends Context.Service<
@@ -465,11 +478,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         // (decision 0061). Either way the same transaction, and the same PUT then answers 200 with it.
         for (const answer of [a, b]) assert.include([200, 202], answer.status, JSON.stringify(answer.body))
         assert.strictEqual(a.body.data.transaction, b.body.data.transaction)
-        let again = yield* call(second, "PUT", "/v2/payments", { token: t.token, body: request })
-        for (let i = 0; i < 100 && again.status !== 200; i++) {
-          yield* Effect.sleep(100)
-          again = yield* call(second, "PUT", "/v2/payments", { token: t.token, body: request })
-        }
+        const again = yield* untilStatus(call(second, "PUT", "/v2/payments", { token: t.token, body: request }), 200)
         assert.deepStrictEqual([again.status, again.body.data.transaction], [200, a.body.data.transaction])
         assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 4200))
         assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(4200))
@@ -491,17 +500,26 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
               return { bundle, signature, request: putBody(body, bundle, t.admin.address, signature) }
             })
           const put = (request: unknown) => call(server, "PUT", "/v2/payments", { token: t.token, body: request })
-          const claimAs = (salt: string, leaseUntil: number) =>
+          // A claim as a process makes it: its signature kept with it (recovery sends it again with it).
+          const claimAs = (request: { bundle: TypedDataBundle; signature: string }, leaseUntil: number) =>
             Effect.promise(() =>
               issued.updateOne(
-                { _id: salt as never },
-                { $set: { state: "executing", executedAt: 1, lease_until: leaseUntil } }
+                { _id: request.bundle.typed_data.salt as never },
+                {
+                  $set: {
+                    state: "executing",
+                    executedAt: 1,
+                    lease_until: leaseUntil,
+                    lease_token: 1,
+                    signature: request.signature
+                  }
+                }
               )
             )
 
           // A live claim: the request waits for the claimer's result and answers it.
           const waiting = yield* prepare(100)
-          yield* claimAs(waiting.bundle.typed_data.salt, Date.now() + 60_000)
+          yield* claimAs(waiting, Date.now() + 60_000)
           const finish = Effect.promise(() =>
             issued.updateOne(
               { _id: waiting.bundle.typed_data.salt as never },
@@ -514,7 +532,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
 
           // An abandoned claim whose transaction never went out: taken over and executed once.
           const abandoned = yield* prepare(300)
-          yield* claimAs(abandoned.bundle.typed_data.salt, Date.now() - 1)
+          yield* claimAs(abandoned, Date.now() - 1)
           const takenOver = yield* put(abandoned.request)
           assert.strictEqual(takenOver.status, 200, JSON.stringify(takenOver.body))
           assert.strictEqual(yield* balanceOf(t.account), units(100_00 - 300))
@@ -528,7 +546,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
               signature: spent.signature
             })
             .pipe(Effect.orDie)
-          yield* claimAs(spent.bundle.typed_data.salt, Date.now() - 1)
+          yield* claimAs(spent, Date.now() - 1)
           const reconciled = yield* put(spent.request)
           assert.strictEqual(reconciled.status, 200, JSON.stringify(reconciled.body))
           assert.strictEqual(reconciled.body.data.transaction, onChain.transactionHash)
@@ -631,18 +649,18 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         assert.strictEqual(intents.body.data.items.length, 1)
         assert.strictEqual(yield* balanceOf(t.account), units(100_00))
 
-        const early = yield* IntentRunner.runDueIntents("runner-a").pipe(Effect.provide(server.context))
+        const early = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
         assert.deepStrictEqual(
           early.filter((r) => r.payment.team_nanoid === t.team),
           []
         )
         assert.strictEqual(yield* balanceOf(t.account), units(100_00))
 
-        yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+        yield* whenDue(payAt)
         const [a, b] = yield* Effect.all(
           [
-            Effect.provide(IntentRunner.runDueIntents("runner-a"), server.context),
-            Effect.provide(IntentRunner.runDueIntents("runner-b"), server.context)
+            Effect.provide(IntentRunner.runDueIntents(), server.context),
+            Effect.provide(IntentRunner.runDueIntents(), server.context)
           ],
           { concurrency: 2 }
         )
@@ -664,7 +682,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             .countDocuments({ "event.team_nanoid": t.team, "event.event_type": "payment.group.created" })
         )
         assert.strictEqual(groupEvents, 1)
-        const again = yield* IntentRunner.runDueIntents("runner-c").pipe(Effect.provide(server.context))
+        const again = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
         assert.strictEqual(again.filter((r) => r.payment.team_nanoid === t.team).length, 0)
         const sent = yield* Effect.promise(() =>
           server.db
@@ -687,16 +705,14 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           body: putBody(body, bundle, t.admin.address, yield* signViem(t.adminKey, bundle))
         })
         assert.strictEqual(put.status, 200, JSON.stringify(put.body))
-        yield* Layer.build(IntentRunner.layer({ holder: "worker-under-test", every: Duration.millis(200) })).pipe(
-          Effect.provide(server.context)
+        yield* Layer.build(IntentRunner.layer({ every: Duration.millis(200) })).pipe(Effect.provide(server.context))
+        yield* eventually(
+          Effect.map(
+            call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token }),
+            (items) => items.body.data.items[0]?.payment.state === "complete"
+          ),
+          { what: "the intent paid by the runner", every: "200 millis" }
         )
-        let state = "intent"
-        for (let i = 0; i < 100 && state !== "complete"; i++) {
-          yield* Effect.sleep(Duration.millis(200))
-          const items = yield* call(server, "GET", `/v2/payments?team_nanoid=${t.team}`, { token: t.token })
-          state = items.body.data.items[0]?.payment.state ?? "missing"
-        }
-        assert.strictEqual(state, "complete")
         assert.strictEqual(yield* balanceOf(yield* userAccount(t.employee)), units(400))
       }).pipe(Effect.scoped)
     )
@@ -744,8 +760,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         )
         const [a, b] = yield* Effect.all(
           [
-            Effect.provide(IntentRunner.runDueIntents("runner-a"), server.context),
-            Effect.provide(IntentRunner.runDueIntents("runner-b"), server.context)
+            Effect.provide(IntentRunner.runDueIntents(), server.context),
+            Effect.provide(IntentRunner.runDueIntents(), server.context)
           ],
           { concurrency: 2 }
         )
@@ -987,11 +1003,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         // (decision 0061). Either way the same transaction, and the same PUT then answers 200 with it.
         for (const answer of [a, b]) assert.include([200, 202], answer.status, JSON.stringify(answer.body))
         assert.strictEqual(b.body.data.transaction, a.body.data.transaction)
-        let again = yield* call(second, "PUT", "/v2/payments", { token, body: request })
-        for (let i = 0; i < 100 && again.status !== 200; i++) {
-          yield* Effect.sleep(100)
-          again = yield* call(second, "PUT", "/v2/payments", { token, body: request })
-        }
+        const again = yield* untilStatus(call(second, "PUT", "/v2/payments", { token, body: request }), 200)
         assert.deepStrictEqual([again.status, again.body.data.transaction], [200, a.body.data.transaction])
         assert.strictEqual(yield* balanceOf(account), units(100_00 - 900))
         const query = yield* call(second, "GET", `/v2/payments?team_nanoid=${seeded.teamId}&state=complete`, { token })
@@ -1040,7 +1052,7 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
     )
 
     it.effect(
-      "a replay of a request whose executor died mid-execution answers 409 ALREADY_EXECUTED, within the request timeout",
+      "a replay of a request whose executor died mid-execution takes it over once its claim lapses and pays it once",
       () =>
         Effect.gen(function* () {
           const { server } = yield* Fixture
@@ -1048,44 +1060,45 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           const body = { from: t.team, to: [entry(t.employee.user, 100)], pay_now: true }
           const bundle = yield* issue(t.token, body)
           const signature = yield* signViem(t.adminKey, bundle)
-          // What a process killed between its claim and its result leaves: the salt claimed, its lease running.
-          yield* IssuedRequestStore.use((store) => store.claim(bundle.typed_data.salt, Date.now())).pipe(
-            Effect.provide(server.context),
-            Effect.orDie
-          )
+          // What a process killed between its claim and its send leaves: the salt claimed, its lease lapsing in 1 s
+          // (no one renews it). Before issue 36 the replay answered 409 ALREADY_EXECUTED for the claim's two minutes.
+          const now = Date.now()
+          yield* IssuedRequestStore.use((store) =>
+            store.claim(bundle.typed_data.salt, { now, until: now + 1_000, signature })
+          ).pipe(Effect.provide(server.context), Effect.orDie)
           const replay = yield* call(server, "PUT", "/v2/payments", {
             token: t.token,
             body: putBody(body, bundle, t.admin.address, signature)
           })
-          // Not the server's 503 for a request past REQUEST_TIMEOUT_MS: the wait for the claim ends first.
-          assert.strictEqual(replay.status, 409, JSON.stringify(replay.body))
-          assert.strictEqual(replay.body.error_code, "ALREADY_EXECUTED")
+          assert.strictEqual(replay.status, 200, JSON.stringify(replay.body))
+          assert.match(replay.body.data.transaction, /^0x[0-9a-f]{64}$/)
+          assert.strictEqual(yield* balanceOf(t.account), units(1_000_00 - 100))
         }),
       60_000
     )
 
     it.effect(
-      "requests whose holder died are finished without their PUT: recorded when mined, sent again when lost",
+      "requests whose holder died are finished by recovery without their PUT: recorded when mined, sent again when lost",
       () =>
         Effect.gen(function* () {
           const { server, gateway } = yield* Fixture
           const t = yield* fundedTeam(1_000_00)
-          // What a process killed after sending leaves: the salt claimed (its lease since expired), its transaction
-          // and signature noted.
+          // What a process killed after sending leaves: the salt claimed (its lease since lapsed) with its signature,
+          // its transaction noted.
           const died = (cents: number) =>
             Effect.gen(function* () {
               const body = { from: t.team, to: [entry(t.employee.user, cents)], pay_now: true }
               const bundle = yield* issue(t.token, body)
               const signature = yield* signViem(t.adminKey, bundle)
+              const at = Date.now() - 60_000
               const claim = yield* IssuedRequestStore.use((store) =>
-                store.claim(bundle.typed_data.salt, Date.now() - executionLeaseMillis - 1_000)
+                store.claim(bundle.typed_data.salt, { now: at, until: at + 1_000, signature })
               ).pipe(Effect.provide(server.context), Effect.orDie)
               const note = (transaction: string) =>
                 PaymentLedger.use((ledger) =>
                   ledger.noteInFlight({
                     salt: bundle.typed_data.salt,
-                    claimToken: claim.claimToken,
-                    signature,
+                    token: claim.claim.token,
                     result: { transaction, payments: [] },
                     payments: []
                   })
@@ -1105,10 +1118,16 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           const lost = yield* died(200)
           yield* lost.note(`0x${"ab".repeat(32)}`)
 
-          const finished = yield* AbandonedExecutions.finishAbandonedRequests(100).pipe(Effect.provide(server.context))
-          const outcomeOf = (bundle: TypedDataBundle) =>
-            finished.find((done) => done.salt === bundle.typed_data.salt)?.outcome
-          assert.deepStrictEqual([outcomeOf(mined.bundle), outcomeOf(lost.bundle)], ["recorded", "sent"])
+          const taken = yield* Recovery.recoverAbandoned(100).pipe(Effect.provide(server.context))
+          assert.includeMembers([...taken], [mined.bundle.typed_data.salt, lost.bundle.typed_data.salt])
+          const executed = (bundle: TypedDataBundle) =>
+            PaymentLedger.use((ledger) => ledger.outcome(bundle.typed_data.salt)).pipe(
+              Effect.map((outcome) => outcome.state === "executed"),
+              Effect.provide(server.context),
+              Effect.orDie
+            )
+          yield* eventually(executed(mined.bundle), { what: "the mined request recorded" })
+          yield* eventually(executed(lost.bundle), { what: "the lost request sent again and recorded" })
 
           // Both are paid once and listed complete; the same PUT answers each with its transaction.
           const replay = (request: typeof mined) =>
@@ -1134,14 +1153,10 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
             ]
           )
           assert.strictEqual(yield* balanceOf(t.account), units(1_000_00 - 300))
-          // Nothing is left to finish.
-          const again = yield* AbandonedExecutions.finishAbandonedRequests(100).pipe(Effect.provide(server.context))
-          assert.deepStrictEqual(
-            again.filter(
-              (done) => done.salt === mined.bundle.typed_data.salt || done.salt === lost.bundle.typed_data.salt
-            ),
-            []
-          )
+          // Nothing is left to take over.
+          const again = yield* Recovery.recoverAbandoned(100).pipe(Effect.provide(server.context))
+          assert.notInclude([...again], mined.bundle.typed_data.salt)
+          assert.notInclude([...again], lost.bundle.typed_data.salt)
         }),
       60_000
     )
@@ -1172,8 +1187,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           assert.strictEqual((yield* cancel(t.token, "pa-000000000000")).status, 404)
 
           // Due, the runners leave it alone: nothing moves.
-          yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
-          const ran = yield* IntentRunner.runDueIntents("runner-cancel").pipe(Effect.provide(server.context))
+          yield* whenDue(payAt)
+          const ran = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
           assert.deepStrictEqual(
             ran.filter((r) => r.payment.team_nanoid === t.team),
             []
@@ -1253,8 +1268,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
           )
 
           // Due, nothing is paid.
-          yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
-          const ran = yield* IntentRunner.runDueIntents("runner-removal").pipe(Effect.provide(server.context))
+          yield* whenDue(payAt)
+          const ran = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
           assert.deepStrictEqual(
             ran.filter((r) => r.payment.team_nanoid === t.team),
             []
@@ -1271,8 +1286,8 @@ layer(FixtureLayer, { timeout: 180_000, excludeTestServices: true })(
         const payAt = yield* registerIntent(t, 200, 2)
         // The signer's membership ends behind the removal's back (as a removal racing a runner would leave it).
         yield* MembershipRepository.use((m) => m.remove(t.team, t.adminUser)).pipe(Effect.provide(server.context))
-        yield* Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
-        const ran = yield* IntentRunner.runDueIntents("runner-check").pipe(Effect.provide(server.context))
+        yield* whenDue(payAt)
+        const ran = yield* IntentRunner.runDueIntents().pipe(Effect.provide(server.context))
         assert.deepStrictEqual(
           ran.filter((r) => r.payment.team_nanoid === t.team).map((r) => r.run),
           ["canceled"]

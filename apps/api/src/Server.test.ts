@@ -221,6 +221,7 @@ describe("API server", () => {
         ["get", "/health"],
         ["get", "/v2/auth/siwe"],
         ["post", "/v2/auth/verify"],
+        ["post", "/v2/auth/refresh"],
         ["get", "/v2/user/teams"],
         ["post", "/v2/teams"],
         ["get", "/v2/teams/{team_nanoid}"],
@@ -286,8 +287,10 @@ describe("graceful shutdown", () => {
         )
         req.on("error", (error) => resume(Effect.fail(error)))
         req.write('{"message":"hello",')
+        // not a wait: a client that sends the rest of its body while the server stops, as a slow one would
         setTimeout(() => {
           Effect.runFork(Scope.close(scope, Exit.void))
+          // not a wait: the rest of the body, after the stop began
           setTimeout(() => req.end('"sig":"0x00","nonce":"short"}'), 200)
         }, 100)
       })

@@ -2,7 +2,7 @@
  * The API server as a Layer: the HttpApi contract with its handlers, the error envelope, idempotency keys, OpenAPI
  * at `/openapi.json` and docs at `/docs`, over SQLite (the embedded default) or MongoDB (to scale out).
  */
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { SignerKeys } from "@svc/adapters/evm"
 import { AccessTokens } from "@svc/adapters/http"
 import {
@@ -10,6 +10,7 @@ import {
   AuthenticationLive,
   AuthHandlers,
   BalanceHandlers,
+  ConsoleRoute,
   DepositHandlers,
   defaultRateLimits,
   FaviconRoute,
@@ -48,12 +49,14 @@ import { PdfInvoiceRenderer } from "@svc/adapters/pdf"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import { Api, servedApi } from "@svc/contract"
 import { ChainGateway } from "@svc/domain/chain"
+import { ClaimLease } from "@svc/domain/eip712"
 import { IdGenerator } from "@svc/domain/Ids"
 import { InviteExpiry, InviteSettings, Invites } from "@svc/domain/invite"
 import { MailWorker } from "@svc/domain/mail"
 import { TeamAccess } from "@svc/domain/membership"
 import {
   defaultIssuedRequestLimits,
+  Executions,
   IssuedRequestExpiry,
   type IssuedRequestLimits,
   IssuedRequestPolicy,
@@ -81,7 +84,19 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
  * (issue 22; Effect's own request logger runs outside the request id's annotation, so it is off).
  */
 const httpObservability = withHttpObservability(
-  routeTemplatesOf(Api, ["/invites/accept", "/metrics", "/docs", "/openapi.json", "/favicon.ico", ...v1RouteTemplates])
+  routeTemplatesOf(Api, [
+    "/invites/accept",
+    "/metrics",
+    "/docs",
+    "/openapi.json",
+    "/favicon.ico",
+    "/console",
+    "/console/:page",
+    "/console/assets/:file",
+    "/console/:team/:page",
+    "/console/:team/:page/:id",
+    ...v1RouteTemplates
+  ])
 )
 
 /** The documents and pages sent whole: compressed when asked, with a validator (issue 35). */
@@ -91,7 +106,11 @@ const compressedPages = withCompressedPages(new Set(["/docs", "/openapi.json", "
  * Every route, the middleware around them, OpenAPI and docs, and `/v1` when `v1` is given; needs storage and the
  * server's services.
  */
-const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | undefined) =>
+const makeRoutes = <A, E, R>(
+  payments: Layer.Layer<A, E, R>,
+  v1: V1Options | undefined,
+  consoleDirectory: string | undefined
+) =>
   Layer.mergeAll(
     // The document names the server's public URL (`servers`, and the guide's examples call it).
     Layer.unwrap(
@@ -126,6 +145,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
     FaviconRoute,
     V1Route(v1),
+    // The web console (issue 40), from the same origin as the API it calls.
+    ConsoleRoute(consoleDirectory),
     HttpRouter.middleware(
       Effect.map(
         Effect.all([withIdempotency, withRateLimits]),
@@ -161,8 +182,8 @@ const makeRoutes = <A, E, R>(payments: Layer.Layer<A, E, R>, v1: V1Options | und
  * Every route. Without a chain the same handlers run on `ChainGateway.layerAbsent`: what needs the chain answers 501
  * after the caller's permission is checked (decision 0078).
  */
-export const Routes = (v1: V1Options | undefined) =>
-  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1)
+export const Routes = (v1: V1Options | undefined, consoleDirectory?: string) =>
+  makeRoutes(Layer.mergeAll(PaymentHandlers, BalanceHandlers, InviteHandlers), v1, consoleDirectory)
 
 /** Invite settings: links point at the server's public URL. */
 const inviteSettings = (options: ServerOptions) =>
@@ -189,6 +210,9 @@ export const services = (options: ServerOptions) =>
     options.settlementWaitMillis === undefined
       ? Layer.empty
       : Layer.succeed(SettlementWait, options.settlementWaitMillis),
+    options.claimLeaseMillis === undefined ? Layer.empty : Layer.succeed(ClaimLease, options.claimLeaseMillis),
+    // Executions go on after their PUT answered; a graceful stop gives them the grace requests get (decision 0093).
+    Executions.layer({ graceMillis: options.shutdownGraceMillis ?? defaultTimeouts.shutdownGraceMillis }),
     // Spans cost a little on every call: made only when they are exported (issue 22).
     tracing(options.traces),
     Layer.succeed(AccessLog, options.logRequests !== false),
@@ -217,7 +241,6 @@ const workers = (options: ServerOptions) =>
     IssuedRequestExpiry.layer({ every: options.issuedRequests?.sweepEvery }),
     RetentionWorker.layer({
       windows: { ...defaultRetention, ...options.retention?.windows },
-      holder: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
       every: options.retention?.every
     })
   )
@@ -233,12 +256,7 @@ const webhookServices = (options: ServerOptions) =>
 
 /** The webhook dispatcher every API process runs (DESIGN §5), unless asked not to. */
 const dispatcher = (options: ServerOptions) =>
-  options.webhookDispatcher === false
-    ? Layer.empty
-    : WebhookDispatcher.worker({
-        holder: `api-${process.pid}-${randomUUID().slice(0, 8)}`,
-        ...options.webhookDispatcher
-      })
+  options.webhookDispatcher === false ? Layer.empty : WebhookDispatcher.worker({ ...options.webhookDispatcher })
 
 /**
  * The routes served by Node's HTTP server on `port` (0 picks a free one). Requests arriving before the routes are
@@ -262,7 +280,7 @@ const detached = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
 
 const served = (options: ServerOptions) => {
   const chain = options.chain ?? ChainGateway.layerAbsent(options.chainId ?? 42161)
-  const chainRoutes = Routes(options.v1)
+  const chainRoutes = Routes(options.v1, options.console?.directory)
   const metrics = options.metrics
   const routes =
     metrics === undefined || (metrics.port !== undefined && metrics.token === undefined)

@@ -1,3 +1,4 @@
+import { JongodbDatabase } from "@svc/adapters/embedded"
 import type { RateLimitSettings, V1Options } from "@svc/adapters/http/server"
 import { type MongoSchemaTooNew, MongoStorage, type MongoTimeouts, type MongoUnreachable } from "@svc/adapters/mongo"
 import { type SqliteDatabaseError, SqliteStorage } from "@svc/adapters/sqlite"
@@ -9,7 +10,7 @@ import type { RetentionWindows } from "@svc/domain/retention"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import type { TeamBalances } from "@svc/domain/team"
 import type { DispatcherOptions, WebhookUrlRules } from "@svc/domain/webhook"
-import type { Duration, Layer, Redacted } from "effect"
+import { type Duration, Layer, type Redacted } from "effect"
 import type { TraceExport } from "./Tracing.ts"
 
 /**
@@ -67,6 +68,11 @@ export interface ServerOptions {
    */
   readonly settlementWaitMillis?: number | undefined
   /**
+   * How long a claim of a request's execution holds unless its holder renews it (ms; env `CLAIM_LEASE_MS`, default
+   * 20000; decision 0093): a holder that died or was paused loses it within this, and recovery takes the request over.
+   */
+  readonly claimLeaseMillis?: number | undefined
+  /**
    * How long what only grows is kept once done (ms per kind, `RETENTION_*_DAYS`; default `defaultRetention`), and how
    * often the pruning worker runs (default every 10 minutes; it runs with the other workers).
    */
@@ -111,16 +117,22 @@ export interface ServerOptions {
     | undefined
   /** v1 served on `/v1` in this process (`SERVE_V1`; decision 0074); not served without it. */
   readonly v1?: V1Options | undefined
+  /** The web console's build, served at `/console` (`CONSOLE_DIR`; issue 40); not served without it. */
+  readonly console?: { readonly directory: string } | undefined
 }
 
 /**
  * Every storage port on the chosen database: SQLite (the file is created, or migrated, at start) or MongoDB (indexes
- * created at start).
+ * created at start; on jongodb, the test server, through the layer that stands in for a replica set).
  */
 export const storage = (options: StorageOptions): Layer.Layer<Storage, StorageError> =>
   options._tag === "sqlite"
     ? SqliteStorage.layer({ filename: options.filename, busyTimeoutMillis: options.busyTimeoutMillis })
-    : MongoStorage.layer({ uri: options.uri, database: options.database, timeouts: options.timeouts })
+    : MongoStorage.ports.pipe(
+        Layer.provide(
+          JongodbDatabase.layerDetected({ uri: options.uri, database: options.database, timeouts: options.timeouts })
+        )
+      )
 
 /** The storage ports, as `storage` provides them (each database provides them all). */
 export type Storage = Layer.Success<ReturnType<typeof SqliteStorage.layer>>

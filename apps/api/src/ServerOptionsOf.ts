@@ -40,13 +40,15 @@ export const serverOptionsOf = (
     headersTimeoutMillis,
     shutdownGraceMillis,
     settlementWaitMillis,
+    claimLeaseMillis,
     retention,
     serveV1,
     v1Dates,
     issuedMaxBytes,
     issuedMaxCount,
     embedded,
-    chainId
+    chainId,
+    consoleDirectory
   } = config
   const { storage, jwtSecret, webhookSecretKey, rpcUrl } = started
   return {
@@ -69,6 +71,7 @@ export const serverOptionsOf = (
     headersTimeoutMillis,
     shutdownGraceMillis,
     settlementWaitMillis: Option.getOrUndefined(settlementWaitMillis),
+    claimLeaseMillis: Option.getOrUndefined(claimLeaseMillis),
     retention,
     issuedRequests: {
       ...(Option.isSome(issuedMaxBytes) ? { maxBytes: issuedMaxBytes.value } : {}),
@@ -88,6 +91,7 @@ export const serverOptionsOf = (
           sunset: Option.getOrUndefined(Option.map(v1Dates.sunset, (ms) => new Date(ms)))
         }
       : undefined,
+    console: { directory: consoleDirectory },
     traces:
       tracesUrl === undefined
         ? undefined

@@ -8,347 +8,37 @@
  * - Production-shaped: two processes on MongoDB with nothing embedded: sign-in, team creation, a payment, a member
  *   removal (a revocation sent by whichever key) and a webhook delivered over HTTPS.
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { startAnvil, startJongodb } from "@svc/adapters/embedded"
 import { keyOfAffinity } from "@svc/adapters/evm"
-import { startTestSmtpServer } from "@svc/adapters/test/TestSmtpServer"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
 import { TransactionJournal } from "@svc/domain/chain"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import type { TeamId } from "@svc/domain/Ids"
 import { Context, Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
-import { type Address, createPublicClient, createWalletClient, type Hex, http, keccak256, parseAbi, toHex } from "viem"
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
-import { addMember, call, seedTeam, signIn as signInAt, startTestServerWith } from "../test/TestServer.ts"
+import { type Address, type Hex, keccak256, parseAbi, toHex } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { tempDir } from "../test/NpmStart.ts"
+import {
+  chainId,
+  childrenOf,
+  deployedChain,
+  employeesOf,
+  fundedTeam,
+  type Json,
+  put,
+  request,
+  sharedStore,
+  signedPayment,
+  signIn,
+  startApi,
+  untilPaid
+} from "../test/SettlementKit.ts"
 import { startReceiver } from "../test/WebhookReceiver.ts"
 import * as Server from "./Server.ts"
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-type Json = any
-
-const main = resolve(import.meta.dirname, "main.ts")
-const deployScript = resolve(import.meta.dirname, "deploy.ts")
-const chainId = 42161
-
-/** Settings a developer's shell may carry that these processes must not inherit. */
-const inherited = () => {
-  const env: Record<string, string | undefined> = { ...process.env }
-  for (const name of Object.keys(env)) {
-    if (
-      /^(MONGODB_|JWT_|RPC_|RELAYER_|SMTP_|WEBHOOK_|RATE_LIMIT_|METRICS_|LOG_|ANVIL_|CHAIN_|PUBLIC_BASE_URL|SVC_DATA_DIR)/.test(
-        name
-      )
-    ) {
-      delete env[name]
-    }
-  }
-  return env
-}
-
-/** A port nothing listens on right now. */
-const freePort = Effect.callback<number>((resume) => {
-  const probe = createServer()
-  probe.listen(0, "127.0.0.1", () => {
-    const address = probe.address()
-    probe.close(() => resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0)))
-  })
-})
-
-/** A temporary directory, removed with the scope. */
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-settlement-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
-
-interface ApiProcess {
-  readonly child: ChildProcess
-  readonly base: string
-  readonly output: () => string
-}
-
-/** `npm start` as a real process with `env`, resolved once it serves; killed with the scope. */
-const startApi = (env: Record<string, string>) =>
-  Effect.gen(function* () {
-    const port = yield* freePort
-    return yield* Effect.acquireRelease(
-      Effect.callback<ApiProcess, Error>((resume) => {
-        const child = spawn(process.execPath, [main], {
-          env: { ...inherited(), ...env, PORT: String(port) },
-          stdio: ["ignore", "pipe", "pipe"],
-          detached: true
-        })
-        let output = ""
-        const timer = setTimeout(() => resume(Effect.fail(new Error(`not serving in time:\n${output}`))), 60_000)
-        const onData = (chunk: Buffer) => {
-          output += chunk.toString()
-          if (/svc API at /.test(output)) {
-            clearTimeout(timer)
-            resume(Effect.succeed({ child, base: `http://127.0.0.1:${port}`, output: () => output }))
-          }
-        }
-        child.stdout.on("data", onData)
-        child.stderr.on("data", onData)
-        child.once("exit", (code) => {
-          clearTimeout(timer)
-          resume(Effect.fail(new Error(`exited with ${code}:\n${output}`)))
-        })
-      }),
-      ({ child }) =>
-        Effect.sync(() => {
-          try {
-            if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
-          } catch {
-            // Already gone.
-          }
-        })
-    )
-  })
-
-/** The pids of `pid`'s child processes. */
-const childrenOf = (pid: number): ReadonlyArray<string> => {
-  try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .trim()
-      .split(/\s+/)
-  } catch {
-    // ps answers 1 when it lists nothing.
-    return []
-  }
-}
-
-/** A JSON request to the process at `base`: its status and its parsed body's fields. */
-const request = (base: string, method: string, path: string, token?: string, body?: unknown): Effect.Effect<Json> =>
-  Effect.map(call({ baseUrl: base }, method, path, { token, body }), (answer) => ({
-    status: answer.status,
-    ...(answer.body as object)
-  }))
-
-/** Signs in `account` on the process at `base`. */
-const signIn = (base: string, account: PrivateKeyAccount) => signInAt({ baseUrl: base }, account)
-
-/**
- * A separately started anvil mining a block a second, the contracts placed by `npm run deploy` with both relayer keys
- * as operators, and a way to mint its test USDC (the deploying account owns the token).
- */
-const realChain = Effect.gen(function* () {
-  const anvil = yield* startAnvil()
-  const rpc = (method: string, params: ReadonlyArray<unknown>) =>
-    Effect.promise(() =>
-      fetch(anvil.rpcUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
-      }).then((response) => response.json())
-    )
-  const deployerKey = generatePrivateKey()
-  const deployer = privateKeyToAccount(deployerKey)
-  const relayerKeys = [generatePrivateKey(), generatePrivateKey()] as const
-  const relayers = relayerKeys.map((key) => privateKeyToAccount(key).address)
-  for (const address of [deployer.address, ...relayers]) {
-    yield* rpc("anvil_setBalance", [address, toHex(10n ** 22n)])
-  }
-  yield* rpc("evm_setAutomine", [false])
-  yield* rpc("evm_setIntervalMining", [1])
-  const keyFile = join(yield* tempDir, "deployer.key")
-  writeFileSync(keyFile, `${deployerKey}\n`, { mode: 0o600 })
-  return { anvil, rpc, deployer, relayerKeys, relayers, keyFile }
-})
-
-/** Runs `npm run deploy` as an operator would; answers the environment lines it printed. */
-const deploy = (rpcUrl: string, keyFile: string, operators: ReadonlyArray<Address>) =>
-  Effect.callback<Record<string, string>, Error>((resume) => {
-    execFile(
-      process.execPath,
-      [
-        deployScript,
-        "--rpc-url",
-        rpcUrl,
-        "--key-file",
-        keyFile,
-        "--test-token",
-        ...operators.flatMap((operator) => ["--operator", operator])
-      ],
-      { timeout: 90_000 },
-      (error, stdout, stderr) => {
-        if (error !== null) return resume(Effect.fail(new Error(`deploy failed: ${stderr}`)))
-        resume(
-          Effect.succeed(
-            Object.fromEntries(
-              stdout
-                .trim()
-                .split("\n")
-                .map((line) => line.split("=") as [string, string])
-            )
-          )
-        )
-      }
-    )
-  })
-
-/** The chain of one run: anvil at 1-second blocks, the deployed suite, funded relayer keys. */
-const deployedChain = Effect.gen(function* () {
-  const chain = yield* realChain
-  const env = yield* deploy(chain.anvil.rpcUrl, chain.keyFile, chain.relayers)
-  const client = createPublicClient({ transport: http(chain.anvil.rpcUrl), pollingInterval: 50 })
-  const wallet = createWalletClient({ account: chain.deployer, transport: http(chain.anvil.rpcUrl) })
-  const token = env.TOKEN_ADDRESS as Address
-  const mint = (to: Address, amount: bigint) =>
-    Effect.promise(async () => {
-      const hash = await wallet.writeContract({
-        address: token,
-        abi: testUsdcAbi,
-        functionName: "mint",
-        args: [to, amount],
-        chain: null
-      })
-      await client.waitForTransactionReceipt({ hash })
-    })
-  return {
-    ...chain,
-    client,
-    mint,
-    env: {
-      RPC_URL: chain.anvil.rpcUrl,
-      RELAYER_PRIVATE_KEYS: chain.relayerKeys.join(","),
-      CHAIN_ID: env.CHAIN_ID as string,
-      FORWARDER_ADDRESS: env.FORWARDER_ADDRESS as string,
-      ESCROW_ADDRESS: env.ESCROW_ADDRESS as string,
-      TOKEN_ADDRESS: token
-    }
-  }
-})
-
-type Storage = "sqlite" | "mongo"
-
-/** What processes on `storage` share: the store, its settings, and a seeded company whose team admin may create teams. */
-const sharedStore = (storage: Storage) =>
-  Effect.gen(function* () {
-    const dir = yield* tempDir
-    const database = `settlement_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
-    // A jongodb of its own (MONGODB_URI's server when the run is given one): the run's shared jongodb serves every
-    // other test file at once, and its transactions run one at a time across all of them.
-    const mongoUri =
-      storage === "mongo"
-        ? (process.env.MONGODB_URI ?? (yield* Effect.map(startJongodb(), (mongo) => mongo.uri).pipe(Effect.orDie)))
-        : ""
-    const options: Server.StorageOptions =
-      storage === "sqlite"
-        ? { _tag: "sqlite", filename: join(dir, "svc.db") }
-        : { _tag: "mongo", uri: mongoUri, database }
-    const smtp = yield* startTestSmtpServer
-    const jwtSecret = `${"j".repeat(40)}${database}`
-    // Production on either store (decision 0087): the same settings are required.
-    const env: Record<string, string> = {
-      ...(storage === "sqlite" ? { SVC_DATA_DIR: dir } : { MONGODB_URI: mongoUri, MONGODB_DATABASE: database }),
-      JWT_SECRET: jwtSecret,
-      PUBLIC_BASE_URL: "https://pay.example.com",
-      SMTP_URL: smtp.url,
-      WEBHOOK_SECRET_KEY: "w".repeat(40),
-      METRICS_TOKEN: "m".repeat(40)
-    }
-    // The company and its first team are seeded in the store (no route creates a company).
-    const seeded = yield* Effect.scoped(
-      Effect.flatMap(startTestServerWith({ storage: options, jwtSecret }), (server) => seedTeam(server, ["team_admin"]))
-    )
-    const admin = seeded.members[0]?.account as PrivateKeyAccount
-    return {
-      options,
-      env: {
-        ...env,
-        RATE_LIMIT_PER_IP: "0",
-        RATE_LIMIT_PER_USER: "0",
-        RATE_LIMIT_BYTES_PER_USER: "0",
-        // jongodb commits one (joint) transaction at a time across the processes (decision 0062): in a busy test run a
-        // request may wait its turn past the default 30 s, and for its relayer key past the default 20 s.
-        ...(storage === "mongo" ? { REQUEST_TIMEOUT_MS: "600000", RELAYER_KEY_WAIT_MS: "300000" } : {})
-      },
-      companyId: seeded.companyId,
-      admin
-    }
-  })
-
-/** A team created over `base` by `admin` (its account created on chain), funded with test USDC. */
-const fundedTeam = (
-  chain: Effect.Success<typeof deployedChain>,
-  base: string,
-  token: string,
-  companyId: string,
-  admin: PrivateKeyAccount,
-  name: string
-) =>
-  Effect.gen(function* () {
-    const created = yield* request(base, "POST", "/v2/teams", token, {
-      name,
-      entity_nanoid: companyId,
-      admin_wallet: admin.address
-    })
-    assert.strictEqual(created.status, 200, JSON.stringify(created))
-    const team = created.data.team_nanoid as string
-    const account = (yield* Effect.promise(() =>
-      chain.client.readContract({
-        address: chain.env.FORWARDER_ADDRESS as Address,
-        abi: svcAccountForwarderAbi,
-        functionName: "accountAddress",
-        args: [admin.address, keccak256(toHex(team))]
-      })
-    )) as Address
-    yield* chain.mint(account, 10n ** 12n)
-    return { team, account }
-  })
-
-/** A payment of `cents` from `team` to `payee`, issued by `base` and signed by its admin: the PUT body. */
-const signedPayment = (
-  base: string,
-  token: string,
-  admin: PrivateKeyAccount,
-  team: string,
-  payee: string,
-  cents: number
-) =>
-  Effect.gen(function* () {
-    const body = {
-      from: team,
-      to: [{ to: payee, amount_cents: cents, currency_symbol: "USD", invoice_description: "load" }],
-      pay_now: true
-    }
-    const issued = yield* request(base, "POST", "/v2/payments", token, body)
-    assert.strictEqual(issued.status, 200, JSON.stringify(issued))
-    const bundle = issued.data as TypedDataBundle
-    const signature = yield* Effect.promise(() => admin.signTypedData(signableOf(bundle) as never))
-    return { ...body, signer: admin.address, typed_data: bundle.typed_data, signature }
-  })
-
-/**
- * A new employee (a fresh wallet) in each of `teams`, the member a payment goes to (only employees and contractors are
- * paid, decision 0008): added in the processes' shared store, as the seeding does. Answers their user ids, in order.
- */
-const employeesOf = (store: { readonly options: Server.StorageOptions }, teams: ReadonlyArray<string>) =>
-  Effect.scoped(
-    Effect.flatMap(startTestServerWith({ storage: store.options }), (server) =>
-      Effect.forEach(teams, (team) =>
-        addMember(
-          team as TeamId,
-          privateKeyToAccount(generatePrivateKey()).address,
-          "team_employee",
-          `payee-${team}@settlement.example`
-        ).pipe(Effect.provide(server.context))
-      )
-    )
-  )
-
-/** PUT /v2/payments at `base`, timed. */
-const put = (base: string, token: string, body: unknown) =>
-  Effect.gen(function* () {
-    const started = Date.now()
-    const answer = yield* call({ baseUrl: base }, "PUT", "/v2/payments", { token, body })
-    return { status: answer.status, body: answer.body as Json, millis: Date.now() - started }
-  })
 
 /**
  * How many PUTs a run sends: 300 on either store (`SETTLEMENT_COUNT` changes it). On jongodb, transactions waiting in a
@@ -430,28 +120,17 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
           console.info(figures)
           if (process.env.SETTLEMENT_DEBUG) for (const p of processes) console.info(p.output().slice(-6000))
           // Each answered 200, 202 (sent, not final within the wait: decision 0061), or (a replay that met the request
-          // still executing) 409 ALREADY_EXECUTED; never another 5xx. Then the same PUT again answers the one result.
-          // On jongodb only, 503 SERVICE_UNAVAILABLE too: under load its wire protocol sometimes breaks ("Server ended
-          // moreToCome unexpectedly"), the driver clears its connection pool, and the requests using it at that moment
-          // answer 503 as for any database outage. The same PUT again (below) finishes each, once.
+          // still executing, nothing sent yet) 409 EXECUTION_IN_PROGRESS, never ALREADY_EXECUTED (none was executed by
+          // other payments) nor a 5xx, on either store. Then the same PUT again answers the one result.
           for (const answer of answers) {
             assert.isTrue(
               answer.status === 200 ||
                 answer.status === 202 ||
-                (answer.status === 409 && answer.body.error_code === "ALREADY_EXECUTED") ||
-                (storage === "mongo" && answer.status === 503 && answer.body.error_code === "SERVICE_UNAVAILABLE"),
+                (answer.status === 409 && answer.body.error_code === "EXECUTION_IN_PROGRESS"),
               JSON.stringify(answer.body)
             )
           }
-          const settle = (body: unknown, i: number) =>
-            Effect.gen(function* () {
-              let answer = yield* put(processes[(i + 2) % 3]?.base as string, token, body)
-              for (let tries = 0; tries < 300 && answer.status !== 200; tries++) {
-                yield* Effect.sleep(200)
-                answer = yield* put(processes[(i + 2) % 3]?.base as string, token, body)
-              }
-              return answer
-            })
+          const settle = (body: unknown, i: number) => untilPaid(processes[(i + 2) % 3]?.base as string, token, body)
           const settled = yield* Effect.forEach(bodies, settle, { concurrency: 16 })
           const transactions = settled.map((answer) => {
             assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
@@ -673,11 +352,10 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
               strict: true
             })
           ).pipe(Effect.map((logs) => logs.filter((log) => salts.has(log.args.salt))))
-        let landed = yield* executed()
-        for (let i = 0; i < 120 && landed.length < bodies.length; i++) {
-          yield* Effect.sleep(250)
-          landed = yield* executed()
-        }
+        const landed = yield* eventually(
+          Effect.map(executed(), (logs) => logs.length >= bodies.length && logs),
+          { what: "every request executed", every: "250 millis" }
+        )
         assert.strictEqual(landed.length, bodies.length)
         assert.strictEqual(new Set(landed.map((log) => log.args.salt)).size, bodies.length)
         // The same hashes the victim answered: the journal's bytes, sent again.
@@ -689,11 +367,7 @@ describe("settlement across processes, on a chain of its own at 1-second blocks"
         // its 1 s wait, so each may first answer 202), on the key's next nonces.
         for (const i of [0, 1, 2, 3, 4]) {
           const body = yield* signedPayment(survivor.base, token, store.admin, team, payee, 500 + i)
-          let answer = yield* put(survivor.base, token, body)
-          for (let tries = 0; tries < 50 && answer.status === 202; tries++) {
-            yield* Effect.sleep(200)
-            answer = yield* put(survivor.base, token, body)
-          }
+          const answer = yield* untilPaid(survivor.base, token, body)
           assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
         }
       }).pipe(Effect.scoped),

@@ -3,6 +3,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SmtpMailer } from "@svc/adapters/mail"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { startTestSmtpServer, textOf } from "@svc/adapters/test/TestSmtpServer"
 import { NotFound } from "@svc/contract"
 import { walletAddressOf } from "@svc/domain/Evm"
@@ -255,10 +256,10 @@ describe("team routes", () => {
       const toEmployee = yield* create(members[1]!.account.address)
       assert.strictEqual(toEmployee.status, 200, JSON.stringify(toEmployee.body))
       const noticed = String(toEmployee.body.data.admin_invite_nanoid)
-      const notice = () => smtp.received.find((mail) => textOf(mail).includes(noticed))
-      for (let waited = 0; notice() === undefined && waited < 30_000; waited += 50) yield* Effect.sleep(50)
-      assert.isDefined(notice(), `no notice naming ${noticed} among ${smtp.received.length} mails`)
-      assert.match(notice()?.to[0] ?? "", /^m1-.*@test\.example$/)
+      const notice = yield* eventually(() => smtp.received.find((mail) => textOf(mail).includes(noticed)), {
+        what: `a notice naming ${noticed}`
+      })
+      assert.match(notice.to[0] ?? "", /^m1-.*@test\.example$/)
     }).pipe(Effect.scoped)
 
   it.live("a wallet named admin_wallet joins a new team only when it accepts, signed in with that wallet", () =>

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect } from "effect"
 import { ChainTestServer, call, fundedTeam, startChainTestServerWith } from "../test/TestServer.ts"
@@ -106,12 +107,10 @@ describe("traces", () => {
         // The server span ends last: once it arrived, the whole trace did (batches go every 100 ms).
         const inTrace = () => otlp.spans.filter((span) => span.traceId === traceId)
         const serverSpanOf = () => inTrace().find((span) => span.parentSpanId === callerSpan)
-        for (let waited = 0; serverSpanOf() === undefined && waited < 15_000; waited += 50) yield* Effect.sleep(50)
-        const serverSpan = serverSpanOf()
-        assert.isDefined(serverSpan, `no server span under the caller's; got ${otlp.spans.length} spans`)
+        const serverSpan = yield* eventually(serverSpanOf, { what: "the server span under the caller's" })
         assert.strictEqual(serverSpan?.kind, 2) // SPAN_KIND_SERVER
-        assert.strictEqual(attributeOf(serverSpan!, "http.request.method"), "PUT")
-        assert.strictEqual(attributeOf(serverSpan!, "url.path"), "/v2/payments")
+        assert.strictEqual(attributeOf(serverSpan, "http.request.method"), "PUT")
+        assert.strictEqual(attributeOf(serverSpan, "url.path"), "/v2/payments")
 
         // One tree: every span of the trace hangs from another of its spans, up to the server's.
         const spans = inTrace()
@@ -140,14 +139,9 @@ describe("traces", () => {
         const traceparent = String(delivered?.headers.traceparent ?? "")
         assert.match(traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
         const [, deliveryTrace, deliverySpan] = traceparent.split("-")
-        for (
-          let waited = 0;
-          !otlp.spans.some((span) => span.spanId === deliverySpan) && waited < 15_000;
-          waited += 50
-        ) {
-          yield* Effect.sleep(50)
-        }
-        const attempt = otlp.spans.find((span) => span.spanId === deliverySpan)
+        const attempt = yield* eventually(() => otlp.spans.find((span) => span.spanId === deliverySpan), {
+          what: "the delivery attempt's span"
+        })
         assert.strictEqual(attempt?.traceId, deliveryTrace)
         assert.strictEqual(attempt?.name, "WebhookDispatcher.attempt")
       }).pipe(Effect.scoped),

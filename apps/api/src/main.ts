@@ -34,7 +34,7 @@
  * OTLP/HTTP JSON, with `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_SERVICE_NAME` (default `svc-api`); without it nothing
  * is traced.
  */
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import {
   embeddedChainId,
@@ -46,12 +46,14 @@ import {
 import { BatchConfig, EmbeddedChain, ViemChainGateway } from "@svc/adapters/evm"
 import { ChainGateway, ChainSupervision } from "@svc/domain/chain"
 import { DepositFollower } from "@svc/domain/deposit"
-import { AbandonedExecutions, IntentRunner } from "@svc/domain/payment"
+import { IdGenerator } from "@svc/domain/Ids"
+import { Executions, IntentRunner, Recovery } from "@svc/domain/payment"
+import { Randomness } from "@svc/domain/Randomness"
 import { TeamBalances } from "@svc/domain/team"
 import { Cause, Console, Context, Effect, Exit, Layer, Option, Redacted, Runtime } from "effect"
 import { HttpServer } from "effect/http"
 import { type AppConfig, readAppConfig, refuseVersion, StartRefused } from "./AppConfig.ts"
-import { resendLostExecutions } from "./ChainRecovery.ts"
+import { recoverRestoredChain } from "./ChainRecovery.ts"
 import { embeddedState, type StartedState, seedEmbeddedDemo } from "./Embedded.ts"
 import { chainStateFileOf, databaseFileOf, lockDataDirectory, prepareDataDirectory } from "./EmbeddedData.ts"
 import { logging } from "./Logging.ts"
@@ -149,12 +151,20 @@ const startChain = (
             Effect.orDie
           )
         : undefined
-    // A restored chain may be up to a second behind the records: send again what it lost, before serving.
+    // A restored chain may be up to a second behind the records: recovery sends again what it lost, before serving.
     const resend = (savedAt: number | undefined) =>
       chain === undefined
         ? Effect.void
-        : resendLostExecutions(savedAt).pipe(
-            Effect.provide(Layer.merge(Layer.succeedContext(storage), Layer.succeedContext(chain))),
+        : recoverRestoredChain(savedAt).pipe(
+            Effect.provide(
+              Layer.mergeAll(
+                Layer.succeedContext(storage),
+                Layer.succeedContext(chain),
+                Executions.layer({ graceMillis: config.shutdownGraceMillis }),
+                IdGenerator.layer,
+                Randomness.layer
+              )
+            ),
             Effect.orDie
           )
     yield* resend(persisted?.savedAt)
@@ -180,16 +190,16 @@ const startChain = (
   })
 
 /**
- * With the chain, this process also runs the intent runner, finishes what dead processes left, and follows deposits
- * (any number of processes may: decisions 0018, 0063, 0064). Embedded mode reads deposits from the first block, so the
- * demo funding is the demo team's first deposit; production from `DEPOSITS_FROM_BLOCK`, else from its first start.
+ * With the chain, this process also runs the intent runner, recovery (what dead or paused processes left, decision
+ * 0093) and the deposit follower (any number of processes may: decisions 0018, 0064). Embedded mode reads deposits
+ * from the first block, so the demo funding is the demo team's first deposit; production from `DEPOSITS_FROM_BLOCK`,
+ * else from its first start.
  */
 const chainWorkers = (config: AppConfig) =>
   Layer.mergeAll(
-    IntentRunner.layer({ holder: `api-${process.pid}` }),
-    AbandonedExecutions.layer(),
+    IntentRunner.layer(),
+    Recovery.layer(),
     DepositFollower.layer({
-      holder: `api-${process.pid}-${randomUUID()}`,
       confirmations: config.confirmations,
       startBlock: config.embedded ? 0 : Option.getOrUndefined(config.depositsFromBlock)
     })

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { Duration, Effect } from "effect"
 
 /** `npm start`'s entry point. */
@@ -66,6 +67,7 @@ export const startNpm = (env: Record<string, string>) =>
           detached: true
         })
         let output = ""
+        // not a wait: a guard that fails a start that never comes
         const timer = setTimeout(() => resume(Effect.fail(new Error(`not serving in time:\n${output}`))), 90_000)
         const onData = (chunk: Buffer) => {
           output += chunk.toString()
@@ -127,18 +129,9 @@ export const stopGracefully = (started: Started) =>
     exited(started.child)
   )
 
-/** Asks `check` every 100 ms until it answers something (up to `timeout`, 60 s by default), then answers that. */
+/** Asks `check` every 100 ms until it answers something (up to `timeout`, 60 s by default): the shared `eventually`. */
 export const poll = <A, E, R>(
   what: string,
   check: Effect.Effect<A | undefined, E, R>,
   timeout: Duration.Input = Duration.seconds(60)
-) =>
-  Effect.gen(function* () {
-    const deadline = Date.now() + Duration.toMillis(timeout)
-    while (Date.now() < deadline) {
-      const found = yield* check
-      if (found !== undefined) return found
-      yield* Effect.sleep(100)
-    }
-    return yield* Effect.die(new Error(`never saw ${what}`))
-  })
+) => eventually(check, { what, every: "100 millis", timeout })

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { JongodbDatabase } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
 import { noRateLimits } from "@svc/adapters/http/server"
 import { MongoDatabase } from "@svc/adapters/mongo"
@@ -87,6 +88,8 @@ export interface TestServerOptions {
   readonly httpMetrics?: boolean | undefined
   /** `/v1` served in-process; default not served. */
   readonly v1?: Server.ServerOptions["v1"]
+  /** The web console's build served at `/console`; default not served. */
+  readonly console?: Server.ServerOptions["console"]
 }
 
 /** A new SQLite file in a temporary directory of its own, removed when the scope closes. */
@@ -117,6 +120,7 @@ const startOn = Effect.fn("TestServer.startOn")(function* (storage: Server.Stora
       retention: options.retention,
       httpMetrics: options.httpMetrics,
       v1: options.v1,
+      console: options.console,
       rateLimits: noRateLimits,
       ...options.limits
     })
@@ -144,7 +148,7 @@ export const startMongoTestServer = Effect.fn("TestServer.startMongo")(function*
       : { _tag: "mongo" as const, uri: inject("mongoUri"), database: `api_${randomUUID().replaceAll("-", "")}` }
   const server = yield* startOn(storage, options)
   const { db } = yield* MongoDatabase.pipe(
-    Effect.provide(yield* Layer.build(MongoDatabase.layer({ uri: storage.uri, database: storage.database })))
+    Effect.provide(yield* Layer.build(JongodbDatabase.layerDetected({ uri: storage.uri, database: storage.database })))
   )
   return { ...server, storage, db } satisfies MongoTestServer
 })
@@ -262,8 +266,14 @@ const nextJoiningTime = () => {
   return new Date(lastJoined).toISOString()
 }
 
-/** Adds a user with `wallet` to `team` with `role` (creating the user); answers the user id. */
-export const addMember = (team: TeamId, wallet: string, role: Role, email: string) =>
+/** Adds a user with `wallet` to `team` with `role` (creating the user, named `name` when given); answers its id. */
+export const addMember = (
+  team: TeamId,
+  wallet: string,
+  role: Role,
+  email: string,
+  name?: { readonly first: string; readonly last: string }
+) =>
   Effect.gen(function* () {
     const ids = yield* IdGenerator
     const users = yield* UserRepository
@@ -276,8 +286,8 @@ export const addMember = (team: TeamId, wallet: string, role: Role, email: strin
             nanoid: yield* ids.make("user"),
             wallet,
             email,
-            first_name: "Test",
-            last_name: role,
+            first_name: name?.first ?? "Test",
+            last_name: name?.last ?? role,
             created_at: now
           })
     if (existing._tag === "None") yield* users.insert(user).pipe(Effect.orDie)

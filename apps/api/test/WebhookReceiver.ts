@@ -1,6 +1,6 @@
 /**
  * A webhook receiver for tests and benchmarks: a real `node:http` (or `node:https`) server on 127.0.0.1 that keeps
- * every request it gets and answers as told (204 by default), closed with its scope.
+ * every request it gets and answers as told (204 by default; a status, headers and a body), closed with its scope.
  */
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { createServer as createTlsServer } from "node:https"
@@ -14,11 +14,11 @@ export interface Received {
   readonly at: number
 }
 
-/** How the receiver answers a request: a status and headers. */
+/** How the receiver answers a request: a status, headers and a body (none unless given). */
 export type Answer = (
   request: Received,
   index: number
-) => { readonly status: number; readonly headers?: Record<string, string> }
+) => { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string }
 
 /** A running receiver. */
 export interface Receiver {
@@ -66,8 +66,8 @@ export const startReceiver = (
               const request = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() }
               const index = receiver.received.length
               receiver.received.push(request)
-              const { status, headers } = receiver.answer(request, index)
-              res.writeHead(status, headers).end()
+              const { status, headers, body } = receiver.answer(request, index)
+              res.writeHead(status, headers).end(body)
               for (const waiter of waiters.filter((w) => receiver.received.length >= w.count)) {
                 waiters.splice(waiters.indexOf(waiter), 1)
                 waiter.resolve()

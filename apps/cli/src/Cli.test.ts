@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { assert, layer } from "@effect/vitest"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { Context, Effect, Layer } from "effect"
 import { encryptKeystoreJson } from "ethers"
 import { Webhook } from "standardwebhooks"
@@ -94,6 +95,7 @@ const EmbeddedLayer = Layer.effect(
           detached: true
         })
         let output = ""
+        // not a wait: a guard that fails a start that never comes
         const timer = setTimeout(() => resume(Effect.fail(new Error(`not serving in time:\n${output}`))), 90_000)
         const onData = (chunk: Buffer) => {
           output += chunk.toString()
@@ -186,16 +188,9 @@ const receiver = Effect.acquireRelease(
   ({ close }) => Effect.sync(close)
 )
 
-/** Waits (polling, up to a minute on a loaded machine) until `check` answers something. */
-const eventually = <A>(what: string, check: () => A | undefined) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 600; i++) {
-      const found = check()
-      if (found !== undefined) return found
-      yield* Effect.sleep("100 millis")
-    }
-    return yield* Effect.die(new Error(`never saw ${what}`))
-  })
+/** Waits (up to a minute on a loaded machine) until `check` answers something: the shared `eventually`. */
+const until = <A>(what: string, check: () => A | undefined) =>
+  eventually(check, { what, every: "100 millis", timeout: "60 seconds" })
 
 /** The config directory signed in as the demo admin. */
 const signedIn = Effect.map(Embedded, ({ admin }) => admin)
@@ -327,11 +322,12 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       const { team } = yield* Embedded
       const config = yield* signedIn
       // The follower reads a pass a second: the funding shows within a few.
-      let listed = yield* svc(["--json", "deposits", "list", "--team", team], { config })
-      for (let i = 0; i < 50 && !listed.stdout.includes("confirmed"); i++) {
-        yield* Effect.sleep(200)
-        listed = yield* svc(["--json", "deposits", "list", "--team", team], { config })
-      }
+      const listed = yield* eventually(
+        Effect.map(svc(["--json", "deposits", "list", "--team", team], { config }), (run) =>
+          run.stdout.includes("confirmed") ? run : undefined
+        ),
+        { what: "the funding confirmed", every: "200 millis" }
+      )
       // --json is the API's answer, its `data` whole: next_cursor included (null: every page was read).
       const answered = JSON.parse(yield* api(`/v2/deposits?team_nanoid=${team}`, jwtOf(config)))
       const printed = JSON.parse(ok(listed).stdout)
@@ -358,11 +354,13 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
           )
       )
       assert.notInclude(sent, '"error"')
-      let after: Array<Json> = []
-      for (let i = 0; i < 50 && after.length < 2; i++) {
-        yield* Effect.sleep(200)
-        after = JSON.parse(ok(yield* svc(["--json", "deposits", "list", "--team", team], { config })).stdout).data.items
-      }
+      const after = yield* eventually(
+        Effect.map(svc(["--json", "deposits", "list", "--team", team], { config }), (run) => {
+          const items: Array<Json> = JSON.parse(ok(run).stdout).data.items
+          return items.length >= 2 ? items : undefined
+        }),
+        { what: "the second deposit listed", every: "200 millis" }
+      )
       assert.deepStrictEqual(
         after.map((item) => item.amount_cents),
         [25_000, 10_000_000]
@@ -534,7 +532,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
           ({ child }) => Effect.sync(() => killGroup(child))
         )
         const { out } = listening
-        const webhook = yield* eventually("listen's endpoint", () => /\(endpoint (wh-\S{12})\)/.exec(out.stderr)?.[1])
+        const webhook = yield* until("listen's endpoint", () => /\(endpoint (wh-\S{12})\)/.exec(out.stderr)?.[1])
         const listed = JSON.parse(ok(yield* svc(["--json", "webhooks", "list", "--team", team], { config })).stdout)
         assert.include(
           listed.data.items.map((w: Json) => w.webhook_nanoid),
@@ -555,7 +553,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
             .split("\n")
             .filter((line) => line.trim() !== "")
             .map((line) => JSON.parse(line) as Json)
-        const events = yield* eventually("payment.group.created and payment.sent", () => {
+        const events = yield* until("payment.group.created and payment.sent", () => {
           const seen = lines()
           const types = seen.map((event) => event.event_type)
           return types.includes("payment.group.created") && types.includes("payment.sent") ? seen : undefined
@@ -564,7 +562,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         assert.notInclude(out.stderr, "rejected")
         // Forwarded as received: the same bodies, with their Standard Webhooks headers.
         const forwardedTypes = () => forward.received.map((r) => JSON.parse(r.body).event_type as string)
-        yield* eventually("the forwarded deliveries", () =>
+        yield* until("the forwarded deliveries", () =>
           forwardedTypes().includes("payment.group.created") && forwardedTypes().includes("payment.sent")
             ? true
             : undefined
@@ -575,7 +573,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         }
 
         listening.child.kill("SIGINT")
-        yield* eventually("listen's exit", () => (out.exit === undefined ? undefined : true))
+        yield* until("listen's exit", () => (out.exit === undefined ? undefined : true))
         assert.include(out.stderr, `Deleted the temporary endpoint ${webhook}`)
         const after = JSON.parse(ok(yield* svc(["--json", "webhooks", "list", "--team", team], { config })).stdout)
         assert.notInclude(
@@ -629,25 +627,29 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       const tested = JSON.parse(
         ok(yield* svc(["--json", "webhooks", "test", id, "--event", "payment.sent"], { config })).stdout
       ).data
-      const delivered = yield* eventually("the test delivery", () => hook.received[0])
+      const delivered = yield* until("the test delivery", () => hook.received[0])
       // Signed with the new secret (the previous one signs beside it during the rotation).
       const event = new Webhook(rotated.secret).verify(delivered.body, delivered.headers) as Json
       assert.strictEqual(event.event_type, "payment.sent")
-      const log = yield* Effect.gen(function* () {
-        for (let i = 0; i < 600; i++) {
-          const run = ok(yield* svc(["--json", "webhooks", "deliveries", id, "--status", "succeeded"], { config }))
-          const items: Array<Json> = JSON.parse(run.stdout).data.items
-          if (items.some((item) => item.delivery_nanoid === tested.delivery_nanoid)) return items
-          yield* Effect.sleep("100 millis")
-        }
-        return yield* Effect.die(new Error("the test delivery never succeeded"))
-      })
+      const log = yield* eventually(
+        Effect.map(svc(["--json", "webhooks", "deliveries", id, "--status", "succeeded"], { config }), (run) => {
+          const items: Array<Json> = JSON.parse(ok(run).stdout).data.items
+          return items.some((item) => item.delivery_nanoid === tested.delivery_nanoid) ? items : undefined
+        }),
+        { what: "the test delivery succeeded", every: "100 millis", timeout: "60 seconds" }
+      )
       assert.strictEqual(log[0].event_type, "payment.sent")
+      // The receiver's answer ("ok"): whole in --json, its start in the table's last column.
+      assert.deepStrictEqual(
+        log[0].attempts.map((a: Json) => [a.status_code, a.response_body, a.response_body_truncated]),
+        [[200, "ok", false]]
+      )
       const table = ok(yield* svc(["webhooks", "deliveries", id], { config })).stdout
-      assert.match(table, new RegExp(`${tested.delivery_nanoid} +payment\\.sent +succeeded +1 +200`))
+      assert.match(table, / +RESPONSE BODY$/m)
+      assert.match(table, new RegExp(`${tested.delivery_nanoid} +payment\\.sent +succeeded +1 +200 +.+ ok$`, "m"))
       const retried = ok(yield* svc(["webhooks", "retry", id, tested.delivery_nanoid], { config })).stdout
       assert.match(retried, new RegExp(`Delivery: +${tested.delivery_nanoid}`))
-      yield* eventually("the retried delivery", () => hook.received[1])
+      yield* until("the retried delivery", () => hook.received[1])
 
       assert.strictEqual(ok(yield* svc(["webhooks", "delete", id], { config })).stdout.trim(), `Deleted ${id}`)
       const gone = yield* svc(["webhooks", "get", id], { config })
@@ -676,7 +678,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
 
         // Embedded mode writes the mail, link and token, to the server's log.
         const invite = first
-        const token = yield* eventually(
+        const token = yield* until(
           "the invite mail in the log",
           () => new RegExp(`invite=${invite}&token=([A-Za-z0-9_-]+)`).exec(logs())?.[1]
         )

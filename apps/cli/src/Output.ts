@@ -54,3 +54,21 @@ export const localDate = (value: string | number | undefined): string => {
 /** Prints the API's body exactly with `--json`, else what `human` makes of the decoded value. */
 export const show = <A>(json: boolean, answer: Answer<A>, human: (value: A) => string): Effect.Effect<void> =>
   Console.log(json ? answer.text : human(answer.value))
+
+// C0 and C1 controls, DEL, line and paragraph separators, and bidirectional overrides and isolates.
+const unsafe = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu
+const escapes: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+/**
+ * Text from elsewhere (a receiver's answer) on one line of a table: every character a terminal could act on shown
+ * escaped (`\n`, `\u001b`), never passed to it; at most `max` characters, ending in `…` when cut here or before.
+ */
+export const excerpt = (text: string, options: { readonly max: number; readonly cut?: boolean }): string => {
+  const shown = text.replace(unsafe, (c) => escapes[c] ?? `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`)
+  const chars = Array.from(shown)
+  return chars.length > options.max
+    ? `${chars.slice(0, options.max - 1).join("")}…`
+    : options.cut === true
+      ? `${shown}…`
+      : shown
+}

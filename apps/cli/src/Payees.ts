@@ -1,27 +1,25 @@
 /**
  * Who to pay, as the command line takes it: `--to us-...=12.34` entries, or a CSV file of `recipient,amount[,
- * description]` lines for hundreds of payees (a header line, blank lines and `#` comments are skipped; fields may be
- * quoted).
+ * description]` lines for hundreds of payees, read by the domain's `payment/PayeesCsv.ts` (the web console reads the
+ * same format).
  */
+import { type CsvPayee, parsePayeesCsv, recipientProblem } from "@svc/domain/payment"
 import { Effect } from "effect"
 import { badArgument, type CliFailure } from "./Failure.ts"
 import { parseCents } from "./Money.ts"
 
+export { csvFields } from "@svc/domain/payment"
+
 /** One payee: a member's user nanoid, cents, and the invoice description; or the member's invoice it pays. */
-export interface Payee {
-  readonly to: string
-  readonly amount_cents: number
-  readonly invoice_description: string
+export type Payee = CsvPayee & {
   /** The invoice (iv-...) the payee billed: paid by its id, what is left of it. */
   readonly invoice?: string
 }
 
-const recipientPattern = /^us-.{12}$/
-
-const checkRecipient = (name: string, to: string): Effect.Effect<string, CliFailure> =>
-  recipientPattern.test(to)
-    ? Effect.succeed(to)
-    : Effect.fail(badArgument(name, `"${to}" is not a user nanoid (us- and 12 characters)`))
+const checkRecipient = (name: string, to: string): Effect.Effect<string, CliFailure> => {
+  const problem = recipientProblem(to)
+  return problem === undefined ? Effect.succeed(to) : Effect.fail(badArgument(name, problem))
+}
 
 /** A `--to us-...=12.34` entry. */
 export const parseToEntry = (entry: string, description: string): Effect.Effect<Payee, CliFailure> =>
@@ -34,52 +32,20 @@ export const parseToEntry = (entry: string, description: string): Effect.Effect<
     return { to, amount_cents, invoice_description: description }
   })
 
-/** The fields of one CSV line (RFC 4180 quoting: `"a, b"`, `""` for a quote). */
-export const csvFields = (line: string): Array<string> => {
-  const result: Array<string> = []
-  let field = ""
-  let quoted = false
-  for (let index = 0; index < line.length; index++) {
-    const char = line[index]
-    if (quoted) {
-      if (char === '"' && line[index + 1] === '"') {
-        field += '"'
-        index++
-      } else if (char === '"') quoted = false
-      else field += char
-    } else if (char === '"') quoted = true
-    else if (char === ",") {
-      result.push(field.trim())
-      field = ""
-    } else field += char
-  }
-  result.push(field.trim())
-  return result
-}
-
 /** The payees of a CSV file's text; `file` names it in errors, with the line number. */
-export const parseCsv = (file: string, text: string, description: string): Effect.Effect<Array<Payee>, CliFailure> =>
-  Effect.gen(function* () {
-    const payees: Array<Payee> = []
-    const lines = text.split(/\r?\n/)
-    for (const [index, raw] of lines.entries()) {
-      const line = raw.trim()
-      if (line === "" || line.startsWith("#")) continue
-      const [to = "", amount = "", own] = csvFields(line)
-      // A header: the first line whose first field is no user id.
-      if (payees.length === 0 && !to.startsWith("us-") && /recipient|user|to|nanoid/i.test(to)) continue
-      const where = `${file} line ${index + 1}`
-      const recipient = yield* checkRecipient(where, to)
-      const amount_cents = yield* parseCents(where, amount)
-      payees.push({
-        to: recipient,
-        amount_cents,
-        invoice_description: own === undefined || own === "" ? description : own
-      })
-    }
-    if (payees.length === 0) return yield* badArgument("--csv", `${file} names no payee`)
-    return payees
-  })
+export const parseCsv = (
+  file: string,
+  text: string,
+  description: string
+): Effect.Effect<ReadonlyArray<Payee>, CliFailure> => {
+  const parsed = parsePayeesCsv(text, description)
+  if (parsed._tag === "Payees") return Effect.succeed(parsed.payees)
+  return Effect.fail(
+    parsed.line === undefined
+      ? badArgument("--csv", `${file} ${parsed.reason}`)
+      : badArgument(`${file} line ${parsed.line}`, parsed.reason)
+  )
+}
 
 /** `items` in batches of at most `size`. */
 export const batchesOf = <A>(items: ReadonlyArray<A>, size: number): Array<Array<A>> => {

@@ -4,7 +4,8 @@
  * in the checkout), migrated at open like the server's.
  */
 import { join, resolve } from "node:path"
-import { MongoDatabase, type MongoUnreachable, MongoV1IdMap } from "@svc/adapters/mongo"
+import { JongodbDatabase } from "@svc/adapters/embedded"
+import { type MongoUnreachable, MongoV1IdMap } from "@svc/adapters/mongo"
 import { SqliteDatabase, type SqliteDatabaseError, SqliteV1IdMap } from "@svc/adapters/sqlite"
 import type { V1IdMap } from "@svc/domain/migration"
 import { Layer } from "effect"
@@ -29,7 +30,7 @@ export const databaseFileOf = (dataDir: string) => join(resolve(dataDir), "svc.d
 export const idMapLayer = (options: IdMapStoreOptions): Layer.Layer<V1IdMap, SqliteDatabaseError | MongoUnreachable> =>
   options.mongoUri !== undefined && options.mongoUri !== ""
     ? MongoV1IdMap.layer.pipe(
-        Layer.provide(MongoDatabase.layer({ uri: options.mongoUri, database: options.mongoDatabase }))
+        Layer.provide(JongodbDatabase.layerDetected({ uri: options.mongoUri, database: options.mongoDatabase }))
       )
     : SqliteV1IdMap.layer.pipe(
         Layer.provide(SqliteDatabase.layer({ filename: databaseFileOf(options.dataDir ?? defaultDataDir) }))

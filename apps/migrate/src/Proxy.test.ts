@@ -6,8 +6,9 @@
  * Then the same sign-in and lists on MongoDB, both ways.
  */
 import { assert, layer } from "@effect/vitest"
+import { JongodbDatabase } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
-import { MongoDatabase, MongoV1IdMap } from "@svc/adapters/mongo"
+import { MongoV1IdMap } from "@svc/adapters/mongo"
 import { SqliteDatabase, SqliteV1IdMap } from "@svc/adapters/sqlite"
 import {
   addMember,
@@ -378,7 +379,7 @@ const MongoFixtureLayer = (mode: Mode) =>
       if (mode === "in-process") return { v1Url: server.baseUrl, admin, team: seeded.teamId }
       const idMap = yield* Layer.build(
         MongoV1IdMap.layer.pipe(
-          Layer.provide(MongoDatabase.layer({ uri: server.storage.uri, database: server.storage.database }))
+          Layer.provide(JongodbDatabase.layerDetected({ uri: server.storage.uri, database: server.storage.database }))
         )
       )
       const proxy = yield* serveProxy({ target: server.baseUrl, port: 0 }).pipe(Effect.provide(idMap))

@@ -66,14 +66,13 @@ const program = Effect.gen(function* () {
   const started = performance.now()
   let cursor = -1
   let passes = 0
+  let held: Effect.Success<ReturnType<typeof DepositFollower.followOnce>>["token"]
   while (cursor < head) {
-    const pass = yield* DepositFollower.followOnce({
-      holder: "bench",
-      confirmations: 1,
-      startBlock: 0,
-      batchBlocks: 5_000
-    }).pipe(Effect.provide(context))
+    const pass = yield* DepositFollower.followOnce({ confirmations: 1, startBlock: 0, batchBlocks: 5_000 }, held).pipe(
+      Effect.provide(context)
+    )
     cursor = pass.cursor?.block ?? cursor
+    held = pass.token
     passes++
   }
   const seconds = (performance.now() - started) / 1000

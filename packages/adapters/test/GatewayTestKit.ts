@@ -5,11 +5,11 @@
  */
 import { randomBytes } from "node:crypto"
 import {
-  type ChainUnavailable,
+  type ChainUnreachable,
   paymentRequestOf,
   paymentsRequestOf,
   rolesRequestOf,
-  type SettlementReverted
+  type SendError
 } from "@svc/domain/chain"
 import {
   type PaymentEntry,
@@ -50,9 +50,9 @@ export class GatewayFixture extends Context.Service<
     /** Every key of the gateway's relayer. */
     readonly relayers: ReadonlyArray<Address>
     /** Mints test USDC to `to`, from the suite's token owner. */
-    readonly mint: (to: Address, amount: bigint) => Effect.Effect<Hex, SettlementReverted | ChainUnavailable>
+    readonly mint: (to: Address, amount: bigint) => Effect.Effect<Hex, SendError>
     /** Sets the ether balance of `to` (anvil's `anvil_setBalance`). */
-    readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnavailable>
+    readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnreachable>
     readonly ownerKey: Hex
     readonly team: Address
   }

@@ -4,6 +4,7 @@
  */
 import { Effect } from "effect"
 import { SMTPServer } from "smtp-server"
+import { eventually } from "./Eventually.ts"
 
 /** A message as the server received it. */
 export interface ReceivedMail {
@@ -18,7 +19,7 @@ export interface TestSmtpServer {
   readonly received: ReadonlyArray<ReceivedMail>
   /** Whether recipients are refused (451, a temporary failure). */
   refuse: boolean
-  /** Resolves once `count` messages arrived in all (polling, no timing assumptions). */
+  /** Resolves once `count` messages arrived in all (`eventually`, no timing assumptions). */
   readonly waitFor: (count: number) => Effect.Effect<ReadonlyArray<ReceivedMail>>
 }
 
@@ -31,10 +32,7 @@ export const startTestSmtpServer = Effect.acquireRelease(
       received,
       refuse: false,
       waitFor: (count) =>
-        Effect.gen(function* () {
-          while (received.length < count) yield* Effect.sleep("20 millis")
-          return received
-        })
+        eventually(() => received.length >= count && received, { what: `${count} mails`, timeout: "60 seconds" })
     }
     const server = new SMTPServer({
       authOptional: true,

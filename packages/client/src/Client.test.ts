@@ -14,6 +14,7 @@ import {
   type SvcResult,
   type TeamUser,
   type ViemAccount,
+  type WebhookDelivery,
   type WebhookEvent,
   type WebhookEventPayload
 } from "./index.ts"
@@ -91,6 +92,9 @@ describe("@svc/client in plain values", () => {
       payload: { team_nanoid: string; url: string; events: ["payment.sent"]; name: string }
     }>().toExtend<SvcRequest<"webhooks", "create">>()
     expectTypeOf<SvcResult<"webhooks", "create">["data"]["webhook_nanoid"]>().toEqualTypeOf<string>()
+    // docs/webhooks.md: each attempt of the delivery log with the start of the receiver's answer.
+    expectTypeOf<WebhookDelivery["attempts"][number]["response_body"]>().toEqualTypeOf<string | null>()
+    expectTypeOf<WebhookDelivery["attempts"][number]["response_body_truncated"]>().toEqualTypeOf<boolean>()
     expectTypeOf<SvcResult<"invites", "accept">["data"]["team_nanoid"]>().toEqualTypeOf<string>()
     expectTypeOf<SvcResult<"balance", "get">["data"]["svc_account_address"]>().toEqualTypeOf<`0x${string}`>()
     expectTypeOf<TeamUser["nanoid"]>().toEqualTypeOf<string>()

@@ -1,22 +1,36 @@
 /**
  * The svc client with plain promises (issue 20): `createSvcClient({ baseUrl, account })` signs in with the account's
- * wallet (SIWE) when first needed and again when its token expires, exposes every operation of the API grouped by
- * resource (derived from the HTTP contract, so it cannot drift from the server), and pays in one call: it issues the
- * typed data, checks it pays what was asked, signs it here and executes it. The private key never leaves the process:
- * only signatures are sent.
+ * wallet (SIWE) when first needed, renews its session quietly before it expires, exposes every operation of the API
+ * grouped by resource (derived from the HTTP contract, so it cannot drift from the server), and pays in one call: it
+ * issues the typed data, checks it pays what was asked, signs it here and executes it (or in two, `prepare` and
+ * `submit`, to show the typed data between). The private key never leaves the process: only signatures are sent. A
+ * browser wallet signs through `eip1193Account` (issue 40).
  */
 import { makeApiClient } from "@svc/contract"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import { tokenAmountOf } from "@svc/domain/payment"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import { type PayInvoicesRequest, payInvoicesWith } from "./InvoicePay.ts"
-import { promised, type SvcOperations, type SvcResult } from "./Operations.ts"
-import { readingAnswers, run, SvcError } from "./SvcError.ts"
+import { type PayInvoicesRequest, prepareInvoicePayment } from "./InvoicePay.ts"
+import { promised, type SvcOperations } from "./Operations.ts"
+import {
+  type GrantTypedData,
+  type InstantPaymentRequest,
+  type ManagerInvitesRequest,
+  type PaymentResult,
+  type PaymentTypedData,
+  type PayRequest,
+  type PreparedGrant,
+  type PreparedPayment,
+  prepareInstantPayment,
+  prepareManagerGrant,
+  preparePayments,
+  submitManagerGrant,
+  submitPayment
+} from "./Prepared.ts"
+import { type SessionStore, sessionOf } from "./Session.ts"
+import { readingAnswers } from "./SvcError.ts"
 
-export type { PayInvoicesRequest } from "./InvoicePay.ts"
-
-/** A viem account (`privateKeyToAccount`, a wallet client's local account, ...). */
+/** A viem account (`privateKeyToAccount`, a wallet client's local account, `eip1193Account`, ...). */
 export interface ViemAccount {
   readonly address: `0x${string}`
   readonly signMessage: (args: { readonly message: string }) => Promise<`0x${string}`>
@@ -42,64 +56,53 @@ export interface EthersSigner {
 /** What signs for the client: a viem account or an ethers signer. */
 export type SvcAccount = ViemAccount | EthersSigner
 
-/** One payee of `payments.pay`. */
-export interface Payee {
-  /** A team member's user id (`us-…`). */
-  readonly to: string
-  readonly amount_cents: number
-  readonly invoice_description?: string
-}
-
-/** What `payments.pay` takes: the team that pays, whom it pays, and when (now, unless `payAt`). */
-export interface PayRequest {
-  /** The paying team's id (`te-…`). */
-  readonly team: string
-  readonly to: ReadonlyArray<Payee>
-  /** Registers intents due then, instead of paying now. */
-  readonly payAt?: Date
-}
-
-/** What `payments.pay` answers: the transaction, and the payments it made (or registered, for `payAt`). */
-export interface PaymentResult {
-  readonly transaction: string
-  readonly payments: SvcResult<"payments", "execute">["data"]["payments"]
-  /** True when the transaction was sent and is not final yet (the API answered 202; the same call again waits on). */
-  readonly inFlight: boolean
-}
-
-/** The client: every operation of the API, `payments.pay`, and the session it signs in with. */
+/** The client: every operation of the API, payments and grants signed here, and the session it signs in with. */
 export interface SvcClient extends SvcOperations {
   /** The wallet this client signs with, lower case (a promise: an ethers signer answers its address asynchronously). */
   readonly address: () => Promise<`0x${string}`>
   /** Signs in now (SIWE: the message from the API, signed here, exchanged for a JWT); answers the JWT. */
   readonly signIn: () => Promise<string>
-  /** The current JWT, signing in again first when there is none or it expires within a minute. */
+  /**
+   * The current JWT: renewed without a signature in its last hour (`POST /v2/auth/refresh`), signed for again when
+   * there is none usable. Calling it now and then keeps a session alive.
+   */
   readonly token: () => Promise<string>
   readonly invoices: SvcOperations["invoices"] & {
     /** Pays what is left of each member's invoice (`iv-…`) from `team` in one signed batch (`InvoicePay.ts`). */
     readonly pay: (request: PayInvoicesRequest) => Promise<PaymentResult>
+    /** Issues the typed data of `pay` and checks it pays what each invoice says is left; `payments.submit` signs it. */
+    readonly prepare: (request: PayInvoicesRequest) => Promise<PreparedPayment>
   }
+  /** Forgets the session (and its stored copy): the next call signs in again. */
+  readonly signOut: () => void
   readonly payments: SvcOperations["payments"] & {
     /**
      * Pays team members from `team`: issues the typed data, checks it pays exactly the amounts asked, signs it with
      * the account and executes it. With `payAt`, registers intents due then instead.
      */
     readonly pay: (request: PayRequest) => Promise<PaymentResult>
+    /** Issues the typed data of `pay` and checks it (throws, having signed nothing, when it is not what was asked). */
+    readonly prepare: (request: PayRequest) => Promise<PreparedPayment>
+    /** Issues and checks the typed data of an instant payment to an e-mail. */
+    readonly prepareInstant: (request: InstantPaymentRequest) => Promise<PreparedPayment>
+    /** Signs prepared typed data with the account and executes it. */
+    readonly submit: (prepared: PreparedPayment) => Promise<PaymentResult>
+  }
+  readonly invites: SvcOperations["invites"] & {
+    /** Issues the typed data that grants manager roles on chain, checked to grant what was asked. */
+    readonly prepareManagers: (request: ManagerInvitesRequest) => Promise<PreparedGrant>
+    /** Signs prepared grants with the account and executes them: each wallet is then a member with its role. */
+    readonly submitManagers: (
+      prepared: PreparedGrant
+    ) => Promise<{ readonly invites: ReadonlyArray<string>; readonly transaction: string }>
   }
 }
+
+export type { PayInvoicesRequest } from "./InvoicePay.ts"
+export type { Payee, PaymentResult, PayRequest } from "./Prepared.ts"
 
 const isEthers = (account: SvcAccount): account is EthersSigner =>
   typeof (account as EthersSigner).getAddress === "function"
-
-/** A JWT's `exp` (seconds), without checking it: the server does. */
-const expiryOf = (jwt: string): number => {
-  try {
-    const payload = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")) as { exp?: number }
-    return typeof payload.exp === "number" ? payload.exp : 0
-  } catch {
-    return 0
-  }
-}
 
 /** What signs for the client: its address, SIWE messages and typed data, with a viem account or an ethers signer. */
 const signerOf = (account: SvcAccount) => ({
@@ -107,7 +110,9 @@ const signerOf = (account: SvcAccount) => ({
     (isEthers(account) ? await account.getAddress() : account.address).toLowerCase() as `0x${string}`,
   signMessage: (message: string) =>
     isEthers(account) ? account.signMessage(message) : account.signMessage({ message }),
-  signTypedData: (bundle: TypedDataBundle) => {
+  signTypedData: (issued: PaymentTypedData | GrantTypedData) => {
+    // The domain's own shape of the same typed data (its ids branded), as the API issued it.
+    const bundle = issued as unknown as TypedDataBundle
     const signable = signableOf(bundle)
     if (!isEthers(account)) return account.signTypedData(signable as never)
     // ethers derives the domain type itself and refuses it among the types.
@@ -116,43 +121,10 @@ const signerOf = (account: SvcAccount) => ({
   }
 })
 
-type Signer = ReturnType<typeof signerOf>
-
-/** The client's session: signs in (once at a time) with SIWE, and answers a token a minute from expiry at least. */
-const sessionOf = (baseUrl: string, signer: Signer) => {
-  const anonymous = makeApiClient({ baseUrl, transformResponse: readingAnswers })
-  let session: { readonly jwt: string; readonly expires: number } | undefined
-  let signingIn: Promise<string> | undefined
-  const signIn = (): Promise<string> => {
-    signingIn ??= (async () => {
-      try {
-        const wallet = await signer.address()
-        const challenge = await run(Effect.flatMap(anonymous, (api) => api.auth.siwe({ query: { wallet } as never })))
-        const sig = await signer.signMessage(challenge.data.siwe)
-        const verified = await run(
-          Effect.flatMap(anonymous, (api) =>
-            api.auth.verify({ payload: { message: challenge.data.siwe, sig, nonce: challenge.data.nonce } as never })
-          )
-        )
-        session = { jwt: verified.data.jwt, expires: expiryOf(verified.data.jwt) }
-        return verified.data.jwt
-      } finally {
-        signingIn = undefined
-      }
-    })()
-    return signingIn
-  }
-  const token = async () =>
-    session !== undefined && session.expires - 60 > Date.now() / 1000 ? session.jwt : await signIn()
-  const forget = () => {
-    session = undefined
-  }
-  return { signIn, token, forget }
-}
-
 /**
  * Whether a route takes the bearer token: every `/v2/` route but sign-in's own; not `/health` or `/ready`. (The URL is
- * still the route's path here: the contract's client prefixes the base URL after this step.)
+ * still the route's path here: the contract's client prefixes the base URL after this step.) `POST /v2/auth/refresh`
+ * is sent with the token by the session itself.
  */
 const needsToken = (path: string) => path.startsWith("/v2/") && !path.startsWith("/v2/auth/")
 
@@ -175,77 +147,46 @@ const authenticatedClient = (baseUrl: string, token: () => Promise<string>) =>
     })
   )
 
-/** The body of a batch paying `to`, now or at `payAt`. */
-const batchOf = (request: PayRequest) => ({
-  from: request.team,
-  to: request.to.map((payee) => ({
-    to: payee.to,
-    amount_cents: payee.amount_cents,
-    currency_symbol: "USD" as const,
-    invoice_description: payee.invoice_description ?? "Payment"
-  })),
-  pay_now: request.payAt === undefined,
-  network: "arbitrum" as const
-})
-
-/** Whether the issued typed data pays exactly what was asked: the count, and each amount in order. */
-const paysWhatWasAsked = (bundle: TypedDataBundle, to: ReadonlyArray<Payee>) => {
-  const entries = (bundle.typed_data as { data?: { payments?: ReadonlyArray<{ amount: string }> } }).data?.payments
-  return (
-    entries !== undefined &&
-    entries.length === to.length &&
-    entries.every((entry, index) => entry.amount === tokenAmountOf(to[index]?.amount_cents ?? 0))
-  )
-}
-
-/** `payments.pay`: issues the batch, checks it pays what was asked, signs it locally and executes it. */
-const payWith =
-  (operations: SvcOperations, signer: Signer) =>
-  async (request: PayRequest): Promise<PaymentResult> => {
-    const body = batchOf(request)
-    const issued = await operations.payments.create({
-      payload: {
-        ...body,
-        ...(request.payAt === undefined ? {} : { pay_at_time: Math.floor(request.payAt.getTime() / 1000) })
-      }
-    })
-    const bundle = issued.data as TypedDataBundle
-    // Signs only what pays exactly what was asked.
-    if (!paysWhatWasAsked(bundle, request.to)) {
-      throw new SvcError(
-        "UNEXPECTED_RESPONSE",
-        "the typed data the API issued does not pay what was asked: nothing was signed"
-      )
-    }
-    const signature = await signer.signTypedData(bundle)
-    const executed = await operations.payments.execute({
-      payload: { ...body, signer: await signer.address(), typed_data: issued.data.typed_data, signature }
-    })
-    return {
-      transaction: executed.data.transaction,
-      payments: executed.data.payments,
-      inFlight: "status" in executed.data && executed.data.status === "in_flight"
-    }
-  }
-
 /**
- * A client of the svc API at `baseUrl`, signing with `account`.
+ * A client of the svc API at `baseUrl`, signing with `account`. A web app passes `session` to keep its JWT across
+ * page loads (in `sessionStorage`: issue 40).
  *
  * @example
  * const svc = createSvcClient({ baseUrl: "http://127.0.0.1:3000", account: privateKeyToAccount(key) })
  * const { transaction } = await svc.payments.pay({ team: "te-…", to: [{ to: "us-…", amount_cents: 1_234 }] })
  */
-export const createSvcClient = (options: { readonly baseUrl: string; readonly account: SvcAccount }): SvcClient => {
+export const createSvcClient = (options: {
+  readonly baseUrl: string
+  readonly account: SvcAccount
+  readonly session?: SessionStore | undefined
+}): SvcClient => {
   const baseUrl = options.baseUrl.replace(/\/+$/, "")
   const signer = signerOf(options.account)
-  const session = sessionOf(baseUrl, signer)
+  const session = sessionOf(baseUrl, signer, options.session)
   const operations = promised(authenticatedClient(baseUrl, session.token), session.forget)
   return {
     ...operations,
-    payments: { ...operations.payments, pay: payWith(operations, signer) },
-    invoices: { ...operations.invoices, pay: payInvoicesWith({ ...signer, operations }) },
+    payments: {
+      ...operations.payments,
+      pay: async (request) => submitPayment(operations, signer, await preparePayments(operations, signer, request)),
+      prepare: (request) => preparePayments(operations, signer, request),
+      prepareInstant: (request) => prepareInstantPayment(operations, signer, request),
+      submit: (prepared) => submitPayment(operations, signer, prepared)
+    },
+    invites: {
+      ...operations.invites,
+      prepareManagers: (request) => prepareManagerGrant(operations, signer, request),
+      submitManagers: (prepared) => submitManagerGrant(operations, signer, prepared)
+    },
+    invoices: {
+      ...operations.invoices,
+      pay: async (request) =>
+        submitPayment(operations, signer, await prepareInvoicePayment(operations, signer, request)),
+      prepare: (request) => prepareInvoicePayment(operations, signer, request)
+    },
     address: signer.address,
     signIn: session.signIn,
-    token: session.token
+    token: session.token,
+    signOut: session.forget
   }
 }

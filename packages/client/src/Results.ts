@@ -20,7 +20,10 @@ export type Invite = SvcResult<"invites", "list">["data"][number]
 export type Invoice = SvcResult<"invoices", "get">["data"]
 /** A webhook endpoint (`webhooks.get`, `webhooks.list`). */
 export type WebhookEndpoint = SvcResult<"webhooks", "list">["data"]["items"][number]
-/** One delivery of an event to an endpoint, with its attempts (`webhooks.deliveries`). */
+/**
+ * One delivery of an event to an endpoint, with its attempts (`webhooks.deliveries`): each one's status code, time,
+ * error, and the start of the receiver's answer (`response_body`, `response_body_truncated`).
+ */
 export type WebhookDelivery = SvcResult<"webhooks", "deliveries">["data"]["items"][number]
 /** USDC that reached a team's account (`deposits.list`). */
 export type Deposit = SvcResult<"deposits", "list">["data"]["items"][number]

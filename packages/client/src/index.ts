@@ -5,14 +5,12 @@
 export {
   createSvcClient,
   type EthersSigner,
-  type Payee,
   type PayInvoicesRequest,
-  type PaymentResult,
-  type PayRequest,
   type SvcAccount,
   type SvcClient,
   type ViemAccount
 } from "./Client.ts"
+export { type Eip1193Provider, eip1193Account, requestWalletAddress } from "./Eip1193.ts"
 export type {
   InviteEventPayload,
   InvoiceEventPayload,
@@ -28,6 +26,15 @@ export type {
 export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
 export type { Plain, PlainInput } from "./Plain.ts"
 export type {
+  InstantPaymentRequest,
+  ManagerInvitesRequest,
+  Payee,
+  PaymentResult,
+  PayRequest,
+  PreparedGrant,
+  PreparedPayment
+} from "./Prepared.ts"
+export type {
   Balance,
   Deposit,
   Invite,
@@ -40,5 +47,6 @@ export type {
   WebhookDelivery,
   WebhookEndpoint
 } from "./Results.ts"
+export { renewWithinSeconds, type SessionStore } from "./Session.ts"
 export { SvcError, type SvcErrorCode } from "./SvcError.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"

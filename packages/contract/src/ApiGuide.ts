@@ -110,7 +110,9 @@ const executed = await fetch(\`\${base}/v2/payments\`, {
 }).then((r) => r.json())
 \`\`\`
 
-A signed request executes once (\`409 ALREADY_EXECUTED\` after), expires (\`410 EXPIRED_TYPED_DATA\`: ask again), and
+A signed request executes once: the same PUT again answers its result, \`202\` with the transaction while it is in
+flight, or \`409 EXECUTION_IN_PROGRESS\` while another request executes it and has sent nothing yet (ask again);
+\`409 ALREADY_EXECUTED\` means other payments spent its salt. It expires (\`410 EXPIRED_TYPED_DATA\`: ask again), and
 must match what was issued field for field (\`400 TYPED_DATA_MISMATCH\`). An \`Idempotency-Key\` header makes a
 retried POST, PUT or DELETE answer what the first one did. Manager invites work the same way with
 \`POST\`/\`PUT /v2/invites/manager\`; \`pay_now: false\` registers intents paid at \`pay_at_time\`.

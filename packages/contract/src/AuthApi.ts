@@ -4,10 +4,11 @@
 import { SiweChallenge, SiweChallengeQuery, SiweVerified, SiweVerifyRequest } from "@svc/domain/auth"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EndpointErrors } from "./ApiError.ts"
+import { Authentication } from "./Authentication.ts"
 import { Envelope } from "./Envelope.ts"
 import { answers } from "./OperationDocs.ts"
 
-/** The authentication routes; they need no token. */
+/** The authentication routes; they need no token, but for renewing one. */
 export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.get("siwe", "/v2/auth/siwe", {
@@ -40,7 +41,20 @@ export class AuthApi extends HttpApiGroup.make("auth")
           "SIWE_MISMATCH",
           "SIWE_NOT_YET_VALID"
         ])
+      ),
+    HttpApiEndpoint.post("refresh", "/v2/auth/refresh", {
+      success: Envelope(SiweVerified),
+      error: EndpointErrors
+    })
+      .middleware(Authentication)
+      .annotate(
+        OpenApi.Description,
+        "Exchanges a valid token for a new 24-hour one of the same session, without a signature: a web app renews " +
+          "its session quietly before it expires. A session is renewed for 7 days after its wallet signed in; then " +
+          "401 `UNAUTHORIZED`, and the wallet signs in again (docs/decisions/0102)."
       )
+      .annotate(OpenApi.Summary, "Renew the session: a new JWT for a valid one")
+      .pipe(answers([]))
   )
   .annotateMerge(
     OpenApi.annotations({

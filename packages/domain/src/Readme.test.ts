@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
+import { TransactionMachine } from "./chain/TransactionMachine.ts"
+import { DepositMachine } from "./deposit/DepositMachine.ts"
+import { IssuedRequestMachine } from "./eip712/IssuedRequestMachine.ts"
 import { InviteMachine } from "./invite/InviteMachine.ts"
 import { InvoiceMachine } from "./invoice/InvoiceMachine.ts"
 import { PaymentMachine } from "./payment/PaymentMachine.ts"
@@ -9,10 +12,10 @@ import { WebhookMachine } from "./webhook/WebhookMachine.ts"
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
 
-/** The `from --> to: trigger` lines of the mermaid diagram under a heading, without the [*] ones. */
-const diagramOf = (heading: string): Array<string> => {
+/** The `from --> to: trigger` lines of the `nth` mermaid diagram under a heading, without the [*] ones. */
+const diagramOf = (heading: string, nth = 0): Array<string> => {
   const section = readme.slice(readme.indexOf(`### ${heading}`))
-  const block = /```mermaid\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
+  const block = [...section.matchAll(/```mermaid\n([\s\S]*?)```/g)][nth]?.[1] ?? ""
   return Array.from(
     block.matchAll(/^\s*(\w+) --> (\w+): (\w+)$/gm),
     ([, from, to, trigger]) => `${from} ${trigger} ${to}`
@@ -37,14 +40,18 @@ describe("README", () => {
     assert.match(output, /^verified CreatePaymentsForwardRequest 0x[0-9a-f]{64}\n$/)
   })
 
-  for (const [heading, machine] of [
-    ["Payment", PaymentMachine],
-    ["Invite", InviteMachine],
-    ["Invoice", InvoiceMachine],
-    ["Webhook endpoint", WebhookMachine]
+  const settlement = "Issued request, journaled transaction, deposit"
+  for (const [heading, machine, nth] of [
+    ["Payment", PaymentMachine, 0],
+    ["Invite", InviteMachine, 0],
+    ["Invoice", InvoiceMachine, 0],
+    ["Webhook endpoint", WebhookMachine, 0],
+    [settlement, IssuedRequestMachine, 0],
+    [settlement, TransactionMachine, 1],
+    [settlement, DepositMachine, 2]
   ] as const) {
-    it(`the ${heading} diagram shows exactly the machine's transitions`, () => {
-      assert.deepStrictEqual(diagramOf(heading).sort(), tableOf(machine as StateMachine<string, string>).sort())
+    it(`the ${machine.name} diagram shows exactly the machine's transitions`, () => {
+      assert.deepStrictEqual(diagramOf(heading, nth).sort(), tableOf(machine as StateMachine<string, string>).sort())
     })
   }
 })

@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
+import { TransactionMachine } from "./chain/TransactionMachine.ts"
+import { DepositMachine } from "./deposit/DepositMachine.ts"
+import { IssuedRequestMachine } from "./eip712/IssuedRequestMachine.ts"
 import { InviteMachine } from "./invite/InviteMachine.ts"
 import { InvoiceMachine } from "./invoice/InvoiceMachine.ts"
 import { initialPaymentState, PaymentMachine } from "./payment/PaymentMachine.ts"
@@ -24,19 +27,52 @@ const machines = [
     rule: (from: string) => from === "pending"
   },
   {
-    // Paid only from what is left to pay; closed (canceled, rejected) only while nothing of it is paid.
+    // Paid only from what is left to pay; closed (canceled, rejected) only while nothing of it is paid; a paid
+    // invoice stays paid (a reorganisation only names its payment's new transaction); a hold changes no state.
     machine: InvoiceMachine as StateMachine<string, string>,
     initial: ["submitted"],
-    terminal: ["paid", "canceled", "rejected"],
-    rule: (from: string, _trigger: string, to: string) =>
-      (!["paid", "partially_paid"].includes(to) || ["submitted", "partially_paid"].includes(from)) &&
-      (!["canceled", "rejected"].includes(to) || from === "submitted")
+    terminal: ["canceled", "rejected"],
+    rule: (from: string, trigger: string, to: string) =>
+      (!["paid", "partially_paid"].includes(to) || ["submitted", "partially_paid", "paid"].includes(from)) &&
+      (!["canceled", "rejected"].includes(to) || from === "submitted") &&
+      (from !== "paid" || (to === "paid" && trigger === "reorganise")) &&
+      (trigger !== "hold" || to === from) &&
+      (trigger !== "reorganise" || (to === from && from !== "submitted"))
   },
   {
     machine: WebhookMachine as StateMachine<string, string>,
     initial: ["active"],
     terminal: [],
     rule: (_from: string, trigger: string, to: string) => (to === "active") === (trigger === "enable")
+  },
+  {
+    // In flight again only from a block the chain no longer holds; failed only before any block held it.
+    machine: TransactionMachine as StateMachine<string, string>,
+    initial: ["signed"],
+    terminal: ["failed"],
+    rule: (from: string, trigger: string, to: string) =>
+      (to !== "sent" || from === "signed" || trigger === "reorganise") &&
+      (trigger !== "reorganise" || from === "included" || from === "confirmed") &&
+      (to !== "failed" || from === "signed" || from === "sent") &&
+      to !== "signed"
+  },
+  {
+    // Executed only by its holder's record; back to issued only by a release before the chain spent the salt.
+    machine: IssuedRequestMachine as StateMachine<string, string>,
+    initial: ["issued"],
+    terminal: [],
+    rule: (from: string, trigger: string, to: string) =>
+      (to !== "executed" || (from === "executing" && trigger === "record")) &&
+      (to !== "issued" || trigger === "release") &&
+      (from !== "executed" || trigger === "reopen")
+  },
+  {
+    // Announced (confirmed) only from pending; a confirmed deposit only leaves by a reorganisation.
+    machine: DepositMachine as StateMachine<string, string>,
+    initial: ["pending"],
+    terminal: [],
+    rule: (from: string, trigger: string, to: string) =>
+      (to !== "confirmed" || from === "pending") && (from !== "confirmed" || trigger === "reorganise")
   }
 ] as const
 

@@ -1,8 +1,12 @@
 /**
  * Finite state machines as data: a table of legal transitions, and pure functions over it.
  *
- * Payments, invites and webhook endpoints each declare their table; anything not in the table is an
- * `IllegalTransition`, so no sequence of triggers can reach a state the table does not allow.
+ * Payments, invites, webhook endpoints, issued requests, journaled transactions and deposits each declare their table;
+ * anything not in the table is an `IllegalTransition`, so no sequence of triggers can reach a state the table does not
+ * allow. Stores write a state as a move from the state they read (`move(from, to)`, checked against the table), and
+ * refuse it unless the stored state is still `from`: a regression such as a transaction's `included → sent` outside
+ * a reorganisation is impossible, not merely unlikely (decision 0091). `transitionTable` is the table as the docs show
+ * it.
  */
 import { Effect, Schema } from "effect"
 import type { ErrorCode } from "./errors/ErrorCatalog.ts"
@@ -45,6 +49,10 @@ export interface StateMachine<S extends string, T extends string> extends StateM
   readonly triggersFrom: (state: S) => ReadonlyArray<T>
   /** A state that accepts no trigger. */
   readonly isTerminal: (state: S) => boolean
+  /** Whether some trigger moves `from` to `to` (a store's write of `to` over `from` is in the table). */
+  readonly allows: (from: S, to: S) => boolean
+  /** `to`, when the table moves `from` to it; else `IllegalTransition` (a write outside the table). */
+  readonly move: (from: S, to: S) => Effect.Effect<S, IllegalTransition>
 }
 
 /** Builds a machine from its table. */
@@ -59,6 +67,7 @@ export const makeStateMachine = <const S extends string, const T extends string>
       : Effect.succeed(to)
   }
   const triggersFrom = (state: S) => definition.triggers.filter((trigger) => next(state, trigger) !== undefined)
+  const allows = (from: S, to: S) => Object.values(definition.transitions[from] ?? {}).includes(to)
   return {
     ...definition,
     State: Schema.Literals(definition.states),
@@ -73,8 +82,45 @@ export const makeStateMachine = <const S extends string, const T extends string>
       }),
     can: (state, trigger) => next(state, trigger) !== undefined,
     triggersFrom,
-    isTerminal: (state) => triggersFrom(state).length === 0
+    isTerminal: (state) => triggersFrom(state).length === 0,
+    allows,
+    move: (from, to) =>
+      allows(from, to)
+        ? Effect.succeed(to)
+        : Effect.fail(new IllegalTransition({ machine: definition.name, from, trigger: `become ${to}` }))
   }
+}
+
+/**
+ * The move `trigger` makes from `from`, as a store writes it (`state = to WHERE state = from`): adapters build their
+ * state-changing statements from it when their layer starts, so a write the table does not allow stops the start (and
+ * every test) instead of reaching the store.
+ */
+export const edge = <S extends string, T extends string>(
+  machine: StateMachine<S, T>,
+  from: S,
+  trigger: T
+): { readonly from: S; readonly to: S } => {
+  const to = machine.next(from, trigger)
+  if (to === undefined) throw new IllegalTransition({ machine: machine.name, from, trigger })
+  return { from, to }
+}
+
+/** The machine's table in Markdown, one row a move (`from`, trigger, `to`), in the table's order: what docs show. */
+export const transitionTable = <S extends string, T extends string>(machine: StateMachine<S, T>): string => {
+  const rows = machine.states.flatMap((from) =>
+    machine.triggers.flatMap((trigger) => {
+      const to = machine.next(from, trigger)
+      return to === undefined ? [] : [`| \`${from}\` | ${trigger} | \`${to}\` |`]
+    })
+  )
+  const terminal = machine.states.filter((state) => machine.isTerminal(state)).map((state) => `\`${state}\``)
+  return [
+    "| from | trigger | to |",
+    "|---|---|---|",
+    ...rows,
+    ...(terminal.length === 0 ? [] : ["", `Terminal: ${terminal.join(", ")}.`])
+  ].join("\n")
 }
 
 /** The states reachable from `from` by legal transitions (including `from`). */

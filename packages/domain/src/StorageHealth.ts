@@ -13,6 +13,11 @@ export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()
   get errorCode(): ErrorCode {
     return "SERVICE_UNAVAILABLE"
   }
+
+  /** The reason, as logs and `/ready`'s outages show it. */
+  override get message(): string {
+    return this.reason
+  }
 }
 
 /** Asks the database for a round trip. */

@@ -13,8 +13,9 @@ import { EventOutbox } from "./event/EventOutbox.ts"
  * recovers from does not undo the inner unit's changes.
  *
  * Put only storage work in a unit, decided from what it reads and writes: no chain calls, HTTP or waiting. SQLite runs
- * the unit synchronously, holding the process's connection (an asynchronous step inside is a defect); MongoDB may run
- * it twice (once more, alone, after a joint commit on jongodb failed), so it must do nothing it cannot do again.
+ * the unit synchronously, holding the process's connection (an asynchronous step inside is a defect); MongoDB runs it
+ * again from the start when its transaction meets a write conflict or loses its primary (decision 0096), so it must
+ * do nothing but storage work, which the aborted transaction undoes.
  *
  * @example
  * yield* UnitOfWork.use((unit) =>

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, Logger } from "effect"
+import { Clock, Deferred, Effect, Fiber, Logger } from "effect"
 import { TestClock } from "effect/testing"
+import { type Changes, StorageChanges } from "./StorageChanges.ts"
 import { repeatQuietly, workerOutages } from "./Worker.ts"
 
 describe("repeatQuietly", () => {
@@ -47,6 +48,57 @@ describe("repeatQuietly", () => {
       assert.strictEqual(workerOutages()[0]?.worker, "stopped worker")
       yield* Fiber.interrupt(worker)
       assert.deepStrictEqual(workerOutages(), [])
+    })
+  )
+})
+
+describe("repeatQuietly woken by the storage's changes", () => {
+  /** Changes told by the test: `change()` wakes whoever watches. */
+  const toldChanges = (streaming: boolean) => {
+    let woken = Deferred.makeUnsafe<void>()
+    const changes: Changes = {
+      streaming: Effect.succeed(streaming),
+      watch: () => Effect.sync(() => Deferred.await(woken))
+    }
+    // Replaced before it completes: a waiter it wakes watches the next one.
+    const change = Effect.sync(() => {
+      const done = woken
+      woken = Deferred.makeUnsafe<void>()
+      Deferred.doneUnsafe(done, Effect.void)
+    })
+    return { changes, change }
+  }
+
+  it.effect("while changes are told: a pass at once after a change, else one every streamingEvery", () =>
+    Effect.gen(function* () {
+      const { changes, change } = toldChanges(true)
+      const passes: Array<number> = []
+      const worker = yield* repeatQuietly(
+        "woken worker",
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => passes.push(now))),
+        { every: "50 millis", wokenBy: { topic: "events", streamingEvery: "1 second" } }
+      ).pipe(Effect.provideService(StorageChanges, changes), Effect.forkChild)
+      yield* TestClock.adjust("300 millis")
+      yield* change
+      yield* TestClock.adjust("1700 millis")
+      // At 0, at the change (300 ms), then a second after it; never every 50 ms.
+      assert.deepStrictEqual(passes, [0, 300, 1300])
+      yield* Fiber.interrupt(worker)
+    })
+  )
+
+  it.effect("while no change is told: a pass every `every`, as without", () =>
+    Effect.gen(function* () {
+      const { changes } = toldChanges(false)
+      const passes: Array<number> = []
+      const worker = yield* repeatQuietly(
+        "polling worker",
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => passes.push(now))),
+        { every: "50 millis", wokenBy: { topic: "events", streamingEvery: "1 second" } }
+      ).pipe(Effect.provideService(StorageChanges, changes), Effect.forkChild)
+      yield* TestClock.adjust("200 millis")
+      assert.deepStrictEqual(passes, [0, 50, 100, 150, 200])
+      yield* Fiber.interrupt(worker)
     })
   )
 })

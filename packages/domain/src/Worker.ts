@@ -7,6 +7,7 @@
  * The outages are this process's, as its metrics are: one registry per process, whatever servers it runs.
  */
 import { Cause, Clock, Duration, Effect, Exit } from "effect"
+import { type ChangeTopic, StorageChanges, waitForChange } from "./StorageChanges.ts"
 
 /** A worker failing now. */
 export interface WorkerOutage {
@@ -34,19 +35,34 @@ const reasonOf = (cause: Cause.Cause<unknown>): string => {
 /** The default bound of the backoff: a dependency that comes back is noticed within a minute. */
 export const defaultMaxBackoff = Duration.minutes(1)
 
+/** A worker woken by the storage's changes (`StorageChanges`): of what, and how often it looks meanwhile. */
+export interface WokenBy {
+  readonly topic: ChangeTopic
+  /** The time between passes while changes are told (a safety net for one missed). */
+  readonly streamingEvery: Duration.Input
+}
+
 /**
  * Runs `pass` every `every` for ever (until interrupted), quietly through outages: after `n` failed passes in a row
- * it waits `every * 2^n`, at most `maxBackoff` (and never less than `every`).
+ * it waits `every * 2^n`, at most `maxBackoff` (and never less than `every`). With `wokenBy`, a change of its topic
+ * ends the wait after a pass that worked, and while the storage tells changes the wait is `streamingEvery`.
  */
 export const repeatQuietly = <R>(
   worker: string,
   pass: Effect.Effect<unknown, unknown, R>,
-  options: { readonly every: Duration.Input; readonly maxBackoff?: Duration.Input | undefined }
+  options: {
+    readonly every: Duration.Input
+    readonly maxBackoff?: Duration.Input | undefined
+    readonly wokenBy?: WokenBy | undefined
+  }
 ): Effect.Effect<never, never, R> => {
   const every = Duration.toMillis(Duration.fromInputUnsafe(options.every))
   const max = Math.max(every, Duration.toMillis(Duration.fromInputUnsafe(options.maxBackoff ?? defaultMaxBackoff)))
+  const wokenBy = options.wokenBy
   return Effect.gen(function* () {
+    const changes = yield* Effect.service(StorageChanges)
     while (true) {
+      const woken = wokenBy === undefined ? Effect.never : yield* changes.watch(wokenBy.topic)
       const exit = yield* Effect.exit(pass)
       const now = yield* Clock.currentTimeMillis
       const outage = outages.get(worker)
@@ -57,7 +73,9 @@ export const repeatQuietly = <R>(
             `${worker} works again after ${Math.round((now - outage.since) / 100) / 10} s (${outage.failures} failed passes)`
           )
         }
-        yield* Effect.sleep(Duration.millis(every))
+        yield* wokenBy === undefined
+          ? Effect.sleep(Duration.millis(every))
+          : waitForChange(woken, { topic: wokenBy.topic, every, streamingEvery: wokenBy.streamingEvery })
         continue
       }
       if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt

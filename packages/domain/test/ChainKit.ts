@@ -8,7 +8,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
 import { ChainGateway } from "../src/chain/ChainGateway.ts"
 import { svcAccountSaltOf } from "../src/chain/SvcAccountSalt.ts"
-import { walletAddressOf } from "../src/Evm.ts"
+import { TestChain } from "../src/chain/TestChain.ts"
+import { type Address, walletAddressOf } from "../src/Evm.ts"
 import { IdGenerator } from "../src/Ids.ts"
 import { MembershipRepository } from "../src/membership/index.ts"
 import { SignatureVerifier } from "../src/signature/SignatureVerifier.ts"
@@ -33,34 +34,52 @@ export const chainLayer = EmbeddedChain.layer({ rpcUrl: inject("rpcUrl"), chainI
 export const onChainUseCases = SignatureVerifier.layer.pipe(Layer.provideMerge(teamUseCases))
 
 /**
- * The seeded team (`seedTeam`) with a second admin, `signingAdmin`, whose private key is `key`, and the team's account created
- * on chain, owned by that admin.
+ * The seeded team (`seedTeam`) with a second admin, `signingAdmin`, whose private key is `key`, and the team's account
+ * created on the chain in context, owned by that admin and given 1,000 USDC by `fund`.
  */
-export const seedChainTeam = Effect.gen(function* () {
-  const seeded = yield* seedTeam
-  const key = generatePrivateKey()
-  const signer = privateKeyToAccount(key)
-  const admin: Caller = {
-    nanoid: yield* IdGenerator.use((ids) => ids.make("user")),
-    wallet: walletAddressOf(signer.address)
-  }
-  const now = "2026-01-01T00:00:00.000Z"
-  yield* UserRepository.use((u) => u.insert(newUser({ ...admin, created_at: now }))).pipe(Effect.orDie)
-  const membership = yield* IdGenerator.use((ids) => ids.make("membership"))
-  yield* MembershipRepository.use((m) =>
-    m.insert({
-      nanoid: membership,
-      team_nanoid: seeded.team,
-      user_nanoid: admin.nanoid,
-      role: "team_admin",
-      email: "",
-      created_at: now
-    })
-  ).pipe(Effect.orDie)
-  const { account } = yield* ChainGateway.use((chain) =>
-    chain.createAccount(signer.address, svcAccountSaltOf(seeded.team))
-  ).pipe(Effect.orDie)
-  yield* TeamRepository.use((t) => t.update(seeded.team, { svc_account: account }))
-  yield* EmbeddedChain.use((chain) => chain.mint(account, 1_000n * 10n ** 6n)).pipe(Effect.orDie)
-  return { ...seeded, signingAdmin: admin, key, account }
-})
+export const seedTeamWithAccount = <E, R>(fund: (account: Address, amount: bigint) => Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function* () {
+    const seeded = yield* seedTeam
+    const key = generatePrivateKey()
+    const signer = privateKeyToAccount(key)
+    const admin: Caller = {
+      nanoid: yield* IdGenerator.use((ids) => ids.make("user")),
+      wallet: walletAddressOf(signer.address)
+    }
+    const now = "2026-01-01T00:00:00.000Z"
+    yield* UserRepository.use((u) => u.insert(newUser({ ...admin, created_at: now }))).pipe(Effect.orDie)
+    const membership = yield* IdGenerator.use((ids) => ids.make("membership"))
+    yield* MembershipRepository.use((m) =>
+      m.insert({
+        nanoid: membership,
+        team_nanoid: seeded.team,
+        user_nanoid: admin.nanoid,
+        role: "team_admin",
+        email: "",
+        created_at: now
+      })
+    ).pipe(Effect.orDie)
+    const { account } = yield* ChainGateway.use((chain) =>
+      chain.createAccount(signer.address, svcAccountSaltOf(seeded.team))
+    ).pipe(Effect.orDie)
+    yield* TeamRepository.use((t) => t.update(seeded.team, { svc_account: account }))
+    yield* fund(account, 1_000n * 10n ** 6n)
+    return { ...seeded, signingAdmin: admin, key, account }
+  })
+
+/** `seedTeamWithAccount` on the embedded chain: the account's USDC minted. */
+export const seedChainTeam = seedTeamWithAccount((account, amount) =>
+  EmbeddedChain.use((chain) => chain.mint(account, amount)).pipe(Effect.orDie)
+)
+
+/**
+ * What use-case tests of executions, recovery, removals and deposits run on without a node (decision 0095): the
+ * in-memory chain of `ChainGateway.layerTest` and its controls (`TestChain`), fresh for each test, with the team use
+ * cases and signatures; time is the test's `TestClock`.
+ */
+export const testChainUseCases = onChainUseCases.pipe(Layer.provideMerge(ChainGateway.layerTest()))
+
+/** `seedTeamWithAccount` on the test chain: the account funded at once. */
+export const seedTestChainTeam = seedTeamWithAccount((account, amount) =>
+  TestChain.use((chain) => chain.fund(account, amount))
+)

@@ -4,6 +4,7 @@
  * `PayInvoicesKill.test.ts`, on the storage and the chain suite it names (env `STORAGE`, `RPC_URL`, `SUITE`,
  * `RELAYER_KEYS`). It prints the ids it made on one JSON line before it pays. Plain Node runs it (type stripping).
  */
+import { JongodbDatabase } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
 import { MongoStorage } from "@svc/adapters/mongo"
 import { SqliteStorage } from "@svc/adapters/sqlite"
@@ -21,6 +22,7 @@ import { InvoiceRepository } from "../src/invoice/InvoiceRepository.ts"
 import { CreateInvoiceRequest } from "../src/invoice/InvoiceRequests.ts"
 import { MembershipRepository, type Role, TeamAccess } from "../src/membership/index.ts"
 import { executeSignedPayments } from "../src/payment/ExecuteSignedPayments.ts"
+import { Executions } from "../src/payment/Executions.ts"
 import { issuePayments } from "../src/payment/IssuePayments.ts"
 import { CreatePaymentsRequest, ExecutePaymentsRequest } from "../src/payment/PaymentRequests.ts"
 import { Randomness } from "../src/Randomness.ts"
@@ -37,7 +39,10 @@ const dying = Layer.effectContext(
     const context = yield* Layer.build(
       storage.sqlite !== undefined
         ? Layer.orDie(SqliteStorage.layer({ filename: storage.sqlite }))
-        : Layer.orDie(MongoStorage.layer({ uri: storage.mongo ?? "", database: storage.database }))
+        : MongoStorage.ports.pipe(
+            Layer.provide(JongodbDatabase.layerDetected({ uri: storage.mongo ?? "", database: storage.database })),
+            Layer.orDie
+          )
     )
     const real = Context.get(context, InvoiceRepository)
     return Context.add(context, InvoiceRepository, {
@@ -112,7 +117,7 @@ const program = Effect.gen(function* () {
   })
   const bundle = yield* issuePayments(admin, body)
   const signature = yield* signTypedDataBundle(bundle, key)
-  console.log(JSON.stringify({ team, invoice: invoice.nanoid, salt: bundle.typed_data.salt, account }))
+  console.log(JSON.stringify({ team, invoice: invoice.nanoid, salt: bundle.typed_data.salt, pid: process.pid }))
   yield* executeSignedPayments(
     admin,
     Schema.decodeUnknownSync(ExecutePaymentsRequest)({
@@ -129,7 +134,9 @@ await Effect.runPromise(
   program.pipe(
     Effect.provide(
       Layer.mergeAll(TeamAccess.layer, SignatureVerifier.layer).pipe(
-        Layer.provideMerge(Layer.mergeAll(dying, chain, IdGenerator.layer, Randomness.layer))
+        Layer.provideMerge(
+          Layer.mergeAll(dying, chain, IdGenerator.layer, Randomness.layer, Executions.layer({ graceMillis: 0 }))
+        )
       )
     ),
     Effect.scoped

@@ -20,21 +20,22 @@ export const paymentsBody = (team: TeamId, members: ReadonlyArray<UserId>, cents
     ...(later === undefined ? {} : { pay_at_time: later })
   })
 
-/** Issues the batch, signs it with `key` and executes it, as `admin`; answers the execution. */
-export const pay = (admin: Caller, key: Hex, body: ReturnType<typeof paymentsBody>) =>
+/** Issues the batch and signs it with `key`, as `admin`: the PUT body that executes it. */
+export const signPayments = (admin: Caller, key: Hex, body: ReturnType<typeof paymentsBody>) =>
   Effect.gen(function* () {
     const bundle = yield* issuePayments(admin, body)
     const signature = yield* signTypedDataBundle(bundle, key)
-    return yield* executeSignedPayments(
-      admin,
-      Schema.decodeUnknownSync(ExecutePaymentsRequest)({
-        ...Schema.encodeSync(CreatePaymentsRequest)(body),
-        signer: admin.wallet,
-        typed_data: bundle.typed_data,
-        signature
-      })
-    )
+    return Schema.decodeUnknownSync(ExecutePaymentsRequest)({
+      ...Schema.encodeSync(CreatePaymentsRequest)(body),
+      signer: admin.wallet,
+      typed_data: bundle.typed_data,
+      signature
+    })
   })
+
+/** Issues the batch, signs it with `key` and executes it, as `admin`; answers the execution. */
+export const pay = (admin: Caller, key: Hex, body: ReturnType<typeof paymentsBody>) =>
+  Effect.flatMap(signPayments(admin, key, body), (signed) => executeSignedPayments(admin, signed))
 
 /**
  * What issuing stores for `salt`: a batch of `team` for its admin, whose typed data expires at `expires` (unix

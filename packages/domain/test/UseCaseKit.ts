@@ -12,15 +12,21 @@ import { IdGenerator, type TeamId, type UserId } from "../src/Ids.ts"
 import { InviteSettings } from "../src/invite/index.ts"
 import { MailOutbox } from "../src/mail/index.ts"
 import { MembershipRepository, type Role, TeamAccess } from "../src/membership/index.ts"
+import { Executions } from "../src/payment/Executions.ts"
 import { Randomness } from "../src/Randomness.ts"
 import { TeamBalances, TeamRepository } from "../src/team/index.ts"
 import { type Caller, newUser, UserRepository } from "../src/user/index.ts"
 import { CreateWebhookRequest, WebhookUrlPolicy } from "../src/webhook/index.ts"
 
-/** Every storage port on a fresh in-memory database, with the test ids and randomness. */
+/**
+ * Every storage port on a fresh in-memory database, with the test ids and randomness, and the executions' scope
+ * (closed with the test's, its executions interrupted at once).
+ */
 export const storageLayer = SqliteStorage.ports.pipe(
   Layer.provideMerge(SqliteDatabase.layer({ filename: ":memory:" })),
-  Layer.provideMerge(Layer.mergeAll(IdGenerator.layerTest, Randomness.layerTest())),
+  Layer.provideMerge(
+    Layer.mergeAll(IdGenerator.layerTest, Randomness.layerTest(), Executions.layer({ graceMillis: 0 }))
+  ),
   Layer.orDie
 )
 
@@ -107,7 +113,9 @@ export const webhookBody = (
 
 /** Every event in the outbox, oldest first (claimed once, for the test). */
 export const outboxEvents = EventOutbox.use((o) =>
-  o.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 1000, holder: "test", leaseMillis: 1 })
+  Effect.map(o.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 1000, leaseMillis: 1 }), (claimed) =>
+    claimed.map(({ event }) => event)
+  )
 )
 
 /** The single-use tokens of the queued invite mails, by recipient (the mail worker is not running). */

@@ -46,11 +46,15 @@ export interface ReceivedRequest {
   readonly body: string
 }
 
-/** A local `node:http` receiver: every request it got, answered as `answer` says (200 unless set). */
+/** A local `node:http` receiver: every request it got, answered as `answer` says (200 with no body unless set). */
 export interface Receiver {
   readonly url: string
   readonly received: ReadonlyArray<ReceivedRequest>
-  answer: (request: ReceivedRequest) => { readonly status: number; readonly headers?: Record<string, string> }
+  answer: (request: ReceivedRequest) => {
+    readonly status: number
+    readonly headers?: Record<string, string>
+    readonly body?: string
+  }
 }
 
 /** Starts a receiver on 127.0.0.1 for the current scope. */
@@ -64,8 +68,8 @@ export const startReceiver = Effect.acquireRelease(
       req.on("end", () => {
         const request = { path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }
         received.push(request)
-        const { status, headers } = receiver.answer(request)
-        res.writeHead(status, headers).end()
+        const { status, headers, body } = receiver.answer(request)
+        res.writeHead(status, headers).end(body)
       })
     })
     server.listen(0, "127.0.0.1", () => {

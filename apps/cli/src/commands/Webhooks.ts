@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { answer } from "../Api.ts"
 import { badArgument, type CliFailure } from "../Failure.ts"
-import { fields, localDate, show, table } from "../Output.ts"
+import { excerpt, fields, localDate, show, table } from "../Output.ts"
 import { svc } from "../Root.ts"
 import { authenticated } from "../Session.ts"
 import { deliveryId, teamId, webhookId } from "./Ids.ts"
@@ -47,7 +47,8 @@ const deliveryRow = (delivery: DeliveryView) => {
   const last = delivery.attempts.at(-1)
   return {
     delivery,
-    last: last === undefined ? "" : last.status_code === null ? (last.error ?? "no answer") : String(last.status_code)
+    last: last === undefined ? "" : last.status_code === null ? (last.error ?? "no answer") : String(last.status_code),
+    body: last?.response_body == null ? "" : excerpt(last.response_body, { max: 40, cut: last.response_body_truncated })
   }
 }
 
@@ -267,14 +268,19 @@ const deliveries = Command.make(
           { header: "STATUS", cell: (r) => r.delivery.status },
           { header: "ATTEMPTS", cell: (r) => String(r.delivery.attempts.length) },
           { header: "LAST", cell: (r) => r.last },
-          { header: "CREATED", cell: (r) => localDate(r.delivery.created_at) }
+          { header: "CREATED", cell: (r) => localDate(r.delivery.created_at) },
+          { header: "RESPONSE BODY", cell: (r) => r.body }
         ],
         "No deliveries."
       )
       return data.next_cursor === null ? rows : `${rows}\nMore with --cursor ${data.next_cursor}`
     })
   })
-).pipe(Command.withDescription("The delivery log of an endpoint, newest first"))
+).pipe(
+  Command.withDescription(
+    "The delivery log of an endpoint, newest first, with the start of each last answer's body (--json: every attempt's)"
+  )
+)
 
 const retry = Command.make(
   "retry",

@@ -1,14 +1,16 @@
 /**
- * The contract of `DepositLedger`: the follower leased to one holder at a time, its cursor moved with the deposits it
- * read in one step and only by the holder; a known deposit kept, or pending again when reorganised away or read from
- * another block; state changes only from the expected state, with their events once; a team's deposits newest first,
- * in pages.
+ * The contract of `DepositLedger`: the follower leased to one holder at a time, a larger fencing token for each new
+ * holder (decision 0090), its cursor moved with the deposits it read in one step and only by the current token; a
+ * known deposit kept, or pending again when reorganised away or read from another block; state changes only from the
+ * expected state, only by the current token and only as the deposit machine allows, with their events once; a team's
+ * deposits newest first, in pages.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type Deposit, DepositLedger, depositIdOf } from "@svc/domain/deposit"
 import { EventOutbox } from "@svc/domain/event"
+import type { FencingToken } from "@svc/domain/Lease"
 import { withEvents } from "@svc/domain/UnitOfWork"
-import { Effect, Option } from "effect"
+import { Effect, Exit, Option } from "effect"
 import { event, teamId, wallet } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 
@@ -31,28 +33,43 @@ const deposit = (n: number, overrides: Partial<Deposit> = {}): Deposit => ({
   ...overrides
 })
 
+/** The follower's token when `follow` took or kept it; a test failure otherwise. */
+const tokenOf = (held: Option.Option<{ readonly lease: { readonly token: FencingToken } }>) =>
+  Option.getOrThrow(held).lease.token
+
 /** Registers the suite for `storage`. */
 export const depositLedgerContract = (storage: StorageUnderTest) =>
   describe(`DepositLedger (${storage.name})`, () => {
-    it.live("one follower at a time; only its holder moves the cursor, with what it read", () =>
+    it.live("one follower at a time; only its current token moves the cursor, with what it read", () =>
       Effect.gen(function* () {
         const ledger = yield* DepositLedger
         const now = Date.now()
-        // Never advanced: held, no cursor.
-        assert.deepStrictEqual(yield* ledger.follow("deposits", "a", now, now + 1_000), Option.some(Option.none()))
-        assert.deepStrictEqual(yield* ledger.follow("deposits", "b", now, now + 1_000), Option.none())
-        assert.isFalse(yield* ledger.advance("deposits", "b", { block: 9, hash: "0x9" }, [deposit(1)]))
-        assert.isTrue(yield* ledger.advance("deposits", "a", { block: 10, hash: "0xa" }, [deposit(1), deposit(2)]))
+        // Never advanced: held, no cursor; another is refused meanwhile.
+        const a = yield* ledger.follow("deposits", undefined, now, now + 1_000)
         assert.deepStrictEqual(
-          yield* ledger.follow("deposits", "a", now, now + 1_000),
-          Option.some(Option.some({ block: 10, hash: "0xa" }))
+          Option.map(a, (held) => held.cursor),
+          Option.some(Option.none())
         )
-        // Lapsed: another takes it, and the first no longer writes.
+        const aToken = tokenOf(a)
+        assert.deepStrictEqual(yield* ledger.follow("deposits", undefined, now, now + 1_000), Option.none())
+        assert.isFalse(yield* ledger.advance("deposits", (aToken + 1) as FencingToken, { block: 9, hash: "0x9" }, []))
+        assert.isTrue(yield* ledger.advance("deposits", aToken, { block: 10, hash: "0xa" }, [deposit(1), deposit(2)]))
+        // Kept by its token: the same token, the cursor it moved.
+        const kept = yield* ledger.follow("deposits", aToken, now, now + 1_000)
+        assert.deepStrictEqual(
+          Option.map(kept, (held) => [held.lease.token, held.cursor]),
+          Option.some([aToken, Option.some({ block: 10, hash: "0xa" })])
+        )
+        // Lapsed: another takes it under a larger token, and the first, paused past its lease, no longer writes.
         const later = now + 2_000
-        assert.isTrue(Option.isSome(yield* ledger.follow("deposits", "b", later, later + 1_000)))
-        assert.isFalse(yield* ledger.advance("deposits", "a", { block: 11, hash: "0xb" }, []))
-        yield* ledger.unfollow("deposits", "b")
-        assert.isTrue(Option.isSome(yield* ledger.follow("deposits", "c", later, later + 1_000)))
+        const bToken = tokenOf(yield* ledger.follow("deposits", undefined, later, later + 1_000))
+        assert.isAbove(bToken, aToken)
+        assert.isFalse(yield* ledger.advance("deposits", aToken, { block: 11, hash: "0xb" }, [deposit(3)]))
+        assert.isTrue(Option.isNone(yield* ledger.follow("deposits", aToken, later, later + 1_000)))
+        yield* ledger.unfollow("deposits", aToken)
+        assert.isTrue(Option.isNone(yield* ledger.follow("deposits", undefined, later, later + 1_000)))
+        yield* ledger.unfollow("deposits", bToken)
+        assert.isTrue(Option.isSome(yield* ledger.follow("deposits", undefined, later, later + 1_000)))
         assert.deepStrictEqual(
           (yield* ledger.withinReorgWindow(0)).map((d) => d.nanoid),
           [deposit(1).nanoid, deposit(2).nanoid]
@@ -64,19 +81,30 @@ export const depositLedgerContract = (storage: StorageUnderTest) =>
       Effect.gen(function* () {
         const ledger = yield* DepositLedger
         const now = Date.now()
-        yield* ledger.follow("deposits", "a", now, now + 60_000)
+        const token = tokenOf(yield* ledger.follow("deposits", undefined, now, now + 60_000))
         const advance = (found: ReadonlyArray<Deposit>) =>
-          ledger.advance("deposits", "a", { block: 20, hash: "0x14" }, found)
+          ledger.advance("deposits", token, { block: 20, hash: "0x14" }, found)
         yield* advance([deposit(3), deposit(4), deposit(5)])
         // In a unit with its event (as the follower moves it): confirmed once; a second move from the same state does
         // nothing, and an event appended again is not repeated.
+        const change = (to: "confirmed" | "reorged", by = token) => ({
+          from: "pending" as const,
+          to,
+          updatedAt: "2026-01-02T00:00:00.000Z",
+          follower: "deposits",
+          token: by
+        })
         const move = (n: number, to: "confirmed" | "reorged") =>
-          withEvents(ledger.transition(deposit(n).nanoid, "pending", to, "2026-01-02T00:00:00.000Z"), (moved) =>
-            moved ? [event(1)] : []
-          )
+          withEvents(ledger.transition(deposit(n).nanoid, change(to)), (moved) => (moved ? [event(1)] : []))
+        assert.isFalse(yield* ledger.transition(deposit(3).nanoid, change("confirmed", (token + 1) as FencingToken)))
         assert.isTrue(yield* move(3, "confirmed"))
         assert.isFalse(yield* move(3, "confirmed"))
         assert.isTrue(yield* move(4, "reorged"))
+        // A move the deposit machine does not allow is a defect, whatever the store holds.
+        const illegal = yield* Effect.exit(
+          ledger.transition(deposit(3).nanoid, { ...change("confirmed"), from: "confirmed", to: "pending" })
+        )
+        assert.isTrue(Exit.isFailure(illegal) && !illegal.cause.reasons.some((reason) => reason._tag === "Fail"))
         const outbox = yield* EventOutbox
         assert.strictEqual((yield* outbox.findById(event(1).id))?.sequence, 1)
         // Read again: the confirmed one stays, the reorged one and the pending one from another block are pending anew.
@@ -109,9 +137,9 @@ export const depositLedgerContract = (storage: StorageUnderTest) =>
       Effect.gen(function* () {
         const ledger = yield* DepositLedger
         const now = Date.now()
-        yield* ledger.follow("deposits", "a", now, now + 60_000)
+        const token = tokenOf(yield* ledger.follow("deposits", undefined, now, now + 60_000))
         const mine = [1, 2, 3, 4, 5].map((n) => deposit(n))
-        yield* ledger.advance("deposits", "a", { block: 9, hash: "0x9" }, [
+        yield* ledger.advance("deposits", token, { block: 9, hash: "0x9" }, [
           ...mine,
           deposit(6, { team_nanoid: teamId(2) })
         ])

@@ -14,7 +14,7 @@ import type { StorageUnderTest } from "./Storage.ts"
 const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) => UnitOfWork.use((unit) => unit.run(effect))
 
 const pending = EventOutbox.use((outbox) =>
-  outbox.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 100, holder: "contract", leaseMillis: 1 })
+  outbox.claim({ now: Number.MAX_SAFE_INTEGER - 1, limit: 100, leaseMillis: 1 })
 )
 
 /** Registers the suite for `storage`. */
@@ -35,7 +35,7 @@ export const invoiceRepositoryContract = (storage: StorageUnderTest) =>
         assert.strictEqual(taken._tag, "InvoiceNumberTaken")
         assert.strictEqual((yield* Effect.flip(invoices.findById(invoiceId(4))))._tag, "InvoiceNotFound")
         assert.deepStrictEqual(
-          (yield* pending).map((e) => e.id),
+          (yield* pending).map((e) => e.event.id),
           [event(1).id]
         )
         assert.deepStrictEqual(
@@ -75,48 +75,56 @@ export const invoiceRepositoryContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
-    it.live("a transition applies only at the state and revision it names, and takes or lets go a hold", () =>
-      Effect.gen(function* () {
-        const invoices = yield* InvoiceRepository
-        yield* invoices.create(invoice(1))
-        const hold = { salt: "7", payment_nanoid: paymentId(7) }
-        const held = yield* invoices.transition(invoiceId(1), "submitted", "submitted", {
-          revision: 0,
-          patch: { hold, updated_at: "2026-02-01T00:00:00.000Z" }
-        })
-        assert.deepStrictEqual(held, { ...invoice(1), hold, revision: 1, updated_at: "2026-02-01T00:00:00.000Z" })
-        assert.deepStrictEqual(yield* invoices.findById(invoiceId(1)), held)
-        // A write decided from revision 0 (another holder's) is refused, and changes nothing.
-        const stale = yield* Effect.flip(
-          invoices.transition(invoiceId(1), "submitted", "canceled", { revision: 0, patch: {} })
-        )
-        assert.strictEqual(stale._tag, "StaleState")
-        const wrongState = yield* Effect.flip(
-          invoices.transition(invoiceId(1), "partially_paid", "paid", { revision: 1, patch: {} })
-        )
-        assert.strictEqual(wrongState._tag, "StaleState")
-        const paid = {
-          payment_nanoid: paymentId(7),
-          amount_cents: 4000,
-          transaction: `0x${"ab".repeat(32)}`,
-          block_number: 12,
-          paid_at: "2026-02-02T00:00:00.000Z"
-        }
-        const part = yield* invoices.transition(invoiceId(1), "submitted", "partially_paid", {
-          revision: 1,
-          patch: { hold: null, paid_cents: 4000, payments: [paid] }
-        })
-        assert.isUndefined(part.hold)
-        assert.deepStrictEqual(yield* invoices.findById(invoiceId(1)), part)
-        assert.deepStrictEqual(
-          [part.state, part.revision, part.paid_cents, part.payments],
-          ["partially_paid", 2, 4000, [paid]]
-        )
-        const missing = yield* Effect.flip(
-          invoices.transition(invoiceId(9), "submitted", "canceled", { revision: 0, patch: {} })
-        )
-        assert.strictEqual(missing._tag, "InvoiceNotFound")
-      }).pipe(Effect.provide(storage.layer()))
+    it.live(
+      "a transition is a move of the table, applied only at the state and revision it names; holds come and go",
+      () =>
+        Effect.gen(function* () {
+          const invoices = yield* InvoiceRepository
+          yield* invoices.create(invoice(1))
+          const hold = { salt: "7", payment_nanoid: paymentId(7) }
+          const held = yield* invoices.transition(invoiceId(1), "submitted", "submitted", {
+            revision: 0,
+            patch: { hold, updated_at: "2026-02-01T00:00:00.000Z" }
+          })
+          assert.deepStrictEqual(held, { ...invoice(1), hold, revision: 1, updated_at: "2026-02-01T00:00:00.000Z" })
+          assert.deepStrictEqual(yield* invoices.findById(invoiceId(1)), held)
+          // A write decided from revision 0 (another holder's) is refused, and changes nothing.
+          const stale = yield* Effect.flip(
+            invoices.transition(invoiceId(1), "submitted", "canceled", { revision: 0, patch: {} })
+          )
+          assert.strictEqual(stale._tag, "StaleState")
+          const wrongState = yield* Effect.flip(
+            invoices.transition(invoiceId(1), "partially_paid", "paid", { revision: 1, patch: {} })
+          )
+          assert.strictEqual(wrongState._tag, "StaleState")
+          // A move the machine's table lacks is a defect, whatever is stored.
+          const outside = yield* Effect.exit(
+            invoices.transition(invoiceId(1), "paid", "submitted", { revision: 1, patch: { paid_cents: 1 } })
+          )
+          assert.isTrue(Exit.hasDies(outside))
+          assert.deepStrictEqual(yield* invoices.findById(invoiceId(1)), held)
+          const paid = {
+            payment_nanoid: paymentId(7),
+            amount_cents: 4000,
+            transaction: `0x${"ab".repeat(32)}`,
+            block_number: 12,
+            paid_at: "2026-02-02T00:00:00.000Z"
+          }
+          const part = yield* invoices.transition(invoiceId(1), "submitted", "partially_paid", {
+            revision: 1,
+            patch: { hold: null, paid_cents: 4000, payments: [paid] }
+          })
+          assert.isUndefined(part.hold)
+          assert.deepStrictEqual(yield* invoices.findById(invoiceId(1)), part)
+          assert.deepStrictEqual(
+            [part.state, part.revision, part.paid_cents, part.payments],
+            ["partially_paid", 2, 4000, [paid]]
+          )
+          const missing = yield* Effect.flip(
+            invoices.transition(invoiceId(9), "submitted", "canceled", { revision: 0, patch: {} })
+          )
+          assert.strictEqual(missing._tag, "InvoiceNotFound")
+        }).pipe(Effect.provide(storage.layer()))
     )
 
     it.live("an invoice's change and what its unit writes with it commit together, or neither when it dies", () =>
@@ -141,7 +149,7 @@ export const invoiceRepositoryContract = (storage: StorageUnderTest) =>
         yield* record(Effect.void)
         assert.strictEqual((yield* invoices.findById(invoiceId(1))).state, "paid")
         assert.deepStrictEqual(
-          (yield* pending).map((e) => e.id),
+          (yield* pending).map((e) => e.event.id),
           [event(1).id]
         )
       }).pipe(Effect.provide(storage.layer()))

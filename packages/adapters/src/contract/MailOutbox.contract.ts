@@ -71,14 +71,14 @@ export const mailOutboxContract = (storage: StorageUnderTest) =>
         assert.isTrue(claimed.every((c) => c.attempts === 0))
         assert.deepStrictEqual(yield* outbox.claim({ now: now + 999, limit: 10, leaseMillis: 1000 }), [])
         const first = claimed.find((c) => c.mail.id === mail(1).id)!
-        assert.isFalse(yield* outbox.markSent(mail(1).id, "not-the-holder"))
-        assert.isTrue(yield* outbox.markSent(mail(1).id, first.lease.holder))
+        assert.isFalse(yield* outbox.markSent(mail(1).id, (first.lease.token + 1) as never))
+        assert.isTrue(yield* outbox.markSent(mail(1).id, first.lease.token))
         assert.strictEqual(yield* outbox.stateOf(mail(1).id), "sent")
-        // After the lease lapses the others come back, under new holders; the old holder's token changes nothing.
+        // After the lease lapses the others come back, under larger tokens; the old holder's token changes nothing.
         const again = yield* outbox.claim({ now: now + 1000, limit: 10, leaseMillis: 1000 })
         assert.deepStrictEqual(again.map((c) => c.mail.id).sort(), [mail(2).id, mail(3).id])
         const stale = claimed.find((c) => c.mail.id === mail(2).id)!
-        assert.isFalse(yield* outbox.markSent(mail(2).id, stale.lease.holder))
+        assert.isFalse(yield* outbox.markSent(mail(2).id, stale.lease.token))
         assert.strictEqual(yield* outbox.stateOf(mail(2).id), "queued")
         assert.isUndefined(yield* outbox.stateOf("unknown"))
       }).pipe(Effect.provide(storage.layer()))
@@ -91,14 +91,14 @@ export const mailOutboxContract = (storage: StorageUnderTest) =>
         const now = Date.now()
         const [claimed] = yield* outbox.claim({ now, limit: 10, leaseMillis: 60_000 })
         assert.isTrue(
-          yield* outbox.retryAt(mail(1).id, claimed!.lease.holder, { at: now + 5000, error: "421", giveUp: false })
+          yield* outbox.retryAt(mail(1).id, claimed!.lease.token, { at: now + 5000, error: "421", giveUp: false })
         )
         assert.deepStrictEqual(yield* outbox.claim({ now: now + 4999, limit: 10, leaseMillis: 1000 }), [])
         const [retried] = yield* outbox.claim({ now: now + 5000, limit: 10, leaseMillis: 1000 })
         assert.strictEqual(retried?.attempts, 1)
         assert.deepStrictEqual(retried?.mail, mail(1))
-        assert.isFalse(yield* outbox.retryAt(mail(1).id, claimed!.lease.holder, { at: now, error: "x", giveUp: true }))
-        assert.isTrue(yield* outbox.retryAt(mail(1).id, retried!.lease.holder, { at: now, error: "550", giveUp: true }))
+        assert.isFalse(yield* outbox.retryAt(mail(1).id, claimed!.lease.token, { at: now, error: "x", giveUp: true }))
+        assert.isTrue(yield* outbox.retryAt(mail(1).id, retried!.lease.token, { at: now, error: "550", giveUp: true }))
         assert.strictEqual(yield* outbox.stateOf(mail(1).id), "failed")
         assert.deepStrictEqual(yield* outbox.claim({ now: now + 100_000, limit: 10, leaseMillis: 1000 }), [])
       }).pipe(Effect.provide(storage.layer()))

@@ -93,4 +93,34 @@ export const membershipRepositoryContract = (storage: StorageUnderTest) =>
         assert.strictEqual((yield* memberships.listTeam(teamId(1), { offset: 0, limit: undefined })).total, 1)
       }).pipe(Effect.provide(storage.layer()))
     )
+
+    it.live("a removal's mark is set once, kept until cleared or the membership goes, and found once old enough", () =>
+      Effect.gen(function* () {
+        const memberships = yield* MembershipRepository
+        const t = teamId(1)
+        yield* memberships.insert(membership(1, t, userId(1), "team_finance_admin"))
+        yield* memberships.insert(membership(2, t, userId(2), "team_viewer"))
+        // No such member: nothing marked.
+        assert.isFalse(yield* memberships.markRemoval(t, userId(9), 1_000))
+        assert.isTrue(yield* memberships.markRemoval(t, userId(1), 1_000))
+        // A second mark keeps the first time.
+        assert.isTrue(yield* memberships.markRemoval(t, userId(1), 5_000))
+        assert.strictEqual(Option.getOrThrow(yield* memberships.find(t, userId(1))).removal_since, 1_000)
+        assert.deepStrictEqual(yield* memberships.pendingRemovals(999, 10), [])
+        assert.deepStrictEqual(
+          (yield* memberships.pendingRemovals(1_000, 10)).map((m) => m.user_nanoid),
+          [userId(1)]
+        )
+        yield* memberships.markRemoval(t, userId(2), 2_000)
+        assert.deepStrictEqual(
+          (yield* memberships.pendingRemovals(10_000, 1)).map((m) => m.user_nanoid),
+          [userId(1)]
+        )
+        // Cleared (the chain refused): a member as before; removed: nothing pending.
+        yield* memberships.clearRemoval(t, userId(1))
+        assert.isUndefined(Option.getOrThrow(yield* memberships.find(t, userId(1))).removal_since)
+        assert.isTrue(yield* memberships.remove(t, userId(2)))
+        assert.deepStrictEqual(yield* memberships.pendingRemovals(10_000, 10), [])
+      }).pipe(Effect.provide(storage.layer()))
+    )
   })

@@ -1,29 +1,33 @@
 /**
- * The contract of `PaymentLedger`: an abandoned execution taken over once, by one taker; only the claim's holder
- * records, all or nothing (in a unit of work with its events); due intents leased to one runner at a time; a transition
- * only from the expected state; the query's filters and order; executed requests listed and their transaction amended.
+ * The contract of `PaymentLedger`: only the holder of a request's current claim token notes, drops or records, all or
+ * nothing (in a unit of work with its events), and a holder whose claim was taken over changes nothing; due intents
+ * leased to one runner at a time under a new fencing token, moved only from the expected state, only by the current
+ * token and only as the payment machine allows; the query's filters and order; executed requests listed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Email } from "@svc/domain/Email"
 import { IssuedRequestStore } from "@svc/domain/eip712"
 import { EventOutbox } from "@svc/domain/event"
-import { executionLeaseMillis, type Payment, PaymentLedger, PaymentMachine } from "@svc/domain/payment"
+import type { FencingToken } from "@svc/domain/Lease"
+import { type Payment, PaymentLedger, PaymentMachine } from "@svc/domain/payment"
 import { withEvents } from "@svc/domain/UnitOfWork"
 import { Effect, Exit, Option } from "effect"
 import { event, issued, payment, paymentId, teamId, userId } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
 
-/** Notes `transaction` in flight for `salt`'s holder `claimToken`, signed `0xsig<transaction>`, listing `payments`. */
-const note = (salt: string, claimToken: string, transaction: string, payments: ReadonlyArray<Payment>) =>
-  PaymentLedger.use((ledger) =>
-    ledger.noteInFlight({
-      salt,
-      claimToken,
-      signature: `0xsig${transaction}`,
-      result: { transaction, payments: [] },
-      payments
-    })
-  )
+/** How long the suite's claims hold. */
+const leaseMillis = 20_000
+
+/** Claims `salt` at `now` for `leaseMillis`, signed `0xsig<salt>`. */
+const claimAt = (salt: string, now: number) =>
+  IssuedRequestStore.use((store) => store.claim(salt, { now, until: now + leaseMillis, signature: `0xsig${salt}` }))
+
+/** Notes `transaction` in flight for `salt`'s holder of `token`, listing `payments`. */
+const note = (salt: string, token: FencingToken, transaction: string, payments: ReadonlyArray<Payment>) =>
+  PaymentLedger.use((ledger) => ledger.noteInFlight({ salt, token, result: { transaction, payments: [] }, payments }))
+
+/** A token no holder has. */
+const stranger = 987_654_321 as FencingToken
 
 /** Every payment state, for listing all. */
 const allStates = PaymentMachine.states
@@ -38,12 +42,11 @@ const execute = (
     const store = yield* IssuedRequestStore
     const ledger = yield* PaymentLedger
     yield* store.issue(issued(salt))
-    const claim = yield* store.claim(salt, options.now ?? Date.now())
+    const claim = yield* claimAt(salt, options.now ?? Date.now())
     const recorded = yield* withEvents(
       ledger.recordExecution({
         salt,
-        claimToken: claim.claimToken,
-        signature: `0xsig${salt}`,
+        token: claim.claim.token,
         result: { transaction: options.transaction ?? `0xtx${salt}`, payments: [] },
         payments
       }),
@@ -55,7 +58,7 @@ const execute = (
 /** Registers the suite for `storage`. */
 export const paymentLedgerContract = (storage: StorageUnderTest) =>
   describe(`PaymentLedger (${storage.name})`, () => {
-    it.live("an execution is taken over only once its lease expired, by one taker; it records all it was given", () =>
+    it.live("its holder notes its transaction in flight, the latest replacing the first; the outcome says so", () =>
       Effect.gen(function* () {
         const store = yield* IssuedRequestStore
         const ledger = yield* PaymentLedger
@@ -63,62 +66,39 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.deepStrictEqual(yield* ledger.outcome("7"), { state: "issued" })
         assert.strictEqual((yield* Effect.flip(ledger.outcome("8")))._tag, "TypedDataNotFound")
         const now = Date.now()
-        const first = yield* store.claim("7", now)
-        assert.deepStrictEqual(yield* ledger.outcome("7"), {
-          state: "executing",
-          leaseUntil: now + executionLeaseMillis
-        })
-        // Its transaction in flight, noted by its holder: the outcome says so while that holder holds the claim, and
-        // the payments are listed as noted, the latest version replacing the first.
+        const first = yield* claimAt("7", now)
+        assert.deepStrictEqual(yield* ledger.outcome("7"), { state: "executing", leaseUntil: now + leaseMillis })
+        // Noted by its holder: the outcome says so while that holder holds the claim, and the payments are listed as
+        // noted, the latest version replacing the first; a stranger's token notes nothing.
         const inFlight = { transaction: "0xsent", payments: [] }
         const processing = (transaction: string) =>
           [1, 2].map((n) => payment(n, { salt: "7", state: "processing", creation_transaction: transaction }))
-        assert.isTrue(yield* note("7", first.claimToken, "0xfirst", []))
-        assert.isTrue(yield* note("7", first.claimToken, "0xsent", processing("0xfirst")))
-        assert.isTrue(yield* note("7", first.claimToken, "0xsent", processing("0xsent")))
-        assert.isFalse(yield* note("7", "not-the-holder", "0xother", processing("0xother")))
+        assert.isTrue(yield* note("7", first.claim.token, "0xfirst", []))
+        assert.isTrue(yield* note("7", first.claim.token, "0xsent", processing("0xfirst")))
+        assert.isTrue(yield* note("7", first.claim.token, "0xsent", processing("0xsent")))
+        assert.isFalse(yield* note("7", stranger, "0xother", processing("0xother")))
         assert.deepStrictEqual(yield* ledger.outcome("7"), {
           state: "executing",
-          leaseUntil: now + executionLeaseMillis,
+          leaseUntil: now + leaseMillis,
           inFlight
         })
         assert.deepStrictEqual(
           yield* ledger.list({ states: ["processing"], payer: teamId(1) }),
           processing("0xsent").reverse()
         )
-        assert.isTrue(Option.isNone(yield* ledger.takeOver("7", now, now + 1000)))
-        assert.isTrue(Option.isNone(yield* ledger.takeOver("8", now, now + 1000)))
-        const later = now + executionLeaseMillis + 1
-        // Abandoned once its lease expired, with its holder's note (the latest) and signature.
-        assert.deepStrictEqual(yield* ledger.abandoned(now, 10), [])
-        const [abandoned, ...none] = yield* ledger.abandoned(later, 10)
-        assert.deepStrictEqual(none, [])
-        assert.deepStrictEqual(
-          [abandoned?.salt, abandoned?.issued.salt, abandoned?.note],
-          ["7", "7", { result: inFlight, signature: "0xsig0xsent" }]
-        )
-        const takers = yield* Effect.all(
-          Array.from({ length: 5 }, () => ledger.takeOver("7", later, later + executionLeaseMillis)),
-          { concurrency: "unbounded" }
-        )
-        const taken = takers.filter(Option.isSome)
-        assert.strictEqual(taken.length, 1)
-        // Taken over: the earlier holder's transaction is no longer what the request has in flight.
-        assert.deepStrictEqual(yield* ledger.outcome("7"), {
-          state: "executing",
-          leaseUntil: later + executionLeaseMillis
-        })
-        assert.deepStrictEqual(yield* ledger.abandoned(later, 10), [])
-        const [lapsedAgain] = yield* ledger.abandoned(later + executionLeaseMillis + 1, 10)
-        assert.isUndefined(lapsedAgain?.note)
-        assert.isFalse(yield* note("7", first.claimToken, "0xsent", processing("0xsent")))
+        // Taken over: the earlier holder's transaction is no longer what the request has in flight, and the earlier
+        // holder notes nothing more.
+        const later = now + leaseMillis
+        const taken = Option.getOrThrow(yield* store.takeOver("7", later, later + leaseMillis))
+        assert.deepStrictEqual(yield* ledger.outcome("7"), { state: "executing", leaseUntil: later + leaseMillis })
+        assert.isFalse(yield* note("7", first.claim.token, "0xsent", processing("0xsent")))
+        // The new holder records: the payments replace those noted in flight, with the events, in one step.
         const payments = [payment(1, { salt: "7" }), payment(2, { salt: "7" })]
         assert.isTrue(
           yield* withEvents(
             ledger.recordExecution({
               salt: "7",
-              claimToken: (taken[0] as Option.Some<string>).value,
-              signature: "0xsigned",
+              token: taken.claim.token,
               result: { transaction: "0xabc", payments: [] },
               payments
             }),
@@ -129,7 +109,6 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           state: "executed",
           result: { transaction: "0xabc", payments: [] }
         })
-        // Recorded: the payments replace those noted in flight.
         assert.deepStrictEqual(
           yield* ledger.list({ states: ["intent", "processing"], payer: teamId(1) }),
           [...payments].reverse()
@@ -138,7 +117,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.deepStrictEqual(yield* outbox.findById(event(1).id), { ...event(1), sequence: 1 })
         assert.isDefined(yield* outbox.findById(event(2).id))
         // Executed: nothing takes it over any more.
-        assert.isTrue(Option.isNone(yield* ledger.takeOver("7", later * 2, later * 2 + 1)))
+        assert.isTrue(Option.isNone(yield* store.takeOver("7", later * 2, later * 2 + 1)))
       }).pipe(Effect.provide(storage.layer()))
     )
 
@@ -149,29 +128,28 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           const store = yield* IssuedRequestStore
           const ledger = yield* PaymentLedger
           yield* store.issue(issued("9"))
-          const claim = yield* store.claim("9", Date.now())
+          const claim = yield* claimAt("9", Date.now())
           const noted = [payment(1, { salt: "9", state: "processing", creation_transaction: "0xsent" })]
-          assert.isTrue(yield* note("9", claim.claimToken, "0xsent", noted))
-          yield* ledger.dropInFlight("9", "not-the-holder")
+          assert.isTrue(yield* note("9", claim.claim.token, "0xsent", noted))
+          assert.isFalse(yield* ledger.dropInFlight("9", stranger))
           assert.deepStrictEqual(yield* ledger.list({ states: ["processing"] }), noted)
-          yield* ledger.dropInFlight("9", claim.claimToken)
+          assert.isTrue(yield* ledger.dropInFlight("9", claim.claim.token))
           assert.deepStrictEqual(yield* ledger.list({ states: allStates }), [])
-          yield* store.release("9", claim.claimToken)
+          assert.isTrue(yield* store.release("9", claim.claim.token))
 
           // Claimed again and recorded: a note that comes after the record changes nothing.
-          const again = yield* store.claim("9", Date.now())
+          const again = yield* claimAt("9", Date.now())
           const recorded = [payment(1, { salt: "9", state: "complete", creation_transaction: "0xmined" })]
           assert.isTrue(
             yield* ledger.recordExecution({
               salt: "9",
-              claimToken: again.claimToken,
-              signature: "0xsigned",
+              token: again.claim.token,
               result: { transaction: "0xmined", payments: [] },
               payments: recorded
             })
           )
-          assert.isFalse(yield* note("9", again.claimToken, "0xlate", noted))
-          yield* ledger.dropInFlight("9", again.claimToken)
+          assert.isFalse(yield* note("9", again.claim.token, "0xlate", noted))
+          assert.isFalse(yield* ledger.dropInFlight("9", again.claim.token))
           assert.deepStrictEqual(yield* ledger.list({ states: allStates }), recorded)
         }).pipe(Effect.provide(storage.layer()))
     )
@@ -182,26 +160,21 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         const ledger = yield* PaymentLedger
         yield* store.issue(issued("11"))
         const now = Date.now()
-        const stale = yield* store.claim("11", now)
-        const later = now + executionLeaseMillis + 1
-        const taken = yield* ledger.takeOver("11", later, later + executionLeaseMillis)
-        assert.isTrue(Option.isSome(taken))
-        const token = (taken as Option.Some<string>).value
-        assert.notStrictEqual(token, stale.claimToken)
+        const stale = yield* claimAt("11", now)
+        const later = now + leaseMillis + 1
+        const taken = Option.getOrThrow(yield* store.takeOver("11", later, later + leaseMillis))
+        const token = taken.claim.token
+        assert.isAbove(token, stale.claim.token)
         // The slow first holder meets a refusal and releases: the new holder's claim stands.
-        yield* store.release("11", stale.claimToken)
-        assert.deepStrictEqual(yield* ledger.outcome("11"), {
-          state: "executing",
-          leaseUntil: later + executionLeaseMillis
-        })
-        assert.strictEqual((yield* Effect.flip(store.claim("11", later)))._tag, "AlreadyClaimed")
+        assert.isFalse(yield* store.release("11", stale.claim.token))
+        assert.deepStrictEqual(yield* ledger.outcome("11"), { state: "executing", leaseUntil: later + leaseMillis })
+        assert.strictEqual((yield* Effect.flip(claimAt("11", later)))._tag, "AlreadyClaimed")
         // Nor may it record: nothing of its record is written.
         assert.isFalse(
           yield* withEvents(
             ledger.recordExecution({
               salt: "11",
-              claimToken: stale.claimToken,
-              signature: "0xold",
+              token: stale.claim.token,
               result: { transaction: "0xold", payments: [] },
               payments: [payment(30, { salt: "11" })]
             }),
@@ -217,8 +190,7 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           yield* withEvents(
             ledger.recordExecution({
               salt: "11",
-              claimToken: token,
-              signature: "0xnew",
+              token,
               result: { transaction: "0xnew", payments: [] },
               payments: [kept]
             }),
@@ -234,13 +206,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         assert.isFalse(
           yield* ledger.recordExecution({
             salt: "11",
-            claimToken: token,
-            signature: "0xagain",
+            token,
             result: { transaction: "0xagain", payments: [] },
             payments: [payment(32, { salt: "11" })]
           })
         )
-        yield* store.release("11", token)
+        assert.isFalse(yield* store.release("11", token))
         assert.deepStrictEqual(yield* ledger.outcome("11"), {
           state: "executed",
           result: { transaction: "0xnew", payments: [] }
@@ -255,13 +226,12 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
         const outbox = yield* EventOutbox
         yield* execute("20", [payment(1, { salt: "20" })])
         yield* store.issue(issued("21"))
-        const claim = yield* store.claim("21", Date.now())
+        const claim = yield* claimAt("21", Date.now())
         const record = (payments: ReadonlyArray<Payment>) =>
           withEvents(
             ledger.recordExecution({
               salt: "21",
-              claimToken: claim.claimToken,
-              signature: "0xsig",
+              token: claim.claim.token,
               result: { transaction: "0x21", payments: [] },
               payments
             }),
@@ -294,31 +264,38 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           yield* execute("8", [notYet, dueLater, due])
           const now = Date.now()
           const leases = yield* Effect.all(
-            ["a", "b", "c"].map((worker) =>
-              ledger.leaseDueIntent({ now: 150, nowMillis: now, holder: worker, leaseUntil: now + 60_000 })
-            ),
+            ["a", "b", "c"].map(() => ledger.leaseDueIntent({ now: 150, nowMillis: now, leaseUntil: now + 60_000 })),
             { concurrency: "unbounded" }
           )
           const leased = leases.filter((p) => p !== undefined)
           assert.strictEqual(leased.length, 1)
-          assert.deepStrictEqual(leased[0], { ...due, state: "scheduled", updated_at: "1970-01-01T00:02:30.000Z" })
-          // The oldest due first; an intent not yet due is never leased.
-          const next = yield* ledger.leaseDueIntent({
-            now: 5000,
-            nowMillis: now,
-            holder: "a",
-            leaseUntil: now + 60_000
+          assert.deepStrictEqual(leased[0]?.payment, {
+            ...due,
+            state: "scheduled",
+            updated_at: "1970-01-01T00:02:30.000Z"
           })
-          assert.strictEqual(next?.nanoid, dueLater.nanoid)
-          assert.isUndefined(
-            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, holder: "a", leaseUntil: now + 60_000 })
-          )
+          const token = leased[0]?.lease.token as FencingToken
+          // The oldest due first; an intent not yet due is never leased.
+          const next = yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, leaseUntil: now + 60_000 })
+          assert.strictEqual(next?.payment.nanoid, dueLater.nanoid)
+          assert.isUndefined(yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now, leaseUntil: now + 60_000 }))
 
+          // Moved only by the runner's current token, one move of the table at a time.
+          const notTheRunner = yield* Effect.flip(
+            ledger.transition(due.nanoid, "scheduled", "processing", {}, stranger)
+          )
+          assert.strictEqual(notTheRunner._tag, "StaleState")
           const settled = yield* withEvents(
-            ledger.transition(due.nanoid, "scheduled", "complete", {
-              process_transaction: "0x2",
-              updated_at: "2026-03-01T00:00:00.000Z"
-            }),
+            Effect.andThen(
+              ledger.transition(due.nanoid, "scheduled", "processing", {}, token),
+              ledger.transition(
+                due.nanoid,
+                "processing",
+                "complete",
+                { process_transaction: "0x2", updated_at: "2026-03-01T00:00:00.000Z" },
+                token
+              )
+            ),
             () => [event(10)]
           )
           assert.deepStrictEqual(settled, {
@@ -329,11 +306,11 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
           })
           assert.deepStrictEqual(yield* outbox.findById(event(10).id), { ...event(10), sequence: 1 })
           const stale = yield* Effect.flip(
-            withEvents(ledger.transition(due.nanoid, "scheduled", "complete", {}), () => [event(11)])
+            withEvents(ledger.transition(due.nanoid, "processing", "complete", {}), () => [event(11)])
           )
           assert.deepStrictEqual([stale._tag, stale.errorCode], ["StaleState", "INVALID_STATE_TRANSITION"])
           assert.isUndefined(yield* outbox.findById(event(11).id))
-          const missing = yield* Effect.flip(ledger.transition(paymentId(99), "scheduled", "complete", {}))
+          const missing = yield* Effect.flip(ledger.transition(paymentId(99), "processing", "complete", {}))
           assert.deepStrictEqual([missing._tag, missing.errorCode], ["PaymentNotFound", "PAYMENT_NOT_FOUND"])
           assert.deepStrictEqual(
             (yield* ledger.list({ states: ["complete"] })).map((p) => p.nanoid),
@@ -342,16 +319,24 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
 
           // An expired lease lets another runner take the intent again; a settled one never comes back.
           assert.isUndefined(
-            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now + 59_999, holder: "b", leaseUntil: now + 120_000 })
+            yield* ledger.leaseDueIntent({ now: 5000, nowMillis: now + 59_999, leaseUntil: now + 120_000 })
           )
           const retaken = yield* ledger.leaseDueIntent({
             now: 5000,
             nowMillis: now + 60_000,
-            holder: "b",
             leaseUntil: now + 120_000
           })
-          assert.strictEqual(retaken?.nanoid, dueLater.nanoid)
-          assert.strictEqual(retaken?.state, "scheduled")
+          assert.strictEqual(retaken?.payment.nanoid, dueLater.nanoid)
+          assert.strictEqual(retaken?.payment.state, "scheduled")
+          assert.isAbove(retaken?.lease.token ?? 0, next?.lease.token ?? 0)
+          // The first runner of it, paused past its lease, moves nothing.
+          const late = yield* Effect.flip(
+            ledger.transition(dueLater.nanoid, "scheduled", "processing", {}, next?.lease.token)
+          )
+          assert.strictEqual(late._tag, "StaleState")
+          // A move the payment machine does not allow is a defect, whatever the store holds.
+          const illegal = yield* Effect.exit(ledger.transition(dueLater.nanoid, "scheduled", "complete", {}))
+          assert.isTrue(Exit.isFailure(illegal) && !illegal.cause.reasons.some((r) => r._tag === "Fail"))
         }).pipe(Effect.provide(storage.layer()))
     )
 
@@ -452,66 +437,31 @@ export const paymentLedgerContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
-    it.live(
-      "executed requests are listed oldest first with what they executed; a transaction is amended in one step",
-      () =>
-        Effect.gen(function* () {
-          const store = yield* IssuedRequestStore
-          const ledger = yield* PaymentLedger
-          yield* execute("31", [payment(1, { salt: "31" })], { now: 1000 })
-          yield* execute(
-            "33",
-            [
-              payment(2, { salt: "33", creation_transaction: "0xtx33", process_transaction: "0xtx33" }),
-              payment(3, { salt: "33", creation_transaction: "0xtx33" }),
-              payment(4, { salt: "33", creation_transaction: "0xother", process_transaction: "0xtx33" })
-            ],
-            { now: 3000 }
-          )
-          yield* execute("32", [], { now: 2000 })
-          // Issued, or claimed but not recorded: not executed.
-          yield* store.issue(issued("34"))
-          yield* store.issue(issued("35"))
-          yield* store.claim("35", 4000)
-
-          const since = yield* ledger.executedSince(2000)
-          assert.deepStrictEqual(
-            since.map((r) => [r.salt, r.claimedAt, r.signature, r.result.transaction]),
-            [
-              ["32", 2000, "0xsig32", "0xtx32"],
-              ["33", 3000, "0xsig33", "0xtx33"]
-            ]
-          )
-          assert.deepStrictEqual(since[1]?.issued, { ...issued("33"), claimedAt: 3000 })
-          assert.deepStrictEqual(
-            (yield* ledger.executedSince(0)).map((r) => r.salt),
-            ["31", "32", "33"]
-          )
-          assert.deepStrictEqual(yield* ledger.executedSince(3001), [])
-
-          yield* ledger.amendTransaction("33", "0xtx33", "0xresent")
-          assert.deepStrictEqual(yield* ledger.outcome("33"), {
-            state: "executed",
-            result: { transaction: "0xresent", payments: [] }
-          })
-          const amended = (yield* ledger.list({ states: ["intent"] })).filter((p) => p.salt === "33")
-          assert.deepStrictEqual(
-            amended.map((p) => [p.nanoid, p.creation_transaction, p.process_transaction]),
-            [
-              [paymentId(4), "0xother", "0xresent"],
-              [paymentId(3), "0xresent", undefined],
-              [paymentId(2), "0xresent", "0xresent"]
-            ]
-          )
-          assert.strictEqual((yield* ledger.executedSince(3000))[0]?.result.transaction, "0xresent")
-          // Another salt's, an unknown salt, a hash it does not hold: nothing changes.
-          yield* ledger.amendTransaction("31", "0xtx33", "0xnope")
-          yield* ledger.amendTransaction("99", "0xtx33", "0xnope")
-          yield* ledger.amendTransaction("33", "0xtx33", "0xnope")
-          assert.deepStrictEqual(
-            (yield* ledger.executedSince(0)).map((r) => r.result.transaction),
-            ["0xtx31", "0xtx32", "0xresent"]
-          )
-        }).pipe(Effect.provide(storage.layer()))
+    it.live("executed requests are listed oldest first with what they executed and their claim's signature", () =>
+      Effect.gen(function* () {
+        const store = yield* IssuedRequestStore
+        const ledger = yield* PaymentLedger
+        yield* execute("31", [payment(1, { salt: "31" })], { now: 1000 })
+        yield* execute("33", [payment(2, { salt: "33" })], { now: 3000 })
+        yield* execute("32", [], { now: 2000 })
+        // Issued, or claimed but not recorded: not executed.
+        yield* store.issue(issued("34"))
+        yield* store.issue(issued("35"))
+        yield* claimAt("35", 4000)
+        const since = yield* ledger.executedSince(2000)
+        assert.deepStrictEqual(
+          since.map((r) => [r.salt, r.claimedAt, r.signature, r.result.transaction]),
+          [
+            ["32", 2000, "0xsig32", "0xtx32"],
+            ["33", 3000, "0xsig33", "0xtx33"]
+          ]
+        )
+        assert.deepStrictEqual(since[1]?.issued, { ...issued("33"), claimedAt: 3000 })
+        assert.deepStrictEqual(
+          (yield* ledger.executedSince(0)).map((r) => r.salt),
+          ["31", "32", "33"]
+        )
+        assert.deepStrictEqual(yield* ledger.executedSince(3001), [])
+      }).pipe(Effect.provide(storage.layer()))
     )
   })

@@ -1,7 +1,8 @@
 /**
- * The contract of `RetentionStore`: one holder of the pruning lease at a time until it lapses; each kind pruned only
- * once done and past the cutoff, at most `limit` a call, and what is still open (an undispatched event, a pending
- * delivery, an executing request, a queued mail, a transaction not final) never.
+ * The contract of `RetentionStore`: one holder of the pruning lease at a time until it lapses, a larger fencing token
+ * for each new holder, and pruning only by the current one; each kind pruned only once done and past the cutoff, at
+ * most `limit` a call, and what is still open (an undispatched event, a pending delivery, an executing request, a
+ * queued mail, a transaction not final) never.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { JournaledTransaction } from "@svc/domain/chain"
@@ -13,7 +14,7 @@ import { MailOutbox } from "@svc/domain/mail"
 import { PaymentLedger } from "@svc/domain/payment"
 import { RetentionStore } from "@svc/domain/retention"
 import { type WebhookDelivery, WebhookDeliveryStore } from "@svc/domain/webhook"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Hex } from "viem"
 import { event, issued, mail, teamId, wallet } from "./Fixtures.ts"
 import type { StorageUnderTest } from "./Storage.ts"
@@ -50,28 +51,49 @@ const transaction = (nonce: number, status: JournaledTransaction["status"], at: 
 /** Registers the suite for `storage`. */
 export const retentionContract = (storage: StorageUnderTest) =>
   describe(`RetentionStore (${storage.name})`, () => {
-    it.live("one holder of the pruning lease at a time, until it lapses; its holder keeps it", () =>
-      Effect.gen(function* () {
-        const store = yield* RetentionStore
-        assert.isTrue(yield* store.lease("a", 1_000, 2_000))
-        assert.isFalse(yield* store.lease("b", 1_500, 2_500))
-        assert.isTrue(yield* store.lease("a", 1_500, 3_000))
-        assert.isFalse(yield* store.lease("b", 2_999, 4_000))
-        assert.isTrue(yield* store.lease("b", 3_000, 4_000))
-        assert.isFalse(yield* store.lease("a", 3_500, 5_000))
-      }).pipe(Effect.provide(storage.layer()))
+    it.live(
+      "one holder of the pruning lease at a time, until it lapses; its token keeps it; a stale token prunes nothing",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* RetentionStore
+          const a = Option.getOrThrow(yield* store.lease(undefined, 1_000, 2_000))
+          assert.isTrue(Option.isNone(yield* store.lease(undefined, 1_500, 2_500)))
+          assert.deepStrictEqual(
+            yield* store.lease(a.token, 1_500, 3_000),
+            Option.some({ token: a.token, until: 3_000 })
+          )
+          assert.isTrue(Option.isNone(yield* store.lease(undefined, 2_999, 4_000)))
+          const b = Option.getOrThrow(yield* store.lease(undefined, 3_000, 4_000))
+          assert.isAbove(b.token, a.token)
+          assert.isTrue(Option.isNone(yield* store.lease(a.token, 3_500, 5_000)))
+          // Paused past its lease, the first pruner deletes nothing; the holder does.
+          const outbox = yield* EventOutbox
+          yield* outbox.append([event(1)])
+          const [claimed] = yield* outbox.claim({ now: 1, limit: 1, leaseMillis: 1 })
+          yield* outbox.markDispatched(event(1).id, claimed?.lease.token ?? (0 as never))
+          const cutoff = (event(1).created + 1) * 1000
+          assert.strictEqual(yield* store.prune("events", cutoff, 10, a.token), 0)
+          assert.isDefined(yield* outbox.findById(event(1).id))
+          assert.strictEqual(yield* store.prune("events", cutoff, 10, b.token), 1)
+        }).pipe(Effect.provide(storage.layer()))
     )
 
     it.live(
       "events, deliveries, requests, mails and transactions: only what is done and older, a batch at a time",
       () =>
         Effect.gen(function* () {
-          const store = yield* RetentionStore
+          const retention = yield* RetentionStore
+          const { token } = Option.getOrThrow(yield* retention.lease(undefined, 0, Number.MAX_SAFE_INTEGER))
+          const store = {
+            prune: (kind: Parameters<typeof retention.prune>[0], before: number, limit: number) =>
+              retention.prune(kind, before, limit, token)
+          }
           // Events: recorded at second 1_700_000_00n; 1 and 2 fanned out, 3 not.
           const outbox = yield* EventOutbox
           yield* outbox.append([event(1), event(2), event(3)])
-          yield* outbox.markDispatched(event(1).id)
-          yield* outbox.markDispatched(event(2).id)
+          for (const { event: e, lease } of yield* outbox.claim({ now: 1, limit: 2, leaseMillis: 1 })) {
+            yield* outbox.markDispatched(e.id, lease.token)
+          }
           const cutoff = (event(3).created + 1) * 1000
           assert.strictEqual(yield* store.prune("events", cutoff, 1), 1)
           assert.strictEqual(yield* store.prune("events", cutoff, 10), 1)
@@ -84,7 +106,7 @@ export const retentionContract = (storage: StorageUnderTest) =>
           yield* deliveries.enqueue([delivery(1), delivery(2), delivery(3)])
           const claimed = yield* deliveries.claimDue({ now: 2_000, limit: 10, leaseMillis: 60_000 })
           const holderOf = (n: number) =>
-            claimed.find((c) => c.delivery.nanoid === delivery(n).nanoid)?.lease.holder ?? ""
+            claimed.find((c) => c.delivery.nanoid === delivery(n).nanoid)?.lease.token ?? (0 as never)
           const attempt = (n: number, at: number) => ({
             delivery_nanoid: delivery(n).nanoid,
             number: 1,
@@ -118,12 +140,12 @@ export const retentionContract = (storage: StorageUnderTest) =>
           const requests = yield* IssuedRequestStore
           const ledger = yield* PaymentLedger
           for (const salt of ["1", "2", "3"]) yield* requests.issue(issued(salt))
-          const one = yield* requests.claim("1", 10_000)
-          yield* requests.claim("2", 10_000)
+          const claimAt = (salt: string) => requests.claim(salt, { now: 10_000, until: 30_000, signature: "0xsig" })
+          const one = yield* claimAt("1")
+          yield* claimAt("2")
           yield* ledger.recordExecution({
             salt: "1",
-            claimToken: one.claimToken,
-            signature: "0xsig",
+            token: one.claim.token,
             result: { transaction: "0xtx", payments: [] },
             payments: []
           })
@@ -136,7 +158,7 @@ export const retentionContract = (storage: StorageUnderTest) =>
           const mails = yield* MailOutbox
           yield* mails.enqueue([mail(1), mail(2), mail(3)])
           const queued = yield* mails.claim({ now: Date.now(), limit: 10, leaseMillis: 60_000 })
-          const leaseOf = (n: number) => queued.find((q) => q.mail.id === mail(n).id)?.lease.holder ?? ""
+          const leaseOf = (n: number) => queued.find((q) => q.mail.id === mail(n).id)?.lease.token ?? (0 as never)
           yield* mails.markSent(mail(1).id, leaseOf(1))
           yield* mails.retryAt(mail(2).id, leaseOf(2), { at: Date.now(), error: "refused", giveUp: true })
           assert.strictEqual(yield* store.prune("mails", Date.now() + 1_000, 10), 2)
@@ -145,10 +167,16 @@ export const retentionContract = (storage: StorageUnderTest) =>
 
           // Transactions: 1 confirmed and 2 replaced long ago, 3 confirmed lately, 4 still sent.
           const journal = yield* TransactionJournal
-          yield* journal.record(transaction(1, "confirmed", 1_000))
-          yield* journal.record(transaction(2, "replaced", 1_000))
-          yield* journal.record(transaction(3, "confirmed", 9_000))
-          yield* journal.record(transaction(4, "sent", 1_000))
+          const relayer = transaction(1, "sent", 0).relayer
+          const send = Option.getOrThrow(yield* journal.lease(42161, relayer, "send", undefined, 0, 100_000))
+          for (const [nonce, status, at] of [
+            [1, "confirmed", 1_000],
+            [2, "replaced", 1_000],
+            [3, "confirmed", 9_000],
+            [4, "sent", 1_000]
+          ] as const) {
+            yield* journal.record(transaction(nonce, status, at), { lease: "send", token: send.token })
+          }
           assert.strictEqual(yield* store.prune("transactions", 5_000, 10), 2)
           const left = yield* journal.versions(42161, transaction(3, "sent", 0).relayer, 3)
           assert.strictEqual(left.length, 1)

@@ -127,7 +127,8 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         const again = yield* store.claimDue({ now: 3_000, limit: 1, leaseMillis: 1_000 })
         assert.strictEqual(again[0]?.delivery.nanoid, deliveryId(1))
         const attempt = { delivery_nanoid: deliveryId(1), number: 1, at: 3_000, status_code: 500, duration_ms: 12 }
-        const late = yield* store.record(deliveryId(1), first.lease.holder, {
+        assert.isAbove(again[0]?.lease.token ?? 0, first.lease.token)
+        const late = yield* store.record(deliveryId(1), first.lease.token, {
           attempt: { ...attempt, error: "HTTP 500" },
           status: "pending",
           next_attempt_at: 9_000,
@@ -135,9 +136,9 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
           at: 3_100
         })
         assert.isFalse(late)
-        const holder = again[0]?.lease.holder ?? ""
+        const token = again[0]?.lease.token ?? (0 as never)
         assert.isTrue(
-          yield* store.record(deliveryId(1), holder, {
+          yield* store.record(deliveryId(1), token, {
             attempt: { ...attempt, error: "HTTP 500" },
             status: "pending",
             next_attempt_at: 9_000,
@@ -159,7 +160,7 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
           due.map((c) => c.delivery.nanoid),
           [deliveryId(1)]
         )
-        yield* store.record(deliveryId(1), due[0]?.lease.holder ?? "", {
+        yield* store.record(deliveryId(1), due[0]?.lease.token ?? (0 as never), {
           attempt: { delivery_nanoid: deliveryId(1), number: 2, at: 9_000, status_code: 204, duration_ms: 3 },
           status: "succeeded",
           first_attempt_at: 3_000,
@@ -178,13 +179,46 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
       }).pipe(Effect.provide(storage.layer()))
     )
 
+    it.live(
+      "an attempt keeps the start of the receiver's answer as it came, cut or whole; none without an answer",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* WebhookDeliveryStore
+          yield* store.enqueue([delivery(1)])
+          // Text as the receiver sent it: markup, quotes, NUL and other controls, a replaced byte, astral characters.
+          const text = `<p onclick="x">\u0000\u001b[2J\r\n\uFFFD 'é' 😀</p>`
+          const answers = [
+            { status_code: 500, error: "HTTP 500", response_body: { text, truncated: false } },
+            { status_code: 503, error: "HTTP 503", response_body: { text: "x".repeat(2_048), truncated: true } },
+            { error: "no answer within 15000 ms" },
+            { status_code: 204, response_body: { text: "", truncated: false } }
+          ]
+          for (const [index, answer] of answers.entries()) {
+            const [claimed] = yield* store.claimDue({ now: 10_000 * (index + 1), limit: 1, leaseMillis: 1_000 })
+            const number = index + 1
+            yield* store.record(deliveryId(1), claimed?.lease.token ?? (0 as never), {
+              attempt: { delivery_nanoid: deliveryId(1), number, at: 10_000 * number, duration_ms: number, ...answer },
+              status: number === answers.length ? "succeeded" : "pending",
+              next_attempt_at: 10_000 * (number + 1),
+              at: 10_000 * number
+            })
+          }
+          const [logged] = yield* store.list(webhookId(1), { limit: 1 })
+          assert.deepStrictEqual(
+            logged?.attempt_log.map((a) => [a.number, a.status_code, a.response_body]),
+            answers.map((a, index) => [index + 1, a.status_code, a.response_body])
+          )
+          assert.deepStrictEqual((yield* store.findById(deliveryId(1)))?.attempt_log, logged?.attempt_log)
+        }).pipe(Effect.provide(storage.layer()))
+    )
+
     it.live("the log pages newest first; failed deliveries are re-queued one at a time or since a time", () =>
       Effect.gen(function* () {
         const store = yield* WebhookDeliveryStore
         yield* store.enqueue([1, 2, 3, 4, 5].map((n) => delivery(n)))
         const claimed = yield* store.claimDue({ now: 10_000, limit: 10, leaseMillis: 1_000 })
         for (const { delivery: d, lease } of claimed) {
-          yield* store.record(d.nanoid, lease.holder, { status: "failed", at: 10_000 + Number(d.nanoid.slice(-1)) })
+          yield* store.record(d.nanoid, lease.token, { status: "failed", at: 10_000 + Number(d.nanoid.slice(-1)) })
         }
         const first = yield* store.list(webhookId(1), { limit: 2 })
         assert.deepStrictEqual(
@@ -222,9 +256,9 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
         const outbox = yield* EventOutbox
         yield* outbox.append([event(1), event(2)])
         yield* outbox.append([event(2), event(3), { ...event(4), team_nanoid: teamId(2) }])
-        const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
+        const claimed = yield* outbox.claim({ now: 1, limit: 10, leaseMillis: 1_000 })
         assert.deepStrictEqual(
-          claimed.map((e) => [e.id, e.team_nanoid, e.sequence]),
+          claimed.map(({ event: e }) => [e.id, e.team_nanoid, e.sequence]),
           [
             [event(1).id, teamId(1), 1],
             [event(2).id, teamId(1), 2],
@@ -255,9 +289,9 @@ export const webhookStorageContract = (storage: StorageUnderTest) =>
             )
           assert.isTrue(yield* removal(3))
           assert.isFalse(yield* removal(4))
-          const claimed = yield* outbox.claim({ now: 1, limit: 10, holder: "a", leaseMillis: 1_000 })
+          const claimed = yield* outbox.claim({ now: 1, limit: 10, leaseMillis: 1_000 })
           assert.deepStrictEqual(
-            claimed.map((e) => [e.event_type, e.sequence]),
+            claimed.map(({ event: e }) => [e.event_type, e.sequence]),
             [
               ["team.member_added", 1],
               ["team.member_removed", 2]

@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createTestClient, http, publicActions, walletActions } from "viem"
 import { afterAll } from "vitest"
+import { eventually } from "../../test/Eventually.ts"
 import { startAnvil } from "./Anvil.ts"
 import { persistAnvilState } from "./AnvilState.ts"
 
@@ -88,13 +89,8 @@ describe("persistAnvilState", () => {
           )
           // anvil answers the hash before it mines the block: its block is the one the receipt names.
           const mined = (yield* Effect.promise(() => client.waitForTransactionReceipt({ hash }))).blockNumber
-          // Poll the file (no fixed wait; up to 30 s on a loaded machine) until a save holds the mined block.
-          let saved: bigint | undefined
-          for (let i = 0; i < 1500 && saved !== mined; i++) {
-            yield* Effect.sleep("20 millis")
-            saved = savedBlockOf(file)
-          }
-          assert.strictEqual(saved, mined)
+          // A save holds the mined block.
+          yield* eventually(() => savedBlockOf(file) === mined, { what: `a save holding block ${mined}` })
           // A second anvil loads what was saved while the first still runs.
           const copy = yield* Effect.scoped(
             Effect.gen(function* () {

@@ -53,7 +53,7 @@ const transportOf = (options: ChainClientOptions): Transport => {
 
 /**
  * A public client for `rpcUrl`. Poll every 10 ms on a local node (anvil mines at once), 250 ms on Arbitrum One. Each
- * call is bounded (timeout and retries), so an unreachable node answers `ChainUnavailable` within seconds rather than
+ * call is bounded (timeout and retries), so an unreachable node answers `ChainUnreachable` within seconds rather than
  * viem's default of four 10 s attempts (docs/decisions/0037).
  */
 export const makeChainClient = (options: ChainClientOptions): PublicClient =>

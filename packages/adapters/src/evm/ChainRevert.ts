@@ -1,11 +1,11 @@
 /**
  * Turns what viem throws into the domain's chain errors: a decoded custom error of the suite becomes its domain
- * error; anything that is not a revert (network, node, timeout) becomes `ChainUnavailable`.
+ * error; anything that is not a revert (network, node, timeout) becomes `ChainUnreachable`.
  */
 
 import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
 import {
-  ChainUnavailable,
+  ChainUnreachable,
   EscrowClaimEmpty,
   InsufficientBalance,
   IntentAlreadyExecuted,
@@ -79,8 +79,8 @@ export interface RevertContext {
   readonly digest?: () => string
 }
 
-const common = (revert: Revert): SettlementReverted | ChainUnavailable | undefined => {
-  if (revert._tag === "Unavailable") return new ChainUnavailable({ reason: revert.reason })
+const common = (revert: Revert): SettlementReverted | ChainUnreachable | undefined => {
+  if (revert._tag === "Unavailable") return new ChainUnreachable({ reason: revert.reason })
   if (revert._tag === "Unnamed") return new SettlementReverted({ reason: revert.reason })
   return undefined
 }
@@ -157,7 +157,7 @@ export const intentError = (error: unknown, context: RevertContext): IntentError
 }
 
 /** The domain error for a failed escrow release. */
-export const escrowError = (error: unknown): EscrowClaimEmpty | SettlementReverted | ChainUnavailable => {
+export const escrowError = (error: unknown): EscrowClaimEmpty | SettlementReverted | ChainUnreachable => {
   const revert = revertOf(error)
   const other = common(revert)
   if (other !== undefined || revert._tag !== "Revert") return other!
@@ -168,16 +168,26 @@ export const escrowError = (error: unknown): EscrowClaimEmpty | SettlementRevert
 }
 
 /** The domain error for a failed transaction with no named refusal of its own (account creation, deployment). */
-export const writeError = (error: unknown): SettlementReverted | ChainUnavailable => {
+export const writeError = (error: unknown): SettlementReverted | ChainUnreachable => {
   const revert = revertOf(error)
   return common(revert) ?? new SettlementReverted({ reason: revert._tag === "Revert" ? revert.name : "" })
 }
 
 /** The domain error for a failed read: the node did not answer usefully. */
-export const readError = (error: unknown): ChainUnavailable => new ChainUnavailable({ reason: messageOf(error) })
+export const readError = (error: unknown): ChainUnreachable => new ChainUnreachable({ reason: messageOf(error) })
 
 /** Network errors that mean the request never reached the node. */
 const unreachedCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"])
+
+/** Whether the node itself answered the call with a JSON-RPC error (it was reached, and said no). */
+export const answeredByNode = (error: unknown): boolean => {
+  let cause: unknown = error
+  for (let depth = 0; depth < 10 && typeof cause === "object" && cause !== null; depth++) {
+    if ((cause as { readonly name?: unknown }).name === "RpcRequestError") return true
+    cause = (cause as { readonly cause?: unknown }).cause
+  }
+  return false
+}
 
 /**
  * Whether a failed send certainly did not reach the node: the connection was refused (or the host not found), or the

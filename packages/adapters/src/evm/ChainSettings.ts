@@ -26,7 +26,8 @@ export interface ChainSettings {
   readonly rpcTimeoutMillis?: number
   /** How many times a failed call is tried again (`RPC_RETRIES`, default 1). */
   readonly rpcRetries?: number
-  /** How the relayer follows its transactions (`MAX_FEE_PER_GAS`, `RELAYER_REPLACE_AFTER_MS`, `RELAYER_KEY_WAIT_MS`). */
+  /** How the relayer follows its transactions (`MAX_FEE_PER_GAS`, `RELAYER_REPLACE_AFTER_MS`, `RELAYER_KEY_WAIT_MS`,
+   * `RELAYER_SEND_LEASE_MS`). */
   readonly relayer?: Omit<RelayerOptions, "journal">
   /** How signed requests share transactions (`BATCH_QUIET_MS`, `BATCH_WAIT_MS`, `BATCH_MAX_REQUESTS`). */
   readonly batch?: BatchOptions
@@ -125,7 +126,8 @@ const tokenAddress = (chainId: number) =>
  * Production settings from the environment: `CHAIN_ID` (default 42161), `RPC_URL` (one endpoint or several, comma
  * separated) and `RELAYER_PRIVATE_KEYS` or `RELAYER_PRIVATE_KEY` (all redacted), the relayer's `MAX_FEE_PER_GAS` (wei; the cap of a replacement's
  * fee, default none), `RELAYER_REPLACE_AFTER_MS` (a transaction pending this long is replaced, default 30000),
- * `RELAYER_KEY_WAIT_MS` (how long a transaction waits for its key before the request answers 503, default 20000) and
+ * `RELAYER_KEY_WAIT_MS` (how long a transaction waits for its key before the request answers 503, default 20000),
+ * `RELAYER_SEND_LEASE_MS` (how long a key's send lease is taken for, renewed before each nonce, default 10000) and
  * `CHAIN_CONFIRMATIONS` (how deep a transaction's block must be before it counts, default 1),
  * `FORWARDER_ADDRESS`, `ESCROW_ADDRESS`, `TOKEN_ADDRESS` (default Arbitrum One's USDC on chain 42161), and the bounds of
  * each JSON-RPC call, `RPC_TIMEOUT_MS` (default 3000) and `RPC_RETRIES` (default 1).
@@ -144,6 +146,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
       maxFeePerGas: Config.option(Config.schema(Schema.BigIntFromString, "MAX_FEE_PER_GAS")),
       replaceAfterMillis: Config.Int("RELAYER_REPLACE_AFTER_MS").pipe(Config.withDefault(30_000)),
       keyWaitMillis: Config.Int("RELAYER_KEY_WAIT_MS").pipe(Config.withDefault(20_000)),
+      sendLeaseMillis: Config.Int("RELAYER_SEND_LEASE_MS").pipe(Config.withDefault(10_000)),
       confirmations: Config.Int("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(defaultConfirmations)),
       minBalance: Config.schema(Schema.BigIntFromString, "RELAYER_MIN_BALANCE_WEI").pipe(
         Config.withDefault(defaultMinBalanceWei)
@@ -161,6 +164,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
           relayerKeys,
           replaceAfterMillis,
           keyWaitMillis,
+          sendLeaseMillis,
           rpcRetries,
           rpcTimeoutMillis,
           rpcUrl,
@@ -173,6 +177,7 @@ export const ChainSettingsConfig: Config.Config<ChainSettings> = Config.Int("CHA
           relayer: {
             replaceAfterMillis,
             keyWaitMillis,
+            sendLeaseMillis,
             confirmations,
             minBalance,
             maxFeePerGas: Option.getOrUndefined(maxFeePerGas)

@@ -3,7 +3,7 @@
  * check that the suite it is pointed at is that version and lets its relayer keys act for the service.
  */
 import { svcAccountForwarderAbi } from "@svc/contracts"
-import type { ChainUnavailable, SuiteAddresses } from "@svc/domain/chain"
+import type { ChainUnreachable, SuiteAddresses } from "@svc/domain/chain"
 import { Effect, Schema } from "effect"
 import {
   type Address,
@@ -28,7 +28,7 @@ export class ContractsVersionMismatch extends Schema.TaggedError<ContractsVersio
 ) {}
 
 /** The forwarder's `CONTRACTS_VERSION`; 1 for a forwarder from before versions (it has no such function). */
-export const versionAt = (client: PublicClient, forwarder: Address): Effect.Effect<bigint, ChainUnavailable> =>
+export const versionAt = (client: PublicClient, forwarder: Address): Effect.Effect<bigint, ChainUnreachable> =>
   Effect.tryPromise({
     try: () =>
       client.readContract({ address: forwarder, abi: svcAccountForwarderAbi, functionName: "CONTRACTS_VERSION" }),
@@ -49,7 +49,7 @@ export const isOperatorOf = (
   client: PublicClient,
   contract: Address,
   operator: Address
-): Effect.Effect<boolean, ChainUnavailable> =>
+): Effect.Effect<boolean, ChainUnreachable> =>
   Effect.tryPromise({
     try: () =>
       client.readContract({
@@ -66,7 +66,7 @@ export const requireVersion = (
   client: PublicClient,
   forwarder: Address,
   hint: string
-): Effect.Effect<void, ContractsVersionMismatch | ChainUnavailable> =>
+): Effect.Effect<void, ContractsVersionMismatch | ChainUnreachable> =>
   Effect.flatMap(versionAt(client, forwarder), (version) =>
     version === contractsVersion
       ? Effect.void
@@ -86,12 +86,12 @@ export const checkSuite: (
   addresses: SuiteAddresses,
   relayers: ReadonlyArray<Address>,
   hint: string
-) => Effect.Effect<void, ContractsVersionMismatch | ChainUnavailable> = Effect.fnUntraced(function* (
+) => Effect.Effect<void, ContractsVersionMismatch | ChainUnreachable> = Effect.fnUntraced(function* (
   client: PublicClient,
   addresses: SuiteAddresses,
   relayers: ReadonlyArray<Address>,
   hint: string
-): Effect.fn.Return<void, ContractsVersionMismatch | ChainUnavailable> {
+): Effect.fn.Return<void, ContractsVersionMismatch | ChainUnreachable> {
   const code = yield* Effect.tryPromise({
     try: () => client.getCode({ address: addresses.forwarder }),
     catch: readError

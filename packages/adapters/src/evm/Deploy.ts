@@ -8,7 +8,7 @@
  * (decision 0060).
  */
 import { svcAccountForwarderBytecode, svcEscrowBytecode, testUsdcBytecode } from "@svc/contracts"
-import type { ChainUnavailable, SettlementReverted } from "@svc/domain/chain"
+import type { SendError } from "@svc/domain/chain"
 import { Effect } from "effect"
 import {
   type Address,
@@ -63,7 +63,7 @@ export const deployOrFind = (
   client: PublicClient,
   relayer: Relayer,
   options: DeployOptions
-): Effect.Effect<Deployment, ChainUnavailable | SettlementReverted | ContractsVersionMismatch> =>
+): Effect.Effect<Deployment, SendError | ContractsVersionMismatch> =>
   Effect.gen(function* () {
     const codeAt = (at: Address) =>
       Effect.tryPromise({ try: () => client.getCode({ address: at }), catch: readError }).pipe(

@@ -1,7 +1,7 @@
 /**
  * The chain of embedded mode (`npm start`) and tests: a fresh suite on a local anvil, with a faucet.
  */
-import { ChainGateway, type ChainUnavailable, type SettlementReverted, TransactionJournal } from "@svc/domain/chain"
+import { ChainGateway, type ChainUnreachable, type SendError, TransactionJournal } from "@svc/domain/chain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Address, createTestClient, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -23,11 +23,11 @@ export class EmbeddedChain extends Context.Service<
     /** Every key of the relayer (each an operator of the suite). */
     readonly relayers: ReadonlyArray<Address>
     /** Mints test USDC (6 decimals) to `to`. */
-    readonly mint: (to: Address, amount: bigint) => Effect.Effect<Hex, SettlementReverted | ChainUnavailable>
+    readonly mint: (to: Address, amount: bigint) => Effect.Effect<Hex, SendError>
     /** Sets the ether balance of `to` (anvil's `anvil_setBalance`), e.g. for a wallet that sends its own transactions. */
-    readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnavailable>
+    readonly setEtherBalance: (to: Address, wei: bigint) => Effect.Effect<void, ChainUnreachable>
     /** Gives the next block this timestamp (unix seconds; anvil's `evm_setNextBlockTimestamp`), e.g. to replay a request. */
-    readonly setNextBlockTimestamp: (seconds: bigint) => Effect.Effect<void, ChainUnavailable>
+    readonly setNextBlockTimestamp: (seconds: bigint) => Effect.Effect<void, ChainUnreachable>
     /**
      * After anvil restarted from a saved state the chain may be behind the relayer: reads its next nonce again, and
      * puts back in flight what the journal saw mined and the chain lacks (docs/decisions/0052).
@@ -55,7 +55,7 @@ export class EmbeddedChain extends Context.Service<
     readonly relayer?: Omit<RelayerOptions, "journal">
     /** How signed requests share transactions (decision 0065). */
     readonly batch?: BatchOptions | undefined
-  }): Layer.Layer<EmbeddedChain | ChainGateway, SettlementReverted | ChainUnavailable | ContractsVersionMismatch> =>
+  }): Layer.Layer<EmbeddedChain | ChainGateway, SendError | ContractsVersionMismatch> =>
     Layer.effectContext(
       Effect.gen(function* () {
         const client = makeChainClient({ ...options, pollingInterval: options.pollingInterval ?? 10 })

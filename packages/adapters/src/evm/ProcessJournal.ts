@@ -1,43 +1,50 @@
 /** The transaction journal kept in one process's memory, for tools and tests that have no store. */
 import type { JournaledTransaction, TransactionStatus } from "@svc/domain/chain"
-import { TransactionJournal } from "@svc/domain/chain"
-import { Effect } from "effect"
+import { TransactionJournal, TransactionMachine, unfinishedStatuses } from "@svc/domain/chain"
+import { type FencingToken, fencingTokenOf } from "@svc/domain/Lease"
+import { Effect, Option } from "effect"
 import type { Address, Hex } from "viem"
 
-/** A journal kept in this process only: for tools and tests that have no store (what it holds ends with them). */
+/**
+ * A journal kept in this process only: for tools and tests that have no store (what it holds ends with them). It
+ * keeps the journal's contract: fenced records and moves, statuses moved only as the transaction machine allows.
+ */
 export const processJournal = (): TransactionJournal["Service"] => {
   const rows = new Map<Hex, JournaledTransaction>()
-  const leases = new Map<string, { holder: string; until: number }>()
+  const leases = new Map<string, { token: FencingToken; until: number }>()
   const leaseKey = (chainId: number, relayer: Address, lease: string) => `${chainId}:${relayer.toLowerCase()}:${lease}`
-  const unfinished = (status: TransactionStatus) => status === "signed" || status === "sent" || status === "included"
+  const unfinished = (status: TransactionStatus) => unfinishedStatuses.includes(status)
   const of = (chainId: number, relayer: Address) =>
     [...rows.values()]
       .filter((row) => row.chainId === chainId && row.relayer === relayer.toLowerCase())
       .sort((a, b) => a.nonce - b.nonce || a.createdAt - b.createdAt)
+  const holds = (chainId: number, relayer: Address, fence?: { lease: string; token: FencingToken }) =>
+    fence === undefined || leases.get(leaseKey(chainId, relayer, fence.lease))?.token === fence.token
   return TransactionJournal.of({
-    record: (transaction) =>
+    record: (transaction, fence) =>
       Effect.sync(() => {
-        if (!rows.has(transaction.hash)) {
-          rows.set(transaction.hash, { ...transaction, relayer: transaction.relayer.toLowerCase() as Address })
-        }
+        if (rows.has(transaction.hash)) return true
+        if (!holds(transaction.chainId, transaction.relayer, fence)) return false
+        rows.set(transaction.hash, { ...transaction, relayer: transaction.relayer.toLowerCase() as Address })
+        return true
       }),
-    update: (hash, change) =>
-      Effect.sync(() => {
-        const row = rows.get(hash)
-        if (row === undefined) return
-        const { blockNumber: _, blockHash: __, ...rest } = row
-        const keepBlock = change.block === undefined && change.status !== "sent" && change.status !== "signed"
-        rows.set(hash, {
-          ...rest,
-          status: change.status,
-          updatedAt: change.at,
-          ...(change.block !== undefined
-            ? { blockNumber: change.block.number, blockHash: change.block.hash }
-            : keepBlock
-              ? { blockNumber: row.blockNumber, blockHash: row.blockHash }
-              : {})
+    transition: (hash, change, fence) =>
+      Effect.andThen(
+        Effect.orDie(TransactionMachine.move(change.from, change.to)),
+        Effect.sync(() => {
+          const row = rows.get(hash)
+          if (row === undefined || row.status !== change.from || !holds(row.chainId, row.relayer, fence)) return false
+          const { blockNumber: _, blockHash: __, ...rest } = row
+          const block =
+            change.to === "sent"
+              ? {}
+              : change.block !== undefined
+                ? { blockNumber: change.block.number, blockHash: change.block.hash }
+                : { blockNumber: row.blockNumber, blockHash: row.blockHash }
+          rows.set(hash, { ...rest, status: change.to, updatedAt: change.at, ...block })
+          return true
         })
-      }),
+      ),
     nextNonce: (chainId, relayer) =>
       Effect.sync(() => {
         const taken = of(chainId, relayer).filter((row) => row.status !== "failed")
@@ -67,18 +74,26 @@ export const processJournal = (): TransactionJournal["Service"] => {
           .sort((a, b) => Number((a.blockNumber ?? 0n) - (b.blockNumber ?? 0n)) || a.nonce - b.nonce)
       ),
     byHash: (hash) => Effect.sync(() => rows.get(hash)),
-    lease: (chainId, relayer, lease, holder, now, until) =>
+    unfinishedCarrying: (chainId, label) =>
+      Effect.sync(() =>
+        [...rows.values()]
+          .filter((row) => row.chainId === chainId && unfinished(row.status) && row.carries.includes(label))
+          .sort((a, b) => a.createdAt - b.createdAt)
+      ),
+    lease: (chainId, relayer, lease, held, now, until) =>
       Effect.sync(() => {
         const key = leaseKey(chainId, relayer, lease)
-        const held = leases.get(key)
-        if (held !== undefined && held.until > now && held.holder !== holder) return false
-        leases.set(key, { holder, until })
-        return true
+        const current = leases.get(key)
+        if (current !== undefined && current.token !== held && current.until > now) return Option.none()
+        const token = current !== undefined && current.token === held ? held : fencingTokenOf((current?.token ?? 0) + 1)
+        leases.set(key, { token, until })
+        return Option.some({ token, until })
       }),
-    release: (chainId, relayer, lease, holder) =>
+    release: (chainId, relayer, lease, token) =>
       Effect.sync(() => {
         const key = leaseKey(chainId, relayer, lease)
-        if (leases.get(key)?.holder === holder) leases.delete(key)
+        const current = leases.get(key)
+        if (current?.token === token) leases.set(key, { token, until: 0 })
       })
   })
 }

@@ -13,6 +13,7 @@ import { ChainGateway, TransactionJournal } from "@svc/domain/chain"
 import { Context, Duration, Effect, Fiber, Layer } from "effect"
 import { type Address, createTestClient, type Hex, http, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { eventually } from "../../test/Eventually.ts"
 import { startAnvil } from "../embedded/Anvil.ts"
 import { SqliteDatabase } from "../sqlite/SqliteDatabase.ts"
 import * as SqliteTransactionJournal from "../sqlite/SqliteTransactionJournal.ts"
@@ -64,14 +65,13 @@ const newOwner = (): Address => privateKeyToAccount(generatePrivateKey()).addres
 
 /** Waits until one of the relayer's keys has a transaction out that no block holds yet; answers it. */
 const inFlight = (journal: TransactionJournal["Service"], relayers: ReadonlyArray<Address>) =>
-  Effect.gen(function* () {
-    while (true) {
-      const open = (yield* Effect.forEach(relayers, (relayer) => journal.unfinished(chainId, relayer))).flat()
-      const sent = open.find((transaction) => transaction.status === "sent")
-      if (sent !== undefined) return sent
-      yield* Effect.sleep(Duration.millis(20))
-    }
-  })
+  eventually(
+    Effect.map(
+      Effect.forEach(relayers, (relayer) => journal.unfinished(chainId, relayer)),
+      (open) => open.flat().find((transaction) => transaction.status === "sent")
+    ),
+    { what: "a transaction sent and not mined" }
+  )
 
 describe("Relayer on a chain that misbehaves", () => {
   it.live(
@@ -148,7 +148,9 @@ describe("Relayer on a chain that misbehaves", () => {
         const created = yield* gateway.createAccount(owner, bytes32())
         const mined = yield* journal.byHash(created.transactionHash as Hex)
         assert.strictEqual(mined?.status, "confirmed")
-        // The monitor's passes (every 200 ms) move its block cursor past the block that holds it.
+        // The monitor's passes (every 200 ms) move its block cursor past the block that holds it (a cursor before it
+        // finds the reorganisation too, by another path).
+        // not a wait: the monitor's own passes, which nothing outside it shows, run before the reorganisation
         yield* Effect.sleep(Duration.millis(1_000))
         // The block that held it is reorganised away, and the chain moves on without it.
         yield* rpc(rpcUrl, "evm_revert", [snapshot])
@@ -158,10 +160,16 @@ describe("Relayer on a chain that misbehaves", () => {
         yield* rpc(rpcUrl, "anvil_mine", [toHex(8)])
 
         // Back on chain, and the journal follows it there.
-        while ((yield* gateway.ownerOf(created.account)) === undefined) yield* Effect.sleep(Duration.millis(100))
-        while ((yield* journal.byHash(created.transactionHash as Hex))?.status !== "confirmed") {
-          yield* Effect.sleep(Duration.millis(50))
-        }
+        yield* eventually(
+          Effect.map(gateway.ownerOf(created.account), (owner) => owner !== undefined),
+          {
+            what: "the account on chain again"
+          }
+        )
+        yield* eventually(
+          Effect.map(journal.byHash(created.transactionHash as Hex), (row) => row?.status === "confirmed"),
+          { what: "the journal's version confirmed again" }
+        )
         const again = yield* journal.byHash(created.transactionHash as Hex)
         assert.notStrictEqual(again?.blockHash, mined?.blockHash)
         // The next transaction is not held up behind it.
@@ -180,7 +188,12 @@ describe("Relayer on a chain that misbehaves", () => {
         const creation = yield* Effect.forkChild(gateway.createAccount(owner, bytes32()))
         const sent = yield* inFlight(journal, relayers)
         // Mined, not yet deep enough: included, and not answered.
-        while ((yield* journal.byHash(sent.hash))?.status !== "included") yield* Effect.sleep(Duration.millis(20))
+        yield* eventually(
+          Effect.map(journal.byHash(sent.hash), (row) => row?.status === "included"),
+          {
+            what: "the version included"
+          }
+        )
         const included = yield* journal.byHash(sent.hash)
         const created = yield* Fiber.join(creation)
         const head = BigInt(String(yield* rpc(rpcUrl, "eth_blockNumber")))

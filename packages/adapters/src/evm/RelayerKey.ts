@@ -4,17 +4,19 @@
  * its monitor (`RelayerMonitor.ts`) both make on it.
  */
 
-import { randomUUID } from "node:crypto"
 import {
   type BlockCursor,
-  ChainUnavailable,
+  ChainUnreachable,
   type JournaledTransaction,
+  type KeyFence,
+  SendOutcomeUnknown,
   type TransactionJournal,
   type TransactionStatus
 } from "@svc/domain/chain"
+import { type FencingToken, LeaseLost } from "@svc/domain/Lease"
 import { Clock, type Deferred, Effect, Ref, type Scope, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PrivateKeyAccount, type PublicClient } from "viem"
-import { nothingSent, readError } from "./ChainRevert.ts"
+import { answeredByNode, nothingSent, readError } from "./ChainRevert.ts"
 
 /** A transaction the relayer sends: gas already estimated. */
 export interface RelayedTransaction {
@@ -57,6 +59,12 @@ export interface RelayerOptions {
   readonly reorgWindowBlocks?: number | undefined
   /** How long a send waits for a key while every key of the pool is being used by other processes (default 20 s). */
   readonly keyWaitMillis?: number | undefined
+  /**
+   * How long a key's `send` lease is taken for (`RELAYER_SEND_LEASE_MS`, default 10 s): a sender that dies holding it
+   * blocks the key this long at most. Well above one send (an RPC call bounded by `RPC_TIMEOUT_MS`); it is renewed
+   * before each nonce is signed, and a live sender gives it back at once.
+   */
+  readonly sendLeaseMillis?: number | undefined
 }
 
 /** The fees a transaction is signed with. */
@@ -69,7 +77,7 @@ export interface Fees {
 export interface Queued {
   readonly transaction: RelayedTransaction
   readonly fees: Fees
-  readonly result: Deferred.Deferred<Hash, ChainUnavailable>
+  readonly result: Deferred.Deferred<Hash, ChainUnreachable | SendOutcomeUnknown>
   /** Epoch ms: past it, the transaction gives up waiting for the key (nothing sent). */
   readonly deadline: number
   readonly retried: boolean
@@ -89,8 +97,8 @@ export interface KeyState {
    * taking the transaction, so a failure there never proves that nothing was sent.
    */
   readonly failover: boolean
-  /** Names this process's taking of the key's leases. */
-  readonly holder: string
+  /** The fencing token of the key's `monitor` lease while this process holds it (decision 0090). */
+  readonly monitorToken: Ref.Ref<FencingToken | undefined>
   /** The relayer's scope: the send path's drains run in it. */
   readonly scope: Scope.Scope
   /** The process's side of the key's `send` lease: one permit, for a run of sends or a resync. */
@@ -104,6 +112,7 @@ export interface KeyState {
   /** Whether a drain of `queue` is running. */
   draining: boolean
   readonly keyWaitMillis: number
+  readonly sendLeaseMillis: number
   readonly replaceAfterMillis: number
   readonly monitorMillis: number
   readonly receiptTimeoutMillis: number
@@ -133,7 +142,7 @@ export const makeKeyState: (
     journal,
     options,
     failover: client.transport.type === "fallback",
-    holder: randomUUID(),
+    monitorToken: yield* Ref.make<FencingToken | undefined>(undefined),
     scope: yield* Effect.scope,
     lock: yield* Semaphore.make(1),
     nextNonce: yield* Ref.make<number | undefined>(undefined),
@@ -141,6 +150,7 @@ export const makeKeyState: (
     queue: [],
     draining: false,
     keyWaitMillis: options.keyWaitMillis ?? 20_000,
+    sendLeaseMillis: options.sendLeaseMillis ?? 10_000,
     replaceAfterMillis: options.replaceAfterMillis ?? 30_000,
     monitorMillis: options.monitorMillis ?? Math.max(client.pollingInterval, 1_000),
     receiptTimeoutMillis: options.receiptTimeoutMillis ?? 120_000,
@@ -150,14 +160,14 @@ export const makeKeyState: (
   return state
 })
 
-/** A read of the chain; its failure is `ChainUnavailable`. */
+/** A read of the chain; its failure is `ChainUnreachable`. */
 export const read = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, catch: readError })
 
 /** The node's count of the key's transactions, pending ones included (a failure to read it sends nothing). */
 export const pendingNonce = (key: KeyState) =>
   Effect.tryPromise({
     try: () => key.client.getTransactionCount({ address: key.account.address, blockTag: "pending" }),
-    catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
+    catch: readError
   })
 
 /**
@@ -175,28 +185,46 @@ const heldByNode = (error: unknown): boolean => {
   return false
 }
 
-/** Sends signed bytes to the node; bytes it already holds count as sent. */
-export const broadcast = (key: KeyState, raw: Hex): Effect.Effect<void, ChainUnavailable> =>
+/**
+ * Sends a journaled version's signed bytes to the node; bytes it already holds (or mined) count as sent. Refused
+ * outright (the connection refused, or the node's JSON-RPC error while it knows no transaction of that hash):
+ * `ChainUnreachable`, nothing sent. Else the node may hold them: `SendOutcomeUnknown`, naming the version.
+ */
+export const broadcast = (
+  key: KeyState,
+  row: { readonly hash: Hex; readonly raw: Hex }
+): Effect.Effect<void, ChainUnreachable | SendOutcomeUnknown> =>
   Effect.tryPromise({
     // Sent once, without the transport's retries: after a timeout the node may hold it, and a retry that meets a
     // refused connection must not make that look like nothing was sent.
-    try: () => key.client.request({ method: "eth_sendRawTransaction", params: [raw] }, { retryCount: 0 }),
+    try: () => key.client.request({ method: "eth_sendRawTransaction", params: [row.raw] }, { retryCount: 0 }),
     catch: (error) => error
   }).pipe(
     Effect.asVoid,
-    Effect.catch((error) =>
-      heldByNode(error)
-        ? Effect.void
-        : Effect.fail(
-            new ChainUnavailable({ reason: readError(error).reason, nothingSent: !key.failover && nothingSent(error) })
-          )
-    )
+    Effect.catch((error) => {
+      if (heldByNode(error)) return Effect.void
+      const { reason } = readError(error)
+      const unknown = new SendOutcomeUnknown({ reason, transaction: row.hash })
+      if (key.failover || !nothingSent(error)) return Effect.fail(unknown)
+      if (!answeredByNode(error)) return Effect.fail(new ChainUnreachable({ reason }))
+      // The node said no ("nonce too low" once another copy of these very bytes was mined, say): refused outright
+      // only when it knows no transaction of this hash.
+      return Effect.tryPromise({
+        try: () => key.client.request({ method: "eth_getTransactionByHash", params: [row.hash] }),
+        catch: () => unknown
+      }).pipe(Effect.flatMap((found) => (found === null ? Effect.fail(new ChainUnreachable({ reason })) : Effect.void)))
+    })
   )
 
-/** Signs and journals one version: a new nonce's first, or a replacement. */
+/**
+ * Signs and journals one version (a new nonce's first, or a replacement) under `fence`, the key's lease it is made
+ * under: `LeaseLost` when the journal answers that another holder has that lease now (nothing journaled, so the
+ * signed bytes never leave this process).
+ */
 export const signAndRecord = (
   key: KeyState,
-  transaction: Omit<JournaledTransaction, "hash" | "raw" | "status" | "createdAt" | "updatedAt" | "chainId">
+  transaction: Omit<JournaledTransaction, "hash" | "raw" | "status" | "createdAt" | "updatedAt" | "chainId">,
+  fence: KeyFence
 ) =>
   Effect.gen(function* () {
     const raw = yield* Effect.tryPromise({
@@ -211,7 +239,7 @@ export const signAndRecord = (
           chainId: key.chainId,
           type: "eip1559"
         }),
-      catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
+      catch: readError
     })
     const now = yield* Clock.currentTimeMillis
     const row: JournaledTransaction = {
@@ -223,14 +251,23 @@ export const signAndRecord = (
       createdAt: now,
       updatedAt: now
     }
-    yield* key.journal.record(row)
+    if (!(yield* key.journal.record(row, fence))) {
+      return yield* new LeaseLost({ lease: `${fence.lease} of ${key.account.address}`, token: fence.token })
+    }
     return row
   })
 
-/** Records a version's new status (and the block it was seen mined in) in the journal. */
-export const setStatus = (
+/**
+ * Moves a version from the status it was read in to `to` (and the block it was seen mined in), as the transaction
+ * machine allows; under `fence` for what only the holder of a key's lease decides. Answers whether it moved: `false`
+ * when its status changed meanwhile or the lease is another holder's now.
+ */
+export const move = (
   key: KeyState,
-  hash: Hash,
-  status: TransactionStatus,
-  block?: { number: bigint; hash: Hex }
-) => Effect.flatMap(Clock.currentTimeMillis, (at) => key.journal.update(hash, { status, at, block }))
+  version: { readonly hash: Hash; readonly status: TransactionStatus },
+  to: TransactionStatus,
+  options: { readonly block?: { number: bigint; hash: Hex } | undefined; readonly fence?: KeyFence | undefined } = {}
+) =>
+  Effect.flatMap(Clock.currentTimeMillis, (at) =>
+    key.journal.transition(version.hash, { from: version.status, to, at, block: options.block }, options.fence)
+  )

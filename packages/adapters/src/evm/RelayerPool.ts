@@ -3,7 +3,12 @@
  * (`RelayerSend.ts`) and its monitor (`RelayerMonitor.ts`); which key a transaction goes through; each key's health.
  */
 
-import { ChainUnavailable, type RelayerHealth, type TransactionJournal } from "@svc/domain/chain"
+import {
+  ChainUnreachable,
+  type RelayerHealth,
+  type SendOutcomeUnknown,
+  type TransactionJournal
+} from "@svc/domain/chain"
 import { Clock, Effect, Ref, type Scope } from "effect"
 import {
   type Address,
@@ -47,16 +52,19 @@ export const keyOfAffinity = (affinity: string, keys: ReadonlyArray<Address>): A
 export interface KeyRelayer {
   readonly address: Address
   /** Queues the transaction for the key; answers its hash once sent (see `Relayer.send`). */
-  readonly submit: (transaction: RelayedTransaction, fees: Fees) => Effect.Effect<Hash, ChainUnavailable>
+  readonly submit: (
+    transaction: RelayedTransaction,
+    fees: Fees
+  ) => Effect.Effect<Hash, ChainUnreachable | SendOutcomeUnknown>
   /** How many of this process's transactions wait for the key. */
   readonly waiting: () => number
   readonly receipt: (
     hash: Hash,
     onVersion?: ((hash: Hash) => Effect.Effect<void>) | undefined
-  ) => Effect.Effect<TransactionReceipt, ChainUnavailable>
+  ) => Effect.Effect<TransactionReceipt, SendOutcomeUnknown>
   readonly forgetNonce: Effect.Effect<void>
-  readonly health: Effect.Effect<RelayerHealth, ChainUnavailable>
-  readonly monitor: Effect.Effect<void, ChainUnavailable>
+  readonly health: Effect.Effect<RelayerHealth, ChainUnreachable>
+  readonly monitor: Effect.Effect<void, ChainUnreachable>
   readonly drain: (timeoutMillis: number) => Effect.Effect<boolean>
 }
 
@@ -86,7 +94,7 @@ export const makeKeyRelayer: (
   account: PrivateKeyAccount,
   journal: TransactionJournal["Service"],
   options: RelayerOptions
-) => Effect.Effect<KeyRelayer, ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
+) => Effect.Effect<KeyRelayer, ChainUnreachable, Scope.Scope> = Effect.fnUntraced(function* (
   client: PublicClient,
   chainId: number,
   account: PrivateKeyAccount,
@@ -125,7 +133,7 @@ export interface Pool {
    * The keys that may send `transaction`: the one it names (failing when the pool has no such key), else the key of
    * its affinity, else any.
    */
-  readonly candidates: (transaction: RelayedTransaction) => Effect.Effect<ReadonlyArray<KeyRelayer>, ChainUnavailable>
+  readonly candidates: (transaction: RelayedTransaction) => Effect.Effect<ReadonlyArray<KeyRelayer>, ChainUnreachable>
   /** Any of `candidates`: the one with the fewest transactions waiting in this process, the keys taking turns among equals. */
   readonly choose: (candidates: ReadonlyArray<KeyRelayer>) => KeyRelayer
 }
@@ -150,9 +158,7 @@ export const makePool = (members: ReadonlyArray<KeyRelayer>): Pool => {
     candidates: (transaction) => {
       const pinned = transaction.from === undefined ? undefined : byAddress.get(transaction.from.toLowerCase())
       if (transaction.from !== undefined && pinned === undefined) {
-        return Effect.fail(
-          new ChainUnavailable({ reason: `${transaction.from} is not a key of the relayer`, nothingSent: true })
-        )
+        return Effect.fail(new ChainUnreachable({ reason: `${transaction.from} is not a key of the relayer` }))
       }
       return Effect.succeed(
         pinned !== undefined ? [pinned] : transaction.affinity !== undefined ? [keyFor(transaction.affinity)] : members

@@ -3,11 +3,11 @@
  * `receipt` answers, once `confirmations` deep; until then the transaction is in flight and the monitor follows it.
  */
 
-import { ChainUnavailable, type JournaledTransaction } from "@svc/domain/chain"
+import { type JournaledTransaction, type KeyFence, SendOutcomeUnknown } from "@svc/domain/chain"
 import { Clock, Duration, Effect } from "effect"
 import { type Hash, hexToBigInt } from "viem"
 import { readError } from "./ChainRevert.ts"
-import { type KeyState, read, setStatus } from "./RelayerKey.ts"
+import { type KeyState, move, read } from "./RelayerKey.ts"
 
 /** The receipt of `hash`, or undefined while the node has none. */
 export const receiptOf = (key: KeyState, hash: Hash) =>
@@ -32,9 +32,15 @@ const depthOf = (key: KeyState, blockNumber: bigint, head: bigint | undefined) =
 
 /**
  * The mined version of a nonce, if any, with its depth: recorded as `confirmed` once `confirmations` deep, else
- * `included`; the other versions as `replaced`.
+ * `included`; the other versions as `replaced`. Each a move from the status read (forward only: what a reorganisation
+ * undoes is the monitor's, under its lease, `fence`).
  */
-export const minedVersion = (key: KeyState, versions: ReadonlyArray<JournaledTransaction>, head: bigint | undefined) =>
+export const minedVersion = (
+  key: KeyState,
+  versions: ReadonlyArray<JournaledTransaction>,
+  head: bigint | undefined,
+  fence?: KeyFence | undefined
+) =>
   Effect.gen(function* () {
     for (const version of [...versions].reverse()) {
       if (version.status === "failed") continue
@@ -43,11 +49,11 @@ export const minedVersion = (key: KeyState, versions: ReadonlyArray<JournaledTra
       const depth = depthOf(key, receipt.blockNumber, head)
       const status = depth >= key.confirmations ? "confirmed" : "included"
       if (version.status !== status || version.blockHash !== receipt.blockHash) {
-        yield* setStatus(key, version.hash, status, { number: receipt.blockNumber, hash: receipt.blockHash })
+        yield* move(key, version, status, { block: { number: receipt.blockNumber, hash: receipt.blockHash }, fence })
       }
       for (const other of versions) {
         if (other.hash !== version.hash && other.status !== "replaced" && other.status !== "failed") {
-          yield* setStatus(key, other.hash, "replaced")
+          yield* move(key, other, "replaced", { fence })
         }
       }
       return { receipt, depth }
@@ -57,7 +63,9 @@ export const minedVersion = (key: KeyState, versions: ReadonlyArray<JournaledTra
 
 /**
  * The receipt of whichever version of `hash`'s nonce is mined, waiting for one; `onVersion` hears of each newer
- * version sent meanwhile (a replacement with raised fees).
+ * version sent meanwhile (a replacement with raised fees). The transaction was sent, so whatever ends the wait
+ * otherwise (a node that cannot be read, every version failed, no block in `receiptTimeoutMillis`) is
+ * `SendOutcomeUnknown`, naming the newest version: recovery finds out from the chain (decision 0093).
  */
 export const receipt = (key: KeyState) =>
   Effect.fn("Relayer.receipt")(function* (hash: Hash, onVersion?: ((hash: Hash) => Effect.Effect<void>) | undefined) {
@@ -65,6 +73,7 @@ export const receipt = (key: KeyState) =>
     const row = yield* journal.byHash(hash)
     const deadline = (yield* Clock.currentTimeMillis) + key.receiptTimeoutMillis
     let current = hash
+    const unknown = (reason: string) => new SendOutcomeUnknown({ reason, transaction: current })
     while (true) {
       const versions = row === undefined ? [] : yield* journal.versions(chainId, relayer, row.nonce)
       const newest = versions.findLast((version) => version.status === "sent")
@@ -73,28 +82,25 @@ export const receipt = (key: KeyState) =>
         yield* onVersion(current)
       }
       // The head only matters past one confirmation: the usual wait costs no call for it.
-      const head =
-        confirmations > 1n
-          ? yield* read(() => client.request({ method: "eth_blockNumber" }).then(hexToBigInt))
-          : undefined
-      const found =
-        row === undefined
+      const looked = yield* Effect.gen(function* () {
+        const head =
+          confirmations > 1n
+            ? yield* read(() => client.request({ method: "eth_blockNumber" }).then(hexToBigInt))
+            : undefined
+        return row === undefined
           ? yield* Effect.map(receiptOf(key, hash), (receipt) =>
               receipt === undefined ? undefined : { receipt, depth: depthOf(key, receipt.blockNumber, head) }
             )
           : yield* minedVersion(key, versions.length === 0 ? [row] : versions, head)
+      }).pipe(Effect.mapError((error) => unknown(`the node could not be read: ${error.reason}`)))
+      const found = looked
       // Answered once `confirmations` deep: until then the transaction is in flight (and may yet be reorganised away).
       if (found !== undefined && found.depth >= confirmations) return found.receipt
       if (versions.length > 0 && versions.every((version) => version.status === "failed")) {
-        return yield* Effect.fail(
-          new ChainUnavailable({ reason: `transaction ${hash} can no longer be mined`, nothingSent: false })
-        )
+        return yield* unknown(`transaction ${hash} can no longer be mined`)
       }
-      if ((yield* Clock.currentTimeMillis) >= deadline) {
-        return yield* Effect.fail(
-          new ChainUnavailable({ reason: `transaction ${hash} was not mined in time`, nothingSent: false })
-        )
-      }
+      if ((yield* Clock.currentTimeMillis) >= deadline)
+        return yield* unknown(`transaction ${hash} was not mined in time`)
       yield* Effect.sleep(Duration.millis(client.pollingInterval))
     }
   })

@@ -8,9 +8,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { paymentRequestOf } from "@svc/domain/chain"
 import { makeSalt, paymentTypedData } from "@svc/domain/eip712"
 import { Randomness } from "@svc/domain/Randomness"
-import { Cause, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { Cause, Effect, Exit, Fiber, Option } from "effect"
 import { createTestClient, encodeAbiParameters, http, keccak256, pad } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { eventually } from "../../test/Eventually.ts"
 import { bytes32, chainId, entry, newAccount, newWallet, sign } from "../../test/GatewayTestKit.ts"
 import { startAnvil } from "../embedded/Anvil.ts"
 import { executePayment } from "./actions/executeRequests.ts"
@@ -64,8 +65,13 @@ describe("RequestBatcher on anvil", () => {
         const settling = yield* Effect.forEach(requests, (request) =>
           Effect.forkChild(Effect.exit(executePayment(gateway, request)))
         )
-        while ((yield* Effect.promise(() => test.getTxpoolStatus())).pending === 0)
-          yield* Effect.sleep(Duration.millis(20))
+        yield* eventually(
+          Effect.map(
+            Effect.promise(() => test.getTxpoolStatus()),
+            (pool) => pool.pending > 0
+          ),
+          { what: "the batch in the node's pool" }
+        )
         // Before its block, every member empties their balance: on the chain each payment writes a new slot (20,000
         // gas, not the simulation's 2,900), eight times 17,100 gas more than the transaction's margin allows.
         yield* Effect.forEach(members, (member) =>

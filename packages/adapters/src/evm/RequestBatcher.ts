@@ -19,7 +19,7 @@
  * its key's nonce order. Transactions are sent as their batch closes, without waiting for earlier ones to be mined.
  */
 import { svcAccountForwarderAbi } from "@svc/contracts"
-import { ChainUnavailable, type SettlementProgress } from "@svc/domain/chain"
+import type { ChainUnreachable, SendOutcomeUnknown, SettlementProgress } from "@svc/domain/chain"
 import { Cause, Clock, Deferred, Duration, Effect, Option, Queue, type Scope } from "effect"
 import {
   type Address,
@@ -73,12 +73,16 @@ export type Carried =
 
 /** Gathers requests into transactions and sees each through to its receipt. */
 export interface RequestBatcher {
-  readonly carry: (request: BatchedRequest) => Effect.Effect<Carried, ChainUnavailable>
+  /**
+   * Carries `request` with the others waiting: `ChainUnreachable` when nothing was sent for it, `SendOutcomeUnknown`
+   * when its transaction was sent and its outcome is not known.
+   */
+  readonly carry: (request: BatchedRequest) => Effect.Effect<Carried, ChainUnreachable | SendOutcomeUnknown>
 }
 
 interface Waiting {
   readonly request: BatchedRequest
-  readonly done: Deferred.Deferred<Carried, ChainUnavailable>
+  readonly done: Deferred.Deferred<Carried, ChainUnreachable | SendOutcomeUnknown>
 }
 
 /** Each executed request's logs in a receipt, by salt: computed once a receipt (a batch's is read by each request). */
@@ -150,7 +154,7 @@ const simulate = (batching: Batching, carrier: Carrier, requests: ReadonlyArray<
         ),
         blockTag: "pending"
       }),
-    catch: (error) => new ChainUnavailable({ reason: readError(error).reason, nothingSent: true })
+    catch: readError
   }).pipe(Effect.map(({ data }) => carrier.decode(data ?? "0x")))
 
 /** Sends what the simulation let through in one transaction (alone, a request is sent as itself); answers each. */
@@ -318,7 +322,7 @@ export const makeRequestBatcher: (
   )
   const carry = (request: BatchedRequest) =>
     Effect.gen(function* () {
-      const done = yield* Deferred.make<Carried, ChainUnavailable>()
+      const done = yield* Deferred.make<Carried, ChainUnreachable | SendOutcomeUnknown>()
       yield* Queue.offer(queue, { request, done })
       return yield* Deferred.await(done)
     })

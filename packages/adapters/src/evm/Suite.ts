@@ -10,7 +10,7 @@ import {
   testUsdcAbi,
   testUsdcBytecode
 } from "@svc/contracts"
-import type { ChainUnavailable, SettlementReverted, SuiteAddresses } from "@svc/domain/chain"
+import type { SendError, SuiteAddresses } from "@svc/domain/chain"
 import { Effect } from "effect"
 import { type Address, encodeDeployData, encodeFunctionData, type Hex, type PublicClient } from "viem"
 import { writeError } from "./ChainRevert.ts"
@@ -72,11 +72,11 @@ export const deploySuite: (
   client: PublicClient,
   relayer: Relayer,
   options?: { readonly tokenOwner?: Address; readonly operators?: ReadonlyArray<Address> }
-) => Effect.Effect<DeployedSuite, SettlementReverted | ChainUnavailable> = Effect.fn("deploySuite")(function* (
+) => Effect.Effect<DeployedSuite, SendError> = Effect.fn("deploySuite")(function* (
   client: PublicClient,
   relayer: Relayer,
   options: { readonly tokenOwner?: Address; readonly operators?: ReadonlyArray<Address> } = {}
-): Effect.fn.Return<DeployedSuite, SettlementReverted | ChainUnavailable> {
+): Effect.fn.Return<DeployedSuite, SendError> {
   const tokenOwner = options.tokenOwner ?? relayer.address
   const admin = relayer.address
   const [token, escrow] = yield* Effect.all(
@@ -103,14 +103,14 @@ export const mintTestUsdc: (
   to: Address,
   amount: bigint,
   owner?: Address
-) => Effect.Effect<Hex, SettlementReverted | ChainUnavailable> = Effect.fn("mintTestUsdc")(function* (
+) => Effect.Effect<Hex, SendError> = Effect.fn("mintTestUsdc")(function* (
   client: PublicClient,
   relayer: Relayer,
   token: Address,
   to: Address,
   amount: bigint,
   owner: Address = relayer.address
-): Effect.fn.Return<Hex, SettlementReverted | ChainUnavailable> {
+): Effect.fn.Return<Hex, SendError> {
   const receipt = yield* transact(client, relayer, {
     to: token,
     from: owner,

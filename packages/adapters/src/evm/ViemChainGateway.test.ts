@@ -240,7 +240,7 @@ layer(GatewayFixture.layer({ operators: layerKeys.map(addressOf) }), { timeout: 
             rpcTimeoutMillis: 1_000
           })
         )
-        assert.strictEqual(refused._tag, "ChainUnavailable")
+        assert.strictEqual(refused._tag, "ChainUnreachable")
       }).pipe(Effect.scoped)
     )
   }

@@ -2,7 +2,7 @@
  * The `ChainGateway` on viem: requests go through the `SvcAccountForwarder`, sent and paid for by the relayer. Each
  * operation is an action of `actions/` (viem's style: a function of the gateway and its parameters).
  */
-import { ChainGateway, type ChainUnavailable, type SuiteAddresses, TransactionJournal } from "@svc/domain/chain"
+import { ChainGateway, type ChainUnreachable, type SuiteAddresses, TransactionJournal } from "@svc/domain/chain"
 import { type Config, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import type { PublicClient } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -35,7 +35,7 @@ export const make: (
   relayer: Relayer,
   addresses: SuiteAddresses,
   options?: { readonly batch?: BatchOptions | undefined }
-) => Effect.Effect<ChainGateway["Service"], ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
+) => Effect.Effect<ChainGateway["Service"], ChainUnreachable, Scope.Scope> = Effect.fnUntraced(function* (
   client: PublicClient,
   relayer: Relayer,
   addresses: SuiteAddresses,
@@ -57,6 +57,7 @@ export const make: (
     executeIntent: (account, id) => executeIntent(gateway, account, id),
     isSaltUsed: (salt) => isSaltUsed(gateway, salt),
     settlementOfSalt: (account, salt) => settlementOfSalt(gateway, account, salt),
+    inFlightOfSalt: (salt) => relayer.inFlightCarrying(`salt:${salt}`),
     intent: (account, id) => intentOf(gateway, account, id),
     hasRole: (account, role, wallet) => hasRole(gateway, account, role, wallet),
     balanceOf: (holder, token) => balanceOf(gateway, holder, token),
@@ -76,7 +77,7 @@ export const make: (
  */
 export const layer = (
   settings: ChainSettings
-): Layer.Layer<ChainGateway, ChainUnavailable | ContractsVersionMismatch> =>
+): Layer.Layer<ChainGateway, ChainUnreachable | ContractsVersionMismatch> =>
   Layer.effect(
     ChainGateway,
     Effect.gen(function* () {
@@ -98,5 +99,5 @@ export const layer = (
   )
 
 /** The gateway configured from the environment (production). */
-export const layerConfig: Layer.Layer<ChainGateway, ChainUnavailable | ContractsVersionMismatch | Config.ConfigError> =
+export const layerConfig: Layer.Layer<ChainGateway, ChainUnreachable | ContractsVersionMismatch | Config.ConfigError> =
   Layer.unwrap(Effect.map(ChainSettingsConfig, layer))

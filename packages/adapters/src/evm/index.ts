@@ -22,7 +22,6 @@ export {
   type RelayedTransaction,
   type Relayer,
   type RelayerOptions,
-  sendLeaseMillis,
   transactionsReorganised
 } from "./Relayer.ts"
 export {

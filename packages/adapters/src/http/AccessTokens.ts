@@ -10,7 +10,7 @@
  */
 
 import { createHash, randomUUID, webcrypto } from "node:crypto"
-import { AccessTokenClaims, accessTokenLifetimeSeconds } from "@svc/domain/auth"
+import { AccessTokenClaims, accessTokenLifetimeSeconds, sessionLifetimeSeconds } from "@svc/domain/auth"
 import type { UserId } from "@svc/domain/Ids"
 import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { errors, jwtVerify, SignJWT } from "jose"
@@ -32,14 +32,30 @@ export class TokenRefused extends Schema.TaggedError<TokenRefused>()("TokenRefus
 /** What a valid token says about its bearer, decoded (the wallet in normal form). */
 export type TokenClaims = AccessTokenClaims
 
+/** A valid token whose session began too long ago to be renewed (decision 0102): the wallet signs in again. */
+export class SessionTooOld extends Schema.TaggedError<SessionTooOld>()("SessionTooOld", {}) {}
+
+/** When the wallet behind `claims` signed in: `auth_time`, or `iat` for a token issued before it was carried. */
+export const signedInAt = (claims: TokenClaims): number => claims.auth_time ?? claims.iat
+
 const decodeClaims = Schema.decodeUnknownSync(AccessTokenClaims)
 
 /** Issues and verifies access tokens. */
 export class AccessTokens extends Context.Service<
   AccessTokens,
   {
-    readonly issue: (user: { readonly sub: UserId; readonly wallet: string }) => Effect.Effect<string>
+    /** A new token for `user`; `authTime` is when its wallet signed in (default now: a sign-in). */
+    readonly issue: (user: {
+      readonly sub: UserId
+      readonly wallet: string
+      readonly authTime?: number | undefined
+    }) => Effect.Effect<string>
     readonly verify: (token: string) => Effect.Effect<TokenClaims, TokenRefused>
+    /**
+     * A new token for the session of a valid `token`, with the same user, wallet and sign-in time (decision 0102);
+     * refused once the wallet signed in more than `sessionLifetimeSeconds` ago.
+     */
+    readonly renew: (token: string) => Effect.Effect<string, TokenRefused | SessionTooOld>
   }
 >()("@svc/adapters/http/AccessTokens") {
   /** Tokens signed with `secret` (at least 32 bytes). The key id is derived from the secret, never the secret itself. */
@@ -55,47 +71,53 @@ export class AccessTokens extends Context.Service<
         if (known.size >= knownTokens) known.delete(known.keys().next().value as string)
         known.set(token, claims)
       }
-      return AccessTokens.of({
-        issue: (user) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.promise(() => {
-              const iat = Math.floor(now / 1000)
-              return new SignJWT({ wallet: user.wallet })
-                .setProtectedHeader({ alg: "HS256", typ: "JWT", kid })
-                .setSubject(user.sub)
-                .setIssuer(issuer)
-                .setIssuedAt(iat)
-                .setExpirationTime(iat + tokenLifetimeSeconds)
-                .setJti(randomUUID())
-                .sign(key)
-            })
-          ),
-        verify: (token) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const claims = known.get(token)
-            if (claims !== undefined && now < claims.exp * 1000) return Effect.succeed(claims)
-            return Effect.tryPromise({
-              try: async () => {
-                const { payload, protectedHeader } = await jwtVerify(token, await verifyKey, {
-                  algorithms: ["HS256"],
-                  issuer,
-                  currentDate: new Date(now),
-                  requiredClaims: ["sub", "iat", "exp", "jti"],
-                  // Refuses an `iat` in the future (beyond a minute's clock skew) or older than a token lives.
-                  maxTokenAge: tokenLifetimeSeconds,
-                  clockTolerance: clockSkewSeconds
-                })
-                if (protectedHeader.kid !== kid) throw new Error("unknown key id")
-                // We never issue a token that lives longer than 24 hours (SPEC §8).
-                if ((payload.exp ?? 0) - (payload.iat ?? 0) > tokenLifetimeSeconds) throw new Error("lifetime too long")
-                const verified = decodeClaims(payload)
-                remember(token, verified)
-                return verified
-              },
-              catch: (error) => new TokenRefused({ reason: error instanceof errors.JWTExpired ? "expired" : "invalid" })
-            })
+      const issue = (user: { readonly sub: UserId; readonly wallet: string; readonly authTime?: number | undefined }) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.promise(() => {
+            const iat = Math.floor(now / 1000)
+            return new SignJWT({ wallet: user.wallet, auth_time: user.authTime ?? iat })
+              .setProtectedHeader({ alg: "HS256", typ: "JWT", kid })
+              .setSubject(user.sub)
+              .setIssuer(issuer)
+              .setIssuedAt(iat)
+              .setExpirationTime(iat + tokenLifetimeSeconds)
+              .setJti(randomUUID())
+              .sign(key)
           })
-      })
+        )
+      const verify = (token: string) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const claims = known.get(token)
+          if (claims !== undefined && now < claims.exp * 1000) return Effect.succeed(claims)
+          return Effect.tryPromise({
+            try: async () => {
+              const { payload, protectedHeader } = await jwtVerify(token, await verifyKey, {
+                algorithms: ["HS256"],
+                issuer,
+                currentDate: new Date(now),
+                requiredClaims: ["sub", "iat", "exp", "jti"],
+                // Refuses an `iat` in the future (beyond a minute's clock skew) or older than a token lives.
+                maxTokenAge: tokenLifetimeSeconds,
+                clockTolerance: clockSkewSeconds
+              })
+              if (protectedHeader.kid !== kid) throw new Error("unknown key id")
+              // We never issue a token that lives longer than 24 hours (SPEC §8).
+              if ((payload.exp ?? 0) - (payload.iat ?? 0) > tokenLifetimeSeconds) throw new Error("lifetime too long")
+              const verified = decodeClaims(payload)
+              remember(token, verified)
+              return verified
+            },
+            catch: (error) => new TokenRefused({ reason: error instanceof errors.JWTExpired ? "expired" : "invalid" })
+          })
+        })
+      const renew = (token: string) =>
+        Effect.gen(function* () {
+          const claims = yield* verify(token)
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          if (now - signedInAt(claims) > sessionLifetimeSeconds) return yield* new SessionTooOld()
+          return yield* issue({ sub: claims.sub, wallet: claims.wallet, authTime: signedInAt(claims) })
+        })
+      return AccessTokens.of({ issue, verify, renew })
     })
 
   /** From `JWT_SECRET` (Redacted, at least 32 characters). */

@@ -1,126 +1,147 @@
 /**
  * Leases on MongoDB documents: the one mechanism behind every claim of this adapter (issued requests being executed,
- * due intents, outbox events, idempotency keys; webhook deliveries and invites reuse it). A leased document has the
- * fields `lease_holder` (a random token naming one taking of it) and `lease_until` (epoch ms; the lease holds while
- * `now < lease_until`, domain `Lease`). A document is taken with one conditional `updateOne` when it is free (its
- * lease lapsed, and whatever else the caller's filter requires), under a fresh holder token; later writes and the
- * release filter on that token, so a holder whose lease was taken over changes nothing.
+ * due intents, outbox events, idempotency keys, webhook deliveries, mails, the deposit follower, relayer keys, the
+ * pruning worker). A leased document has `lease_token` (its fencing token: how many times it was taken, decision 0090)
+ * and `lease_until` (epoch ms; the lease holds while `now < lease_until`, domain `Lease`). A document is taken with
+ * one conditional `findOneAndUpdate` when it is free (its lease lapsed, and whatever else the caller's filter
+ * requires), its token raised by one and read back in the same write; later writes, the renewal and the release
+ * filter on that token, so a holder whose lease was taken over changes nothing, however long it was paused.
  *
- * Only `updateOne` decides who wins: jongodb applies a conditional `updateOne` atomically, its conditional
- * `findOneAndUpdate` not (docs/decisions/0017). Taking "the next free document" therefore reads candidates, then
- * takes one by id with a conditional `updateOne`, then reads it.
+ * Each is one single-document write, atomic on the primary and acknowledged by a majority (`MongoDatabase`), so a
+ * lease taken survives an election: "the next free document" is one `findOneAndUpdate` in the caller's order.
  */
-import { randomUUID } from "node:crypto"
-import type { Lease } from "@svc/domain/Lease"
-import type { ClientSession, Collection, Document, Filter, Sort, UpdateFilter } from "mongodb"
+import { type FencingToken, fencingTokenOf, type Lease } from "@svc/domain/Lease"
+import { Effect } from "effect"
+import type { ClientSession, Collection, Document, Filter, Sort, UpdateFilter, WithId } from "mongodb"
+import { type MongoFailure, tryMongo } from "./MongoErrors.ts"
+import { sessionOption } from "./MongoTransaction.ts"
 
 /** The lease fields of a leased document. */
 export interface LeaseFields {
-  lease_holder?: string | undefined
+  lease_token?: number | undefined
   lease_until: number
 }
 
-/** A fresh holder token. */
-export const newHolder = (): string => randomUUID()
+/** The lease of a document taken until `until` (a document never taken reads as token 0). */
+export const leaseOf = (doc: { readonly lease_token?: number | undefined }, until: number): Lease => ({
+  token: fencingTokenOf(doc.lease_token ?? 0),
+  until
+})
 
 /**
  * Applies `$set` to the document `filter` names by `_id` when it matches, or makes the document when there is none
- * (an empty database, say a jongodb started again); true when it did either. A document that exists and does not
- * match is left alone: the insert the upsert tries is a duplicate, which answers false. For rows taken with a
- * conditional `updateOne`, which jongodb applies atomically (decision 0017).
+ * (an empty database); true when it did either. A document that exists and does not match is left alone: the insert
+ * the upsert tries is a duplicate, which answers false.
  */
-export const setOrMake = async <D extends Document>(
+export const setOrMake = <D extends Document>(
   collection: Collection<D>,
   filter: Filter<D> & { readonly _id: string },
   set: Document
-): Promise<boolean> =>
-  collection.updateOne(filter, { $set: set } as UpdateFilter<D>, { upsert: true }).then(
-    (result) => result.matchedCount + result.upsertedCount === 1,
-    (error: unknown) => {
-      if (error instanceof Error && /E11000|duplicate key/.test(error.message)) return false
-      throw error
-    }
+): Effect.Effect<boolean, MongoFailure> =>
+  tryMongo(() => collection.updateOne(filter, { $set: set } as UpdateFilter<D>, { upsert: true })).pipe(
+    Effect.map((result) => result.matchedCount + result.upsertedCount === 1),
+    Effect.catchTag("DuplicateKey", () => Effect.succeed(false))
   )
 
 /** The filter of documents whose lease lapsed at `now`. */
 export const lapsed = (now: number) => ({ lease_until: { $lte: now } })
 
+/** How a lease is taken: when it lapsed, until when, with what else set. */
+export interface TakeOptions {
+  readonly now: number
+  readonly until: number
+  readonly set?: Document | undefined
+  readonly session?: ClientSession | undefined
+}
+
 /** The lease operations on one collection. */
 export const on = <D extends Document & LeaseFields>(collection: Collection<D>) => {
-  const takeWhere = async (
+  const takeUpdate = (options: TakeOptions) =>
+    ({ $set: { ...options.set, lease_until: options.until }, $inc: { lease_token: 1 } }) as unknown as UpdateFilter<D>
+  /** Takes the first free document matching `filter` (in `sort` order): it as taken, with its lease, or `null`. */
+  const takeFirst = (
     filter: Filter<D>,
-    options: {
-      readonly now: number
-      readonly until: number
-      readonly holder?: string | undefined
-      readonly set?: Document | undefined
-      readonly session?: ClientSession | undefined
-    }
-  ): Promise<Lease | undefined> => {
-    const holder = options.holder ?? newHolder()
-    const { modifiedCount } = await collection.updateOne(
-      { ...filter, ...lapsed(options.now) } as Filter<D>,
-      { $set: { ...options.set, lease_holder: holder, lease_until: options.until } } as UpdateFilter<D>,
-      options.session === undefined ? {} : { session: options.session }
-    )
-    return modifiedCount === 1 ? { holder, until: options.until } : undefined
-  }
+    options: TakeOptions & { readonly sort?: Sort | undefined }
+  ): Effect.Effect<{ readonly doc: WithId<D>; readonly lease: Lease } | null, MongoFailure> =>
+    tryMongo(() =>
+      collection.findOneAndUpdate({ ...filter, ...lapsed(options.now) } as Filter<D>, takeUpdate(options), {
+        ...(options.sort === undefined ? {} : { sort: options.sort }),
+        returnDocument: "after",
+        ...sessionOption(options.session)
+      })
+    ).pipe(Effect.map((doc) => (doc === null ? null : { doc, lease: leaseOf(doc as LeaseFields, options.until) })))
   return {
     /**
-     * Takes the document matching `filter` if it is free at `now`: a new holder (`holder` if given, else a fresh
-     * token), `lease_until = until` and the fields of `set`. Answers the lease, or `undefined` when it was not free.
+     * Takes the document matching `filter` if it is free at `now`: a new, larger token, `lease_until = until` and the
+     * fields of `set`. Answers the lease, or `undefined` when it was not free.
      */
-    take: takeWhere,
+    take: (filter: Filter<D>, options: TakeOptions): Effect.Effect<Lease | undefined, MongoFailure> =>
+      Effect.map(takeFirst(filter, options), (taken) => taken?.lease),
 
-    /**
-     * Takes the first free document matching `filter` in `sort` order (as `take`), trying a few candidates should
-     * others take them first; answers it as taken, or `null` when none is free.
-     */
-    takeNext: async (
-      filter: Filter<D>,
-      options: {
-        readonly sort: Sort
-        readonly now: number
-        readonly until: number
-        readonly holder?: string | undefined
-        readonly set?: Document | undefined
-      }
-    ) => {
-      const candidates = await collection
-        .find({ ...filter, ...lapsed(options.now) } as Filter<D>, { projection: { _id: 1 } })
-        .sort(options.sort)
-        .limit(20)
-        .toArray()
-      for (const candidate of candidates) {
-        const taken = await takeWhere({ ...filter, _id: candidate._id } as Filter<D>, options)
-        if (taken !== undefined) return collection.findOne({ _id: candidate._id } as Filter<D>)
-      }
-      return null
-    },
+    /** Takes the first free document matching `filter` in `sort` order (as `take`): it and its lease, or `null`. */
+    takeNext: (filter: Filter<D>, options: TakeOptions & { readonly sort: Sort }) => takeFirst(filter, options),
 
-    /** Applies `update` to the document matching `filter` only while `holder` holds it: true when it applied. */
-    whileHeld: async (
+    /** Extends the lease of the document matching `filter` to `until` while `token` is its current token. */
+    renew: (filter: Filter<D>, token: FencingToken, until: number): Effect.Effect<Lease | undefined, MongoFailure> =>
+      tryMongo(() =>
+        collection.updateOne(
+          { ...filter, lease_token: token } as Filter<D>,
+          { $set: { lease_until: until } } as unknown as UpdateFilter<D>
+        )
+      ).pipe(Effect.map(({ matchedCount }) => (matchedCount === 1 ? { token, until } : undefined))),
+
+    /** Applies `update` to the document matching `filter` only while `token` is its current token: true when it applied. */
+    whileHeld: (
       filter: Filter<D>,
-      holder: string,
+      token: FencingToken,
       update: UpdateFilter<D>,
       session?: ClientSession | undefined
-    ) => {
+    ): Effect.Effect<boolean, MongoFailure> =>
       // Matched is enough: an update that leaves the document as it was still applied.
-      const { matchedCount } = await collection.updateOne(
-        { ...filter, lease_holder: holder } as Filter<D>,
-        update,
-        session === undefined ? {} : { session }
-      )
-      return matchedCount === 1
-    },
+      tryMongo(() =>
+        collection.updateOne({ ...filter, lease_token: token } as Filter<D>, update, sessionOption(session))
+      ).pipe(Effect.map(({ matchedCount }) => matchedCount === 1)),
 
-    /** Gives the document matching `filter` up for its holder `holder`: clears the lease and sets `set`. */
-    release: async (filter: Filter<D>, holder: string, set: Document = {}) => {
-      const { modifiedCount } = await collection.updateOne(
-        { ...filter, lease_holder: holder } as Filter<D>,
-        { $set: { ...set, lease_until: 0 }, $unset: { lease_holder: "" } } as unknown as UpdateFilter<D>
-      )
-      return modifiedCount === 1
-    }
+    /** Gives the document matching `filter` up for the holder of `token`: its lease lapses now, and `set` applies. */
+    release: (
+      filter: Filter<D>,
+      token: FencingToken,
+      set: Document = {},
+      session?: ClientSession | undefined
+    ): Effect.Effect<boolean, MongoFailure> =>
+      tryMongo(() =>
+        collection.updateOne(
+          { ...filter, lease_token: token } as Filter<D>,
+          { $set: { ...set, lease_until: 0 } } as unknown as UpdateFilter<D>,
+          sessionOption(session)
+        )
+      ).pipe(Effect.map(({ matchedCount }) => matchedCount === 1))
   }
 }
+
+/** The lease operations on a collection of `D`. */
+export type Leases<D extends Document & LeaseFields> = ReturnType<typeof on<D>>
+
+/**
+ * A lease whose document is made by its first taking (the follower's, a relayer key's, the pruning worker's): kept
+ * when `held` is still its token (a renewal keeps the token), taken under a new token when free at `now` (made with
+ * token 1 the first time); the lease, or `undefined` while another holds it.
+ */
+export const takeOrKeep = <D extends Document & LeaseFields & { _id: string }>(
+  collection: Collection<D>,
+  id: string,
+  options: { readonly held: FencingToken | undefined; readonly now: number; readonly until: number }
+): Effect.Effect<Lease | undefined, MongoFailure> =>
+  Effect.gen(function* () {
+    const leases = on(collection)
+    const filter = { _id: id } as Filter<D>
+    if (options.held !== undefined) {
+      const kept = yield* leases.renew(filter, options.held, options.until)
+      if (kept !== undefined) return kept
+    }
+    const taken = yield* leases.take(filter, options)
+    if (taken !== undefined) return taken
+    // None yet: made free, then taken (two takers making it meet the unique `_id`; one takes it).
+    const made = yield* setOrMake(collection, { _id: id, ...lapsed(options.now) } as never, { lease_until: 0 })
+    return made ? yield* leases.take(filter, options) : undefined
+  })

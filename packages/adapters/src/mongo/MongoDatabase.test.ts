@@ -1,97 +1,123 @@
+/**
+ * The adapter's own client and transactions, as a replica set gets them (decision 0096): what goes on the wire, what
+ * a transaction does after a write conflict, and what each driver error becomes. On a server of the test's own, so
+ * that no other test's transactions overlap these.
+ */
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer } from "effect"
-import { inject } from "vitest"
-import { MongoDatabase } from "./MongoDatabase.ts"
-import { inTransaction, transactionsSerialized } from "./MongoTransaction.ts"
+import { StorageUnavailable } from "@svc/domain/StorageHealth"
+import { Cause, Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import { type CommandStartedEvent, MongoClient, MongoServerError } from "mongodb"
+import { mongoServerOfItsOwn } from "../../test/TestMongoDatabase.ts"
+import { clientOptionsOf, connect, defaultMongoTimeouts } from "./MongoDatabase.ts"
+import { DuplicateKey, failureOf, tryMongo, WriteConflict } from "./MongoErrors.ts"
+import { transactionOn } from "./MongoTransaction.ts"
+
+/** A client with the adapter's options, every command it sends recorded. */
+const recordingClient = Effect.gen(function* () {
+  const uri = yield* mongoServerOfItsOwn
+  const client = yield* connect({ uri }, { ...clientOptionsOf(), monitorCommands: true })
+  const sent: Array<CommandStartedEvent> = []
+  client.on("commandStarted", (event) => sent.push(event))
+  return { client, db: client.db(`db_${randomUUID()}`), sent }
+})
 
 describe("MongoDatabase", () => {
-  it.live("queues transactions on jongodb, which cannot overlap them, and polls its heartbeat; only there", () => {
-    // Heartbeats every 500 ms rather than 10 s, so some are seen within the test.
-    const uri = new URL(inject("mongoUri"))
-    uri.searchParams.set("heartbeatFrequencyMS", "500")
-    return Effect.gen(function* () {
-      const { client } = yield* MongoDatabase
-      const { version } = yield* Effect.promise(() => client.db("admin").command({ buildInfo: 1 }))
-      const jongodb = String(version).includes("jongodb")
-      assert.strictEqual(transactionsSerialized(client), jongodb)
-      // jongodb breaks the streaming heartbeat under load, which would clear the pool: it is polled (each heartbeat a
-      // request of its own, not awaited); MongoDB streams (awaited).
-      const awaited: Array<boolean> = []
-      const heard = (event: { readonly awaited: boolean }) => awaited.push(event.awaited)
-      client.on("serverHeartbeatStarted", heard)
-      for (let tries = 0; awaited.length < 2 && tries < 50; tries++) yield* Effect.sleep("100 millis")
-      client.off("serverHeartbeatStarted", heard)
-      assert.isAtLeast(awaited.length, 2)
-      assert.isTrue(
-        awaited.every((one) => one === !jongodb),
-        `heartbeats awaited: ${awaited.join(", ")}`
-      )
-    }).pipe(Effect.provide(MongoDatabase.layer({ uri: uri.toString(), database: `db_${randomUUID()}` })))
-  })
-
-  it.live("transactions waiting together commit together; one that fails fails alone, and each answers its own", () =>
+  it.live("reads and writes at majority, retries writes, and commits transactions at majority: on the wire", () =>
     Effect.gen(function* () {
-      const { client, db } = yield* MongoDatabase
-      const docs = db.collection<{ _id: string }>("together")
-      yield* Effect.promise(() => docs.insertOne({ _id: "taken" }))
-      const outcomes = yield* Effect.forEach(
-        Array.from({ length: 40 }, (_, index) => index),
-        (index) =>
-          Effect.exit(
-            inTransaction(client, async (session) => {
-              // The seventh inserts an id that exists: its transaction fails, no other's.
-              await docs.insertOne({ _id: index === 7 ? "taken" : `doc-${index}` }, { session })
-              return index
-            })
-          ),
-        { concurrency: "unbounded" }
+      const { client, db, sent } = yield* recordingClient
+      const docs = db.collection<{ _id: string; n?: number }>("wire")
+      yield* tryMongo(() => docs.insertOne({ _id: "a" }))
+      yield* tryMongo(() => docs.findOne({ _id: "a" }))
+      yield* transactionOn(client)((session) =>
+        tryMongo(() => docs.updateOne({ _id: "a" }, { $set: { n: 1 } }, { session }))
       )
-      assert.deepStrictEqual(
-        outcomes.map((exit) => (Exit.isSuccess(exit) ? exit.value : "failed")),
-        Array.from({ length: 40 }, (_, index) => (index === 7 ? "failed" : index))
-      )
-      const stored = yield* Effect.promise(() => docs.find({}).toArray())
-      assert.strictEqual(stored.length, 40)
-    }).pipe(Effect.provide(MongoDatabase.layer({ uri: inject("mongoUri"), database: `db_${randomUUID()}` })))
+      const named = (name: string) => sent.filter((event) => event.commandName === name).map((event) => event.command)
+      const [insert] = named("insert")
+      assert.deepStrictEqual(insert?.writeConcern, { w: "majority", j: true })
+      // A retryable write carries a transaction number, so the driver may send it again across a failover.
+      assert.isDefined(insert?.txnNumber)
+      assert.deepStrictEqual(named("find")[0]?.readConcern, { level: "majority" })
+      const [update] = named("update")
+      assert.strictEqual(update?.startTransaction, true)
+      assert.deepStrictEqual(update?.readConcern, { level: "majority" })
+      assert.strictEqual(named("commitTransaction")[0]?.writeConcern?.w, "majority")
+      // A primary is waited for longer than an election takes.
+      assert.strictEqual(client.options.serverSelectionTimeoutMS, defaultMongoTimeouts.serverSelectionMillis)
+      assert.isAtLeast(defaultMongoTimeouts.serverSelectionMillis, 30_000)
+    }).pipe(Effect.scoped)
   )
 
-  it.live(
-    "keeps every write one process makes outside a transaction while another commits transactions on that collection",
-    () => {
-      const database = `db_${randomUUID()}`
-      const layer = MongoDatabase.layer({ uri: inject("mongoUri"), database })
-      return Effect.gen(function* () {
-        // Two connections to one database, as two API processes have.
-        const first = Context.get(yield* Layer.build(Layer.fresh(layer)), MongoDatabase)
-        const second = Context.get(yield* Layer.build(Layer.fresh(layer)), MongoDatabase)
-        const name = "shared"
-        // A collection large enough that a commit takes a while (jongodb merges a copy of it).
-        yield* Effect.promise(() =>
-          first.db
-            .collection(name)
-            .insertMany(
-              Array.from({ length: 1_000 }, (_, index) => ({ _id: `seed-${index}`, pad: "x".repeat(200) }) as never)
-            )
-        )
-        const transactions = Effect.forEach(
-          Array.from({ length: 10 }, (_, index) => index),
-          (index) =>
-            inTransaction(first.client, (session) =>
-              first.db.collection(name).insertOne({ _id: `txn-${index}` } as never, { session })
-            ),
-          { discard: true }
-        )
-        const outside = Effect.forEach(
-          Array.from({ length: 100 }, (_, index) => index),
-          (index) => Effect.promise(() => second.db.collection(name).insertOne({ _id: `plain-${index}` } as never)),
-          { discard: true, concurrency: 4 }
-        )
-        yield* Effect.all([transactions, outside], { concurrency: 2, discard: true })
-        const kept = yield* Effect.promise(() => second.db.collection(name).countDocuments({}))
-        assert.strictEqual(kept, 1_000 + 10 + 100)
-      }).pipe(Effect.scoped)
-    },
-    60_000
+  it.live("a transaction that met a write conflict runs again from the start; what it wrote before is gone", () =>
+    Effect.gen(function* () {
+      const { client, db } = yield* recordingClient
+      const docs = db.collection<{ _id: string; run: number }>("again")
+      let runs = 0
+      const answered = yield* transactionOn(client)((session) =>
+        Effect.gen(function* () {
+          runs++
+          yield* tryMongo(() => docs.insertOne({ _id: `run-${runs}`, run: runs }, { session }))
+          // The first run fails as the server fails a conflict; the second dies of one, as a store in a unit does.
+          if (runs === 1) return yield* new WriteConflict({ cause: "first" })
+          if (runs === 2) return yield* Effect.die(new WriteConflict({ cause: "second" }))
+          return runs
+        })
+      )
+      assert.strictEqual(answered, 3)
+      const stored = yield* tryMongo(() => docs.find({}).toArray())
+      assert.deepStrictEqual(
+        stored.map((doc) => doc._id),
+        ["run-3"]
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a conflict that outlasts the tries is StorageUnavailable; any other failure is not run again", () =>
+    Effect.gen(function* () {
+      // Nothing reaches a server: a transaction with no write starts and aborts in the driver alone.
+      const client = new MongoClient("mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=100")
+      let runs = 0
+      const conflicting = yield* transactionOn(client)(() =>
+        Effect.suspend(() => {
+          runs++
+          return Effect.fail(new WriteConflict({ cause: "always" }))
+        })
+      ).pipe(Effect.flip, Effect.forkChild)
+      yield* TestClock.adjust("1 minute")
+      const outlasted = yield* Fiber.join(conflicting)
+      assert.instanceOf(outlasted, StorageUnavailable)
+      assert.strictEqual(runs, 8)
+      runs = 0
+      const refused = yield* transactionOn(client)(() =>
+        Effect.suspend(() => {
+          runs++
+          return Effect.fail("refused" as const)
+        })
+      ).pipe(Effect.exit)
+      assert.deepStrictEqual(refused, Exit.fail("refused"))
+      assert.strictEqual(runs, 1)
+    })
+  )
+
+  it.live("driver errors are typed: a duplicate key, an election, a lost server; a bad command stays a defect", () =>
+    Effect.gen(function* () {
+      const { db } = yield* recordingClient
+      const docs = db.collection<{ _id: string }>("errors")
+      yield* tryMongo(() => docs.insertOne({ _id: "x" }))
+      const duplicate = yield* tryMongo(() => docs.insertOne({ _id: "x" })).pipe(Effect.flip)
+      assert.instanceOf(duplicate, DuplicateKey)
+      // What a member that stepped down answers (NotWritablePrimary), and a transient transaction error.
+      assert.instanceOf(failureOf(new MongoServerError({ message: "not primary", code: 10107 })), StorageUnavailable)
+      const transient = new MongoServerError({ message: "conflict", code: 251 })
+      transient.addErrorLabel("TransientTransactionError")
+      assert.instanceOf(failureOf(transient), WriteConflict)
+      // No server there: the driver connects on first use and finds none within the selection timeout.
+      const lost = new MongoClient("mongodb://127.0.0.1:1/", { serverSelectionTimeoutMS: 100 })
+      const away = yield* tryMongo(() => lost.db("x").collection("y").findOne({})).pipe(Effect.flip)
+      assert.instanceOf(away, StorageUnavailable)
+      const bad = yield* tryMongo(() => db.command({ noSuchCommand: 1 })).pipe(Effect.exit)
+      assert.isTrue(Exit.isFailure(bad) && Cause.hasDies(bad.cause), String(bad))
+    }).pipe(Effect.scoped)
   )
 })

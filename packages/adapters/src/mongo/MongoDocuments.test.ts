@@ -3,7 +3,6 @@
  * database, fails the read that meets it loudly (a defect naming the collection, the id and the field), whichever store
  * reads it.
  */
-import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { TransactionJournal } from "@svc/domain/chain"
 import { InviteRepository } from "@svc/domain/invite"
@@ -12,21 +11,14 @@ import { TeamRepository } from "@svc/domain/team"
 import { UserRepository } from "@svc/domain/user"
 import { WebhookDeliveryStore } from "@svc/domain/webhook"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { inject } from "vitest"
+import { testMongoDatabase } from "../../test/TestMongoDatabase.ts"
 import { payment, team, teamId, userId, wallet } from "../contract/Fixtures.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { StoredDocumentInvalid } from "./MongoDocuments.ts"
 import * as MongoStorage from "./MongoStorage.ts"
 
 /** Every port, and the database they use, on a database of the test's own. */
-const storage = () =>
-  Layer.orDie(
-    MongoStorage.ports.pipe(
-      Layer.provideMerge(
-        MongoDatabase.layer({ uri: inject("mongoUri"), database: `decode_${randomUUID().replaceAll("-", "")}` })
-      )
-    )
-  )
+const storage = () => Layer.orDie(MongoStorage.ports.pipe(Layer.provideMerge(testMongoDatabase("decode"))))
 
 /** Inserts `doc` into `collection` as it is, past every store. */
 const insertRaw = (collection: string, doc: Record<string, unknown>) =>

@@ -21,13 +21,13 @@ const fail = (collection: string, id: unknown, cause: unknown): never => {
 }
 
 /**
- * The decoder of documents of `collection` holding records of `schema`: `_id`, `lease_holder` and `lease_until` are
- * stripped, the rest decoded (fields the schema does not name are dropped).
+ * The decoder of documents of `collection` holding records of `schema`: `_id` and the lease fields (`lease_token`,
+ * `lease_until`, a former `lease_holder`) are stripped, the rest decoded (fields the schema does not name are dropped).
  */
 export const recordDecoder = <S extends Schema.ConstraintDecoder<unknown>>(collection: string, schema: S) => {
   const decode = Schema.decodeUnknownSync(schema)
   return (doc: Document): S["Type"] => {
-    const { _id, lease_holder, lease_until, ...record } = doc
+    const { _id, lease_holder, lease_token, lease_until, ...record } = doc
     try {
       return decode(record)
     } catch (error) {

@@ -1,17 +1,18 @@
 /**
  * The event outbox in MongoDB (`event_outbox`, `_id` = event id). Use cases append events in the unit of work of the
  * change they report (decision 0080), so both commit together; a dispatcher leases undispatched events oldest first,
- * one `Leases.takeNext` at a time, so two workers never hold one event at once.
+ * one `Leases.takeNext` at a time, so two workers never hold one event at once. A change stream wakes dispatchers
+ * when events arrive (`MongoChangeStreams.ts`).
  */
-import { DomainEvent, EventOutbox } from "@svc/domain/event"
+import { type ClaimedEvent, DomainEvent, EventOutbox } from "@svc/domain/event"
 import type { EventId } from "@svc/domain/Ids"
 import { Effect, Layer, Schema } from "effect"
 import type { ClientSession, Db, Document } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
-import { inUnitOr } from "./MongoTransaction.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
+import { UnitSession } from "./MongoTransaction.ts"
 
 /** The outbox collection. */
 export const outboxCollection = "event_outbox"
@@ -37,39 +38,35 @@ const outboxDocumentOf = (event: DomainEvent): OutboxDocument => ({
 const sequencesCollection = "team_event_sequences"
 
 /**
- * Numbers each event of a team with the team's next `sequence` (one atomic `$inc` per event, in `session` when
- * given, so the numbers commit with the events).
+ * Numbers each event of a team with the team's next `sequence` (one atomic `$inc` per event), in `session`'s
+ * transaction, so the numbers commit with the events.
  */
-const numbered = async (
-  db: Db,
-  events: ReadonlyArray<DomainEvent>,
-  session?: ClientSession
-): Promise<ReadonlyArray<DomainEvent>> => {
-  const sequences = db.collection<{ _id: string; last: number }>(sequencesCollection)
-  const out: Array<DomainEvent> = []
-  for (const event of events) {
+const numbered = (db: Db, events: ReadonlyArray<DomainEvent>, session: ClientSession) =>
+  Effect.forEach(events, (event) => {
     const team = event.team_nanoid
-    if (team === undefined) {
-      out.push(event)
-      continue
-    }
-    const doc = await sequences.findOneAndUpdate(
-      { _id: team },
-      { $inc: { last: 1 } },
-      { upsert: true, returnDocument: "after", ...(session === undefined ? {} : { session }) }
-    )
-    out.push({ ...event, sequence: doc?.last ?? 1 })
-  }
-  return out
-}
+    if (team === undefined) return Effect.succeed(event)
+    return tryMongo(() =>
+      db
+        .collection<{ _id: string; last: number }>(sequencesCollection)
+        .findOneAndUpdate({ _id: team }, { $inc: { last: 1 } }, { upsert: true, returnDocument: "after", session })
+    ).pipe(Effect.map((doc) => ({ ...event, sequence: doc?.last ?? 1 })))
+  })
 
-/** Appends `events` to the outbox in `session`'s transaction (a unit of work's), numbered in it (decision 0024). */
-const appendInSession = async (db: Db, events: ReadonlyArray<DomainEvent>, session: ClientSession) => {
-  if (events.length === 0) return
-  await db
-    .collection<OutboxDocument>(outboxCollection)
-    .insertMany((await numbered(db, events, session)).map(outboxDocumentOf), { session })
-}
+/**
+ * Appends the events not stored yet to the outbox in `session`'s transaction, numbered in it (decision 0024): the
+ * ones known are read first, so a second append of an event takes no sequence number and leaves no gap.
+ */
+const appendIn = (db: Db, events: ReadonlyArray<DomainEvent>, session: ClientSession) =>
+  Effect.gen(function* () {
+    const col = db.collection<OutboxDocument>(outboxCollection)
+    const known = yield* tryMongo(() =>
+      col.find({ _id: { $in: events.map((e) => e.id) } }, { projection: { _id: 1 }, session }).toArray()
+    )
+    const fresh = events.filter((e) => !known.some((d) => d._id === e.id))
+    if (fresh.length === 0) return
+    const stored = yield* numbered(db, fresh, session)
+    yield* tryMongo(() => col.insertMany(stored.map(outboxDocumentOf), { session }))
+  })
 
 const storedEventOf = documentDecoder(outboxCollection, Schema.Struct({ event: DomainEvent }))
 
@@ -82,58 +79,57 @@ const createdOf = documentDecoder(outboxCollection, Schema.Struct({ created: Sch
 export const layer = Layer.effect(
   EventOutbox,
   Effect.gen(function* () {
-    const { db } = yield* MongoDatabase
+    const { db, transaction } = yield* MongoDatabase
     const col = db.collection<OutboxDocument>(outboxCollection)
-    yield* Effect.promise(() => col.createIndex({ dispatched: 1, created: 1 }))
+    yield* toPort(tryMongo(() => col.createIndex({ dispatched: 1, created: 1 })))
     const leases = Leases.on(col)
-    const claimOne = (now: number, holder: string, leaseMillis: number) =>
-      Effect.promise(() =>
-        leases.takeNext({ dispatched: false }, { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis, holder })
-      ).pipe(Effect.map(eventOf))
+    const claimOne = (now: number, leaseMillis: number) =>
+      leases.takeNext({ dispatched: false }, { sort: { created: 1, _id: 1 }, now, until: now + leaseMillis }).pipe(
+        Effect.map((taken) => {
+          const event = taken === null ? undefined : eventOf(taken.doc)
+          return taken === null || event === undefined ? undefined : { event, lease: taken.lease }
+        })
+      )
     return EventOutbox.of({
-      // A second append of the same id is ignored, and takes no sequence number (checked first, so the team's
-      // numbers have no gap). In a unit of work, the events commit with its changes.
-      append: (events) => {
-        if (events.length === 0) return Effect.void
-        const fresh = async (session?: ClientSession) => {
-          const ids = events.map((e) => e.id)
-          const known = await col
-            .find({ _id: { $in: ids } }, { projection: { _id: 1 }, ...(session === undefined ? {} : { session }) })
-            .toArray()
-          return events.filter((e) => !known.some((d) => d._id === e.id))
-        }
-        return inUnitOr(
-          (session) => Effect.promise(async () => appendInSession(db, await fresh(session), session)),
-          Effect.promise(async () => {
-            for (const event of await numbered(db, await fresh())) {
-              await col.insertOne(outboxDocumentOf(event)).catch((again: unknown) => {
-                if (!isDuplicateKey(again)) throw again
-              })
-            }
-          })
-        )
-      },
-      claim: ({ now, limit, holder, leaseMillis }) =>
+      // In a unit of work, the events commit with its changes; else in a transaction of their own. A second append
+      // of the same id is ignored; one racing it outside a unit finds it stored when it runs again.
+      append: (events) =>
+        events.length === 0
+          ? Effect.void
+          : Effect.flatMap(Effect.service(UnitSession), (unit) =>
+              unit === undefined
+                ? transaction((session) => appendIn(db, events, session)).pipe(
+                    Effect.retry({ while: (error) => error._tag === "DuplicateKey", times: 1 })
+                  )
+                : appendIn(db, events, unit)
+            ).pipe(toPort),
+      claim: ({ now, limit, leaseMillis }) =>
         Effect.gen(function* () {
-          const claimed: Array<DomainEvent> = []
+          const claimed: Array<ClaimedEvent> = []
           while (claimed.length < limit) {
-            const event = yield* claimOne(now, holder, leaseMillis)
-            if (event === undefined) break
-            claimed.push(event)
+            const taken = yield* claimOne(now, leaseMillis)
+            if (taken === undefined) break
+            claimed.push(taken)
           }
           return claimed
-        }),
-      markDispatched: (id: EventId) =>
-        Effect.promise(() => col.updateOne({ _id: id }, { $set: { dispatched: true } })).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(eventOf)),
-      backlog: Effect.promise(async () => {
-        const [count, oldest] = await Promise.all([
+        }).pipe(toPort),
+      // Only while the dispatcher's token is the event's current one: one paused past its lease changes nothing.
+      markDispatched: (id: EventId, token) =>
+        leases.whileHeld({ _id: id }, token, { $set: { dispatched: true } }).pipe(Effect.asVoid, toPort),
+      findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(eventOf), toPort),
+      backlog: tryMongo(() =>
+        Promise.all([
           col.countDocuments({ dispatched: false }),
           col.findOne({ dispatched: false }, { sort: { created: 1, _id: 1 }, projection: { created: 1 } })
         ])
+      ).pipe(
         // `created` is the event's, in seconds.
-        return { count, oldest: oldest === null ? undefined : createdOf(oldest).created * 1000 }
-      })
+        Effect.map(([count, oldest]) => ({
+          count,
+          oldest: oldest === null ? undefined : createdOf(oldest).created * 1000
+        })),
+        toPort
+      )
     })
   })
 )

@@ -1,20 +1,21 @@
 /**
  * Invites and the mail outbox in MongoDB (`invites`, `mail_outbox`, `_id` = id). Every invite step and every batch of
  * queued mails is one transaction, or part of the use case's unit of work when it runs in one (where the mails, an
- * acceptance's membership and user e-mail, and the events are written with it). The state change is a conditional
- * `updateOne` checked by `modifiedCount` (decision 0017). The mail worker leases queued mails with `Leases.takeNext`;
- * a failed mail is handed back with `lease_until` set to when it is due again.
+ * acceptance's membership and user e-mail, and the events are written with it). The state change is one conditional
+ * `findOneAndUpdate` (decision 0017). The mail worker leases queued mails with `Leases.takeNext`; a failed mail is
+ * handed back with `lease_until` set to when it is due again.
  */
 import type { InviteId, TeamId } from "@svc/domain/Ids"
 import { Invite, type InviteChange, InviteNotFound, InviteRepository, type InviteState } from "@svc/domain/invite"
 import { Mail, MailOutbox } from "@svc/domain/mail"
 import { StaleState } from "@svc/domain/StaleState"
 import { Clock, Effect, Layer, Schema } from "effect"
-import type { ClientSession, Collection, Document, MongoClient } from "mongodb"
+import type { Collection, Document } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { inTransaction } from "./MongoTransaction.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
+import { inTransaction, type TransactionRunner, unitOptions } from "./MongoTransaction.ts"
 
 interface InviteDocument extends Invite {
   _id: string
@@ -39,9 +40,7 @@ const claimedMailOf = documentDecoder(
   "mail_outbox",
   Schema.Struct({
     mail: Mail,
-    attempts: Schema.Int,
-    lease_holder: Schema.optional(Schema.String),
-    lease_until: Schema.Number
+    attempts: Schema.Int
   })
 )
 
@@ -56,9 +55,9 @@ const mailDocumentOf = (mail: Mail, now: number): MailDocument => ({
   lease_until: 0
 })
 
-/** The collections the invites touch. */
+/** The collections the invites touch, and the database's transactions. */
 interface InviteCollections {
-  readonly client: MongoClient
+  readonly transaction: TransactionRunner
   readonly invites: Collection<InviteDocument>
 }
 
@@ -66,16 +65,18 @@ interface InviteCollections {
 const create = (collections: InviteCollections, list: ReadonlyArray<Invite>) =>
   list.length === 0
     ? Effect.void
-    : inTransaction(collections.client, async (session) => {
-        await collections.invites.insertMany(
-          list.map((invite) => ({ _id: invite.nanoid, ...invite })),
-          { session }
+    : inTransaction(collections.transaction, (session) =>
+        tryMongo(() =>
+          collections.invites.insertMany(
+            list.map((invite) => ({ _id: invite.nanoid, ...invite })),
+            { session }
+          )
         )
-      })
+      ).pipe(Effect.asVoid)
 
 const findById = (collections: InviteCollections, id: InviteId) =>
   Effect.flatMap(
-    Effect.promise(() => collections.invites.findOne({ _id: id })),
+    tryMongo(() => collections.invites.findOne({ _id: id })),
     (doc) => (doc === null ? Effect.fail(new InviteNotFound({ nanoid: id })) : Effect.succeed(inviteOf(doc)))
   )
 
@@ -86,7 +87,7 @@ const listByTeams = (
 ) =>
   teams.length === 0
     ? Effect.succeed([])
-    : Effect.promise(() =>
+    : tryMongo(() =>
         collections.invites
           .find({
             team_nanoid: { $in: [...teams] },
@@ -97,7 +98,7 @@ const listByTeams = (
       ).pipe(Effect.map((docs) => docs.map(inviteOf)))
 
 const listExpired = (collections: InviteCollections, now: string, limit: number) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     collections.invites
       .find({ state: "pending", expires_at: { $lte: now } })
       .sort({ expires_at: 1, _id: 1 })
@@ -105,33 +106,10 @@ const listExpired = (collections: InviteCollections, now: string, limit: number)
       .toArray()
   ).pipe(Effect.map((docs) => docs.map(inviteOf)))
 
-/** Why a transition may not apply, read before the write; the conditional update still decides a race. */
-const refusal = async (collections: InviteCollections, id: InviteId, filter: Document, session: ClientSession) => {
-  if ((await collections.invites.findOne({ _id: id }, { session })) === null) return "missing" as const
-  if ((await collections.invites.countDocuments(filter, { session })) !== 1) return "stale" as const
-  return undefined
-}
-
-/** The transition's one transaction: the invite changed, or why not. */
-const transitionWrites = (
-  collections: InviteCollections,
-  { id, from, to, change }: { id: InviteId; from: InviteState; to: InviteState; change: InviteChange }
-) =>
-  inTransaction(collections.client, async (session) => {
-    const filter: Document = { _id: id, state: from }
-    if (change.tokenHash !== undefined) filter.token_hash = change.tokenHash
-    const refused = await refusal(collections, id, filter, session)
-    if (refused !== undefined) return refused
-    const { modifiedCount } = await collections.invites.updateOne(
-      filter,
-      { $set: { ...change.patch, state: to } },
-      { session }
-    )
-    if (modifiedCount !== 1) return "stale" as const
-    const changed = await collections.invites.findOne({ _id: id }, { session })
-    return changed === null ? ("missing" as const) : inviteOf(changed)
-  })
-
+/**
+ * The invite moved from `from` (with its token, when the change names one), in the unit of work when there is one:
+ * one conditional write, or why not (read after the write that did not apply).
+ */
 const transition = (
   collections: InviteCollections,
   id: InviteId,
@@ -140,58 +118,76 @@ const transition = (
   change: InviteChange
 ) =>
   Effect.gen(function* () {
-    const outcome = yield* transitionWrites(collections, { id, from, to, change })
-    if (outcome === "missing") return yield* new InviteNotFound({ nanoid: id })
-    if (outcome === "stale") return yield* new StaleState({ resource: "invite", id, expected: from })
-    return outcome
+    const options = yield* unitOptions
+    const filter: Document = { _id: id, state: from }
+    if (change.tokenHash !== undefined) filter.token_hash = change.tokenHash
+    const changed = yield* tryMongo(() =>
+      collections.invites.findOneAndUpdate(
+        filter,
+        { $set: { ...change.patch, state: to } },
+        { ...options, returnDocument: "after" }
+      )
+    )
+    if (changed !== null) return inviteOf(changed)
+    const found = yield* tryMongo(() => collections.invites.findOne({ _id: id }, options))
+    return yield* found === null
+      ? Effect.fail(new InviteNotFound({ nanoid: id }))
+      : Effect.fail(new StaleState({ resource: "invite", id, expected: from }))
   })
 
 /** The MongoDB invites; indexes by team and by expiry are created at start. */
 export const invites = Layer.effect(
   InviteRepository,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db, transaction } = yield* MongoDatabase
     const collections: InviteCollections = {
-      client,
+      transaction,
       invites: db.collection<InviteDocument>("invites")
     }
-    yield* Effect.promise(() => collections.invites.createIndex({ team_nanoid: 1, state: 1, created_at: -1 }))
-    yield* Effect.promise(() => collections.invites.createIndex({ state: 1, expires_at: 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          collections.invites.createIndex({ team_nanoid: 1, state: 1, created_at: -1 }),
+          collections.invites.createIndex({ state: 1, expires_at: 1 })
+        ])
+      )
+    )
     return InviteRepository.of({
-      create: (list) => create(collections, list),
-      findById: (id) => findById(collections, id),
-      listByTeams: (teams, states) => listByTeams(collections, teams, states),
-      listExpired: (now, limit) => listExpired(collections, now, limit),
-      transition: (id, from, to, change) => transition(collections, id, from, to, change)
+      create: (list) => toPort(create(collections, list)),
+      findById: (id) => toPort(findById(collections, id)),
+      listByTeams: (teams, states) => toPort(listByTeams(collections, teams, states)),
+      listExpired: (now, limit) => toPort(listExpired(collections, now, limit)),
+      transition: (id, from, to, change) => toPort(transition(collections, id, from, to, change))
     })
   })
 )
 
 /** Leases up to `limit` queued mails, oldest first. */
-const claimMails = async (
-  leases: ReturnType<typeof Leases.on<MailDocument>>,
+const claimMails = (
+  leases: Leases.Leases<MailDocument>,
   { now, limit, leaseMillis }: { readonly now: number; readonly limit: number; readonly leaseMillis: number }
-) => {
-  const claimed = []
-  while (claimed.length < limit) {
-    const doc = await leases.takeNext(
-      { state: "queued" },
-      { sort: { lease_until: 1, created: 1, _id: 1 }, now, until: now + leaseMillis }
-    )
-    if (doc === null) break
-    const { mail, attempts, lease_holder, lease_until } = claimedMailOf(doc)
-    claimed.push({ mail, attempts, lease: { holder: lease_holder ?? "", until: lease_until } })
-  }
-  return claimed
-}
+) =>
+  Effect.gen(function* () {
+    const claimed = []
+    while (claimed.length < limit) {
+      const taken = yield* leases.takeNext(
+        { state: "queued" },
+        { sort: { lease_until: 1, created: 1, _id: 1 }, now, until: now + leaseMillis }
+      )
+      if (taken === null) break
+      const { mail, attempts } = claimedMailOf(taken.doc)
+      claimed.push({ mail, attempts, lease: taken.lease })
+    }
+    return claimed
+  })
 
 /** The MongoDB mail outbox. */
 export const mailOutbox = Layer.effect(
   MailOutbox,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db, transaction } = yield* MongoDatabase
     const col = db.collection<MailDocument>("mail_outbox")
-    yield* Effect.promise(() => col.createIndex({ state: 1, lease_until: 1, created: 1 }))
+    yield* toPort(tryMongo(() => col.createIndex({ state: 1, lease_until: 1, created: 1 })))
     const leases = Leases.on(col)
     return MailOutbox.of({
       // In one transaction, all or none: the unit's when there is one.
@@ -199,33 +195,35 @@ export const mailOutbox = Layer.effect(
         mails.length === 0
           ? Effect.void
           : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-              inTransaction(client, async (session) => {
-                await col.insertMany(
-                  mails.map((mail) => mailDocumentOf(mail, now)),
-                  { session }
+              inTransaction(transaction, (session) =>
+                tryMongo(() =>
+                  col.insertMany(
+                    mails.map((mail) => mailDocumentOf(mail, now)),
+                    { session }
+                  )
                 )
-              })
-            ),
-      claim: (options) => Effect.promise(() => claimMails(leases, options)),
+              )
+            ).pipe(Effect.asVoid, toPort),
+      claim: (options) => toPort(claimMails(leases, options)),
       // A sent mail forgets its text: it holds the invite's single-use token.
-      markSent: (id, holder) =>
-        Effect.promise(() => leases.release({ _id: id, state: "queued" }, holder, { state: "sent", "mail.text": "" })),
-      retryAt: (id, holder, options) =>
-        Effect.promise(() =>
-          leases.whileHeld({ _id: id, state: "queued" }, holder, {
+      markSent: (id, token) =>
+        toPort(leases.release({ _id: id, state: "queued" }, token, { state: "sent", "mail.text": "" })),
+      retryAt: (id, token, options) =>
+        toPort(
+          leases.whileHeld({ _id: id, state: "queued" }, token, {
             $set: {
               state: options.giveUp ? "failed" : "queued",
               lease_until: options.at,
               last_error: options.error,
               ...(options.giveUp ? { "mail.text": "" } : {})
             },
-            $unset: { lease_holder: "" },
             $inc: { attempts: 1 }
           })
         ),
       stateOf: (id) =>
-        Effect.promise(() => col.findOne({ _id: id })).pipe(
-          Effect.map((doc) => (doc === null ? undefined : mailStateOf(doc).state))
+        tryMongo(() => col.findOne({ _id: id })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : mailStateOf(doc).state)),
+          toPort
         )
     })
   })

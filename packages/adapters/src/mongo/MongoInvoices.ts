@@ -1,14 +1,14 @@
 /**
- * Invoices in MongoDB (`invoices`, `_id` = nanoid), unique on (team, member, number). A transition is one conditional
- * update on the state and revision it names, in a transaction of its own or in the use case's unit of work (where its
- * events, or the payment that pays it, are written with it).
+ * Invoices in MongoDB (`invoices`, `_id` = nanoid), unique on (team, member, number). A transition is one of the
+ * machine's moves, one conditional write on the state and revision it names, in the use case's unit of work when it
+ * runs in one (where its events, or the payment that pays it, are written with it).
  */
 import type { InvoiceId } from "@svc/domain/Ids"
 import {
-  changedInvoice,
   Invoice,
   type InvoiceChange,
   type InvoiceListQuery,
+  InvoiceMachine,
   InvoiceNotFound,
   InvoiceNumberTaken,
   InvoiceRepository,
@@ -16,11 +16,11 @@ import {
 } from "@svc/domain/invoice"
 import { StaleState } from "@svc/domain/StaleState"
 import { Effect, Layer } from "effect"
-import type { Collection, Document, MongoClient } from "mongodb"
+import type { Collection, Document } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { recordDecoder } from "./MongoDocuments.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
-import { inTransaction, inUnitOr } from "./MongoTransaction.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
+import { unitOptions } from "./MongoTransaction.ts"
 
 interface InvoiceDocument extends Invoice {
   _id: string
@@ -34,50 +34,50 @@ const documentOf = (invoice: Invoice): InvoiceDocument => ({ _id: invoice.nanoid
  * Adds the invoice, or `InvoiceNumberTaken`. In a unit of work the number is looked for first: a duplicate key would
  * abort the unit's whole transaction, where the use case should decide.
  */
-const create = (col: Collection<InvoiceDocument>, invoice: Invoice) => {
-  const taken = new InvoiceNumberTaken({ invoice_number: invoice.invoice_number })
-  const insertedOr = (write: () => Promise<boolean>) =>
-    Effect.tryPromise({ try: write, catch: (error) => error }).pipe(
-      Effect.catch((error) => (isDuplicateKey(error) ? Effect.succeed(false) : Effect.die(error))),
-      Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(taken)))
+const create = (col: Collection<InvoiceDocument>, invoice: Invoice) =>
+  Effect.gen(function* () {
+    const options = yield* unitOptions
+    const key = {
+      team_nanoid: invoice.team_nanoid,
+      recipient_nanoid: invoice.recipient_nanoid,
+      invoice_number: invoice.invoice_number
+    }
+    const taken = new InvoiceNumberTaken({ invoice_number: invoice.invoice_number })
+    if (options.session !== undefined && (yield* tryMongo(() => col.findOne(key, options))) !== null) {
+      return yield* taken
+    }
+    return yield* tryMongo(() => col.insertOne(documentOf(invoice), options)).pipe(
+      Effect.asVoid,
+      Effect.catchTag("DuplicateKey", () => Effect.fail(taken))
     )
-  const key = {
-    team_nanoid: invoice.team_nanoid,
-    recipient_nanoid: invoice.recipient_nanoid,
-    invoice_number: invoice.invoice_number
-  }
-  return inUnitOr(
-    (session) =>
-      insertedOr(async () => {
-        if ((await col.findOne(key, { session })) !== null) return false
-        await col.insertOne(documentOf(invoice), { session })
-        return true
-      }),
-    insertedOr(async () => {
-      await col.insertOne(documentOf(invoice))
-      return true
-    })
-  )
-}
+  })
 
-/** The transition's one transaction: the invoice changed, or why not. */
-const transitionWrites = (
-  client: MongoClient,
+/**
+ * The invoice moved from `from` at `change.revision` to `to`: one conditional write (the patch holds whole values, so
+ * nothing of the stored invoice is read first), or why not (read after the write that did not apply).
+ */
+const transition = (
   col: Collection<InvoiceDocument>,
   [id, from, to, change]: [InvoiceId, InvoiceState, InvoiceState, InvoiceChange]
 ) =>
-  inTransaction(client, async (session) => {
-    const doc = await col.findOne({ _id: id }, { session })
-    if (doc === null) return "missing" as const
-    const stored = invoiceOf(doc)
-    if (stored.state !== from || stored.revision !== change.revision) return "stale" as const
-    const { _id, ...changed } = documentOf(changedInvoice(stored, to, change))
-    const update: Document = { $set: changed }
-    if (changed.hold === undefined) update.$unset = { hold: "" }
-    const { modifiedCount } = await col.updateOne({ _id: id, state: from, revision: change.revision }, update, {
-      session
-    })
-    return modifiedCount === 1 ? invoiceOf(changed) : ("stale" as const)
+  Effect.gen(function* () {
+    const options = yield* unitOptions
+    const { hold, ...fields } = change.patch
+    const update: Document = {
+      $set: { ...fields, ...(hold ? { hold } : {}), state: to, revision: change.revision + 1 }
+    }
+    if (hold === null) update.$unset = { hold: "" }
+    const changed = yield* tryMongo(() =>
+      col.findOneAndUpdate({ _id: id, state: from, revision: change.revision }, update, {
+        ...options,
+        returnDocument: "after"
+      })
+    )
+    if (changed !== null) return invoiceOf(changed)
+    const found = yield* tryMongo(() => col.findOne({ _id: id }, options))
+    return yield* found === null
+      ? Effect.fail(new InvoiceNotFound({ nanoid: id }))
+      : Effect.fail(new StaleState({ resource: "invoice", id, expected: from }))
   })
 
 const list = (col: Collection<InvoiceDocument>, query: InvoiceListQuery) => {
@@ -90,45 +90,46 @@ const list = (col: Collection<InvoiceDocument>, query: InvoiceListQuery) => {
       { created_at: query.after.created_at, _id: { $lt: query.after.nanoid } }
     ]
   }
-  return Effect.promise(() => col.find(filter).sort({ created_at: -1, _id: -1 }).limit(query.limit).toArray()).pipe(
+  return tryMongo(() => col.find(filter).sort({ created_at: -1, _id: -1 }).limit(query.limit).toArray()).pipe(
     Effect.map((docs) => docs.map(invoiceOf))
   )
 }
+
+const findById = (col: Collection<InvoiceDocument>, id: InvoiceId) =>
+  Effect.gen(function* () {
+    const options = yield* unitOptions
+    const doc = yield* tryMongo(() => col.findOne({ _id: id }, options))
+    return doc === null ? yield* new InvoiceNotFound({ nanoid: id }) : invoiceOf(doc)
+  })
 
 /** The MongoDB invoices; the unique number and the list's indexes are created at start. */
 export const layer = Layer.effect(
   InvoiceRepository,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db } = yield* MongoDatabase
     const col = db.collection<InvoiceDocument>("invoices")
-    yield* Effect.promise(() =>
-      col.createIndex({ team_nanoid: 1, recipient_nanoid: 1, invoice_number: 1 }, { unique: true })
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          col.createIndex({ team_nanoid: 1, recipient_nanoid: 1, invoice_number: 1 }, { unique: true }),
+          col.createIndex({ team_nanoid: 1, created_at: -1, _id: -1 }),
+          col.createIndex({ team_nanoid: 1, recipient_nanoid: 1, created_at: -1, _id: -1 })
+        ])
+      )
     )
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: -1, _id: -1 }))
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, recipient_nanoid: 1, created_at: -1, _id: -1 }))
     return InvoiceRepository.of({
-      create: (invoice) => create(col, invoice),
-      findById: (id) =>
-        Effect.flatMap(
-          Effect.promise(() => col.findOne({ _id: id })),
-          (doc) => (doc === null ? Effect.fail(new InvoiceNotFound({ nanoid: id })) : Effect.succeed(invoiceOf(doc)))
-        ),
+      create: (invoice) => toPort(create(col, invoice)),
+      findById: (id) => toPort(findById(col, id)),
       findByIds: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : Effect.map(
-              Effect.promise(() => col.find({ _id: { $in: [...ids] } }).toArray()),
-              (docs) => docs.map(invoiceOf)
+          : toPort(tryMongo(() => col.find({ _id: { $in: [...ids] } }).toArray())).pipe(
+              Effect.map((docs) => docs.map(invoiceOf))
             ),
-      list: (query) => list(col, query),
+      list: (query) => toPort(list(col, query)),
+      // A move outside the machine's table is a defect, refused before the store is asked (decision 0091).
       transition: (...args) =>
-        Effect.gen(function* () {
-          const outcome = yield* transitionWrites(client, col, args)
-          const [id, from] = args
-          if (outcome === "missing") return yield* new InvoiceNotFound({ nanoid: id })
-          if (outcome === "stale") return yield* new StaleState({ resource: "invoice", id, expected: from })
-          return outcome
-        })
+        Effect.andThen(Effect.orDie(InvoiceMachine.move(args[1], args[2])), () => toPort(transition(col, args)))
     })
   })
 )

@@ -1,17 +1,16 @@
 /**
- * MongoDB's versioned migrations, on the test run's jongodb: a fresh database gets every step once and records it;
+ * MongoDB's versioned migrations, on the test run's server: a fresh database gets every step once and records it;
  * a request issued before budgets is back-filled; a database a newer svc migrated is refused and left as it was.
  */
-import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { inject } from "vitest"
+import { testMongoDatabase } from "../../test/TestMongoDatabase.ts"
 import { issued, teamId } from "../contract/Fixtures.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { type IssuedDocument, issuedCollection } from "./MongoIssuedRequestStore.ts"
 import { migrate, migrations } from "./MongoMigrations.ts"
 
-const fresh = () => MongoDatabase.layer({ uri: inject("mongoUri"), database: `migrations_${randomUUID()}` })
+const fresh = () => testMongoDatabase("migrations")
 
 describe("MongoDB migrations", () => {
   it.live("a fresh database gets every step once, recorded by version; running again changes nothing", () =>

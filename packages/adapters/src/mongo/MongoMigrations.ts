@@ -9,7 +9,7 @@ import { expiryOf, storedBytesOf } from "@svc/domain/eip712"
 import { Effect, Layer, Schema } from "effect"
 import type { Db } from "mongodb"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 import { type IssuedDocument, issuedCollection, issuedOf } from "./MongoIssuedRequestStore.ts"
 
 /** One step of the schema. */
@@ -55,7 +55,7 @@ interface MigrationDocument {
 export const migrate = (db: Db, steps: ReadonlyArray<MongoMigration> = migrations) =>
   Effect.gen(function* () {
     const applied = db.collection<MigrationDocument>("schema_migrations")
-    const done = new Set((yield* Effect.promise(() => applied.find({}).toArray())).map((doc) => doc._id))
+    const done = new Set((yield* toPort(tryMongo(() => applied.find({}).toArray()))).map((doc) => doc._id))
     const known = Math.max(0, ...steps.map((step) => step.version))
     const found = Math.max(0, ...done)
     if (found > known) {
@@ -67,14 +67,16 @@ export const migrate = (db: Db, steps: ReadonlyArray<MongoMigration> = migration
     }
     for (const step of steps) {
       if (done.has(step.version)) continue
-      yield* Effect.promise(async () => {
-        await step.up(db)
-        await applied
-          .insertOne({ _id: step.version, name: step.name, applied_at: new Date().toISOString() })
-          .catch((error) => {
-            if (!isDuplicateKey(error)) throw error
-          })
-      })
+      yield* tryMongo(() => step.up(db)).pipe(
+        Effect.andThen(
+          tryMongo(() =>
+            applied.insertOne({ _id: step.version, name: step.name, applied_at: new Date().toISOString() })
+          )
+        ),
+        Effect.asVoid,
+        Effect.catchTag("DuplicateKey", () => Effect.void),
+        toPort
+      )
       yield* Effect.logInfo(`MongoDB schema migrated to version ${step.version}: ${step.name}`)
     }
   })

@@ -1,13 +1,14 @@
 /**
- * Sign-in nonces in MongoDB (`siwe_nonces`, `_id` = nonce). Consuming is one atomic conditional `updateOne`
+ * Sign-in nonces in MongoDB (`siwe_nonces`, `_id` = nonce). Consuming is one atomic conditional `findOneAndUpdate`
  * (`used: false` -> `true`), so of concurrent verifications across replicas at most one succeeds; expiry is checked
- * on the consumed record, and a TTL index lets a real mongod delete old nonces.
+ * on the consumed record, and a TTL index lets the server delete old nonces.
  */
 import { NonceExpired, NonceNotFound, type NonceRecord, NonceStore } from "@svc/domain/auth"
 import { Address } from "@svc/domain/Evm"
 import { Effect, Layer, Schema } from "effect"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder } from "./MongoDocuments.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 
 interface NonceDocument {
   _id: string
@@ -38,10 +39,10 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<NonceDocument>("siwe_nonces")
-    yield* Effect.promise(() => col.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 3600 }))
+    yield* toPort(tryMongo(() => col.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 3600 })))
     return NonceStore.of({
       issue: (record) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           col.insertOne({
             _id: record.nonce,
             wallet: record.wallet,
@@ -51,16 +52,16 @@ export const layer = Layer.effect(
             messageHash: record.messageHash,
             ...(record.svcid === undefined ? {} : { svcid: record.svcid })
           })
-        ).pipe(Effect.asVoid),
+        ).pipe(Effect.asVoid, toPort),
       consume: (nonce, wallet, now) =>
-        // A conditional `updateOne` decides the winner: jongodb applies it atomically, its `findOneAndUpdate` not.
-        Effect.promise(async () => {
-          const { modifiedCount } = await col.updateOne(
+        tryMongo(() =>
+          col.findOneAndUpdate(
             { _id: nonce, used: false, walletKey: wallet.toLowerCase() },
-            { $set: { used: true } }
+            { $set: { used: true } },
+            { returnDocument: "after" }
           )
-          return modifiedCount === 1 ? await col.findOne({ _id: nonce }) : null
-        }).pipe(
+        ).pipe(
+          toPort,
           Effect.flatMap((doc): Effect.Effect<NonceRecord, NonceNotFound | NonceExpired> => {
             if (doc === null) return Effect.fail(new NonceNotFound({ nonce }))
             const stored = issuedNonceOf(doc)

@@ -1,15 +1,15 @@
 /**
  * The payments ledger in MongoDB: payments in `payments` (`_id` = nanoid), results on the issued request in
  * `issued_typed_data`. Each change is one transaction (the use case's unit of work, with its events, when it runs in
- * one); races are settled by
- * single conditional updates (leases, `Leases.ts`, and `state` guards), never by transaction conflicts
- * (docs/decisions/0017).
+ * one); races are settled by single conditional updates (fencing tokens, `Leases.ts`, and `state` guards), never by
+ * transaction conflicts (docs/decisions/0017, 0090), the states moved as the machines allow (decision 0091).
  */
 
 import type { Uint256String } from "@svc/domain/Evm"
 import type { TypedDataNotFound as TypedDataNotFoundType } from "@svc/domain/eip712"
-import { TypedDataNotFound } from "@svc/domain/eip712"
+import { IssuedRequestMachine, TypedDataNotFound } from "@svc/domain/eip712"
 import type { PaymentId } from "@svc/domain/Ids"
+import type { FencingToken } from "@svc/domain/Lease"
 import {
   type ExecutedRequest,
   type ExecutionOutcome,
@@ -19,17 +19,20 @@ import {
   type LedgerQuery,
   Payment,
   PaymentLedger,
+  PaymentMachine,
   PaymentNotFound,
   type PaymentPatch,
   type PaymentState
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
+import { edge } from "@svc/domain/StateMachine"
 import { isoOf } from "@svc/domain/Timestamp"
-import { Effect, Layer, Option, Schema } from "effect"
-import type { Collection, Db, Filter, MongoClient } from "mongodb"
+import { Effect, Layer, Schema } from "effect"
+import type { Collection, Filter } from "mongodb"
 import * as Leases from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 import {
   executionOf,
   type IssuedDocument,
@@ -37,7 +40,7 @@ import {
   issuedOf,
   type StoredExecution
 } from "./MongoIssuedRequestStore.ts"
-import { inTransaction } from "./MongoTransaction.ts"
+import { inTransaction, type TransactionRunner, unitOptions } from "./MongoTransaction.ts"
 
 /** A stored payment: the record plus the intent runner's lease. */
 interface PaymentDocument extends Payment, Leases.LeaseFields {
@@ -58,33 +61,31 @@ const executedOf = documentDecoder(
 )
 
 /**
- * The in-flight note of an executing request, when its current holder wrote it: a claim released and taken again must
- * not show the earlier holder's transaction. A note from before signatures were kept (the result's own fields beside
- * `holder`) reads without one.
+ * The in-flight note of an executing request, when its current claim wrote it: a claim released and taken again must
+ * not show the earlier holder's transaction. Notes from before tokens name a `holder`: they match no token.
  */
-const noteOf = (
-  execution: StoredExecution
-): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
+const noteOf = (execution: StoredExecution): ExecutionResult | undefined => {
   const stored = execution.in_flight
-  if (stored === undefined || stored.holder !== execution.lease_holder) return undefined
-  const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
-  return { result, signature: stored.signature ?? "" }
+  if (stored === null || stored?.token === undefined || stored.token !== (execution.lease_token ?? 0)) return undefined
+  return stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
 }
+
+/** The issued-request machine's move this ledger writes, checked against its table when the module loads. */
+const recordMove = edge(IssuedRequestMachine, "executing", "record")
 
 /** The collections the ledger touches, and the leases on them. */
 interface LedgerCollections {
-  readonly db: Db
-  readonly client: MongoClient
+  readonly transaction: TransactionRunner
   readonly payments: Collection<PaymentDocument>
   readonly issued: Collection<IssuedDocument>
   /** Executions: the issued requests' leases. */
-  readonly executions: ReturnType<typeof Leases.on<IssuedDocument>>
+  readonly executions: Leases.Leases<IssuedDocument>
   /** Due intents: the payments' leases. */
-  readonly intents: ReturnType<typeof Leases.on<PaymentDocument>>
+  readonly intents: Leases.Leases<PaymentDocument>
 }
 
 const outcome = (collections: LedgerCollections, salt: Uint256String) =>
-  Effect.promise(() => collections.issued.findOne({ _id: salt })).pipe(
+  tryMongo(() => collections.issued.findOne({ _id: salt })).pipe(
     Effect.flatMap((doc): Effect.Effect<ExecutionOutcome, TypedDataNotFoundType> => {
       if (doc === null) return Effect.fail(new TypedDataNotFound({ salt }))
       const execution = executionOf(doc)
@@ -96,7 +97,7 @@ const outcome = (collections: LedgerCollections, salt: Uint256String) =>
         return Effect.succeed({
           state: "executing",
           leaseUntil: execution.lease_until,
-          ...(note === undefined ? {} : { inFlight: note.result })
+          ...(note === undefined ? {} : { inFlight: note })
         })
       }
       return Effect.succeed({ state: "issued" })
@@ -107,104 +108,85 @@ const outcome = (collections: LedgerCollections, salt: Uint256String) =>
  * Two writes, no transaction (each PUT notes its transaction): the claim's first, then the payments, only as long as
  * they are `processing` (a record that got there first is left alone: its insert is a duplicate).
  */
-const noteInFlight = async (
-  collections: LedgerCollections,
-  { salt, claimToken, signature, result, payments: records }: InFlightNote
-) => {
-  const held = await collections.executions.whileHeld({ _id: salt, state: "executing" }, claimToken, {
-    $set: { in_flight: { result, signature, holder: claimToken } }
-  })
-  if (!held) return false
-  for (const p of records) {
-    await Leases.setOrMake(collections.payments, { _id: p.nanoid, salt, state: "processing" }, { ...p, lease_until: 0 })
-  }
-  return true
-}
-
-const abandoned = (collections: LedgerCollections, now: number, limit: number) =>
-  Effect.promise(() =>
-    collections.issued
-      .find({ state: "executing", lease_until: { $lt: now } })
-      .sort({ executedAt: 1, _id: 1 })
-      .limit(limit)
-      .toArray()
-  ).pipe(
-    Effect.map((docs) =>
-      docs.map((doc) => {
-        const note = noteOf(executionOf(doc))
-        return { salt: doc._id, issued: issuedOf(doc), ...(note === undefined ? {} : { note }) }
-      })
-    )
-  )
-
-const recordExecution = (
-  collections: LedgerCollections,
-  { salt, claimToken, signature, result, payments: records }: ExecutionRecord
-) =>
-  inTransaction(collections.client, async (session) => {
-    // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those noted
-    // in flight.
-    const held = await collections.executions.whileHeld(
-      { _id: salt, state: "executing" },
-      claimToken,
-      { $set: { state: "executed", result, signature, lease_until: 0 }, $unset: { lease_holder: "" } },
-      session
-    )
+const noteInFlight = (collections: LedgerCollections, { salt, token, result, payments: records }: InFlightNote) =>
+  Effect.gen(function* () {
+    const held = yield* collections.executions.whileHeld({ _id: salt, state: "executing" }, token, {
+      $set: { in_flight: { result, token } }
+    })
     if (!held) return false
     for (const p of records) {
-      // Another request's payment of the same id is not replaced: the insert is a duplicate, and nothing is kept.
-      await collections.payments.replaceOne(
-        { _id: p.nanoid, salt },
-        { ...p, lease_until: 0 },
-        { session, upsert: true }
+      yield* Leases.setOrMake(
+        collections.payments,
+        { _id: p.nanoid, salt, state: "processing" },
+        { ...p, lease_until: 0 }
       )
     }
     return true
   })
 
+const recordExecution = (collections: LedgerCollections, { salt, token, result, payments: records }: ExecutionRecord) =>
+  inTransaction(collections.transaction, (session) =>
+    Effect.gen(function* () {
+      // Only the holder records: a holder whose claim was taken over writes nothing. The payments replace those
+      // noted in flight.
+      const held = yield* collections.executions.whileHeld(
+        { _id: salt, state: recordMove.from },
+        token,
+        { $set: { state: recordMove.to, result, lease_until: 0 } },
+        session
+      )
+      if (!held) return false
+      for (const p of records) {
+        // Another request's payment of the same id is not replaced: the insert is a duplicate, and nothing is kept.
+        yield* tryMongo(() =>
+          collections.payments.replaceOne({ _id: p.nanoid, salt }, { ...p, lease_until: 0 }, { session, upsert: true })
+        )
+      }
+      return true
+    })
+  )
+
 const leaseDueIntent = (
   collections: LedgerCollections,
-  { now, nowMillis, holder, leaseUntil }: { now: number; nowMillis: number; holder: string; leaseUntil: number }
+  { now, nowMillis, leaseUntil }: { now: number; nowMillis: number; leaseUntil: number }
 ) =>
-  Effect.promise(() =>
-    collections.intents.takeNext(
+  collections.intents
+    .takeNext(
       { state: { $in: ["intent", "scheduled"] }, pay_at_time: { $lte: now } },
       {
         sort: { pay_at_time: 1, _id: 1 },
         now: nowMillis,
         until: leaseUntil,
-        holder,
         set: { state: "scheduled", updated_at: isoOf(now * 1000) }
       }
     )
-  ).pipe(Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))))
+    .pipe(Effect.map((taken) => (taken === null ? undefined : { payment: paymentOf(taken.doc), lease: taken.lease })))
 
+/** The move of a payment from `from` (for a leased intent, while `token` is its current one), then the payment. */
 const transition = (
   collections: LedgerCollections,
-  { id, from, to }: { id: PaymentId; from: PaymentState; to: PaymentState },
+  { id, from, to, token }: { id: PaymentId; from: PaymentState; to: PaymentState; token: FencingToken | undefined },
   patch: PaymentPatch
 ) =>
-  inTransaction(collections.client, async (session) => {
-    const moved = await collections.payments.updateOne(
-      { _id: id, state: from },
-      { $set: { ...patch, state: to, lease_until: 0 }, $unset: { lease_holder: "" } },
-      { session }
-    )
-    if (moved.modifiedCount !== 1) return null
-    return collections.payments.findOne({ _id: id }, { session })
-  }).pipe(
-    Effect.flatMap((doc): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
-      if (doc !== null) return Effect.succeed(paymentOf(doc))
-      return Effect.promise(() => collections.payments.findOne({ _id: id })).pipe(
-        Effect.flatMap(
-          (found): Effect.Effect<Payment, PaymentNotFound | StaleState> =>
-            found === null
-              ? Effect.fail(new PaymentNotFound({ nanoid: id }))
-              : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
-        )
+  Effect.gen(function* () {
+    if (!PaymentMachine.allows(from, to)) {
+      return yield* Effect.die(new Error(`a payment moves from ${from} to ${to}: not in the table`))
+    }
+    const { payments } = collections
+    const options = yield* unitOptions
+    const moved = yield* tryMongo(() =>
+      payments.findOneAndUpdate(
+        { _id: id, state: from, ...(token === undefined ? {} : { lease_token: token }) },
+        { $set: { ...patch, state: to, lease_until: 0 } },
+        { ...options, returnDocument: "after" }
       )
-    })
-  )
+    )
+    if (moved !== null) return paymentOf(moved)
+    const found = yield* tryMongo(() => payments.findOne({ _id: id }, options))
+    return yield* found === null
+      ? Effect.fail(new PaymentNotFound({ nanoid: id }))
+      : Effect.fail(new StaleState({ resource: "payment", id, expected: from }))
+  })
 
 /** The filter of a ledger query. */
 const filterOf = (query: LedgerQuery): Filter<PaymentDocument> => {
@@ -233,7 +215,7 @@ const filterOf = (query: LedgerQuery): Filter<PaymentDocument> => {
 }
 
 const list = (collections: LedgerCollections, query: LedgerQuery) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     collections.payments
       .find(filterOf(query))
       .sort({ created_at: -1, _id: -1 })
@@ -242,7 +224,7 @@ const list = (collections: LedgerCollections, query: LedgerQuery) =>
   ).pipe(Effect.map((docs) => docs.map(paymentOf)))
 
 const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
-  Effect.promise(() =>
+  tryMongo(() =>
     collections.issued
       .find({ state: "executed", executedAt: { $gte: sinceMillis } })
       .sort({ executedAt: 1, _id: 1 })
@@ -256,61 +238,51 @@ const executedSince = (collections: LedgerCollections, sinceMillis: number) =>
     )
   )
 
-const amendTransaction = (collections: LedgerCollections, salt: Uint256String, from: string, to: string) =>
-  inTransaction(collections.client, async (session) => {
-    await collections.issued.updateOne(
-      { _id: salt, "result.transaction": from },
-      { $set: { "result.transaction": to } },
-      { session }
-    )
-    for (const field of ["creation_transaction", "process_transaction"] as const) {
-      await collections.payments.updateMany({ salt, [field]: from }, { $set: { [field]: to } }, { session })
-    }
-  })
-
 /** The MongoDB payments ledger; indexes by team, recipient, state and due time are created at start. */
 export const layer = Layer.effect(
   PaymentLedger,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db, transaction } = yield* MongoDatabase
     const payments = db.collection<PaymentDocument>("payments")
     const issued = db.collection<IssuedDocument>(issuedCollection)
-    yield* Effect.promise(() => payments.createIndex({ team_nanoid: 1, created_at: -1 }))
-    yield* Effect.promise(() => payments.createIndex({ recipient_nanoid: 1, created_at: -1 }))
-    yield* Effect.promise(() => payments.createIndex({ state: 1, pay_at_time: 1 }))
-    yield* Effect.promise(() => payments.createIndex({ salt: 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          payments.createIndex({ team_nanoid: 1, created_at: -1 }),
+          payments.createIndex({ recipient_nanoid: 1, created_at: -1 }),
+          payments.createIndex({ state: 1, pay_at_time: 1 }),
+          payments.createIndex({ salt: 1 })
+        ])
+      )
+    )
     const executions = Leases.on(issued)
     const collections: LedgerCollections = {
-      db,
-      client,
+      transaction,
       payments,
       issued,
       executions,
       intents: Leases.on(payments)
     }
     return PaymentLedger.of({
-      outcome: (salt) => outcome(collections, salt),
-      noteInFlight: (note) => Effect.promise(() => noteInFlight(collections, note)),
-      abandoned: (now, limit) => abandoned(collections, now, limit),
-      dropInFlight: (salt, claimToken) =>
-        Effect.promise(async () => {
-          const executing = await issued.findOne({ _id: salt, state: "executing", lease_holder: claimToken })
-          if (executing !== null) await payments.deleteMany({ salt, state: "processing" })
-        }),
-      takeOver: (salt, now, leaseUntil) =>
-        Effect.promise(() => executions.take({ _id: salt, state: "executing" }, { now, until: leaseUntil })).pipe(
-          Effect.map((lease) => Option.fromNullishOr(lease?.holder))
-        ),
-      recordExecution: (record) => recordExecution(collections, record),
-      leaseDueIntent: (options) => leaseDueIntent(collections, options),
-      transition: (id, from, to, patch) => transition(collections, { id, from, to }, patch),
+      outcome: (salt) => toPort(outcome(collections, salt)),
+      noteInFlight: (note) => toPort(noteInFlight(collections, note)),
+      dropInFlight: (salt, token) =>
+        Effect.gen(function* () {
+          const executing = yield* tryMongo(() => issued.findOne({ _id: salt, state: "executing", lease_token: token }))
+          if (executing === null) return false
+          yield* tryMongo(() => payments.deleteMany({ salt, state: "processing" }))
+          return true
+        }).pipe(toPort),
+      recordExecution: (record) => toPort(recordExecution(collections, record)),
+      leaseDueIntent: (options) => toPort(leaseDueIntent(collections, options)),
+      transition: (id, from, to, patch, token) => toPort(transition(collections, { id, from, to, token }, patch)),
       find: (id) =>
-        Effect.promise(() => payments.findOne({ _id: id })).pipe(
-          Effect.map((doc) => (doc === null ? undefined : paymentOf(doc)))
+        tryMongo(() => payments.findOne({ _id: id })).pipe(
+          Effect.map((doc) => (doc === null ? undefined : paymentOf(doc))),
+          toPort
         ),
-      list: (query) => list(collections, query),
-      executedSince: (sinceMillis) => executedSince(collections, sinceMillis),
-      amendTransaction: (salt, from, to) => amendTransaction(collections, salt, from, to)
+      list: (query) => toPort(list(collections, query)),
+      executedSince: (sinceMillis) => toPort(executedSince(collections, sinceMillis))
     })
   })
 )

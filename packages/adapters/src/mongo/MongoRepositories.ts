@@ -1,6 +1,7 @@
 /**
  * The MongoDB adapter of the repository ports. Indexes are created when each layer starts; unique indexes carry the
- * identity rules (one user per wallet, one membership per team and user). Only operators jongodb supports are used.
+ * identity rules (one user per wallet, one membership per team and user). Writes a unit of work may make take its
+ * session (`unitOptions`).
  */
 
 import { Company, CompanyRepository } from "@svc/domain/company"
@@ -13,8 +14,8 @@ import type { Collection, Document } from "mongodb"
 import { getAddress } from "viem"
 import { MongoDatabase } from "./MongoDatabase.ts"
 import { documentDecoder, recordDecoder } from "./MongoDocuments.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
-import { inUnitOr } from "./MongoTransaction.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
+import { unitOptions } from "./MongoTransaction.ts"
 
 /** A document keyed by a string id. */
 type Keyed = Document & { _id: string }
@@ -42,8 +43,9 @@ export const companies = Layer.effect(
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("companies")
     return CompanyRepository.of({
-      insert: (company) => Effect.promise(() => col.insertOne({ _id: company.nanoid, ...company })).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(companyOf)))
+      insert: (company) =>
+        tryMongo(() => col.insertOne({ _id: company.nanoid, ...company })).pipe(Effect.asVoid, toPort),
+      findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(companyOf)), toPort)
     })
   })
 )
@@ -54,26 +56,30 @@ export const teams = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("teams")
-    yield* Effect.promise(() => col.createIndex({ company_nanoid: 1 }))
-    yield* Effect.promise(() => col.createIndex({ svc_account: 1 }))
+    yield* toPort(
+      tryMongo(() => Promise.all([col.createIndex({ company_nanoid: 1 }), col.createIndex({ svc_account: 1 })]))
+    )
     return TeamRepository.of({
       insert: (team) =>
-        inUnitOr(
-          (session) => Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team }, { session })),
-          Effect.promise(() => col.insertOne({ _id: team.nanoid, ...team }))
-        ).pipe(Effect.asVoid),
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(teamOf))),
+        Effect.flatMap(unitOptions, (options) =>
+          tryMongo(() => col.insertOne({ _id: team.nanoid, ...team }, options))
+        ).pipe(Effect.asVoid, toPort),
+      findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(teamOf)), toPort),
       findByIds: (ids) =>
-        Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(Effect.map((docs) => docs.map(teamOf))),
+        tryMongo(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
+          Effect.map((docs) => docs.map(teamOf)),
+          toPort
+        ),
       listByCompany: (company: CompanyId) =>
-        Effect.promise(() => col.find({ company_nanoid: company }).toArray()).pipe(
-          Effect.map((docs) => docs.map(teamOf))
+        tryMongo(() => col.find({ company_nanoid: company }).toArray()).pipe(
+          Effect.map((docs) => docs.map(teamOf)),
+          toPort
         ),
       // Stored as the chain wrote it (checksummed); asked in any case.
       findByAccounts: (accounts) =>
         accounts.length === 0
           ? Effect.succeed([])
-          : Effect.promise(() =>
+          : tryMongo(() =>
               col
                 .find({
                   svc_account: {
@@ -81,10 +87,14 @@ export const teams = Layer.effect(
                   }
                 })
                 .toArray()
-            ).pipe(Effect.map((docs) => docs.map(teamOf))),
+            ).pipe(
+              Effect.map((docs) => docs.map(teamOf)),
+              toPort
+            ),
       update: (id: TeamId, changes) =>
-        Effect.promise(() => col.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: "after" })).pipe(
-          Effect.map(someOf(teamOf))
+        tryMongo(() => col.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: "after" })).pipe(
+          Effect.map(someOf(teamOf)),
+          toPort
         )
     })
   })
@@ -96,52 +106,47 @@ export const users = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("users")
-    yield* Effect.promise(() => col.createIndex({ wallet: 1 }, { unique: true }))
-    yield* Effect.promise(() => col.createIndex({ email: 1 }))
+    yield* toPort(
+      tryMongo(() => Promise.all([col.createIndex({ wallet: 1 }, { unique: true }), col.createIndex({ email: 1 })]))
+    )
     return UserRepository.of({
       insert: (user: User) =>
-        Effect.tryPromise({
-          try: () =>
-            col.insertOne({
-              _id: user.nanoid,
-              ...user,
-              // The contract keeps both lower-cased even for a caller that skipped decoding (a cast wallet).
-              wallet: user.wallet.toLowerCase(),
-              email: user.email.toLowerCase()
-            }),
-          catch: (error) => error
-        }).pipe(
+        tryMongo(() =>
+          col.insertOne({
+            _id: user.nanoid,
+            ...user,
+            // The contract keeps both lower-cased even for a caller that skipped decoding (a cast wallet).
+            wallet: user.wallet.toLowerCase(),
+            email: user.email.toLowerCase()
+          })
+        ).pipe(
           Effect.asVoid,
-          Effect.catch((error) =>
-            isDuplicateKey(error)
-              ? Effect.fail(new WalletTaken({ wallet: user.wallet.toLowerCase() }))
-              : Effect.die(error)
-          )
+          Effect.catchTag("DuplicateKey", () => Effect.fail(new WalletTaken({ wallet: user.wallet.toLowerCase() }))),
+          toPort
         ),
       setEmail: (user, email) =>
-        inUnitOr(
-          (session) =>
-            Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }, { session })),
-          Effect.promise(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }))
-        ).pipe(Effect.asVoid),
+        Effect.flatMap(unitOptions, (options) =>
+          tryMongo(() => col.updateOne({ _id: user }, { $set: { email: email.toLowerCase() } }, options))
+        ).pipe(Effect.asVoid, toPort),
       fillNames: (user, names) => {
         // The condition is the filter: a user with either name is not matched, so its name stays whole.
         const filter = { _id: user, first_name: "", last_name: "" }
         const update = { $set: { first_name: names.first_name, last_name: names.last_name } }
-        return inUnitOr(
-          (session) => Effect.promise(() => col.updateOne(filter, update, { session })),
-          Effect.promise(() => col.updateOne(filter, update))
-        ).pipe(Effect.asVoid)
+        return Effect.flatMap(unitOptions, (options) => tryMongo(() => col.updateOne(filter, update, options))).pipe(
+          Effect.asVoid,
+          toPort
+        )
       },
-      findById: (id) => Effect.promise(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf))),
+      findById: (id) => tryMongo(() => col.findOne({ _id: id })).pipe(Effect.map(someOf(userOf)), toPort),
       findByIds: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : Effect.promise(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
-              Effect.map((docs) => docs.map(userOf))
+          : tryMongo(() => col.find({ _id: { $in: ids } }).toArray()).pipe(
+              Effect.map((docs) => docs.map(userOf)),
+              toPort
             ),
       findByWallet: (wallet) =>
-        Effect.promise(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(Effect.map(someOf(userOf)))
+        tryMongo(() => col.findOne({ wallet: wallet.toLowerCase() })).pipe(Effect.map(someOf(userOf)), toPort)
     })
   })
 )
@@ -154,62 +159,56 @@ const membershipDocumentOf = (membership: Membership) => ({
 
 /**
  * Adds the membership, or `AlreadyMember`. In a unit of work it is looked for first: a duplicate key would abort the
- * unit's whole transaction, where the unit should decide.
+ * unit's whole transaction, where the unit should decide. Another's insert of the same membership, committed meanwhile,
+ * is a duplicate key here too: the unit fails on it as on one found first.
  */
-const insertMembership = (col: Collection<Keyed>, membership: Membership) => {
-  const taken = new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
-  // Another's insert of the same membership, committed meanwhile (a server that runs transactions at once), is a
-  // duplicate key here too: the unit fails on it as on one found first.
-  const insertedOr = (write: () => Promise<boolean>) =>
-    Effect.tryPromise({ try: write, catch: (error) => error }).pipe(
-      Effect.catch((error) => (isDuplicateKey(error) ? Effect.succeed(false) : Effect.die(error))),
-      Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(taken)))
-    )
-  return inUnitOr(
-    (session) =>
-      insertedOr(async () => {
-        const key = { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid }
-        if ((await col.findOne(key, { session })) !== null) return false
-        await col.insertOne(membershipDocumentOf(membership), { session })
-        return true
-      }),
-    insertedOr(async () => {
-      await col.insertOne(membershipDocumentOf(membership))
-      return true
-    })
-  )
-}
+const insertMembership = (col: Collection<Keyed>, membership: Membership) =>
+  Effect.gen(function* () {
+    const options = yield* unitOptions
+    const key = { team_nanoid: membership.team_nanoid, user_nanoid: membership.user_nanoid }
+    const found = options.session === undefined ? null : yield* tryMongo(() => col.findOne(key, options))
+    if (found === null) {
+      const inserted = yield* tryMongo(() => col.insertOne(membershipDocumentOf(membership), options)).pipe(
+        Effect.as(true),
+        Effect.catchTag("DuplicateKey", () => Effect.succeed(false))
+      )
+      if (inserted) return
+    }
+    return yield* new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid })
+  })
 
 /** What `listTeam` selects: the port's own options. */
 type ListTeamOptions = Parameters<MembershipRepository["Service"]["listTeam"]>[1]
 
-const listTeam = (col: Collection<Keyed>, team: TeamId, options: ListTeamOptions) =>
-  Effect.promise(async () => {
-    const filter: Document = { team_nanoid: team }
-    if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
-    if (options.roles !== undefined) filter.role = { $in: options.roles }
+const listTeam = (col: Collection<Keyed>, team: TeamId, options: ListTeamOptions) => {
+  const filter: Document = { team_nanoid: team }
+  if (options.emails !== undefined) filter.email = { $in: options.emails.map((e) => e.toLowerCase()) }
+  if (options.roles !== undefined) filter.role = { $in: options.roles }
+  return tryMongo(() => {
     let cursor = col.find(filter).sort({ created_at: 1, _id: 1 }).skip(options.offset)
     if (options.limit !== undefined) cursor = cursor.limit(options.limit)
-    const [docs, total] = await Promise.all([cursor.toArray(), col.countDocuments(filter)])
-    return { members: docs.map(membershipOf), total }
-  })
+    return Promise.all([cursor.toArray(), col.countDocuments(filter)])
+  }).pipe(Effect.map(([docs, total]) => ({ members: docs.map(membershipOf), total })))
+}
 
 /** One query for all the teams, not one count per team. */
 const countByTeams = (col: Collection<Keyed>, teams: ReadonlyArray<TeamId>) =>
-  Effect.promise(async () => {
-    const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
-    const rows = col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } })
-    for await (const row of rows) {
-      const { team_nanoid: team } = teamOfMembership(row)
-      counts.set(team, (counts.get(team) ?? 0) + 1)
-    }
-    return counts
-  })
+  tryMongo(() =>
+    col.find({ team_nanoid: { $in: [...teams] } }, { projection: { _id: 0, team_nanoid: 1 } }).toArray()
+  ).pipe(
+    Effect.map((rows) => {
+      const counts = new Map<TeamId, number>(teams.map((t) => [t, 0]))
+      for (const row of rows) {
+        const { team_nanoid: found } = teamOfMembership(row)
+        counts.set(found, (counts.get(found) ?? 0) + 1)
+      }
+      return counts
+    })
+  )
 
 const removeMembership = (col: Collection<Keyed>, team: TeamId, user: UserId) =>
-  inUnitOr(
-    (session) => Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }, { session })),
-    Effect.promise(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }))
+  Effect.flatMap(unitOptions, (options) =>
+    tryMongo(() => col.deleteOne({ team_nanoid: team, user_nanoid: user }, options))
   ).pipe(Effect.map((removed) => removed.deletedCount > 0))
 
 /** Memberships in `memberships`, `_id` = nanoid, unique on (team, user), ordered per team by joining time. */
@@ -218,23 +217,59 @@ export const memberships = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const col = db.collection<Keyed>("memberships")
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }))
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }))
-    yield* Effect.promise(() => col.createIndex({ team_nanoid: 1, email: 1 }))
-    yield* Effect.promise(() => col.createIndex({ user_nanoid: 1 }))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all([
+          col.createIndex({ team_nanoid: 1, user_nanoid: 1 }, { unique: true }),
+          col.createIndex({ team_nanoid: 1, created_at: 1, _id: 1 }),
+          col.createIndex({ team_nanoid: 1, email: 1 }),
+          col.createIndex({ user_nanoid: 1 }),
+          col.createIndex({ removal_since: 1 }, { sparse: true })
+        ])
+      )
+    )
     return MembershipRepository.of({
-      insert: (membership) => insertMembership(col, membership),
+      insert: (membership) => toPort(insertMembership(col, membership)),
       find: (team, user) =>
-        Effect.promise(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
-          Effect.map(someOf(membershipOf))
+        tryMongo(() => col.findOne({ team_nanoid: team, user_nanoid: user })).pipe(
+          Effect.map(someOf(membershipOf)),
+          toPort
         ),
       listByUser: (user) =>
-        Effect.promise(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
-          Effect.map((docs) => docs.map(membershipOf))
+        tryMongo(() => col.find({ user_nanoid: user }).sort({ created_at: 1, _id: 1 }).toArray()).pipe(
+          Effect.map((docs) => docs.map(membershipOf)),
+          toPort
         ),
-      listTeam: (team, options) => listTeam(col, team, options),
-      countByTeams: (teams) => countByTeams(col, teams),
-      remove: (team, user) => removeMembership(col, team, user)
+      listTeam: (team, options) => toPort(listTeam(col, team, options)),
+      countByTeams: (teams) => toPort(countByTeams(col, teams)),
+      remove: (team, user) => toPort(removeMembership(col, team, user)),
+      // A removal's mark (decision 0094): set once, kept until the membership goes or the chain refused.
+      markRemoval: (team, user, at) =>
+        Effect.gen(function* () {
+          yield* tryMongo(() =>
+            col.updateOne(
+              { team_nanoid: team, user_nanoid: user, removal_since: { $exists: false } },
+              { $set: { removal_since: at } }
+            )
+          )
+          return (yield* tryMongo(() => col.findOne({ team_nanoid: team, user_nanoid: user }))) !== null
+        }).pipe(toPort),
+      clearRemoval: (team, user) =>
+        tryMongo(() => col.updateOne({ team_nanoid: team, user_nanoid: user }, { $unset: { removal_since: "" } })).pipe(
+          Effect.asVoid,
+          toPort
+        ),
+      pendingRemovals: (before, limit) =>
+        tryMongo(() =>
+          col
+            .find({ removal_since: { $lte: before } })
+            .sort({ removal_since: 1 })
+            .limit(limit)
+            .toArray()
+        ).pipe(
+          Effect.map((docs) => docs.map(membershipOf)),
+          toPort
+        )
     })
   })
 )
@@ -247,19 +282,23 @@ export const settings = Layer.effect(
     const teamCol = db.collection<Keyed>("team_settings")
     const memberCol = db.collection<Keyed>("member_settings")
     return SettingsRepository.of({
-      getTeam: (team) => Effect.promise(() => teamCol.findOne({ _id: team })).pipe(Effect.map(someOf(teamSettingsOf))),
+      getTeam: (team) =>
+        tryMongo(() => teamCol.findOne({ _id: team })).pipe(Effect.map(someOf(teamSettingsOf)), toPort),
       putTeam: (team, value) =>
-        Effect.promise(() => teamCol.updateOne({ _id: team }, { $set: value }, { upsert: true })).pipe(Effect.asVoid),
+        tryMongo(() => teamCol.updateOne({ _id: team }, { $set: value }, { upsert: true })).pipe(Effect.asVoid, toPort),
       getMember: (team, user) =>
-        Effect.promise(() => memberCol.findOne({ _id: `${team}/${user}` })).pipe(Effect.map(someOf(memberSettingsOf))),
+        tryMongo(() => memberCol.findOne({ _id: `${team}/${user}` })).pipe(
+          Effect.map(someOf(memberSettingsOf)),
+          toPort
+        ),
       putMember: (team, user, value) =>
-        Effect.promise(() =>
+        tryMongo(() =>
           memberCol.updateOne(
             { _id: `${team}/${user}` },
             { $set: { ...value, team_nanoid: team, user_nanoid: user } },
             { upsert: true }
           )
-        ).pipe(Effect.asVoid)
+        ).pipe(Effect.asVoid, toPort)
     })
   })
 )

@@ -1,19 +1,19 @@
 /**
- * Retention in MongoDB (`@svc/domain/retention`): the pruning lease is a `worker_leases` document, and each kind is
- * deleted by id after an indexed query of its state and age, bounded by `limit`.
+ * Retention in MongoDB (`@svc/domain/retention`): the pruning lease is a `worker_leases` document (its fencing token
+ * checked before each batch), and each kind is deleted by id after an indexed query of its state and age, bounded by
+ * `limit`.
  */
 import { type RetainedKind, RetentionStore } from "@svc/domain/retention"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { Document, Filter } from "mongodb"
+import { type LeaseFields, takeOrKeep } from "./Leases.ts"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { isDuplicateKey } from "./MongoErrors.ts"
+import { toPort, tryMongo } from "./MongoErrors.ts"
 import { outboxCollection } from "./MongoEventOutbox.ts"
 import { issuedCollection } from "./MongoIssuedRequestStore.ts"
 
-interface LeaseDocument {
+interface LeaseDocument extends LeaseFields {
   _id: string
-  lease_holder: string
-  lease_until: number
 }
 
 /** Each kind's collection, what is done before `before`, and the index that finds it. */
@@ -55,42 +55,36 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { db } = yield* MongoDatabase
     const leases = db.collection<LeaseDocument>("worker_leases")
-    yield* Effect.promise(() =>
-      Promise.all(Object.values(pruned).map((kind) => db.collection(kind.collection).createIndex(kind.index)))
+    yield* toPort(
+      tryMongo(() =>
+        Promise.all(Object.values(pruned).map((kind) => db.collection(kind.collection).createIndex(kind.index)))
+      )
     )
     return RetentionStore.of({
-      lease: (holder, now, until) =>
-        Effect.promise(async () => {
-          try {
-            // Free (lapsed) or ours: taken; held by another: the upsert's insert meets its id and is refused.
-            await leases.updateOne(
-              { _id: "retention", $or: [{ lease_until: { $lte: now } }, { lease_holder: holder }] },
-              { $set: { lease_holder: holder, lease_until: until } },
-              { upsert: true }
-            )
-            return true
-          } catch (error) {
-            if (isDuplicateKey(error)) return false
-            throw error
-          }
-        }),
-      prune: (kind, before, limit) =>
-        Effect.promise(async () => {
+      // Free (lapsed) or ours: taken; held by another: the upsert's insert meets its id and is refused.
+      lease: (held, now, until) =>
+        takeOrKeep(leases, "retention", { held, now, until }).pipe(Effect.map(Option.fromNullishOr), toPort),
+      // Checked before each batch rather than in one write with it (MongoDB deletes across collections cannot name
+      // another's document): a pruner that lost the lease meanwhile deletes what the new holder would, done records.
+      prune: (kind, before, limit, token) =>
+        Effect.gen(function* () {
+          if ((yield* tryMongo(() => leases.findOne({ _id: "retention", lease_token: token }))) === null) return 0
           const { collection, done } = pruned[kind]
           const col = db.collection(collection)
-          const ids = (
-            await col
+          const found = yield* tryMongo(() =>
+            col
               .find(done(before), { projection: { _id: 1 } })
               .limit(limit)
               .toArray()
-          ).map((doc) => doc._id)
+          )
+          const ids = found.map((doc) => doc._id)
           if (ids.length === 0) return 0
           // A delivery and its attempts go together: the attempts first, so none outlives its delivery.
           if (kind === "deliveries") {
-            await db.collection("webhook_attempts").deleteMany({ delivery_nanoid: { $in: ids } })
+            yield* tryMongo(() => db.collection("webhook_attempts").deleteMany({ delivery_nanoid: { $in: ids } }))
           }
-          return (await col.deleteMany({ _id: { $in: ids } })).deletedCount
-        })
+          return (yield* tryMongo(() => col.deleteMany({ _id: { $in: ids } }))).deletedCount
+        }).pipe(toPort)
     })
   })
 )

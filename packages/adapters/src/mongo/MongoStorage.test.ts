@@ -1,17 +1,13 @@
 /**
- * The storage contract suites on MongoDB: jongodb in the test run, or the server `MONGODB_URI` names; each test on a
- * database of its own.
+ * The storage contract suites on MongoDB: the test run's server (`testMongoDatabase`), or the replica set
+ * `MONGODB_URI` names; each test on a database of its own.
  */
-import { randomUUID } from "node:crypto"
 import { Layer } from "effect"
-import { inject } from "vitest"
+import { testMongoDatabase } from "../../test/TestMongoDatabase.ts"
 import { registerStorageContracts } from "../contract/index.ts"
 import * as MongoStorage from "./MongoStorage.ts"
 
 registerStorageContracts({
   name: "MongoDB",
-  layer: () =>
-    Layer.orDie(
-      MongoStorage.layer({ uri: inject("mongoUri"), database: `contract_${randomUUID().replaceAll("-", "")}` })
-    )
+  layer: () => Layer.orDie(MongoStorage.ports.pipe(Layer.provide(testMongoDatabase("contract"))))
 })

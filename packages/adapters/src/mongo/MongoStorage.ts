@@ -2,6 +2,7 @@
  * Every storage port on one MongoDB database: what the composition root picks to scale out.
  */
 import { Layer } from "effect"
+import * as MongoChangeStreams from "./MongoChangeStreams.ts"
 import { MongoDatabase, type MongoTimeouts } from "./MongoDatabase.ts"
 import * as MongoDeposits from "./MongoDeposits.ts"
 import * as MongoEventOutbox from "./MongoEventOutbox.ts"
@@ -36,15 +37,17 @@ export const ports = Layer.mergeAll(
   MongoStorageHealth.layer,
   MongoTransactionJournal.layer,
   MongoRetention.layer,
-  MongoUnitOfWork.layer
+  MongoUnitOfWork.layer,
+  MongoChangeStreams.layer
 ).pipe(
   // The schema is migrated before any adapter starts.
   Layer.provide(MongoMigrations.layer)
 )
 
 /**
- * Every storage port on database `database` (else the URI's, else `svc`) at `uri`; the schema is migrated and the
- * indexes created when the layer is built, and the client is closed with its scope.
+ * Every storage port on database `database` (else the URI's, else `svc`) of the replica set at `uri`; the schema is
+ * migrated and the indexes created when the layer is built, and the client is closed with its scope. (A stand-in test
+ * server gets its own `MongoDatabase` under `ports`: `embedded/`.)
  */
 export const layer = (options: {
   readonly uri: string

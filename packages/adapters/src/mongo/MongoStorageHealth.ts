@@ -1,26 +1,35 @@
 /**
- * `StorageHealth` on MongoDB: a real write in a transaction that is then aborted, bounded by the client's timeouts. A
- * `ping` answers while writes fail (a primary lost, a full disk, a read-only user): a write is what requests need.
+ * `StorageHealth` on MongoDB: a real write, acknowledged by a majority, bounded by the client's timeouts. A `ping`
+ * answers while writes fail (a primary lost, a majority of members down, a full disk, a read-only user): a write is
+ * what requests need.
  */
 import { StorageHealth, StorageUnavailable } from "@svc/domain/StorageHealth"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { MongoDatabase } from "./MongoDatabase.ts"
-import { inAbortedTransaction } from "./MongoTransaction.ts"
+import { tryMongo } from "./MongoErrors.ts"
 
-/** The collection the probe writes to; nothing is ever committed to it. */
+/** The collection the probe writes to: one document, written over at each probe. */
 const probeCollection = "readiness_probe"
 
-/** Inserts a document in a transaction and aborts it. */
+/** Writes the probe's document. */
 export const layer = Layer.effect(
   StorageHealth,
   Effect.gen(function* () {
-    const { db, client } = yield* MongoDatabase
+    const { db } = yield* MongoDatabase
+    const probes = db.collection<{ _id: string; at: number }>(probeCollection)
     return StorageHealth.of({
-      ping: inAbortedTransaction(client, (session) =>
-        db.collection(probeCollection).insertOne({ at: new Date() }, { session })
+      ping: Effect.flatMap(Clock.currentTimeMillis, (at) =>
+        tryMongo(() => probes.updateOne({ _id: "probe" }, { $set: { at } }, { upsert: true }))
       ).pipe(
-        Effect.mapError(
-          (error) => new StorageUnavailable({ reason: error instanceof Error ? error.message : String(error) })
+        Effect.asVoid,
+        Effect.catch((failure) =>
+          Effect.fail(
+            failure._tag === "StorageUnavailable" ? failure : new StorageUnavailable({ reason: String(failure.cause) })
+          )
+        ),
+        // A write the driver could not class (a bug, say) still says the database does not take writes.
+        Effect.catchDefect((defect) =>
+          Effect.fail(new StorageUnavailable({ reason: defect instanceof Error ? defect.message : String(defect) }))
         )
       )
     })

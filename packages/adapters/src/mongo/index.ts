@@ -3,8 +3,17 @@
  * issued typed data, the payments ledger and the event outbox.
  */
 export * as Leases from "./Leases.ts"
-export { defaultMongoTimeouts, MongoDatabase, type MongoTimeouts, MongoUnreachable } from "./MongoDatabase.ts"
+export * as MongoChangeStreams from "./MongoChangeStreams.ts"
+export {
+  clientOptionsOf,
+  defaultMongoTimeouts,
+  type MongoConnection,
+  MongoDatabase,
+  type MongoTimeouts,
+  MongoUnreachable
+} from "./MongoDatabase.ts"
 export * as MongoDeposits from "./MongoDeposits.ts"
+export { DuplicateKey, type MongoFailure, WriteConflict } from "./MongoErrors.ts"
 export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 export * as MongoInvites from "./MongoInvites.ts"

@@ -4,7 +4,7 @@
  * with the next version; never edit one that has shipped.
  *
  * Records are stored whole as JSON (`record`), beside the columns that queries filter and sort on; leased tables
- * carry `lease_holder` and `lease_until` (`Leases.ts`).
+ * carry `lease_token` and `lease_until` (`Leases.ts`; the `lease_holder` some still have is no longer written).
  */
 
 /** One step of the schema. */
@@ -313,9 +313,51 @@ export const migrations: ReadonlyArray<Migration> = [
     `
   },
   {
-    // Invoices (issue 38): a member's number is theirs once per team; the list reads a team's, or one member's, newest
-    // first.
+    // Fencing tokens (issue 36, decision 0090): every leased row counts its takings, and every write under a lease
+    // names the count it was taken at. The lease-only tables are made again without their holder names (a lease a
+    // process of an older version held lapses with them). A membership whose removal began is found by its mark
+    // (decision 0094).
     version: 10,
+    sql: `
+      ALTER TABLE idempotency_keys ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE issued_requests ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE payments ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE event_outbox ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE mail_outbox ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE chain_followers ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      DROP TABLE relayer_leases;
+      CREATE TABLE relayer_leases (
+        chain_id INTEGER NOT NULL,
+        relayer TEXT NOT NULL,
+        lease TEXT NOT NULL,
+        lease_token INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL,
+        PRIMARY KEY (chain_id, relayer, lease)
+      ) STRICT;
+      DROP TABLE worker_leases;
+      CREATE TABLE worker_leases (
+        name TEXT PRIMARY KEY,
+        lease_token INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX memberships_removing ON memberships (json_extract(record, '$.removal_since'))
+        WHERE json_extract(record, '$.removal_since') IS NOT NULL;
+      `
+  },
+  {
+    // Response bodies in the delivery log (issue 40, decision 0115): the start of each attempt's answer as text and
+    // whether it was cut. Attempts made before keep no body (NULL).
+    version: 11,
+    sql: `
+      ALTER TABLE webhook_attempts ADD COLUMN response_body TEXT;
+      ALTER TABLE webhook_attempts ADD COLUMN response_body_truncated INTEGER NOT NULL DEFAULT 0;
+    `
+  },
+  {
+    // Invoices (issue 38): a member's number is theirs once per team; the list reads a team's, or one member's, newest
+    // first. (Version 12 is the members slice's, landing beside it.)
+    version: 13,
     sql: `
       CREATE TABLE invoices (
         nanoid TEXT PRIMARY KEY,

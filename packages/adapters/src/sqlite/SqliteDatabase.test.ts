@@ -11,9 +11,11 @@ import { Worker } from "node:worker_threads"
 import { assert, describe, it } from "@effect/vitest"
 import { CompanyRepository } from "@svc/domain/company"
 import { IssuedRequestStore, storedBytesOf } from "@svc/domain/eip712"
+import type { DeliveryId } from "@svc/domain/Ids"
 import { IdempotencyStore } from "@svc/domain/idempotency"
+import { WebhookDeliveryStore } from "@svc/domain/webhook"
 import { Context, Effect, Exit, Layer, Option } from "effect"
-import { company, companyId, issued } from "../contract/Fixtures.ts"
+import { company, companyId, event, issued, teamId } from "../contract/Fixtures.ts"
 import { migrations } from "./Migrations.ts"
 import { SqliteDatabase, userVersionOf } from "./SqliteDatabase.ts"
 import * as SqliteStorage from "./SqliteStorage.ts"
@@ -82,6 +84,59 @@ describe("SqliteDatabase", () => {
           { expires_at: Number(record.bundle.typed_data.expires), bytes: storedBytesOf(record) }
         )
       }).pipe(Effect.scoped)
+  )
+
+  it.live("attempts logged before response bodies were kept read back with none, and the next one keeps its body", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "svc.db")
+      const bodies = migrations.find((m) => m.sql.includes("response_body"))?.version ?? 0
+      const delivery = "dl-000000000001"
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const before = migrations.filter((m) => m.version < bodies)
+          const { connection } = Context.get(
+            yield* build(SqliteDatabase.layer({ filename, migrations: before })),
+            SqliteDatabase
+          )
+          connection
+            .prepare(
+              `INSERT INTO webhook_deliveries (nanoid, webhook_nanoid, team_nanoid, event_id, event, status, attempts,
+                 next_attempt_at, created_at, updated_at) VALUES (?, 'wh-000000000001', ?, ?, ?, 'pending', 1, 0, 1, 1)`
+            )
+            .run(delivery, teamId(1), event(1).id, JSON.stringify(event(1)))
+          connection
+            .prepare(
+              "INSERT INTO webhook_attempts (delivery_nanoid, number, at, status_code, duration_ms, error) VALUES (?, 1, 1, 500, 3, 'HTTP 500')"
+            )
+            .run(delivery)
+        })
+      )
+      const logged = yield* Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const [claimed] = yield* store.claimDue({ now: 1, limit: 1, leaseMillis: 1_000 })
+        const response_body = { text: "ok", truncated: false }
+        yield* store.record(delivery as DeliveryId, claimed?.lease.token ?? (0 as never), {
+          attempt: {
+            delivery_nanoid: delivery as DeliveryId,
+            number: 2,
+            at: 2,
+            status_code: 200,
+            duration_ms: 4,
+            response_body
+          },
+          status: "succeeded",
+          at: 2
+        })
+        return yield* store.findById(delivery as DeliveryId)
+      }).pipe(Effect.provide(SqliteStorage.layer({ filename })))
+      assert.deepStrictEqual(
+        logged?.attempt_log.map((a) => [a.status_code, a.response_body]),
+        [
+          [500, undefined],
+          [200, { text: "ok", truncated: false }]
+        ]
+      )
+    }).pipe(Effect.scoped)
   )
 
   it.live("pending migrations apply in order, each in its own transaction: a failing one changes nothing", () =>
@@ -161,7 +216,13 @@ describe("SqliteDatabase", () => {
         yield* (stores[round % 2] as IssuedRequestStore["Service"]).issue(issued(salt))
         const claims = yield* Effect.all(
           Array.from({ length: 10 }, (_, i) =>
-            Effect.exit((stores[i % 2] as IssuedRequestStore["Service"]).claim(salt, Date.now()))
+            Effect.exit(
+              (stores[i % 2] as IssuedRequestStore["Service"]).claim(salt, {
+                now: Date.now(),
+                until: Date.now() + 20_000,
+                signature: "0x"
+              })
+            )
           ),
           { concurrency: "unbounded" }
         )

@@ -1,10 +1,12 @@
 /**
  * The deposits ledger in SQLite: the follower's cursor and lease in `chain_followers` (one row per follower, taken
  * with the lease mechanism, `Leases.ts`), deposits in `deposits` (the record as JSON beside the columns queries use),
- * each change one transaction (a state change's events are the use case's, in its unit of work).
+ * each change one transaction (a state change's events are the use case's, in its unit of work). Every write names
+ * the follower's fencing token, checked in the same statement or transaction (decision 0090); a deposit's state moves
+ * only by the deposit machine, from the state it has.
  */
 import type { BlockCursor } from "@svc/domain/chain"
-import { Deposit, DepositLedger } from "@svc/domain/deposit"
+import { Deposit, DepositLedger, DepositMachine } from "@svc/domain/deposit"
 import { HexData } from "@svc/domain/Evm"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Leases from "./Leases.ts"
@@ -35,9 +37,12 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
     const followers = Leases.on(connection, { table: "chain_followers", row: "name = :name", key: "name" })
-    const make = connection.prepare("INSERT INTO chain_followers (name) VALUES (?) ON CONFLICT (name) DO NOTHING")
-    const take = followers.take()
-    const renew = followers.whileHeld({ set: "lease_until = :until" })
+    const take = Leases.takeOrKeep(connection, {
+      table: "chain_followers",
+      columns: "name",
+      values: ":name",
+      conflict: "name"
+    })
     const cursor = connection.prepare("SELECT block, hash FROM chain_followers WHERE name = ?")
     const moveCursor = followers.whileHeld({ set: "block = :block, hash = :hash" })
     const release = followers.release()
@@ -53,7 +58,8 @@ export const layer = Layer.effect(
     )
     const transition = connection.prepare(
       `UPDATE deposits SET state = :to, record = json_set(record, '$.state', :to, '$.updated_at', :updatedAt)
-       WHERE nanoid = :nanoid AND state = :from`
+       WHERE nanoid = :nanoid AND state = :from
+         AND EXISTS (SELECT 1 FROM chain_followers WHERE name = :follower AND lease_token = :token)`
     )
     const byTeam = connection.prepare(
       `SELECT record FROM deposits WHERE team_nanoid = :team
@@ -61,21 +67,19 @@ export const layer = Layer.effect(
        ORDER BY block_number DESC, log_index DESC LIMIT :limit`
     )
     return DepositLedger.of({
-      follow: (name, holder, now, until) =>
+      follow: (name, held, now, until) =>
         Effect.sync(() =>
           transaction(() => {
-            // The row is made the first time only, when neither keeping nor taking it found one.
-            const taken = () => renew({ name, holder, until }) || take({ name, holder, now, until }) !== undefined
-            const held = taken() || (make.run(name).changes === 1 && taken())
-            if (!held) return Option.none()
-            return Option.some(cursorOf(cursor.get(name), name))
+            const lease = take({ name, held: held ?? null, now, until })
+            if (lease === undefined) return Option.none()
+            return Option.some({ lease, cursor: cursorOf(cursor.get(name), name) })
           })
         ),
-      unfollow: (name, holder) => Effect.sync(() => void release({ name, holder })),
-      advance: (name, holder, to, deposits) =>
+      unfollow: (name, token) => Effect.sync(() => void release({ name, token })),
+      advance: (name, token, to, deposits) =>
         Effect.sync(() =>
           transaction(() => {
-            if (!moveCursor({ name, holder, block: to.block, hash: to.hash })) return false
+            if (!moveCursor({ name, token, block: to.block, hash: to.hash })) return false
             for (const deposit of deposits) {
               const row = known.get(deposit.nanoid)
               const before = row === undefined ? undefined : depositOf(row)
@@ -99,8 +103,11 @@ export const layer = Layer.effect(
           })
         ),
       withinReorgWindow: (fromBlock) => Effect.sync(() => withinReorgWindow.all(fromBlock).map(depositOf)),
-      transition: (id, from, to, updatedAt) =>
-        Effect.sync(() => transition.run({ nanoid: id, from, to, updatedAt }).changes === 1),
+      transition: (id, { from, to, updatedAt, follower, token }) =>
+        Effect.andThen(
+          Effect.orDie(DepositMachine.move(from, to)),
+          Effect.sync(() => transition.run({ nanoid: id, from, to, updatedAt, follower, token }).changes === 1)
+        ),
       list: ({ team, after, limit }) =>
         Effect.sync(() =>
           byTeam

@@ -1,7 +1,8 @@
 /**
  * The event outbox in SQLite (`event_outbox`, one row per event id). Use cases append events in the unit of work of
- * the change they report (decision 0080), so both commit together; a dispatcher leases undispatched events, oldest first, in one statement
- * (`Leases.takeMany`), so two workers never hold one event at once.
+ * the change they report (decision 0080), so both commit together; a dispatcher leases undispatched events, oldest
+ * first, in one statement (`Leases.takeMany`), so two workers never hold one event at once, and marks one dispatched
+ * only under its lease's fencing token.
  */
 import type { DatabaseSync } from "node:sqlite"
 import { DomainEvent, EventOutbox } from "@svc/domain/event"
@@ -44,12 +45,13 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
     const append = appendOn(connection)
-    const claim = Leases.on(connection, { table: "event_outbox", row: "id = :id", key: "id" }).takeMany({
+    const leases = Leases.on(connection, { table: "event_outbox", row: "id = :id", key: "id" })
+    const claim = leases.takeMany({
       when: "dispatched = 0",
       order: "created, id",
       returning: "id, created, event"
     })
-    const markDispatched = connection.prepare("UPDATE event_outbox SET dispatched = 1 WHERE id = ?")
+    const markDispatched = leases.whileHeld({ set: "dispatched = 1" })
     const find = connection.prepare("SELECT event FROM event_outbox WHERE id = ?")
     // `created` is the event's, in seconds: the backlog dates in milliseconds.
     const backlog = connection.prepare(
@@ -57,13 +59,16 @@ export const layer = Layer.effect(
     )
     return EventOutbox.of({
       append: (events) => Effect.sync(() => transaction(() => append(events))),
-      claim: ({ now, limit, holder, leaseMillis }) =>
+      claim: ({ now, limit, leaseMillis }) =>
         Effect.sync(() =>
-          claim({ now, until: now + leaseMillis, limit, holder })
+          claim({ now, until: now + leaseMillis, limit })
             .sort((a, b) => Number(a.created) - Number(b.created) || (String(a.id) < String(b.id) ? -1 : 1))
-            .map((row) => eventOf(row.event, String(row.id)))
+            .map((row) => ({
+              event: eventOf(row.event, String(row.id)),
+              lease: Leases.leaseOf(row, now + leaseMillis)
+            }))
         ),
-      markDispatched: (id) => Effect.sync(() => void markDispatched.run(id)),
+      markDispatched: (id, token) => Effect.sync(() => void markDispatched({ id, token })),
       findById: (id) =>
         Effect.sync(() => {
           const row = find.get(id)

@@ -11,6 +11,7 @@ import {
   retentionMillis,
   type StoredResponse
 } from "@svc/domain/idempotency"
+import { fencingTokenOf } from "@svc/domain/Lease"
 import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
@@ -38,9 +39,11 @@ export const layer = Layer.effect(
       row: "scope = :scope AND key = :key",
       key: "rowid"
     })
+    // A key's row is deleted once lapsed, so a new row's first token is the time of its taking: larger than any token
+    // of the row before it, whose holder may still be around (a request paused past its lease).
     const insert = connection.prepare(
-      `INSERT INTO idempotency_keys (scope, key, body_hash, state, lease_holder, lease_until)
-       VALUES (:scope, :key, :bodyHash, 'running', :holder, :until) ON CONFLICT (scope, key) DO NOTHING`
+      `INSERT INTO idempotency_keys (scope, key, body_hash, state, lease_token, lease_until)
+       VALUES (:scope, :key, :bodyHash, 'running', :now, :until) ON CONFLICT (scope, key) DO NOTHING`
     )
     const takeOver = leases.take({ set: "body_hash = :bodyHash, state = 'running', response = NULL" })
     const find = connection.prepare(
@@ -63,11 +66,11 @@ export const layer = Layer.effect(
             prune.run(now)
             const names = { scope: key.scope, key: key.key }
             const until = now + leaseMillis
-            const holder = Leases.newHolder()
-            if (insert.run({ ...names, bodyHash, holder, until }).changes === 1)
-              return { _tag: "Claimed", token: holder }
+            if (insert.run({ ...names, bodyHash, now, until }).changes === 1) {
+              return { _tag: "Claimed", token: fencingTokenOf(now) }
+            }
             const taken = takeOver({ ...names, bodyHash, now, until })
-            if (taken !== undefined) return { _tag: "Claimed", token: taken.holder }
+            if (taken !== undefined) return { _tag: "Claimed", token: taken.token }
             // Neither inserted nor lapsed: a live claim or a kept answer.
             const row = find.get(names)
             if (row !== undefined && row.body_hash !== bodyHash) return { _tag: "Mismatch" }
@@ -81,12 +84,12 @@ export const layer = Layer.effect(
             void complete({
               scope: key.scope,
               key: key.key,
-              holder: token,
+              token,
               response: JSON.stringify(response),
               until: now + retentionMillis
             })
         ),
-      release: (key, token) => Effect.sync(() => void release({ scope: key.scope, key: key.key, holder: token }))
+      release: (key, token) => Effect.sync(() => void release({ scope: key.scope, key: key.key, token }))
     })
   })
 )

@@ -126,7 +126,7 @@ export const mailOutbox = Layer.effect(
     const claim = leases.takeMany({
       when: "state = 'queued'",
       order: "lease_until, created, id",
-      returning: "id, created, attempts, record, lease_holder, lease_until"
+      returning: "id, created, attempts, record, lease_until"
     })
     // A sent mail forgets its text: it holds the invite's single-use token.
     const sent = leases.release({
@@ -134,7 +134,7 @@ export const mailOutbox = Layer.effect(
       when: "state = 'queued'"
     })
     const failed = leases.whileHeld({
-      set: `attempts = attempts + 1, last_error = :error, lease_holder = NULL, lease_until = :at,
+      set: `attempts = attempts + 1, last_error = :error, lease_until = :at,
             state = CASE WHEN :giveUp = 1 THEN 'failed' ELSE 'queued' END,
             record = CASE WHEN :giveUp = 1 THEN json_set(record, '$.text', '') ELSE record END`,
       when: "state = 'queued'"
@@ -156,12 +156,12 @@ export const mailOutbox = Layer.effect(
             .map((row) => ({
               mail: mailOf(row.record, String(row.id)),
               attempts: Number(row.attempts),
-              lease: { holder: String(row.lease_holder), until: Number(row.lease_until) }
+              lease: Leases.leaseOf(row, Number(row.lease_until))
             }))
         ),
-      markSent: (id, holder) => Effect.sync(() => sent({ id, holder })),
-      retryAt: (id, holder, options) =>
-        Effect.sync(() => failed({ id, holder, at: options.at, error: options.error, giveUp: options.giveUp ? 1 : 0 })),
+      markSent: (id, token) => Effect.sync(() => sent({ id, token })),
+      retryAt: (id, token, options) =>
+        Effect.sync(() => failed({ id, token, at: options.at, error: options.error, giveUp: options.giveUp ? 1 : 0 })),
       stateOf: (id) =>
         Effect.sync(() => {
           const row = stateOf.get(id)

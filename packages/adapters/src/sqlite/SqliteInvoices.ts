@@ -1,7 +1,8 @@
 /**
  * Invoices in SQLite (`invoices`): the record as JSON beside the columns the list filters and sorts on, unique on
- * (team, member, number). A transition is one transaction that applies only at the state and revision it names,
- * and joins the use case's unit of work (where its events, or the payment that pays it, are written with it).
+ * (team, member, number). A transition is one of the machine's moves, in one transaction that applies only at the
+ * state and revision it names, and joins the use case's unit of work (where its events, or the payment that pays it,
+ * are written with it).
  */
 import type { DatabaseSync } from "node:sqlite"
 import type { InvoiceId } from "@svc/domain/Ids"
@@ -10,6 +11,7 @@ import {
   Invoice,
   type InvoiceChange,
   type InvoiceListQuery,
+  InvoiceMachine,
   InvoiceNotFound,
   InvoiceNumberTaken,
   InvoiceRepository,
@@ -121,7 +123,9 @@ export const layer = Layer.effect(
       findByIds: (ids) =>
         Effect.sync(() => (ids.length === 0 ? [] : store.findMany.all(JSON.stringify(ids)).map(invoiceOf))),
       list: (query) => Effect.sync(() => list(store, query)),
-      transition: (...args) => Effect.suspend(() => transition(store, transaction, args))
+      // A move outside the machine's table is a defect, refused before the store is asked (decision 0091).
+      transition: (...args) =>
+        Effect.andThen(Effect.orDie(InvoiceMachine.move(args[1], args[2])), () => transition(store, transaction, args))
     })
   })
 )

@@ -1,11 +1,12 @@
 /**
  * The payments ledger in SQLite: payments in `payments` (the record as JSON beside the columns queries use), results
  * on the issued request in `issued_requests`. Each change is one transaction (the use case's unit of work, with its
- * events, when it runs in one); who may act is decided by leases (`Leases.ts`) and `state` guards in the same statements.
+ * events, when it runs in one); who may act is decided by fencing tokens (`Leases.ts`, decision 0090) and `state`
+ * guards in the same statements, the states moved as the issued-request and payment machines allow (decision 0091).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite"
 import { Uint256String } from "@svc/domain/Evm"
-import { PaymentEntry, TypedDataNotFound } from "@svc/domain/eip712"
+import { IssuedRequestMachine, PaymentEntry, TypedDataNotFound } from "@svc/domain/eip712"
 import {
   type ExecutedRequest,
   type ExecutionOutcome,
@@ -13,11 +14,13 @@ import {
   type LedgerQuery,
   Payment,
   PaymentLedger,
+  PaymentMachine,
   PaymentNotFound
 } from "@svc/domain/payment"
 import { StaleState } from "@svc/domain/StaleState"
+import { edge } from "@svc/domain/StateMachine"
 import { isoOf } from "@svc/domain/Timestamp"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
@@ -29,13 +32,13 @@ const paymentOf = (row: Record<string, unknown>): Payment => decodePayment(row.r
 const resultOf: (text: unknown, salt: string) => ExecutionResult = RowDecoder.json("issued_requests", ExecutionResult)
 
 /**
- * An in-flight note as stored in `issued_requests.in_flight`, with the claim token of the holder that wrote it. A note
- * from before signatures were kept has the result's own fields beside `holder`, and no signature.
+ * An in-flight note as stored in `issued_requests.in_flight`, with the fencing token of the claim that wrote it. A
+ * note from before tokens names a `holder` instead, and may have the result's own fields: it never matches a token.
  */
 const StoredNote = Schema.Struct({
-  holder: Schema.String,
+  token: Schema.optionalKey(Schema.Number),
+  holder: Schema.optionalKey(Schema.String),
   result: Schema.optionalKey(ExecutionResult),
-  signature: Schema.optionalKey(Schema.String),
   transaction: Schema.optionalKey(Schema.String),
   payments: Schema.optionalKey(Schema.Array(PaymentEntry))
 })
@@ -47,18 +50,18 @@ const SaltColumns = Schema.Struct({ salt: Uint256String })
 const saltOf = RowDecoder.rows("issued_requests", SaltColumns)
 
 /**
- * The in-flight note of an executing request's row, when its current holder wrote it: a claim released and taken
- * again must not show the earlier holder's transaction. A note from before signatures were kept reads without one.
+ * The in-flight note of an executing request's row, when its current claim wrote it: a claim released and taken again
+ * must not show the earlier holder's transaction.
  */
-const noteOf = (
-  row: Record<string, unknown>
-): { readonly result: ExecutionResult; readonly signature: string } | undefined => {
+const noteOf = (row: Record<string, unknown>): ExecutionResult | undefined => {
   if (typeof row.in_flight !== "string") return undefined
   const stored = storedNoteOf(row.in_flight, String(row.salt))
-  if (stored.holder !== row.lease_holder) return undefined
-  const result = stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
-  return { result, signature: stored.signature ?? "" }
+  if (stored.token === undefined || stored.token !== Number(row.lease_token)) return undefined
+  return stored.result ?? { transaction: stored.transaction ?? "", payments: stored.payments ?? [] }
 }
+
+/** The machines' moves this ledger writes, checked against their tables when the layer starts. */
+const record = edge(IssuedRequestMachine, "executing", "record")
 
 /** The filters of `list` that a query uses, as SQL conditions, in a fixed order (one statement per shape). */
 const listConditions = (query: LedgerQuery) =>
@@ -83,14 +86,13 @@ const ledgerStatements = (connection: DatabaseSync) => {
   const intents = Leases.on(connection, { table: "payments", row: "nanoid = :nanoid", key: "nanoid" })
   return {
     outcomeOf: connection.prepare(
-      "SELECT state, lease_until, lease_holder, result, in_flight FROM issued_requests WHERE salt = ?"
+      "SELECT salt, state, lease_until, lease_token, result, in_flight FROM issued_requests WHERE salt = ?"
     ),
-    // Kept with its holder: a claim released and taken again must not show the earlier holder's transaction.
+    // Kept with its token: a claim released and taken again must not show the earlier holder's transaction.
     noteInFlight: executions.whileHeld({ when: "state = 'executing'", set: "in_flight = :inFlight" }),
-    takeOver: executions.take({ when: "state = 'executing'" }),
     recordResult: executions.whileHeld({
-      when: "state = 'executing'",
-      set: "state = 'executed', result = :result, signature = :signature, lease_holder = NULL, lease_until = 0"
+      when: `state = '${record.from}'`,
+      set: `state = '${record.to}', result = :result, lease_until = 0`
     }),
     // A payment noted in flight is replaced by the next version noted, then by the record; one of another request
     // (the same id) is not: the step fails and writes nothing.
@@ -99,11 +101,11 @@ const ledgerStatements = (connection: DatabaseSync) => {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (nanoid) DO UPDATE SET team_nanoid = excluded.team_nanoid,
          recipient_nanoid = excluded.recipient_nanoid, state = excluded.state, pay_at_time = excluded.pay_at_time,
-         created_at = excluded.created_at, record = excluded.record, lease_holder = NULL, lease_until = 0
+         created_at = excluded.created_at, record = excluded.record, lease_until = 0
        WHERE payments.salt = excluded.salt`
     ),
     executingFor: connection.prepare(
-      "SELECT 1 FROM issued_requests WHERE salt = ? AND state = 'executing' AND lease_holder = ?"
+      "SELECT 1 FROM issued_requests WHERE salt = ? AND state = 'executing' AND lease_token = ?"
     ),
     dropInFlight: connection.prepare("DELETE FROM payments WHERE salt = ? AND state = 'processing'"),
     leaseIntent: intents.takeMany({
@@ -112,30 +114,17 @@ const ledgerStatements = (connection: DatabaseSync) => {
       order: "pay_at_time, nanoid",
       returning: "record"
     }),
-    // A merge patch of the record (state and patch) and the columns beside it, only from `from`.
+    // A merge patch of the record (state and patch) and the columns beside it, only from `from` (and, for a leased
+    // intent, while its token is the runner's); the lease lapses with the move.
     transition: connection.prepare(
-      `UPDATE payments SET state = :to, lease_holder = NULL, lease_until = 0, record = json_patch(record, :patch)
-       WHERE nanoid = :nanoid AND state = :from RETURNING record`
+      `UPDATE payments SET state = :to, lease_until = 0, record = json_patch(record, :patch)
+       WHERE nanoid = :nanoid AND state = :from AND (:token IS NULL OR lease_token = :token) RETURNING record`
     ),
     paymentExists: connection.prepare("SELECT 1 FROM payments WHERE nanoid = ?"),
     paymentById: connection.prepare("SELECT record FROM payments WHERE nanoid = ?"),
-    abandoned: connection.prepare(
-      `SELECT salt, record, state, executed_at, lease_holder, in_flight FROM issued_requests
-       WHERE state = 'executing' AND lease_until < ? ORDER BY executed_at, salt LIMIT ?`
-    ),
     executedSince: connection.prepare(
       `SELECT salt, record, state, executed_at, signature, result FROM issued_requests
        WHERE state = 'executed' AND executed_at >= ? ORDER BY executed_at, salt`
-    ),
-    amendResult: connection.prepare(
-      `UPDATE issued_requests SET result = json_set(result, '$.transaction', :to)
-       WHERE salt = :salt AND json_extract(result, '$.transaction') = :from`
-    ),
-    amendPayments: ["creation_transaction", "process_transaction"].map((field) =>
-      connection.prepare(
-        `UPDATE payments SET record = json_set(record, '$.${field}', :to)
-         WHERE salt = :salt AND json_extract(record, '$.${field}') = :from`
-      )
     )
   }
 }
@@ -176,39 +165,41 @@ const outcome = (ledger: Ledger, salt: string): Effect.Effect<ExecutionOutcome, 
     return Effect.succeed({
       state: "executing",
       leaseUntil: Number(row.lease_until),
-      ...(note === undefined ? {} : { inFlight: note.result })
+      ...(note === undefined ? {} : { inFlight: note })
     })
   }
   return Effect.succeed({ state: "issued" })
 }
 
-const noteInFlight = (
-  ledger: Ledger,
-  { salt, claimToken, signature, result, payments }: Parameters<Port["noteInFlight"]>[0]
-) =>
+const noteInFlight = (ledger: Ledger, { salt, token, result, payments }: Parameters<Port["noteInFlight"]>[0]) =>
   ledger.transaction(() => {
-    const inFlight = JSON.stringify({ result, signature, holder: claimToken } satisfies typeof StoredNote.Type)
-    if (!ledger.noteInFlight({ salt, holder: claimToken, inFlight })) return false
+    const inFlight = JSON.stringify({ result, token } satisfies typeof StoredNote.Type)
+    if (!ledger.noteInFlight({ salt, token, inFlight })) return false
     putPayments(ledger, payments)
     return true
   })
 
-const recordExecution = (
-  ledger: Ledger,
-  { salt, claimToken, signature, result, payments }: Parameters<Port["recordExecution"]>[0]
-) =>
+const recordExecution = (ledger: Ledger, { salt, token, result, payments }: Parameters<Port["recordExecution"]>[0]) =>
   ledger.transaction(() => {
     // Only the holder records; a holder whose claim was taken over writes nothing.
-    if (!ledger.recordResult({ salt, holder: claimToken, result: JSON.stringify(result), signature })) return false
+    if (!ledger.recordResult({ salt, token, result: JSON.stringify(result) })) return false
     putPayments(ledger, payments)
     return true
   })
 
 const transition = (
   ledger: Ledger,
-  [id, from, to, patch]: Parameters<Port["transition"]>
+  [id, from, to, patch, token]: Parameters<Port["transition"]>
 ): Effect.Effect<Payment, PaymentNotFound | StaleState> => {
-  const row = ledger.transition.get({ nanoid: id, from, to, patch: JSON.stringify({ ...patch, state: to }) })
+  if (!PaymentMachine.allows(from, to))
+    return Effect.die(new Error(`a payment moves from ${from} to ${to}: not in the table`))
+  const row = ledger.transition.get({
+    nanoid: id,
+    from,
+    to,
+    token: token ?? null,
+    patch: JSON.stringify({ ...patch, state: to })
+  })
   if (row !== undefined) return Effect.succeed(paymentOf(row))
   return ledger.paymentExists.get(id) === undefined
     ? Effect.fail(new PaymentNotFound({ nanoid: id }))
@@ -255,19 +246,15 @@ const executedSince = (ledger: Ledger, sinceMillis: number): ReadonlyArray<Execu
     })
   )
 
-const leaseDueIntent = (
-  ledger: Ledger,
-  { now, nowMillis, holder, leaseUntil }: Parameters<Port["leaseDueIntent"]>[0]
-) => {
+const leaseDueIntent = (ledger: Ledger, { now, nowMillis, leaseUntil }: Parameters<Port["leaseDueIntent"]>[0]) => {
   const [row] = ledger.leaseIntent({
     now: nowMillis,
     until: leaseUntil,
     limit: 1,
-    holder,
     dueBy: now,
     updatedAt: isoOf(now * 1000)
   })
-  return row === undefined ? undefined : paymentOf(row)
+  return row === undefined ? undefined : { payment: paymentOf(row), lease: Leases.leaseOf(row, leaseUntil) }
 }
 
 /** The SQLite payments ledger. */
@@ -279,22 +266,15 @@ export const layer = Layer.effect(
     return PaymentLedger.of({
       outcome: (salt) => Effect.suspend(() => outcome(ledger, salt)),
       noteInFlight: (note) => Effect.sync(() => noteInFlight(ledger, note)),
-      abandoned: (now, limit) =>
-        Effect.sync(() =>
-          ledger.abandoned.all(now, limit).map((row) => {
-            const note = noteOf(row)
-            return { salt: String(row.salt), issued: issuedOf(row), ...(note === undefined ? {} : { note }) }
-          })
-        ),
       // While executing, the only payments of the salt are those noted in flight.
-      dropInFlight: (salt, claimToken) =>
+      dropInFlight: (salt, token) =>
         Effect.sync(() =>
           transaction(() => {
-            if (ledger.executingFor.get(salt, claimToken) !== undefined) ledger.dropInFlight.run(salt)
+            if (ledger.executingFor.get(salt, token) === undefined) return false
+            ledger.dropInFlight.run(salt)
+            return true
           })
         ),
-      takeOver: (salt, now, leaseUntil) =>
-        Effect.sync(() => Option.fromNullishOr(ledger.takeOver({ salt, now, until: leaseUntil })?.holder)),
       recordExecution: (execution) => Effect.sync(() => recordExecution(ledger, execution)),
       leaseDueIntent: (due) => Effect.sync(() => leaseDueIntent(ledger, due)),
       transition: (...args) => Effect.suspend(() => transition(ledger, args)),
@@ -304,14 +284,7 @@ export const layer = Layer.effect(
           return row === undefined ? undefined : paymentOf(row)
         }),
       list: (query) => Effect.sync(() => list(ledger, query)),
-      executedSince: (sinceMillis) => Effect.sync(() => executedSince(ledger, sinceMillis)),
-      amendTransaction: (salt, from, to) =>
-        Effect.sync(() =>
-          transaction(() => {
-            ledger.amendResult.run({ salt, from, to })
-            for (const statement of ledger.amendPayments) statement.run({ salt, from, to })
-          })
-        )
+      executedSince: (sinceMillis) => Effect.sync(() => executedSince(ledger, sinceMillis))
     })
   })
 )

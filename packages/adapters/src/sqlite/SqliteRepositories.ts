@@ -140,6 +140,19 @@ export const memberships = Layer.effect(
        WHERE team_nanoid IN (SELECT value FROM json_each(?)) GROUP BY team_nanoid`
     )
     const remove = connection.prepare("DELETE FROM memberships WHERE team_nanoid = ? AND user_nanoid = ?")
+    // A removal's mark (decision 0094): set once, kept until the membership goes or the chain refused.
+    const mark = connection.prepare(
+      `UPDATE memberships SET record = json_set(record, '$.removal_since', :at)
+       WHERE team_nanoid = :team AND user_nanoid = :user AND json_extract(record, '$.removal_since') IS NULL`
+    )
+    const unmark = connection.prepare(
+      `UPDATE memberships SET record = json_remove(record, '$.removal_since')
+       WHERE team_nanoid = ? AND user_nanoid = ? AND json_extract(record, '$.removal_since') IS NOT NULL`
+    )
+    const pending = connection.prepare(
+      `SELECT record FROM memberships WHERE json_extract(record, '$.removal_since') IS NOT NULL
+         AND json_extract(record, '$.removal_since') <= ? ORDER BY json_extract(record, '$.removal_since') LIMIT ?`
+    )
     return MembershipRepository.of({
       insert: (membership) =>
         Effect.suspend(() => {
@@ -158,6 +171,10 @@ export const memberships = Layer.effect(
             : Effect.fail(new AlreadyMember({ team: membership.team_nanoid, user: membership.user_nanoid }))
         }),
       find: (team, user) => Effect.sync(() => Option.fromNullishOr(recordOf(membershipOf, find.get(team, user)))),
+      markRemoval: (team, user, at) =>
+        Effect.sync(() => mark.run({ team, user, at }).changes === 1 || find.get(team, user) !== undefined),
+      clearRemoval: (team, user) => Effect.sync(() => void unmark.run(team, user)),
+      pendingRemovals: (before, limit) => Effect.sync(() => recordsOf(membershipOf, pending.all(before, limit))),
       listByUser: (user) => Effect.sync(() => recordsOf(membershipOf, byUser.all(user))),
       listTeam: (team, options) =>
         Effect.sync(() => {

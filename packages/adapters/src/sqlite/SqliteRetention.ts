@@ -1,10 +1,12 @@
 /**
  * Retention in SQLite (`@svc/domain/retention`): the pruning lease is a `worker_leases` row, and each kind is deleted
- * in one statement bounded by `limit`, on an index of its state and age. Deleted pages are reused by later writes, so
+ * in one transaction bounded by `limit`, on an index of its state and age, while the pruner's fencing token is still
+ * the lease's (decision 0090). Deleted pages are reused by later writes, so
  * the file stops growing once the windows have passed.
  */
 import { type RetainedKind, RetentionStore } from "@svc/domain/retention"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
+import * as Leases from "./Leases.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 
 /** The retention store. */
@@ -12,12 +14,13 @@ export const layer = Layer.effect(
   RetentionStore,
   Effect.gen(function* () {
     const { connection, transaction } = yield* SqliteDatabase
-    const lease = connection.prepare(
-      `INSERT INTO worker_leases (name, lease_holder, lease_until) VALUES ('retention', :holder, :until)
-       ON CONFLICT (name) DO UPDATE SET lease_holder = :holder, lease_until = :until
-       WHERE worker_leases.lease_until <= :now OR worker_leases.lease_holder = :holder
-       RETURNING lease_holder`
-    )
+    const lease = Leases.takeOrKeep(connection, {
+      table: "worker_leases",
+      columns: "name",
+      values: "'retention'",
+      conflict: "name"
+    })
+    const holds = connection.prepare("SELECT 1 FROM worker_leases WHERE name = 'retention' AND lease_token = ?")
     const oldDeliveries = connection.prepare(
       `SELECT nanoid FROM webhook_deliveries
        WHERE status IN ('succeeded', 'failed') AND updated_at < ? LIMIT ?`
@@ -48,18 +51,18 @@ export const layer = Layer.effect(
            WHERE status IN ('confirmed', 'replaced', 'failed') AND updated_at < ? LIMIT ?)`
       )
     }
-    const prune = (kind: RetainedKind, before: number, limit: number): number => {
-      if (kind !== "deliveries") return Number(statements[kind].run(before, limit).changes)
-      // A delivery and its attempts go together.
-      return transaction(() => {
+    const prune = (kind: RetainedKind, before: number, limit: number, token: number): number =>
+      transaction(() => {
+        if (holds.get(token) === undefined) return 0
+        if (kind !== "deliveries") return Number(statements[kind].run(before, limit).changes)
+        // A delivery and its attempts go together.
         const ids = JSON.stringify(oldDeliveries.all(before, limit).map((row) => row.nanoid))
         deleteAttempts.run(ids)
         return Number(deleteDeliveries.run(ids).changes)
       })
-    }
     return RetentionStore.of({
-      lease: (holder, now, until) => Effect.sync(() => lease.get({ holder, now, until }) !== undefined),
-      prune: (kind, before, limit) => Effect.sync(() => prune(kind, before, limit))
+      lease: (held, now, until) => Effect.sync(() => Option.fromNullishOr(lease({ held: held ?? null, now, until }))),
+      prune: (kind, before, limit, token) => Effect.sync(() => prune(kind, before, limit, token))
     })
   })
 )

@@ -1,12 +1,21 @@
 /**
  * The transaction journal in SQLite (`chain_transactions`, one row per signed version). What is selected on has a
  * column (block numbers as integers: exact up to 2^53); calldata, fees and the signed bytes are kept as JSON in
- * `record` (amounts as decimal strings).
+ * `record` (amounts as decimal strings). A key's leases are `relayer_leases` rows (`Leases.takeOrKeep`); a write under
+ * one checks its fencing token in the same statement (decision 0090), and a status moves only as the transaction
+ * machine allows, from the status it has (decision 0091).
  */
 import type { DatabaseSync } from "node:sqlite"
-import { type JournaledTransaction, TransactionJournal, TransactionStatus, unfinishedStatuses } from "@svc/domain/chain"
+import {
+  type JournaledTransaction,
+  TransactionJournal,
+  TransactionMachine,
+  TransactionStatus,
+  unfinishedStatuses
+} from "@svc/domain/chain"
 import { Address, HexData } from "@svc/domain/Evm"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { SqliteDatabase } from "./SqliteDatabase.ts"
 
@@ -61,20 +70,35 @@ const fromRow = (stored: Record<string, unknown>): JournaledTransaction => {
   }
 }
 
+/** The condition that the key's lease `:lease` is still the holder's `:token` (any lease when `:lease` is null). */
+const fenced = (chainId: string, relayer: string) =>
+  `(:lease IS NULL OR EXISTS (SELECT 1 FROM relayer_leases
+     WHERE chain_id = ${chainId} AND relayer = ${relayer} AND lease = :lease AND lease_token = :token))`
+
 /** The statements of the journal, prepared once on the connection. */
 const journalStatements = (connection: DatabaseSync) => ({
   insert: connection.prepare(
     `INSERT INTO chain_transactions
        (hash, chain_id, relayer, nonce, status, created_at, updated_at, block_number, block_hash, record)
-     VALUES (:hash, :chainId, :relayer, :nonce, :status, :createdAt, :updatedAt, :blockNumber, :blockHash, :record)
+     SELECT :hash, :chainId, :relayer, :nonce, :status, :createdAt, :updatedAt, :blockNumber, :blockHash, :record
+     WHERE ${fenced(":chainId", ":relayer")}
+       AND (:lease IS NOT 'send' OR NOT EXISTS (SELECT 1 FROM chain_transactions
+         WHERE chain_id = :chainId AND relayer = :relayer AND nonce = :nonce AND status <> 'failed'))
      ON CONFLICT (hash) DO NOTHING`
   ),
-  update: connection.prepare(
-    `UPDATE chain_transactions SET status = :status, updated_at = :at,
-       block_number = COALESCE(:blockNumber, block_number), block_hash = COALESCE(:blockHash, block_hash)
-     WHERE hash = :hash`
+  // Back to `sent` (a reorganisation took its block away): the block it was seen in no longer holds it.
+  transition: connection.prepare(
+    `UPDATE chain_transactions SET status = :to, updated_at = :at,
+       block_number = CASE WHEN :to = 'sent' THEN NULL ELSE COALESCE(:blockNumber, block_number) END,
+       block_hash = CASE WHEN :to = 'sent' THEN NULL ELSE COALESCE(:blockHash, block_hash) END
+     WHERE hash = :hash AND status = :from AND ${fenced("chain_transactions.chain_id", "chain_transactions.relayer")}`
   ),
-  clearBlock: connection.prepare("UPDATE chain_transactions SET block_number = NULL, block_hash = NULL WHERE hash = ?"),
+  carrying: connection.prepare(
+    `SELECT * FROM chain_transactions
+     WHERE chain_id = ? AND status IN (SELECT value FROM json_each(?))
+       AND EXISTS (SELECT 1 FROM json_each(record, '$.carries') WHERE value = ?)
+     ORDER BY created_at, rowid`
+  ),
   highestNonce: connection.prepare(
     "SELECT MAX(nonce) AS nonce FROM chain_transactions WHERE chain_id = ? AND relayer = ? AND status <> 'failed'"
   ),
@@ -96,16 +120,16 @@ const journalStatements = (connection: DatabaseSync) => ({
     `UPDATE chain_transactions SET status = 'sent', updated_at = ?, block_number = NULL, block_hash = NULL
      WHERE chain_id = ? AND relayer = ? AND nonce >= ? AND status IN ('included', 'confirmed')`
   ),
-  // Taken when free (lapsed) or already the holder's; a missing row is created taken.
-  takeLease: connection.prepare(
-    `INSERT INTO relayer_leases (chain_id, relayer, lease, lease_holder, lease_until)
-     VALUES (:chainId, :relayer, :lease, :holder, :until)
-     ON CONFLICT (chain_id, relayer, lease) DO UPDATE SET lease_holder = :holder, lease_until = :until
-     WHERE lease_until <= :now OR lease_holder = :holder`
-  ),
+  // Taken when free (lapsed) or kept by its token; a missing row is made taken.
+  takeLease: Leases.takeOrKeep(connection, {
+    table: "relayer_leases",
+    columns: "chain_id, relayer, lease",
+    values: ":chainId, :relayer, :lease",
+    conflict: "chain_id, relayer, lease"
+  }),
   releaseLease: connection.prepare(
     `UPDATE relayer_leases SET lease_until = 0
-     WHERE chain_id = ? AND relayer = ? AND lease = ? AND lease_holder = ?`
+     WHERE chain_id = ? AND relayer = ? AND lease = ? AND lease_token = ?`
   )
 })
 
@@ -113,7 +137,10 @@ type Journal = ReturnType<typeof journalStatements>
 
 const unfinishedJson = JSON.stringify(unfinishedStatuses)
 
-const record = (journal: Journal, transaction: JournaledTransaction) => {
+const record = (
+  journal: Journal,
+  [transaction, fence]: Parameters<TransactionJournal["Service"]["record"]>
+): boolean => {
   const record: typeof StoredRecord.Encoded = {
     to: transaction.to,
     data: transaction.data,
@@ -123,7 +150,9 @@ const record = (journal: Journal, transaction: JournaledTransaction) => {
     raw: transaction.raw,
     carries: transaction.carries
   }
-  journal.insert.run({
+  const inserted = journal.insert.run({
+    lease: fence.lease,
+    token: fence.token,
     hash: transaction.hash,
     chainId: transaction.chainId,
     relayer: transaction.relayer.toLowerCase(),
@@ -135,21 +164,27 @@ const record = (journal: Journal, transaction: JournaledTransaction) => {
     blockHash: transaction.blockHash ?? null,
     record: JSON.stringify(record)
   })
+  // Already there: the same bytes, recorded before.
+  return inserted.changes === 1 || journal.byHash.get(transaction.hash) !== undefined
 }
 
-const update = (journal: Journal, [hash, change]: Parameters<TransactionJournal["Service"]["update"]>) => {
-  // Back to `sent` (a reorg took its block away): the block it was seen in no longer holds it.
-  if (change.block === undefined && (change.status === "sent" || change.status === "signed")) {
-    journal.clearBlock.run(hash)
-  }
-  journal.update.run({
-    hash,
-    status: change.status,
-    at: change.at,
-    blockNumber: change.block === undefined ? null : Number(change.block.number),
-    blockHash: change.block?.hash ?? null
-  })
-}
+const transition = (journal: Journal, [hash, change, fence]: Parameters<TransactionJournal["Service"]["transition"]>) =>
+  Effect.andThen(
+    Effect.orDie(TransactionMachine.move(change.from, change.to)),
+    Effect.sync(
+      () =>
+        journal.transition.run({
+          hash,
+          from: change.from,
+          to: change.to,
+          at: change.at,
+          blockNumber: change.block === undefined ? null : Number(change.block.number),
+          blockHash: change.block?.hash ?? null,
+          lease: fence?.lease ?? null,
+          token: fence?.token ?? null
+        }).changes === 1
+    )
+  )
 
 /** The SQLite journal. */
 export const layer = Layer.effect(
@@ -158,8 +193,8 @@ export const layer = Layer.effect(
     const { connection } = yield* SqliteDatabase
     const journal = journalStatements(connection)
     return TransactionJournal.of({
-      record: (transaction) => Effect.sync(() => record(journal, transaction)),
-      update: (...args) => Effect.sync(() => update(journal, args)),
+      record: (...args) => Effect.sync(() => record(journal, args)),
+      transition: (...args) => transition(journal, args),
       nextNonce: (chainId, relayer) =>
         Effect.sync(() => {
           const nonce = journal.highestNonce.get(chainId, relayer.toLowerCase())?.nonce
@@ -178,14 +213,17 @@ export const layer = Layer.effect(
           const row = journal.byHash.get(hash)
           return row === undefined ? undefined : fromRow(row)
         }),
-      lease: (chainId, relayer, lease, holder, now, until) =>
-        Effect.sync(
-          () =>
-            journal.takeLease.run({ chainId, relayer: relayer.toLowerCase(), lease, holder, now, until }).changes === 1
+      unfinishedCarrying: (chainId, label) =>
+        Effect.sync(() => journal.carrying.all(chainId, unfinishedJson, label).map(fromRow)),
+      lease: (chainId, relayer, lease, held, now, until) =>
+        Effect.sync(() =>
+          Option.fromNullishOr(
+            journal.takeLease({ chainId, relayer: relayer.toLowerCase(), lease, held: held ?? null, now, until })
+          )
         ),
-      release: (chainId, relayer, lease, holder) =>
+      release: (chainId, relayer, lease, token) =>
         Effect.sync(() => {
-          journal.releaseLease.run(chainId, relayer.toLowerCase(), lease, holder)
+          journal.releaseLease.run(chainId, relayer.toLowerCase(), lease, token)
         })
     })
   })

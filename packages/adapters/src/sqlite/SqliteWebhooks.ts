@@ -23,6 +23,7 @@ import { Effect, Layer, Schema } from "effect"
 import * as Leases from "./Leases.ts"
 import * as RowDecoder from "./RowDecoder.ts"
 import { backlogOf, SqliteDatabase } from "./SqliteDatabase.ts"
+import { attemptStatements } from "./SqliteDeliveryAttempts.ts"
 
 /** The record after `patch` (fields set, `unset` ones removed). */
 export const patched = (record: WebhookEndpointRecord, patch: WebhookEndpointPatch): WebhookEndpointRecord => {
@@ -149,23 +150,6 @@ const deliveryOf = (row: Record<string, unknown>): WebhookDelivery => {
   }
 }
 
-/** A `webhook_attempts` row. */
-const AttemptRow = Schema.Struct({
-  delivery_nanoid: DeliveryId,
-  number: Schema.Number,
-  at: Schema.Number,
-  status_code: Schema.NullOr(Schema.Number),
-  duration_ms: Schema.Number,
-  error: Schema.NullOr(Schema.String)
-})
-
-const attemptRowOf = RowDecoder.rows("webhook_attempts", AttemptRow)
-
-const attemptOf = (row: Record<string, unknown>): DeliveryAttempt => {
-  const { status_code, error, ...columns } = attemptRowOf(row)
-  return { ...columns, status_code: optional(status_code), error: optional(error) }
-}
-
 const columns = `nanoid, webhook_nanoid, team_nanoid, event, version, status, attempts, next_attempt_at,
   first_attempt_at, created_at, updated_at`
 
@@ -192,10 +176,6 @@ const deliveryStatements = (connection: DatabaseSync) => {
       set: `status = :status, attempts = attempts + :counted, next_attempt_at = :next,
         first_attempt_at = :first, updated_at = :at`
     }),
-    insertAttempt: connection.prepare(
-      `INSERT OR REPLACE INTO webhook_attempts (delivery_nanoid, number, at, status_code, duration_ms, error)
-       VALUES (?, ?, ?, ?, ?, ?)`
-    ),
     find: connection.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE nanoid = ?`),
     backlog: connection.prepare(
       "SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'"
@@ -206,10 +186,7 @@ const deliveryStatements = (connection: DatabaseSync) => {
          AND (:beforeAt IS NULL OR created_at < :beforeAt OR (created_at = :beforeAt AND nanoid < :beforeId))
        ORDER BY created_at DESC, nanoid DESC LIMIT :limit`
     ),
-    attemptsOf: connection.prepare(
-      `SELECT delivery_nanoid, number, at, status_code, duration_ms, error FROM webhook_attempts
-       WHERE delivery_nanoid IN (SELECT value FROM json_each(?)) ORDER BY delivery_nanoid, number`
-    ),
+    attempts: attemptStatements(connection),
     requeue: connection.prepare(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = :now, first_attempt_at = NULL,
          updated_at = :now WHERE nanoid = :nanoid`
@@ -229,13 +206,10 @@ type DeliveryPort = WebhookDeliveryStore["Service"]
 const logged = (store: Deliveries, rows: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<LoggedDelivery> => {
   const list = rows.map(deliveryOf)
   const attempts = new Map<string, Array<DeliveryAttempt>>()
-  if (list.length > 0) {
-    for (const row of store.attemptsOf.all(JSON.stringify(list.map((d) => d.nanoid)))) {
-      const attempt = attemptOf(row)
-      const of = attempts.get(attempt.delivery_nanoid) ?? []
-      of.push(attempt)
-      attempts.set(attempt.delivery_nanoid, of)
-    }
+  for (const attempt of store.attempts.of(list.map((d) => d.nanoid))) {
+    const of = attempts.get(attempt.delivery_nanoid) ?? []
+    of.push(attempt)
+    attempts.set(attempt.delivery_nanoid, of)
   }
   return list.map((d) => ({ ...d, attempt_log: attempts.get(d.nanoid) ?? [] }))
 }
@@ -261,30 +235,25 @@ const enqueue = (store: Deliveries, list: ReadonlyArray<WebhookDelivery>) =>
   })
 
 const claimDue = (store: Deliveries, { now, limit, leaseMillis }: Parameters<DeliveryPort["claimDue"]>[0]) => {
-  const holder = Leases.newHolder()
   const until = now + leaseMillis
   return store
-    .claim({ now, until, limit, holder })
-    .map(deliveryOf)
-    .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0))
-    .map((delivery) => ({ delivery, lease: { holder, until } }))
+    .claim({ now, until, limit })
+    .map((row) => ({ delivery: deliveryOf(row), lease: Leases.leaseOf(row, until) }))
+    .sort((a, b) => (a.delivery.next_attempt_at ?? 0) - (b.delivery.next_attempt_at ?? 0))
 }
 
-const recordAttempt = (store: Deliveries, [id, holder, record]: Parameters<DeliveryPort["record"]>) =>
+const recordAttempt = (store: Deliveries, [id, token, record]: Parameters<DeliveryPort["record"]>) =>
   store.transaction(() => {
     const applied = store.finish({
       nanoid: id,
-      holder,
+      token,
       status: record.status,
       counted: record.attempt === undefined ? 0 : 1,
       next: record.next_attempt_at ?? null,
       first: record.first_attempt_at ?? null,
       at: record.at
     })
-    const a = record.attempt
-    if (applied && a !== undefined) {
-      store.insertAttempt.run(a.delivery_nanoid, a.number, a.at, a.status_code ?? null, a.duration_ms, a.error ?? null)
-    }
+    if (applied && record.attempt !== undefined) store.attempts.insert(record.attempt)
     return applied
   })
 

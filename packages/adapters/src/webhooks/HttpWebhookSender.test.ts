@@ -1,12 +1,19 @@
 /**
- * The HTTP sender against real local servers: signatures, no redirects, the timeout, the 64 KiB read limit,
- * `Retry-After`, refused addresses; and sealed secrets.
+ * The HTTP sender against real local servers: signatures, no redirects, the timeout, the 64 KiB read limit, the
+ * start of the answer's body kept as text, `Retry-After`, refused addresses; and sealed secrets.
  */
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { maxResponseBytes, WebhookSecretBox as SecretBox, WebhookSender, WebhookUrlPolicy } from "@svc/domain/webhook"
+import {
+  type AttemptResult,
+  keptResponseBytes,
+  maxResponseBytes,
+  WebhookSecretBox as SecretBox,
+  WebhookSender,
+  WebhookUrlPolicy
+} from "@svc/domain/webhook"
 import { Effect, Layer, Redacted } from "effect"
 import * as HttpWebhookSender from "./HttpWebhookSender.ts"
 import * as WebhookSecretBox from "./WebhookSecretBox.ts"
@@ -37,6 +44,9 @@ const serve = (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
 const sender = (allowPrivate: boolean) =>
   HttpWebhookSender.layer.pipe(Layer.provide(WebhookUrlPolicy.layer({ requireHttps: false, allowPrivate })))
 
+/** The kept body of a result that is a response. */
+const bodyOf = (result: AttemptResult) => (result._tag === "Response" ? result.body : undefined)
+
 const send = (url: string, timeoutMillis = 5_000) =>
   WebhookSender.use((s) =>
     s.send({ url, id: "dl-1", timestamp: 1_700_000_000, body: '{"a":1}', secrets: [secret], timeoutMillis })
@@ -60,6 +70,7 @@ describe("HttpWebhookSender", () => {
       })
       const ok = yield* send(`${base}/ok`)
       assert.deepStrictEqual([ok._tag, ok._tag === "Response" && ok.status], ["Response", 204])
+      assert.deepStrictEqual(bodyOf(ok), { text: "", truncated: false })
       const [request] = seen
       assert.strictEqual(request?.body, '{"a":1}')
       const key = Buffer.alloc(32, 7)
@@ -77,10 +88,64 @@ describe("HttpWebhookSender", () => {
     }).pipe(Effect.provide(sender(true)))
   )
 
+  it.live("keeps the start of the body as UTF-8 text: whole when short, bytes that are not UTF-8 replaced", () =>
+    Effect.gen(function* () {
+      const base = yield* serve((req, res) => {
+        req.resume()
+        if (req.url === "/json") return res.writeHead(400, { "content-type": "application/json" }).end('{"e":"<b>"}')
+        // "a", a stray byte, "b", NUL, "€", then the first two bytes of a three-byte character: nothing after them.
+        res.writeHead(200).end(Buffer.from([0x61, 0xff, 0x62, 0x00, 0xe2, 0x82, 0xac, 0xe2, 0x82]))
+      })
+      assert.deepStrictEqual(bodyOf(yield* send(`${base}/json`)), { text: '{"e":"<b>"}', truncated: false })
+      assert.deepStrictEqual(bodyOf(yield* send(`${base}/bytes`)), {
+        text: "a\uFFFDb\u0000€\uFFFD",
+        truncated: false
+      })
+    }).pipe(Effect.provide(sender(true)))
+  )
+
+  it.live(
+    "keeps the first 2 KiB of a longer body, marked truncated, without the character the cut splits; a body its connection cut is marked too",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* serve((req, res) => {
+          req.resume()
+          if (req.url === "/cut") {
+            res.writeHead(200, { "content-length": "7" })
+            return res.write("par", () => res.destroy())
+          }
+          // 1 + 2 × 1 500 bytes: the 2 048th byte is the first half of an "é".
+          res.writeHead(200).end(`a${"é".repeat(1_500)}`)
+        })
+        const long = bodyOf(yield* send(`${base}/long`))
+        assert.deepStrictEqual(long, { text: `a${"é".repeat((keptResponseBytes - 2) / 2)}`, truncated: true })
+        // A body whose connection closes before its end is cut too, however short.
+        const cut = yield* send(`${base}/cut`)
+        assert.strictEqual(cut._tag === "Response" && cut.status, 200)
+        assert.deepStrictEqual(bodyOf(cut), { text: "par", truncated: true })
+      }).pipe(Effect.provide(sender(true)))
+  )
+
+  it.live("a body still coming at the timeout fails the attempt then, saying the status that came", () =>
+    Effect.gen(function* () {
+      const base = yield* serve((req, res) => {
+        req.resume()
+        // The status and the start of a body, then nothing more, never an end.
+        res.writeHead(200)
+        res.write("partial")
+      })
+      const slow = yield* send(`${base}/slow-body`, 300)
+      assert.strictEqual(slow._tag, "NoResponse")
+      assert.strictEqual(slow._tag === "NoResponse" && slow.reason, "HTTP 200, but its body did not end within 300 ms")
+      assert.isAtLeast(slow.durationMillis, 300)
+    }).pipe(Effect.provide(sender(true)))
+  )
+
   it.live("gives up after the timeout, and stops reading a huge answer at 64 KiB", () =>
     Effect.gen(function* () {
       const base = yield* serve((req, res) => {
         req.resume()
+        // not a wait: a receiver that answers after the sender's timeout
         if (req.url === "/slow") return void setTimeout(() => res.writeHead(204).end(), 5_000)
         res.writeHead(200, { "content-type": "application/octet-stream" })
         // Streams without end: only the read limit lets the attempt finish.
@@ -93,10 +158,11 @@ describe("HttpWebhookSender", () => {
       })
       const slow = yield* send(`${base}/slow`, 200)
       assert.strictEqual(slow._tag, "NoResponse")
-      assert.match(slow._tag === "NoResponse" ? slow.reason : "", /200 ms/)
+      assert.strictEqual(slow._tag === "NoResponse" && slow.reason, "no answer within 200 ms")
       const huge = yield* send(`${base}/huge`)
       assert.strictEqual(huge._tag === "Response" && huge.status, 200)
-      assert.isAbove(maxResponseBytes, 0)
+      assert.isAbove(maxResponseBytes, keptResponseBytes)
+      assert.deepStrictEqual(bodyOf(huge), { text: "\u0001".repeat(keptResponseBytes), truncated: true })
     }).pipe(Effect.provide(sender(true)))
   )
 

@@ -2,7 +2,8 @@
  * The webhook sender on Node's HTTP client: signs each attempt (`WebhookSignature.ts`), POSTs it over keep-alive
  * connections with no redirect followed, checks the address the host resolves to against `WebhookUrlPolicy` at each
  * attempt (so a name that later resolves to a private or link-local address is refused: DNS rebinding), gives up
- * after the timeout, and reads at most `maxResponseBytes` of the answer.
+ * after the timeout (the answer's body included), and reads at most `maxResponseBytes` of the answer, keeping its
+ * first `keptResponseBytes` as text for the delivery log. The body is the receiver's: it is kept, never logged.
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import * as http from "node:http"
@@ -11,8 +12,10 @@ import type { LookupFunction } from "node:net"
 import {
   type AttemptResult,
   addressRefusal,
+  keptResponseBytes,
   maxResponseBytes,
   type OutgoingDelivery,
+  type ResponseBody,
   urlRefusal,
   WebhookSender,
   WebhookUrlPolicy,
@@ -29,6 +32,16 @@ export const retryAfterMillis = (value: string | undefined, now: number): number
   const at = Date.parse(value)
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
+
+/**
+ * The kept start of a body as text: UTF-8 with bytes that are not replaced (U+FFFD), as the receiver sent them
+ * otherwise (a byte-order mark included). A body cut short is decoded as a stream that has not ended, so a character
+ * the cut splits is dropped rather than shown as a replacement.
+ */
+export const responseBodyOf = (kept: Uint8Array, truncated: boolean): ResponseBody => ({
+  text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(kept, { stream: truncated }),
+  truncated
+})
 
 /** How a host name becomes addresses: the system resolver, or a fixed table in tests. */
 export type Resolver = (hostname: string) => Promise<ReadonlyArray<LookupAddress>>
@@ -81,6 +94,8 @@ const sendWith = (
       "content-length": String(Buffer.byteLength(delivery.body))
     }
     let settled = false
+    // The status of an answer whose body is still coming: the timer runs on until the body ends.
+    let answered: number | undefined
     const settle = (result: () => void) => {
       if (settled) return
       settled = true
@@ -91,20 +106,26 @@ const sendWith = (
       url,
       { method: "POST", headers, agent: secure ? agents.https : agents.http, lookup: checkedLookup(rules, resolver) },
       (response) => {
+        answered = response.statusCode ?? 0
+        const kept: Array<Buffer> = []
         let read = 0
+        let ended = false
         const done = () =>
-          settle(() =>
+          settle(() => {
+            const start = Buffer.concat(kept).subarray(0, keptResponseBytes)
             resolve({
               _tag: "Response",
               status: response.statusCode ?? 0,
               durationMillis: elapsed(),
+              body: responseBodyOf(start, !ended || read > keptResponseBytes),
               retryAfterMillis:
                 response.statusCode === 429 || response.statusCode === 503
                   ? retryAfterMillis(response.headers["retry-after"], Date.now())
                   : undefined
             })
-          )
+          })
         response.on("data", (chunk: Buffer) => {
+          if (read < keptResponseBytes) kept.push(chunk)
           read += chunk.length
           // Enough: the rest of a huge answer is dropped with its connection.
           if (read > maxResponseBytes) {
@@ -112,13 +133,18 @@ const sendWith = (
             response.destroy()
           }
         })
-        response.on("end", done)
+        response.on("end", () => {
+          ended = true
+          done()
+        })
         response.on("error", done)
         response.on("close", done)
       }
     )
     const timer = setTimeout(() => {
-      request.destroy(new Error(`no answer within ${delivery.timeoutMillis} ms`))
+      // An answer is whole or it is none: a body that does not end in time fails the attempt as a silence does.
+      const late = answered === undefined ? "no answer" : `HTTP ${answered}, but its body did not end`
+      request.destroy(new Error(`${late} within ${delivery.timeoutMillis} ms`))
     }, delivery.timeoutMillis)
     request.on("error", (error: NodeJS.ErrnoException) => settle(() => noResponse(error.message || String(error.code))))
     request.end(delivery.body)

@@ -63,7 +63,7 @@ const services = Layer.mergeAll(
   IdGenerator.layerTest,
   Randomness.layerTest()
 )
-const dispatcher = WebhookDispatcher.layer({ holder: "test", leaseMillis: 60_000 }).pipe(Layer.provideMerge(services))
+const dispatcher = WebhookDispatcher.layer({ leaseMillis: 60_000 }).pipe(Layer.provideMerge(services))
 
 /** An active endpoint of the team at `url` for `payment.sent`. */
 const endpointAt = (url: string, id = "wh-000000000001") =>

@@ -10,6 +10,12 @@ import { isCharacterLength } from "../Text.ts"
 /** A JWT lives 24 hours (SPEC §5, §8). */
 export const accessTokenLifetimeSeconds = 24 * 60 * 60
 
+/**
+ * How long a session may be renewed (`POST /v2/auth/refresh`) after the wallet signed in: 7 days. Past it, the wallet
+ * signs in again, so a token that leaked cannot be kept alive for ever (decision 0102).
+ */
+export const sessionLifetimeSeconds = 7 * 24 * 60 * 60
+
 /** The caller's service identifier (`riseid` renamed), optional (DESIGN §5). */
 export const SvcId = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(128, { message: "Expected an svcid of at most 128 characters" }))
@@ -49,12 +55,17 @@ export type SiweVerifyRequest = typeof SiweVerifyRequest.Type
 export const SiweVerified = Schema.Struct({ jwt: Schema.String })
 export type SiweVerified = typeof SiweVerified.Type
 
-/** What the access token asserts: the user, the wallet that signed in, its id and its validity (unix seconds). */
+/**
+ * What the access token asserts: the user, the wallet that signed in, its id and its validity (unix seconds), and
+ * when the wallet signed in (`auth_time`; a renewed token keeps it; tokens issued before renewal existed lack it, and
+ * their `iat` is that time).
+ */
 export const AccessTokenClaims = Schema.Struct({
   sub: UserId,
   wallet: WalletAddress,
   jti: Schema.String,
   iat: Schema.Int,
-  exp: Schema.Int
+  exp: Schema.Int,
+  auth_time: Schema.optionalKey(Schema.Int)
 })
 export type AccessTokenClaims = typeof AccessTokenClaims.Type

@@ -138,13 +138,27 @@ export class SettlementReverted extends Schema.TaggedError<SettlementReverted>()
 }
 
 /**
- * The node could not be reached or answered with something other than a revert; the caller may retry. `nothingSent`
- * is true when the failure came before any transaction could have reached the node (estimation, fees, nonce, a refused
- * connection): then a retry cannot execute twice. Absent, the outcome is unknown (docs/decisions/0037).
+ * Nothing was sent: the node could not be reached, or answered with something other than a revert, before any
+ * transaction could have reached it (a read, an estimate, the fees, the nonce, a refused connection, a key that stayed
+ * busy). The caller may retry, and a claim may be released: a retry cannot execute twice (decision 0092).
  */
-export class ChainUnavailable extends Schema.TaggedError<ChainUnavailable>()("ChainUnavailable", {
+export class ChainUnreachable extends Schema.TaggedError<ChainUnreachable>()("ChainUnreachable", {
+  reason: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "SERVICE_UNAVAILABLE"
+  }
+}
+
+/**
+ * A transaction was journaled and may have reached the node, but its outcome is unknown (a send whose answer was lost,
+ * a node that went away while it was awaited, a transaction not final in time). It may yet be mined: a claim on what it
+ * carries is kept, and recovery finds out from the chain (decision 0092). `transaction` is the journaled version's hash.
+ */
+export class SendOutcomeUnknown extends Schema.TaggedError<SendOutcomeUnknown>()("SendOutcomeUnknown", {
   reason: Schema.String,
-  nothingSent: Schema.optional(Schema.Boolean)
+  transaction: Schema.String
 }) {
   /** The API error code. */
   get errorCode(): ErrorCode {
@@ -155,7 +169,7 @@ export class ChainUnavailable extends Schema.TaggedError<ChainUnavailable>()("Ch
 /**
  * This deployment has no chain (`ChainGateway.layerAbsent`): what needs one answers 501 `NOT_IMPLEMENTED`. The absent
  * gateway dies with it, as a defect: no use case can handle a missing chain, and the error envelope answers it by tag,
- * as it answers `ChainUnavailable` with 503 whether failed or died with.
+ * as it answers `ChainUnreachable` with 503 whether failed or died with.
  */
 export class ChainAbsent extends Schema.TaggedError<ChainAbsent>()("ChainAbsent", {
   operation: Schema.String
@@ -176,7 +190,8 @@ export type RequestError =
   | InsufficientBalance
   | InvalidRequest
   | SettlementReverted
-  | ChainUnavailable
+  | ChainUnreachable
+  | SendOutcomeUnknown
 
 /** Why an intent did not execute. */
 export type IntentError =
@@ -186,7 +201,11 @@ export type IntentError =
   | IntentAlreadyExecuted
   | InsufficientBalance
   | SettlementReverted
-  | ChainUnavailable
+  | ChainUnreachable
+  | SendOutcomeUnknown
+
+/** Why a transaction the service sends of its own (an account, a revocation, an escrow release) did not go through. */
+export type SendError = SettlementReverted | ChainUnreachable | SendOutcomeUnknown
 
 /** Every error the chain gateway reports. */
 export type ChainError = RequestError | IntentError | EscrowClaimEmpty

@@ -6,19 +6,21 @@
  * A relayer's transactions are identified by their nonce; each nonce may have several versions (a replacement with
  * raised fees is a new version of the same nonce, same calldata). At most one version of a nonce is ever mined.
  *
- * Statuses (docs/decisions/0052):
- * - `signed`: written, not yet handed to a node (a crash here leaves bytes that may or may not have gone out);
- * - `sent`: a node took it (or may have: the send's answer was lost), not seen in a block yet;
- * - `included`: seen in block `blockNumber` (`blockHash`), fewer than the required confirmations deep;
- * - `confirmed`: the required confirmations deep: final for the service;
- * - `replaced`: another version of its nonce superseded it (fees raised) or was mined instead;
- * - `failed`: it can never be mined (its nonce was taken by a transaction the journal did not see).
+ * Statuses move by the transaction machine (`TransactionMachine.ts`, decisions 0052 and 0091), each write from the
+ * status read. A key's nonces are allocated under its `send` lease, and what its monitor decides (a reorganisation, a
+ * replacement, a nonce lost) under its `monitor` lease: those writes name the lease's fencing token, and the journal
+ * refuses them once another holder took the lease (decision 0090), so a sender paused past its lease never journals
+ * a nonce another holder allocated meanwhile.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { Address, Hex } from "viem"
+import type { FencingToken, Lease } from "../Lease.ts"
+import { TransactionMachine } from "./TransactionMachine.ts"
 
-/** Where a journaled transaction stands. */
-export const TransactionStatus = Schema.Literals(["signed", "sent", "included", "confirmed", "replaced", "failed"])
+export { TransactionMachine } from "./TransactionMachine.ts"
+
+/** Where a journaled transaction stands (the machine's states, as a schema). */
+export const TransactionStatus = TransactionMachine.State
 export type TransactionStatus = typeof TransactionStatus.Type
 
 /** The statuses a transaction can still leave on its own: the monitor follows these. */
@@ -53,25 +55,43 @@ export interface JournaledTransaction {
   readonly blockHash?: Hex | undefined
 }
 
-/** A status change: where it was seen mined, for `included` and `confirmed`. */
+/** A status change, from the status read to another the machine allows: where it was seen mined, when it was. */
 export interface TransactionStatusChange {
-  readonly status: TransactionStatus
+  readonly from: TransactionStatus
+  readonly to: TransactionStatus
   readonly at: number
+  /** Where it was seen mined, for `included` and `confirmed`; a move back to `sent` forgets the block. */
   readonly block?: { readonly number: bigint; readonly hash: Hex } | undefined
+}
+
+/** A write made under one of a key's leases: the lease and its fencing token. */
+export interface KeyFence {
+  readonly lease: RelayerLease
+  readonly token: FencingToken
 }
 
 /**
  * The journal. Implementations keep every version of every nonce; `record` of a hash already recorded changes
- * nothing (the same bytes always hash the same). Nonces are the relayer's own: only the process that holds the
- * relayer's key lease allocates them (`nextNonce` then `record`).
+ * nothing (the same bytes always hash the same). Nonces are the relayer's own: only the holder of the key's `send`
+ * lease allocates them (`nextNonce` then `record`, fenced by its token).
  */
 export class TransactionJournal extends Context.Service<
   TransactionJournal,
   {
-    /** Writes a signed transaction (status `signed` unless given), before it is broadcast. */
-    readonly record: (transaction: JournaledTransaction) => Effect.Effect<void>
-    /** Moves one version to `change.status`. */
-    readonly update: (hash: Hex, change: TransactionStatusChange) => Effect.Effect<void>
+    /**
+     * Writes a signed transaction (status `signed` unless given), before it is broadcast, while `fence` is the current
+     * token of the key's lease it names; `false` (nothing written) once another holder took that lease. Under the
+     * `send` lease a version takes its nonce: `false` too while another version of that nonce is not `failed` (the
+     * sender allocates a nonce once; replacements are the monitor's). Recording a hash again changes nothing and
+     * answers `true`.
+     */
+    readonly record: (transaction: JournaledTransaction, fence: KeyFence) => Effect.Effect<boolean>
+    /**
+     * Moves one version from `change.from` to `change.to` (a move the transaction machine allows; another is a
+     * defect), only while its status is still `from` and, when `fence` is given, while its token is the key's current
+     * one; `false` (nothing written) otherwise.
+     */
+    readonly transition: (hash: Hex, change: TransactionStatusChange, fence?: KeyFence) => Effect.Effect<boolean>
     /**
      * One more than the highest nonce among the relayer's versions on `chainId` that are not `failed`; `undefined`
      * when it has none. The sender takes the larger of this and the node's pending count: another process's sends
@@ -108,20 +128,28 @@ export class TransactionJournal extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<JournaledTransaction>>
     /** One version by its hash. */
     readonly byHash: (hash: Hex) => Effect.Effect<JournaledTransaction | undefined>
+    /** The unfinished versions (any relayer) whose `carries` include `label` (e.g. `salt:…`), oldest first. */
+    readonly unfinishedCarrying: (chainId: number, label: string) => Effect.Effect<ReadonlyArray<JournaledTransaction>>
     /**
-     * Takes the lease `lease` of a relayer's key on `chainId` for `holder` until `until` (epoch ms), when it is free
-     * at `now` or already `holder`'s; answers whether `holder` now holds it. The `send` lease makes one process at a
-     * time allocate, sign and journal the key's next nonce; the `monitor` lease makes one follow its transactions.
+     * Takes or keeps the lease `lease` of a relayer's key on `chainId` until `until` (epoch ms): kept when `held` is
+     * still its current token (a renewal: the same token), taken under a new, larger token when it lapsed at `now`;
+     * `None` while another holder has it. The `send` lease makes one process at a time allocate, sign and journal the
+     * key's next nonces; the `monitor` lease makes one follow its transactions.
      */
     readonly lease: (
       chainId: number,
       relayer: Address,
       lease: RelayerLease,
-      holder: string,
+      held: FencingToken | undefined,
       now: number,
       until: number
-    ) => Effect.Effect<boolean>
-    /** Gives the lease back, if `holder` still holds it. */
-    readonly release: (chainId: number, relayer: Address, lease: RelayerLease, holder: string) => Effect.Effect<void>
+    ) => Effect.Effect<Option.Option<Lease>>
+    /** Gives the lease back, if `token` is still its current one. */
+    readonly release: (
+      chainId: number,
+      relayer: Address,
+      lease: RelayerLease,
+      token: FencingToken
+    ) => Effect.Effect<void>
   }
 >()("@svc/domain/chain/TransactionJournal") {}

@@ -9,9 +9,12 @@ import { Address, HexData } from "../Evm.ts"
 import { uuidOfHex } from "../event/EventEnvelope.ts"
 import { alphabet, DepositId, type EventId, TeamId } from "../Ids.ts"
 import { unitsPerCent } from "../payment/Payment.ts"
+import { DepositMachine } from "./DepositMachine.ts"
+
+export { DepositMachine } from "./DepositMachine.ts"
 
 /** Where a deposit stands: read, not yet deep enough; announced; or no longer on the canonical chain. */
-export const DepositState = Schema.Literals(["pending", "confirmed", "reorged"])
+export const DepositState = DepositMachine.State
 export type DepositState = typeof DepositState.Type
 
 /** From outside the service (`deposit.received`), or from another team's account (`token.transfer`). */

@@ -4,15 +4,17 @@
  * `deposit.received` from outside, `token.transfer` from another team's account. One follower at a time across
  * processes, on the ledger's lease. A reorg under the cursor moves it back by the reorg window and reads again; a
  * pending deposit no longer on the canonical chain is dropped without an event, and a confirmed one within the window
- * is withdrawn with `deposit.received` of status `reverted`.
+ * is withdrawn with `deposit.received` of status `reverted`. Every write names the follower's fencing token: a
+ * follower paused past its lease changes nothing once another took over (decision 0090).
  */
-import { Clock, DateTime, Duration, Effect, Layer, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import type { Hex } from "viem"
 import { type BlockCursor, checkCursor } from "../chain/BlockCursor.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { TokenTransfer } from "../chain/Settlement.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { TeamId } from "../Ids.ts"
+import type { FencingToken } from "../Lease.ts"
 import { tokenInfo } from "../payment/PaymentEvents.ts"
 import type { Team } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
@@ -23,8 +25,6 @@ import { DepositLedger } from "./DepositLedger.ts"
 
 /** How the follower reads. */
 export interface FollowerOptions {
-  /** Its lease holder (a process's own token). */
-  readonly holder: string
   /** How deep a deposit's block must be before it is announced (`CHAIN_CONFIRMATIONS`). */
   readonly confirmations: number
   /** How many blocks back a reorg is looked for, and confirmed deposits checked (default 64). */
@@ -138,6 +138,8 @@ const depositsOf = Effect.fn("DepositFollower.depositsOf")(function* (
 export interface FollowPass {
   /** Whether this process held the follower. */
   readonly followed: boolean
+  /** The follower's fencing token this pass held, kept for the next pass (a renewal). */
+  readonly token?: FencingToken | undefined
   /** The cursor after the pass. */
   readonly cursor?: BlockCursor | undefined
   /** Blocks read in this pass. */
@@ -150,23 +152,28 @@ export interface FollowPass {
  * One pass: take the follower, notice a reorg under the cursor, read up to `batchBlocks` new blocks (repeating while
  * behind, within the lease), then confirm or withdraw what is within the reorg window.
  */
-export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (options: FollowerOptions) {
+export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (
+  options: FollowerOptions,
+  held?: FencingToken | undefined
+) {
   const ledger = yield* DepositLedger
   const chain = yield* ChainGateway
   const window = options.reorgWindow ?? 64
   const batch = options.batchBlocks ?? 5_000
   const started = yield* Clock.currentTimeMillis
-  const lease = yield* ledger.follow(followerName, options.holder, started, started + leaseMillis)
-  if (Option.isNone(lease)) return { followed: false, blocks: 0, confirmed: 0, reorged: 0 } satisfies FollowPass
+  const follower = yield* ledger.follow(followerName, held, started, started + leaseMillis)
+  if (Option.isNone(follower)) return { followed: false, blocks: 0, confirmed: 0, reorged: 0 } satisfies FollowPass
+  const { token } = follower.value.lease
   const head = Number(yield* chain.blockNumber)
   const hashAt = (block: number) => (block < 0 ? Effect.succeed(undefined) : chain.blockHash(BigInt(block)))
-  const stored: BlockCursor = Option.isSome(lease.value)
-    ? lease.value.value
-    : { block: (options.startBlock ?? head) - 1, hash: "" }
+  const stored: BlockCursor = Option.getOrElse(follower.value.cursor, () => ({
+    block: (options.startBlock ?? head) - 1,
+    hash: ""
+  }))
   // A reorg under the cursor: read the window again (deposits found again keep their ids).
   const check = yield* checkCursor(stored, head, hashAt, window)
   let cursor = check.cursor
-  if (check.reorged) yield* ledger.advance(followerName, options.holder, cursor, [])
+  if (check.reorged) yield* ledger.advance(followerName, token, cursor, [])
   let blocks = 0
   while (cursor.block < head && (yield* Clock.currentTimeMillis) < started + leaseMillis / 2) {
     const to = Math.min(head, cursor.block + batch)
@@ -174,7 +181,7 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
     const now = DateTime.formatIso(yield* DateTime.now)
     const deposits = yield* depositsOf(chain.chainId, transfers, now)
     const next: BlockCursor = { block: to, hash: (yield* hashAt(to)) ?? "" }
-    if (!(yield* ledger.advance(followerName, options.holder, next, deposits))) break
+    if (!(yield* ledger.advance(followerName, token, next, deposits))) break
     blocks += to - cursor.block
     cursor = next
   }
@@ -193,29 +200,42 @@ export const followOnce = Effect.fn("DepositFollower.followOnce")(function* (opt
     const drop = deposit.state === "pending" && !onChain
     if (!confirm && !withdraw && !drop) continue
     const now = DateTime.formatIso(yield* DateTime.now)
+    const move = (from: Deposit["state"], to: Deposit["state"]) =>
+      ledger.transition(deposit.nanoid, { from, to, updatedAt: now, follower: followerName, token })
     if (drop) {
-      if (yield* ledger.transition(deposit.nanoid, "pending", "reorged", now)) reorged++
+      if (yield* move("pending", "reorged")) reorged++
       continue
     }
     const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const team = Option.getOrUndefined(yield* TeamRepository.use((teams) => teams.findById(deposit.team_nanoid)))
     const events = eventsOf(chain.chainId, deposit, team, confirm ? "complete" : "reverted", depth, created)
-    const moved = yield* withEvents(
-      confirm
-        ? ledger.transition(deposit.nanoid, "pending", "confirmed", now)
-        : ledger.transition(deposit.nanoid, "confirmed", "reorged", now),
-      (changed) => (changed ? events : [])
+    const moved = yield* withEvents(confirm ? move("pending", "confirmed") : move("confirmed", "reorged"), (changed) =>
+      changed ? events : []
     )
     if (moved && confirm) confirmed++
     else if (moved) reorged++
   }
-  return { followed: true, cursor, blocks, confirmed, reorged } satisfies FollowPass
+  return { followed: true, token, cursor, blocks, confirmed, reorged } satisfies FollowPass
 })
 
-/** The follower, a pass every `every` (default 1 s), for the lifetime of the layer's scope. */
+/**
+ * The follower, a pass every `every` (default 1 s), for the lifetime of the layer's scope: each pass renews the lease
+ * the last one held, and the follower is given up on the way out.
+ */
 export const layer = (options: FollowerOptions & { readonly every?: Duration.Input }) =>
   Layer.effectDiscard(
-    repeatQuietly("deposit follower", followOnce(options), { every: options.every ?? Duration.seconds(1) }).pipe(
-      Effect.forkScoped
-    )
+    Effect.gen(function* () {
+      const held = yield* Ref.make<FencingToken | undefined>(undefined)
+      yield* Effect.addFinalizer(() =>
+        Effect.flatMap(Ref.get(held), (token) =>
+          token === undefined ? Effect.void : DepositLedger.use((ledger) => ledger.unfollow(followerName, token))
+        ).pipe(Effect.ignore)
+      )
+      const pass = Effect.flatMap(Ref.get(held), (token) =>
+        Effect.tap(followOnce(options, token), (done) => Ref.set(held, done.token))
+      )
+      yield* repeatQuietly("deposit follower", pass, { every: options.every ?? Duration.seconds(1) }).pipe(
+        Effect.forkScoped
+      )
+    })
   )

@@ -35,11 +35,12 @@ const deposit = (team: TeamId, block: number, log: number, cents: number, state:
 const record = (deposits: ReadonlyArray<Deposit>) =>
   DepositLedger.use((ledger) =>
     Effect.gen(function* () {
-      yield* ledger.follow("deposits", "test", 0, Number.MAX_SAFE_INTEGER)
+      const held = yield* ledger.follow("deposits", undefined, 0, Number.MAX_SAFE_INTEGER)
+      const token = Option.getOrThrow(held).lease.token
       const last = Math.max(...deposits.map((d) => d.block_number))
       const advanced = yield* ledger.advance(
         "deposits",
-        "test",
+        token,
         { block: last, hash: `0x${last.toString(16).padStart(64, "0")}` },
         deposits
       )

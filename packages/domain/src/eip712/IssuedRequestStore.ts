@@ -2,12 +2,22 @@
  * The typed data the service issued, kept so execution rebuilds the digest from our record (DESIGN §5) and so a
  * salt executes at most once.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { Address, Uint256String } from "../Evm.ts"
 import { type ErrorCode, messageField } from "../errors/ErrorCatalog.ts"
 import type { InviteId, TeamId, UserId } from "../Ids.ts"
+import type { FencingToken, Lease } from "../Lease.ts"
 import type { IssuedPaymentsRequest } from "../payment/IssuedPayments.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle, RolesTypedDataBundle } from "./TypedData.ts"
+
+/**
+ * How long a claim of a request's execution holds unless renewed (ms; `CLAIM_LEASE_MS`, default 20 s). Its holder
+ * renews it every third of that while it works, so a holder that died (or is paused) loses it within this long, and
+ * recovery takes the request over (decision 0093).
+ */
+export class ClaimLease extends Context.Reference<number>("@svc/domain/eip712/ClaimLease", {
+  defaultValue: () => 20_000
+}) {}
 
 /** No typed data was issued with this salt. */
 export class TypedDataNotFound extends Schema.TaggedError<TypedDataNotFound>()("TypedDataNotFound", {
@@ -66,7 +76,7 @@ interface IssuedRecord {
   readonly team: TeamId
   readonly issuedTo: UserId
   readonly signer: Address
-  /** Set once executed. */
+  /** Set once claimed. */
   readonly claimedAt?: number
 }
 
@@ -97,20 +107,38 @@ export type IssuedTypedData = IssuedBatch | IssuedInstant | IssuedRoles
 /** An issued payment request (batch or instant). */
 export type IssuedPayment = IssuedBatch | IssuedInstant
 
-/** Issued typed data as its claimer holds it: `claimToken` names the holder, so only it may release or record. */
-export type Claimed<T extends IssuedTypedData> = T & {
+/**
+ * The claim of a request's execution (decision 0090): a lease its holder renews while it works, whose fencing token
+ * every write of the execution names, and when it began.
+ */
+export interface Claim extends Lease {
+  /** When the execution was first claimed (epoch ms): kept by a take-over, so its payments keep their dates. */
   readonly claimedAt: number
-  /** Random, set by `claim` (and by `PaymentLedger.takeOver`): the holder's proof in `release` and `recordExecution`. */
-  readonly claimToken: string
+}
+
+/** Issued typed data as its claimer holds it: only writes naming `claim.token` apply while it is the current one. */
+export type Claimed<T extends IssuedTypedData> = T & {
+  readonly claim: Claim
+  /** The signature it is executed with, kept from its claim on, so recovery can send it again. */
+  readonly signature: string
+  /** Reopened: it was recorded once, and the chain lost its transaction (its payments are announced already). */
+  readonly reopened?: boolean | undefined
 }
 
 /** Any issued typed data as its claimer holds it. */
 export type ClaimedTypedData = Claimed<IssuedTypedData>
 
+/** A request left `executing` by a holder whose lease lapsed (it died, or was paused past it). */
+export interface AbandonedRequest {
+  readonly salt: Uint256String
+  readonly issued: IssuedTypedData
+}
+
 /**
- * Issued typed data by salt. Implementations must make `claim` atomic across replicas: of any number of concurrent
- * claims of one salt, exactly one succeeds; later ones fail with `AlreadyClaimed`. `release` acts only for the
- * current holder, so a holder whose claim was taken over cannot undo the new holder's.
+ * Issued typed data by salt, and its execution's life (`IssuedRequestMachine`, decision 0091). Implementations must
+ * make every move one conditional write on the stored state and, for a holder's moves, its current fencing token:
+ * of any number of concurrent claims or take-overs of one salt, exactly one succeeds, under a token larger than every
+ * earlier one; a holder whose token is no longer current changes nothing.
  */
 export class IssuedRequestStore extends Context.Service<
   IssuedRequestStore,
@@ -132,15 +160,34 @@ export class IssuedRequestStore extends Context.Service<
      */
     readonly removeExpired: (cutoff: number, limit: number) => Effect.Effect<number>
     readonly find: (salt: Uint256String) => Effect.Effect<IssuedTypedData, TypedDataNotFound>
-    /** Marks the salt executed at `now` (epoch ms), once, under a new random claim token. */
+    /** `claim`: `issued` → `executing` at `now`, leased until `until` under a new token, with its signature. */
     readonly claim: (
       salt: Uint256String,
-      now: number
+      options: { readonly now: number; readonly until: number; readonly signature: string }
     ) => Effect.Effect<ClaimedTypedData, TypedDataNotFound | AlreadyClaimed>
+    /** Extends the holder's lease to `until` while `token` is current: the lease as renewed, else `None`. */
+    readonly renew: (salt: Uint256String, token: FencingToken, until: number) => Effect.Effect<Option.Option<Lease>>
     /**
-     * Undoes a claim whose execution failed before reaching the chain, so the signer may retry; only while
-     * `claimToken` still holds it (else nothing changes).
+     * `release`: `executing` → `issued`, for an execution refused before the chain spent the salt, so the signer may
+     * retry; only while `token` is current (else nothing changes and the answer is `false`).
      */
-    readonly release: (salt: Uint256String, claimToken: string) => Effect.Effect<void>
+    readonly release: (salt: Uint256String, token: FencingToken) => Effect.Effect<boolean>
+    /**
+     * `takeOver`: an `executing` request whose lease lapsed before `now` is taken under a new token until `until`
+     * (its claim time and signature kept); `None` when it is not, or another caller took it first.
+     */
+    readonly takeOver: (
+      salt: Uint256String,
+      now: number,
+      until: number
+    ) => Effect.Effect<Option.Option<ClaimedTypedData>>
+    /**
+     * `reopen`: an `executed` request whose transaction the chain lost (a chain restored from an older save) is
+     * `executing` again under a new token until `until`, its result kept as the transaction in flight; `None` when it
+     * is not `executed`.
+     */
+    readonly reopen: (salt: Uint256String, now: number, until: number) => Effect.Effect<Option.Option<ClaimedTypedData>>
+    /** Up to `limit` requests `executing` under a lease that lapsed before `now` (epoch ms), oldest claim first. */
+    readonly abandoned: (now: number, limit: number) => Effect.Effect<ReadonlyArray<AbandonedRequest>>
   }
 >()("@svc/domain/eip712/IssuedRequestStore") {}

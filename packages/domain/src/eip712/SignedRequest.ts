@@ -9,6 +9,7 @@ import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import {
   type AlreadyClaimed,
   type ClaimedTypedData,
+  ClaimLease,
   IssuedRequestStore,
   type TypedDataNotFound
 } from "./IssuedRequestStore.ts"
@@ -41,7 +42,8 @@ export type SignedRequestError =
  * Authorises the execution of a signed request and claims its salt, so it runs at most once across replicas.
  * Checks run cheapest first, but for the expiry, which comes after the signature; the salt is claimed last: a request
  * refused for any reason can be retried.
- * If the execution then fails before reaching the chain, `IssuedRequestStore.release` the salt with its claim token.
+ * The claim holds for `ClaimLease` under a new fencing token, with the signature (so recovery can send it again); if
+ * the execution then fails before reaching the chain, `IssuedRequestStore.release` the salt with that token.
  *
  * @example
  * const issued = yield* authorizeSignedRequest({ typedData: body.typed_data, signer: body.signer, signature: body.signature })
@@ -61,5 +63,6 @@ export const authorizeSignedRequest = Effect.fn("SignedRequest.authorize")(funct
   // After the signature: an expired request that executed answers its result on replay, so only a request signed
   // as the forwarder accepts it (low s, its signer) may be told so; a malleable twin is refused like any bad one.
   yield* checkTypedDataExpiry(issued.bundle.typed_data)
-  return yield* store.claim(issued.salt, yield* Clock.currentTimeMillis)
+  const now = yield* Clock.currentTimeMillis
+  return yield* store.claim(issued.salt, { now, until: now + (yield* ClaimLease), signature: request.signature })
 })

@@ -1,4 +1,5 @@
 /** EIP-712 typed data: types, bundle schemas, builders, digest, signing, verification and execution checks. */
+export * from "./IssuedRequestMachine.ts"
 export * from "./IssuedRequestStore.ts"
 export * from "./SignedRequest.ts"
 export * from "./TypedData.ts"

@@ -50,6 +50,10 @@ export const ErrorCatalog = {
 
   // Signed requests (EIP-712)
   ALREADY_EXECUTED: { status: 409, message: "This signed request has already been executed" },
+  EXECUTION_IN_PROGRESS: {
+    status: 409,
+    message: "This signed request is being executed and its transaction is not sent yet; send it again for its result"
+  },
   EXPIRED_TYPED_DATA: { status: 410, message: "The typed data has expired; create it again" },
   INVALID_SIGNATURE: { status: 400, message: "The signature does not match the typed data and signer" },
   MISSING_SIGNATURE: { status: 400, message: "The signer, typed data and signature are required" },

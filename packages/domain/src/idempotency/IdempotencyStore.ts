@@ -1,11 +1,12 @@
 /**
  * Idempotency keys: the first request with a key claims it; the same key with the same body replays the stored
  * response, with another body is refused (422), while the first still runs is refused (409). Completed keys are kept
- * 24 hours; a claim whose request never finished (a crashed process) lapses after a lease. Each claim carries a random
- * token, and only its holder can complete or release it: a request whose lease lapsed and was taken over by a retry
+ * 24 hours; a claim whose request never finished (a crashed process) lapses after a lease. Each claim carries a fencing
+ * token (decision 0090), and only its holder can complete or release it: a request whose lease lapsed and was taken over by a retry
  * cannot overwrite the retry's answer or free its key.
  */
 import { Context, type Effect } from "effect"
+import type { FencingToken } from "../Lease.ts"
 
 /** How long a completed key replays (24 hours). */
 export const retentionMillis = 24 * 60 * 60 * 1000
@@ -25,7 +26,7 @@ export interface StoredResponse {
 
 /** What claiming a key found. */
 export type ClaimResult =
-  | { readonly _tag: "Claimed"; readonly token: string }
+  | { readonly _tag: "Claimed"; readonly token: FencingToken }
   | { readonly _tag: "Running" }
   | { readonly _tag: "Mismatch" }
   | { readonly _tag: "Completed"; readonly response: StoredResponse }
@@ -49,11 +50,11 @@ export class IdempotencyStore extends Context.Service<
     /** Keeps the answer of the claim `token` for replay. */
     readonly complete: (
       key: IdempotencyKey,
-      token: string,
+      token: FencingToken,
       response: StoredResponse,
       now: number
     ) => Effect.Effect<void>
     /** Gives the claim `token` up (the request failed on our side), so a retry runs again. */
-    readonly release: (key: IdempotencyKey, token: string) => Effect.Effect<void>
+    readonly release: (key: IdempotencyKey, token: FencingToken) => Effect.Effect<void>
   }
 >()("@svc/domain/idempotency/IdempotencyStore") {}

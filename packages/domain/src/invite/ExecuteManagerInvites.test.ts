@@ -31,7 +31,8 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("executeManag
         signature
       })
       const done = yield* executeManagerInvites(signingAdmin, execute)
-      assert.match(done.transaction, /^0x[0-9a-f]{64}$/)
+      assert.strictEqual(done._tag, "Executed")
+      assert.match(done.result.transaction, /^0x[0-9a-f]{64}$/)
       assert.isTrue(yield* ChainGateway.use((c) => c.hasRole(account, "team_viewer", wallet)).pipe(Effect.orDie))
       const user = yield* UserRepository.use((u) => u.findByWallet(wallet))
       const member =

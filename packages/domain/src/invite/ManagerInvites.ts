@@ -12,15 +12,18 @@ import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { RolesTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, InviteId } from "../Ids.ts"
+import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
 import type { MailOutbox } from "../mail/MailOutbox.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import type { TeamAccess } from "../membership/TeamAccess.ts"
+import type { Executions } from "../payment/Executions.ts"
 import type { ExecutionBodyMismatch, ExecutionInProgress, TeamAccountMissing } from "../payment/PaymentErrors.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
+import type { TeamRepository } from "../team/TeamRepository.ts"
 import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
 import type { Caller } from "../user/Caller.ts"
@@ -35,15 +38,19 @@ import type { InviteSettings } from "./InviteSettings.ts"
 /** What POST /v2/invites/manager answers: the bundle to sign and the invites it covers. */
 export type ManagerInviteBundle = RolesTypedDataBundle & { readonly invites: ReadonlyArray<InviteId> }
 
-/**
- * What PUT /v2/invites/manager answers, the first time and on every replay; `inFlight` while its transaction is sent
- * and not final yet (202, decision 0061).
- */
+/** The invites a grant covers and its transaction. */
 export interface ManagerInvitesResult {
   readonly invites: ReadonlyArray<InviteId>
   readonly transaction: string
-  readonly inFlight?: true | undefined
 }
+
+/**
+ * What PUT /v2/invites/manager answers, the first time and on every replay: `Executed` (200, the invites accepted),
+ * or `InFlight` while its transaction is sent and not final yet (202, decision 0061).
+ */
+export type ManagerInvitesAnswer =
+  | { readonly _tag: "Executed"; readonly result: ManagerInvitesResult }
+  | { readonly _tag: "InFlight"; readonly result: ManagerInvitesResult }
 
 /** Why an execution is refused. */
 export type ManagerExecutionError =
@@ -60,6 +67,7 @@ type ManagerInvitePorts =
   | TeamAccess
   | ChainGateway
   | InviteRepository
+  | InvoiceRepository
   | MailOutbox
   | IssuedRequestStore
   | PaymentLedger
@@ -71,6 +79,8 @@ type ManagerInvitePorts =
   | SignatureVerifier
   | EventOutbox
   | UnitOfWork
+  | Executions
+  | TeamRepository
 
 /** Manager invites, for a caller. */
 export class ManagerInvites extends Context.Service<
@@ -88,7 +98,7 @@ export class ManagerInvites extends Context.Service<
     readonly execute: (
       caller: Caller,
       body: ExecuteManagerInvitesRequest
-    ) => Effect.Effect<ManagerInvitesResult, ManagerExecutionError>
+    ) => Effect.Effect<ManagerInvitesAnswer, ManagerExecutionError>
   }
 >()("@svc/domain/invite/ManagerInvites") {
   /** On the chain, the stores, `TeamAccess`, `IdGenerator`, `Randomness`, `SignatureVerifier` and `InviteSettings`. */

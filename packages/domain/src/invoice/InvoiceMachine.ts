@@ -5,21 +5,23 @@
 import { makeStateMachine } from "../StateMachine.ts"
 
 /**
- * The invoice machine. `paid`, `canceled` and `rejected` are terminal.
+ * The invoice machine. `canceled` and `rejected` are terminal.
  *
+ * - `hold`: a payment request whose execution is claimed takes it, before anything is sent (decision 0106).
  * - `pay`: a payment of what was left to pay completed; the invoice is paid.
  * - `pay_part`: a payment of less than what was left completed (a partial payment, or a pay schedule's instalment).
+ * - `reorganise`: a payment of it was recorded again with another transaction, after the chain lost the first one.
  * - `cancel`: its author withdrew it before any of it was paid.
  * - `reject`: a finance role refused it, with a reason.
  */
 export const InvoiceMachine = makeStateMachine({
   name: "invoice",
   states: ["submitted", "partially_paid", "paid", "canceled", "rejected"],
-  triggers: ["pay", "pay_part", "cancel", "reject"],
+  triggers: ["hold", "pay", "pay_part", "reorganise", "cancel", "reject"],
   transitions: {
-    submitted: { pay: "paid", pay_part: "partially_paid", cancel: "canceled", reject: "rejected" },
-    partially_paid: { pay: "paid", pay_part: "partially_paid" },
-    paid: {},
+    submitted: { hold: "submitted", pay: "paid", pay_part: "partially_paid", cancel: "canceled", reject: "rejected" },
+    partially_paid: { hold: "partially_paid", pay: "paid", pay_part: "partially_paid", reorganise: "partially_paid" },
+    paid: { reorganise: "paid" },
     canceled: {},
     rejected: {}
   }

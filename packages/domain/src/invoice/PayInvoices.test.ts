@@ -71,7 +71,7 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("paying invoi
       assert.strictEqual((yield* memberBalance(employee)) - before, 780_000_000n)
       const paid = yield* invoiceOf(invoice.nanoid)
       assert.deepStrictEqual([paid.state, paid.paid_cents, paid.hold], ["paid", 78_000, undefined])
-      assert.strictEqual(paid.payments[0]?.transaction, done.transaction)
+      assert.strictEqual(paid.payments[0]?.transaction, done.result.transaction)
       assert.isAbove(paid.payments[0]?.block_number ?? 0, 0)
       const payments = yield* PaymentLedger.use((l) => l.list({ payer: team, states: paymentStateFilter.all }))
       const [item] = yield* paymentItemsOf(payments)
@@ -175,7 +175,7 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("paying invoi
         const ofSecond = intents.find((p) => p.invoice_nanoid === second.nanoid)
         yield* cancelIntent(signingAdmin, ofSecond?.nanoid ?? ("pa-none" as never))
         assert.strictEqual((yield* cancelInvoice(contractor, second.nanoid as InvoiceId)).invoice_status, "canceled")
-        const runs = yield* IntentRunner.runDueIntents("runner")
+        const runs = yield* IntentRunner.runDueIntents()
         assert.deepStrictEqual(
           runs.map((r) => r.run),
           ["complete"]

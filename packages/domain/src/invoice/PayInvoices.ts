@@ -74,7 +74,11 @@ export const invoicePayeeOf = Effect.fn("PayInvoices.invoicePayeeOf")(function* 
   } satisfies InvoicePayee
 })
 
-/** Takes the hold of the request of `salt` on one invoice for its payment, tried again on a fresh read. */
+/**
+ * Takes the hold of the request of `salt` on one invoice for its payment (the machine's `hold`), tried again on a
+ * fresh read. An invoice that lists the payment already was paid by this request: a request recovery sends again
+ * after a restored chain lost its transaction needs no hold.
+ */
 const holdOne = Effect.fn("PayInvoices.holdOne")(function* (
   salt: string,
   payment: IssuedPayment["request"]["payments"][number]
@@ -83,11 +87,13 @@ const holdOne = Effect.fn("PayInvoices.holdOne")(function* (
     const invoice = yield* InvoiceRepository.use((invoices) => invoices.findById(payment.invoice_nanoid)).pipe(
       Effect.orDie
     )
+    if (invoice.payments.some((paid) => paid.payment_nanoid === payment.nanoid)) return
     const refused = yield* whyNotPayable(invoice, payment.amount_cents, salt)
     if (refused !== undefined) return yield* refused
     if (invoice.hold?.salt === salt) return
+    const to = yield* InvoiceMachine.transition(invoice.state, "hold").pipe(Effect.orDie)
     const held = yield* InvoiceRepository.use((invoices) =>
-      invoices.transition(invoice.nanoid, invoice.state, invoice.state, {
+      invoices.transition(invoice.nanoid, invoice.state, to, {
         revision: invoice.revision,
         patch: { hold: { salt, payment_nanoid: payment.nanoid } }
       })
@@ -105,9 +111,9 @@ const holdOne = Effect.fn("PayInvoices.holdOne")(function* (
 })
 
 /**
- * The claimed request's hold on every invoice it pays, or `InvoiceNotPayable` naming the first that cannot be paid by
- * it now (paid, closed, held by another live request, or with less left than it pays). A hold it took before (the
- * same request, taken over) stands.
+ * The claimed request's hold on every invoice it pays, before anything is sent (its first send, or recovery's sending
+ * again), or `InvoiceNotPayable` naming the first that cannot be paid by it now (paid, closed, held by another live
+ * request, or with less left than it pays). A hold it took before (the same request, taken over) stands.
  */
 export const holdInvoices = Effect.fn("PayInvoices.holdInvoices")(function* (issued: Claimed<IssuedPayment>) {
   for (const payment of issued.request.payments) {
@@ -121,12 +127,44 @@ export interface PaidBy {
   readonly block_number: number | null
 }
 
+/** The invoice's record of `payment` by `paidBy`: its move (pay, pay part, or a transaction recorded again) and patch. */
+const paymentOf = Effect.fn("PayInvoices.paymentOf")(function* (invoice: Invoice, payment: Payment, paidBy: PaidBy) {
+  const now = yield* nowIso
+  const entry: InvoicePayment = {
+    payment_nanoid: payment.nanoid,
+    amount_cents: payment.amount_cents,
+    transaction: paidBy.transaction,
+    block_number: paidBy.block_number,
+    paid_at: now
+  }
+  const listed = invoice.payments.find((paid) => paid.payment_nanoid === payment.nanoid)
+  if (listed !== undefined) {
+    if (listed.transaction === paidBy.transaction) return undefined
+    // Recorded again after the chain lost its first transaction: the invoice names the one the chain holds now.
+    const payments = invoice.payments.map((paid) =>
+      paid.payment_nanoid === payment.nanoid ? { ...entry, paid_at: paid.paid_at } : paid
+    )
+    return { trigger: "reorganise" as const, patch: { payments, updated_at: now } }
+  }
+  const paid = invoice.paid_cents + payment.amount_cents
+  return {
+    trigger: paid >= invoice.amount_cents ? ("pay" as const) : ("pay_part" as const),
+    patch: {
+      paid_cents: paid,
+      payments: [...invoice.payments, entry],
+      updated_at: now,
+      ...(invoice.hold?.salt === payment.salt ? { hold: null } : {})
+    }
+  }
+})
+
 /**
  * Records each completed payment of `payments` that pays an invoice on that invoice: `paid` once nothing is left,
- * else `partially_paid`, the payment listed with its transaction and block, its hold let go. Run it inside the unit of
- * work that records the payments: a lost race is a defect, so the unit is tried again whole. An invoice that cannot
- * take it (closed meanwhile, which its hold prevents) is left as it is, with a warning: the money moved all the same,
- * and the payment's own record says so.
+ * else `partially_paid`, the payment listed with its transaction and block, its hold let go; a payment recorded again
+ * with another transaction (a restored chain lost the first) moves the invoice's record of it along. Run it inside the
+ * unit of work that records the payments, under the same fencing token: a lost race is a defect, so the unit is tried
+ * again whole. An invoice that cannot take it (closed meanwhile, which its hold prevents) is left as it is, with a
+ * warning: the money moved all the same, and the payment's own record says so.
  */
 export const payInvoices = Effect.fn("PayInvoices.payInvoices")(function* (
   payments: ReadonlyArray<Payment>,
@@ -137,33 +175,15 @@ export const payInvoices = Effect.fn("PayInvoices.payInvoices")(function* (
     const invoice = yield* InvoiceRepository.use((invoices) => invoices.findById(payment.invoice_nanoid)).pipe(
       Effect.orDie
     )
-    if (invoice.payments.some((p) => p.payment_nanoid === payment.nanoid)) continue
-    const paid = invoice.paid_cents + payment.amount_cents
-    const to = yield* InvoiceMachine.transition(invoice.state, paid >= invoice.amount_cents ? "pay" : "pay_part").pipe(
-      Effect.catchTag("IllegalTransition", () => Effect.succeed(undefined))
-    )
+    const change = yield* paymentOf(invoice, payment, paidBy)
+    if (change === undefined) continue
+    const to = InvoiceMachine.next(invoice.state, change.trigger)
     if (to === undefined) {
       yield* Effect.logWarning(`payment ${payment.nanoid} completed for ${invoice.nanoid}, which is ${invoice.state}`)
       continue
     }
-    const now = yield* nowIso
-    const entry: InvoicePayment = {
-      payment_nanoid: payment.nanoid,
-      amount_cents: payment.amount_cents,
-      transaction: paidBy.transaction,
-      block_number: paidBy.block_number,
-      paid_at: now
-    }
     yield* InvoiceRepository.use((invoices) =>
-      invoices.transition(invoice.nanoid, invoice.state, to, {
-        revision: invoice.revision,
-        patch: {
-          paid_cents: paid,
-          payments: [...invoice.payments, entry],
-          updated_at: now,
-          ...(invoice.hold?.salt === payment.salt ? { hold: null } : {})
-        }
-      })
+      invoices.transition(invoice.nanoid, invoice.state, to, { revision: invoice.revision, patch: change.patch })
     ).pipe(Effect.orDie)
   }
 })

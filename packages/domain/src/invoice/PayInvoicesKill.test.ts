@@ -2,7 +2,8 @@
  * `kill -9` between a payment's record and its invoice's (issue 38): a process pays an invoice and is killed inside the
  * unit of work that records the payment, after the payment's record is written and before the invoice is marked paid
  * (`test/PayThenDie.ts`). On SQLite and on MongoDB, the store then holds neither: the payment is not complete and the
- * invoice is not paid. Finishing the request the dead process left records both, with the transaction it paid in.
+ * invoice is not paid. Recovery, taking over the request the dead process left (docs/settlement.md), records both,
+ * with the transaction it paid in.
  */
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -10,18 +11,22 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, layer } from "@effect/vitest"
-import { startJongodb } from "@svc/adapters/embedded"
+import { JongodbDatabase } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
 import { MongoStorage } from "@svc/adapters/mongo"
 import { SqliteStorage } from "@svc/adapters/sqlite"
-import { Clock, Effect, Layer, Redacted } from "effect"
+import { releaseLockOfKilled } from "@svc/adapters/test/TestMongoDatabase"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { generatePrivateKey } from "viem/accounts"
 import { inject } from "vitest"
+import type { Uint256String } from "../Evm.ts"
+import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { IdGenerator, type InvoiceId } from "../Ids.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
-import { finishAbandoned } from "../payment/PaymentExecution.ts"
+import { recordsOf } from "../payment/ExecutionRecords.ts"
 import { PaymentLedger } from "../payment/PaymentLedger.ts"
 import { paymentStateFilter } from "../payment/PaymentMachine.ts"
+import { recover } from "../payment/Recovery.ts"
 import { Randomness } from "../Randomness.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import { InvoiceRepository } from "./InvoiceRepository.ts"
@@ -72,19 +77,6 @@ const payThenDie = (storage: Record<string, string>) =>
     )
   )
 
-/** The clock five minutes on: the dead process's claim has lapsed. */
-const later = Clock.clockWith((clock) =>
-  Effect.succeed<Clock.Clock>({
-    currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe() + 300_000,
-    currentTimeMillis: Effect.map(clock.currentTimeMillis, (now) => now + 300_000),
-    currentTimeNanosUnsafe: () => clock.currentTimeNanosUnsafe() + 300_000_000_000n,
-    currentTimeNanos: Effect.map(clock.currentTimeNanos, (now) => now + 300_000_000_000n),
-    monotonicTimeNanosUnsafe: () => clock.monotonicTimeNanosUnsafe(),
-    monotonicTimeNanos: clock.monotonicTimeNanos,
-    sleep: (duration) => clock.sleep(duration)
-  })
-)
-
 const storages = {
   SQLite: () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-kill-"))
@@ -95,24 +87,16 @@ const storages = {
       cleanup: () => rmSync(dir, { recursive: true, force: true })
     }
   },
-  MongoDB: (uri: string) => {
-    const database = `kill_${randomUUID().replaceAll("-", "")}`
+  // The run's server (jongodb through its stand-in layer, or `MONGODB_URI`'s replica set), a database of its own.
+  MongoDB: () => {
+    const connection = { uri: inject("mongoUri"), database: `kill_${randomUUID().replaceAll("-", "")}` }
     return {
-      child: { mongo: uri, database },
-      layer: Layer.orDie(MongoStorage.layer({ uri, database })),
+      child: { mongo: connection.uri, database: connection.database },
+      layer: Layer.orDie(MongoStorage.ports.pipe(Layer.provide(JongodbDatabase.layerDetected(connection)))),
       cleanup: () => undefined
     }
   }
 }
-
-/**
- * The MongoDB server of the MongoDB case: on jongodb, one of its own. jongodb's stand-in for transactions
- * (`MongoTransaction.ts`) is a server-wide lock, which the killed process keeps until it lapses (30 s): on the run's
- * shared jongodb every other test would wait for it. A real replica set (`MONGODB_URI`) aborts a dead client's
- * transaction by itself.
- */
-const mongoUri =
-  process.env.MONGODB_URI === undefined ? Effect.map(startJongodb(), (j) => j.uri) : Effect.succeed(inject("mongoUri"))
 
 layer(chain, { timeout: 120_000, excludeTestServices: true })("kill -9 between a payment and its invoice", (it) => {
   const scenario = (store: {
@@ -123,6 +107,7 @@ layer(chain, { timeout: 120_000, excludeTestServices: true })("kill -9 between a
     Effect.gen(function* () {
       const { ids, signal, output } = yield* payThenDie(store.child)
       assert.strictEqual(signal, "SIGKILL", output)
+      yield* releaseLockOfKilled(Number(ids.pid))
       const team = ids.team ?? ""
       const invoiceId = (ids.invoice ?? "") as InvoiceId
       const ledger = yield* PaymentLedger
@@ -135,14 +120,12 @@ layer(chain, { timeout: 120_000, excludeTestServices: true })("kill -9 between a
         before.map((p) => p.state),
         "complete"
       )
-      // Both, once the request the dead process left is finished from what the chain holds.
-      const abandoned = yield* ledger.abandoned(Date.now() + 300_000, 100)
-      const request = abandoned.find((r) => r.salt === ids.salt)
-      assert.isDefined(request, output)
-      const clock = yield* later
-      if (request !== undefined) {
-        assert.strictEqual(yield* finishAbandoned(request).pipe(Effect.provideService(Clock.Clock, clock)), "recorded")
-      }
+      // Both, once recovery takes over the request the dead process left, its lease lapsed, and records it.
+      const salt = (ids.salt ?? "") as Uint256String
+      const lapsed = Date.now() + 300_000
+      const taken = yield* IssuedRequestStore.use((store) => store.takeOver(salt, lapsed, lapsed + 60_000))
+      assert.isTrue(Option.isSome(taken), output)
+      if (Option.isSome(taken)) yield* recover(taken.value, yield* recordsOf(taken.value))
       const [payment] = yield* ledger.list({ payer: team as never, states: paymentStateFilter.all })
       const paid = yield* invoices.findById(invoiceId)
       assert.deepStrictEqual([payment?.state, paid.state, paid.paid_cents], ["complete", "paid", 4_200])
@@ -156,11 +139,11 @@ layer(chain, { timeout: 120_000, excludeTestServices: true })("kill -9 between a
       Effect.ensuring(Effect.sync(store.cleanup))
     )
 
-  it.effect("SQLite: neither is written; finishing the dead process's request writes both", () =>
+  it.effect("SQLite: neither is written; recovering the dead process's request writes both", () =>
     scenario(storages.SQLite())
   )
 
-  it.effect("MongoDB: neither is written; finishing the dead process's request writes both", () =>
-    Effect.flatMap(mongoUri, (uri) => scenario(storages.MongoDB(uri))).pipe(Effect.scoped)
+  it.effect("MongoDB: neither is written; recovering the dead process's request writes both", () =>
+    scenario(storages.MongoDB())
   )
 })

@@ -4,7 +4,7 @@
  * request.
  */
 import { Context, type Effect } from "effect"
-import type { Lease } from "../Lease.ts"
+import type { FencingToken, Lease } from "../Lease.ts"
 import type { Mail } from "./Mail.ts"
 
 /** A queued mail held by one worker: the mail, its lease, and how many attempts failed before this one. */
@@ -31,12 +31,12 @@ export class MailOutbox extends Context.Service<
       readonly limit: number
       readonly leaseMillis: number
     }) => Effect.Effect<ReadonlyArray<ClaimedMail>>
-    /** Marks the mail sent (and erases its text); false when `holder` no longer holds it. */
-    readonly markSent: (id: string, holder: string) => Effect.Effect<boolean>
+    /** Marks the mail sent (and erases its text); false when `token` is no longer its lease's current one. */
+    readonly markSent: (id: string, token: FencingToken) => Effect.Effect<boolean>
     /** One more failed attempt: due again at `at`, or failed for good when `giveUp`. */
     readonly retryAt: (
       id: string,
-      holder: string,
+      token: FencingToken,
       options: { readonly at: number; readonly error: string; readonly giveUp: boolean }
     ) => Effect.Effect<boolean>
     /** The mail's state (`queued`, `sent`, `failed`), for tests and support; `undefined` when unknown. */

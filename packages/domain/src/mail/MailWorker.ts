@@ -34,7 +34,7 @@ export const sendQueuedMails = Effect.fn("MailWorker.sendQueuedMails")(function*
         Effect.catchTag("MailNotSent", (error) => Effect.succeed(error.reason))
       )
       if (sent === undefined) {
-        runs.push({ id: mail.id, run: (yield* outbox.markSent(mail.id, lease.holder)) ? "sent" : "lost" })
+        runs.push({ id: mail.id, run: (yield* outbox.markSent(mail.id, lease.token)) ? "sent" : "lost" })
         continue
       }
       const failures = attempts + 1
@@ -42,7 +42,7 @@ export const sendQueuedMails = Effect.fn("MailWorker.sendQueuedMails")(function*
       // The reason names the server's answer, never the mail's text (it holds a token).
       yield* Effect.logWarning(`mail ${mail.id} not sent (attempt ${failures}): ${sent}`)
       const at = (yield* Clock.currentTimeMillis) + retryDelayMillis(failures)
-      const held = yield* outbox.retryAt(mail.id, lease.holder, { at, error: sent, giveUp })
+      const held = yield* outbox.retryAt(mail.id, lease.token, { at, error: sent, giveUp })
       runs.push({ id: mail.id, run: held ? (giveUp ? "failed" : "retry_later") : "lost" })
     }
   }

@@ -52,19 +52,24 @@ export class LastOnChainAdmin extends Schema.TaggedError<LastOnChainAdmin>()("La
 /**
  * The member's authority on the team's account could not be revoked on chain (decision 0020), so the member was not
  * removed: `unavailable` when the node did not answer (retry later), else the chain refused (`reason`, a contract
- * error such as `NotOperator` when the relayer key is not an operator of the forwarder).
+ * error such as `NotOperator` when the relayer key is not an operator of the forwarder). `maybeSent` when the
+ * revocation was sent and its outcome is unknown: the removal stays begun, and recovery finishes it (decision 0094).
  */
 export class AuthorityNotRevoked extends Schema.TaggedError<AuthorityNotRevoked>()("AuthorityNotRevoked", {
   team: Schema.String,
   wallet: Schema.String,
   unavailable: Schema.Boolean,
-  reason: Schema.String
+  reason: Schema.String,
+  maybeSent: Schema.optionalKey(Schema.Boolean)
 }) {
   /** The API error code. */
   get errorCode(): ErrorCode {
     return this.unavailable ? "SERVICE_UNAVAILABLE" : "INTERNAL_ERROR"
   }
   override get message(): string {
+    if (this.maybeSent === true) {
+      return "The member's revocation was sent and its outcome is not known yet; the removal finishes by itself"
+    }
     return this.unavailable
       ? "The chain is unavailable, so the member's authority on chain could not be revoked; nothing changed, retry later"
       : `The chain refused to revoke the member's authority (${this.reason}); nothing changed`

@@ -41,5 +41,14 @@ export class MembershipRepository extends Context.Service<
     readonly countByTeams: (teams: ReadonlyArray<TeamId>) => Effect.Effect<ReadonlyMap<TeamId, number>>
     /** Removes the membership; true when one was removed. */
     readonly remove: (team: TeamId, user: UserId) => Effect.Effect<boolean>
+    /**
+     * Marks the membership's removal begun at `at` (epoch ms), before the chain is asked to end its authority
+     * (decision 0094); false when there is no such membership. A mark already there stays as it was.
+     */
+    readonly markRemoval: (team: TeamId, user: UserId, at: number) => Effect.Effect<boolean>
+    /** Clears the mark of a removal the chain refused (nothing changed there). */
+    readonly clearRemoval: (team: TeamId, user: UserId) => Effect.Effect<void>
+    /** Up to `limit` memberships whose removal began at or before `before` (epoch ms), oldest first. */
+    readonly pendingRemovals: (before: number, limit: number) => Effect.Effect<ReadonlyArray<Membership>>
   }
 >()("@svc/domain/membership/MembershipRepository") {}

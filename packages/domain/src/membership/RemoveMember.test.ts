@@ -1,8 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
+import { TestClock } from "effect/testing"
+import { seedTestChainTeam, testChainUseCases } from "../../test/ChainKit.ts"
+import { paymentsBody } from "../../test/PaymentKit.ts"
 import { outboxEvents, seedTeam, teamUseCases } from "../../test/UseCaseKit.ts"
+import { ChainGateway } from "../chain/ChainGateway.ts"
+import { TestChain } from "../chain/TestChain.ts"
+import { IdGenerator } from "../Ids.ts"
+import { issuePayments } from "../payment/IssuePayments.ts"
 import { MembershipRepository } from "./MembershipRepository.ts"
-import { removeMember } from "./RemoveMember.ts"
+import { finishPendingRemovals, removalGrace, removeMember } from "./RemoveMember.ts"
 
 describe("removeMember", () => {
   it.effect("removes a member with a member_removed event; the team's last admin stays", () =>
@@ -25,5 +32,64 @@ describe("removeMember", () => {
       assert.strictEqual(refused._tag, "InsufficientPermissions")
       assert.strictEqual((yield* MembershipRepository.use((m) => m.find(team, admin.nanoid)))._tag, "Some")
     }).pipe(Effect.provide(teamUseCases))
+  )
+})
+
+/** The seeded team on the test chain, and a finance admin with the role in the team and on its account. */
+const withFinanceAdmin = Effect.gen(function* () {
+  const seeded = yield* seedTestChainTeam
+  const member = seeded.outsider
+  const nanoid = yield* IdGenerator.use((ids) => ids.make("membership"))
+  yield* MembershipRepository.use((m) =>
+    m.insert({
+      nanoid,
+      team_nanoid: seeded.team,
+      user_nanoid: member.nanoid,
+      role: "team_finance_admin",
+      email: "",
+      created_at: "2026-01-01T00:00:00.000Z"
+    })
+  ).pipe(Effect.orDie)
+  yield* TestChain.use((chain) => chain.grant(seeded.account, "team_finance_admin", member.wallet))
+  // What POST /v2/payments asks of the member.
+  const issue = issuePayments(member, paymentsBody(seeded.team, [seeded.employee.nanoid], 100))
+  return { ...seeded, member, issue }
+})
+
+describe("removeMember interrupted between the chain and the database (test chain)", () => {
+  it.effect("the chain's revocation counts at once: the member may not pay, and recovery finishes the removal", () =>
+    Effect.gen(function* () {
+      const { team, admin, member, issue } = yield* withFinanceAdmin
+      assert.strictEqual((yield* Effect.exit(issue))._tag, "Success")
+      // The process is killed once the chain took the revocation (kill -9): the membership is still there.
+      yield* TestChain.use((chain) => chain.set({ answers: "die" }))
+      assert.isTrue(Exit.hasDies(yield* Effect.exit(removeMember(admin, team, member.nanoid))))
+      yield* TestChain.use((chain) => chain.set({ answers: "kept" }))
+      assert.strictEqual((yield* MembershipRepository.use((m) => m.find(team, member.nanoid)))._tag, "Some")
+      const refused = yield* Effect.flip(issue)
+      assert.strictEqual(refused._tag, "InsufficientPermissions")
+
+      // Within the removal's grace recovery leaves it to its process; past it, it finishes it, with the event.
+      assert.strictEqual(yield* finishPendingRemovals(), 0)
+      yield* TestClock.adjust(removalGrace)
+      assert.strictEqual(yield* finishPendingRemovals(), 1)
+      assert.strictEqual((yield* MembershipRepository.use((m) => m.find(team, member.nanoid)))._tag, "None")
+      const removed = (yield* outboxEvents).filter((e) => e.event_type === "team.member_removed")
+      assert.strictEqual(removed.length, 1)
+      assert.strictEqual(yield* finishPendingRemovals(), 0)
+    }).pipe(Effect.provide(testChainUseCases))
+  )
+
+  it.effect("while the chain still holds the role (the revocation not mined), the member keeps it; then loses it", () =>
+    Effect.gen(function* () {
+      const { team, admin, member, issue, account } = yield* withFinanceAdmin
+      yield* TestChain.use((chain) => chain.set({ answers: "lost", mining: "manual" }))
+      const unknown = yield* Effect.flip(removeMember(admin, team, member.nanoid))
+      assert.deepInclude(unknown, { _tag: "AuthorityNotRevoked", maybeSent: true })
+      assert.strictEqual((yield* Effect.exit(issue))._tag, "Success")
+      yield* TestChain.use((chain) => chain.mine)
+      assert.isFalse(yield* ChainGateway.use((chain) => chain.hasRole(account, "team_finance_admin", member.wallet)))
+      assert.strictEqual((yield* Effect.flip(issue))._tag, "InsufficientPermissions")
+    }).pipe(Effect.provide(testChainUseCases))
   )
 })

@@ -1,10 +1,12 @@
 /**
  * Who may act on a team: the caller's membership in it decides (docs/authorization.md). Every team use case asks
- * here first, with the caller it was given.
+ * here first, with the caller it was given. A member whose removal began (decision 0094) has only the authority the
+ * chain still shows: a manager whose role the chain revoked already is refused, whatever the membership still says.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { TeamId, UserId } from "../Ids.ts"
-import type { Team } from "../team/Team.ts"
+import { type Team, teamAccountOf } from "../team/Team.ts"
 import { TeamNotFound } from "../team/TeamNotFound.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import type { Caller } from "../user/Caller.ts"
@@ -12,6 +14,28 @@ import type { Membership } from "./Membership.ts"
 import { InsufficientPermissions } from "./MembershipErrors.ts"
 import { MembershipRepository } from "./MembershipRepository.ts"
 import { type Action, isAllowed } from "./Permission.ts"
+import { ManagerRole } from "./Role.ts"
+
+/**
+ * Whether the chain still gives `caller` the authority of `membership` on `team`'s account: the ownership, or its
+ * manager role there. Fails closed: no chain, no account, a role the chain does not hold, or a chain that cannot be
+ * read, all answer no.
+ */
+const authorityOnChain = (
+  chain: Option.Option<ChainGateway["Service"]>,
+  team: Team,
+  membership: Membership,
+  caller: Caller
+) => {
+  const account = teamAccountOf(team)
+  if (Option.isNone(chain) || account === undefined) return Effect.succeed(false)
+  if (!(ManagerRole.literals as ReadonlyArray<string>).includes(membership.role)) return Effect.succeed(false)
+  return Effect.gen(function* () {
+    const owner = yield* chain.value.ownerOf(account)
+    if (owner !== undefined && owner.toLowerCase() === caller.wallet.toLowerCase()) return true
+    return yield* chain.value.hasRole(account, membership.role, caller.wallet)
+  }).pipe(Effect.orElseSucceed(() => false))
+}
 
 /** What an allowed action may rely on: the active team and the caller's membership in it. */
 export interface TeamGrant {
@@ -42,6 +66,7 @@ export class TeamAccess extends Context.Service<
     Effect.gen(function* () {
       const teams = yield* TeamRepository
       const memberships = yield* MembershipRepository
+      const chain = yield* ChainGateway.present
       return TeamAccess.of({
         authorize: Effect.fn("TeamAccess.authorize")(function* (caller, team, action, subject) {
           const found = yield* teams.findById(team)
@@ -52,6 +77,12 @@ export class TeamAccess extends Context.Service<
           }
           if (!isAllowed(membership.value.role, action, subject === caller.nanoid)) {
             return yield* new InsufficientPermissions({})
+          }
+          if (
+            membership.value.removal_since !== undefined &&
+            !(yield* authorityOnChain(chain, found.value, membership.value, caller))
+          ) {
+            return yield* new InsufficientPermissions({ message: "Your removal from this team is being completed" })
           }
           return { team: found.value, membership: membership.value }
         })

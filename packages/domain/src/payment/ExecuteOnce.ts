@@ -1,34 +1,33 @@
 /**
- * Executing a signed request once across processes (decision 0017), for every kind the service issues: payment
- * batches, instant payments and manager role grants. One module holds what they share:
- * - `sendToChain`: the one switch from an issued request's kind to the forwarder's entry point (the chain's relayer
- *   journals the transaction before it is sent, decision 0052);
+ * Executing a signed request once across processes (decisions 0017, 0090, 0093), for every kind the service issues:
+ * payment batches, instant payments and manager role grants.
  * - `executeOnce`: the claim of the salt, the wait for another holder (its result, its transaction in flight, a release
- *   or an expired lease) and the tries again;
- * - `releaseOnRefusal`: what a refusal of the chain leaves of the claim;
- * - `recordSurely`: a holder's record tried again when the storage fails it for a moment.
- * Each kind says only what is its own: what the holder records, what a replay answers, and what becomes of a request
- * whose holder died.
+ *   or a lapsed lease, which it takes over) and the tries again;
+ * - `settleHeld`: the holder's execution on a fiber of `Executions` under its renewed claim (the first send, or
+ *   recovery), waited for `SettlementWait`: executed, or in flight (decision 0061).
+ * What each kind writes is `ExecutionRecords.ts`'s; what follows an unknown outcome, `Recovery.ts`'s.
  */
-import { Clock, Context, Duration, Effect, Fiber, Option, Ref, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Fiber, Option, Ref, Result } from "effect"
 import type { Hex } from "viem"
-import type { RequestError } from "../chain/ChainError.ts"
-import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
-import { paymentRequestOf, paymentsRequestOf, rolesRequestOf } from "../chain/ForwardRequest.ts"
-import type { RolesSettlement, Settlement } from "../chain/Settlement.ts"
+import type { SettlementProgress } from "../chain/ChainGateway.ts"
 import type { Uint256String } from "../Evm.ts"
-import type { IssuedPayment, IssuedRoles, IssuedTypedData } from "../eip712/IssuedRequestStore.ts"
-import { IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
+import { type ClaimedTypedData, ClaimLease, IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
 import { authorizeSignedRequest, type SignedRequest } from "../eip712/SignedRequest.ts"
+import { lookUntilFound } from "../StorageChanges.ts"
+import { type ExecutionRecords, entriesOf, recordsOf } from "./ExecutionRecords.ts"
+import { hold } from "./Holding.ts"
 import { ExecutionInProgress } from "./PaymentErrors.ts"
 import { type ExecutionResult, PaymentLedger } from "./PaymentLedger.ts"
+import { claimAfter, recover, releaseClaim, takeBeforeSend } from "./Recovery.ts"
+import { sendToChain } from "./SendToChain.ts"
 
 /**
  * How long a request that finds another holder executing the same salt waits for its result: well inside the server's
- * request timeout (`REQUEST_TIMEOUT_MS`, 30 s by default), so the wait ends in its own answer (409 `ALREADY_EXECUTED`,
- * "still executing") rather than in the server's 503 for a request that ran too long.
+ * request timeout (`REQUEST_TIMEOUT_MS`, 30 s by default), so the wait ends in its own answer (409
+ * `EXECUTION_IN_PROGRESS`) rather than in the server's 503 for a request that ran too long. Longer than a claim's
+ * lease, so a dead holder's request is taken over within the wait.
  */
-const replayWaitMillis = 20_000
+const replayWaitMillis = 25_000
 
 /**
  * How long a PUT that executes a signed request waits for its transaction to be final (ms; `SETTLEMENT_WAIT_MS`,
@@ -39,172 +38,108 @@ export class SettlementWait extends Context.Reference<number>("@svc/domain/payme
   defaultValue: () => 20_000
 }) {}
 
-/** What waiting `SettlementWait` for an execution ends with: its result, or its transaction in flight. */
-export type Settled<A> =
-  | { readonly _tag: "Done"; readonly value: A }
-  | { readonly _tag: "InFlight"; readonly transaction: string }
+/** What an execution answers: recorded (200), or its transaction sent and not final yet (202). */
+export type Settled =
+  | { readonly _tag: "Executed"; readonly result: ExecutionResult }
+  | { readonly _tag: "InFlight"; readonly result: ExecutionResult }
 
 /**
- * Runs `execution` on a fiber of its own, handing it the progress it reports to: its result if it ends within
- * `SettlementWait`; past that, once its transaction is sent, the hash in flight (each version sent is also given to
- * `noteSent`, for replays), while the execution goes on by itself and records its result when final. Not sent yet at
- * the bound (fees, a busy key): the wait goes on.
+ * The holder's first send: recorded once final; a refusal releases the claim or goes to recovery, as `claimAfter`
+ * decides for it.
  */
-export const settleWithin = Effect.fnUntraced(function* <A, E, R>(
-  execution: (progress: SettlementProgress) => Effect.Effect<A, E, R>,
-  noteSent: (transaction: string) => Effect.Effect<unknown>,
-  label: string
-) {
-  const sent = yield* Ref.make<string | undefined>(undefined)
-  const progress: SettlementProgress = {
-    onSent: (transaction) => Effect.asVoid(Effect.andThen(Ref.set(sent, transaction), noteSent(transaction)))
+const sendFirst = Effect.fnUntraced(function* (claimed: ClaimedTypedData, records: ExecutionRecords) {
+  yield* takeBeforeSend(claimed, records)
+  const progress: SettlementProgress = { onSent: (hash) => Effect.asVoid(records.noteInFlight(hash)) }
+  const sent = yield* Effect.result(sendToChain(claimed, claimed.signature as Hex, progress))
+  if (Result.isSuccess(sent)) return yield* records.record(sent.success)
+  if (claimAfter[sent.failure._tag] === "release") {
+    yield* releaseClaim(claimed, sent.failure)
+    return yield* Effect.fail(sent.failure)
   }
-  const fiber = yield* Effect.forkDetach(
-    execution(progress).pipe(
-      Effect.tapCause((cause) => Effect.logWarning(`the execution of ${label} ended without a result`, cause))
+  return yield* recover(claimed, records)
+})
+
+/**
+ * Holds `claimed` (sending it first, or recovering it after a take-over) on a fiber of `Executions`, and waits for it
+ * `SettlementWait`: executed, or, past the wait, the transaction noted in flight (each version noted is also what
+ * replays answer) while the execution goes on by itself. Not sent yet at the bound (fees, a busy key): the wait goes
+ * on. A holder that lost its claim meanwhile fails with `LeaseLost`.
+ */
+export const settleHeld = Effect.fnUntraced(function* (claimed: ClaimedTypedData, start: "send" | "recover") {
+  const recorded = yield* recordsOf(claimed)
+  const sent = yield* Ref.make<string | undefined>(undefined)
+  const records: ExecutionRecords = {
+    ...recorded,
+    noteInFlight: (transaction) => Effect.andThen(Ref.set(sent, transaction), recorded.noteInFlight(transaction))
+  }
+  const work = start === "send" ? sendFirst(claimed, records) : recover(claimed, records)
+  const fiber = yield* hold(
+    claimed,
+    yield* ClaimLease,
+    work.pipe(
+      Effect.tapCause((cause) => Effect.logDebug(`the execution of request ${claimed.salt} ended unrecorded`, cause))
     )
   )
   const wait = Duration.millis(yield* SettlementWait)
   while (true) {
     const done = yield* Fiber.await(fiber).pipe(Effect.timeoutOption(wait))
-    if (Option.isSome(done)) return { _tag: "Done", value: yield* Fiber.join(fiber) } as Settled<A>
+    if (Option.isSome(done)) return { _tag: "Executed", result: yield* Fiber.join(fiber) } as Settled
     const transaction = yield* Ref.get(sent)
-    if (transaction !== undefined) return { _tag: "InFlight", transaction } as Settled<A>
+    if (transaction !== undefined) {
+      return { _tag: "InFlight", result: { transaction, payments: entriesOf(claimed) } } as Settled
+    }
   }
 })
 
-/** How many times a record the storage failed to take is tried again (`recordSurely`), 100 ms apart and doubling. */
-const recordRetries = 5
-
-/**
- * `record` (what the holder writes once its request settled), tried again when it dies: storage failures are defects,
- * and one that lasts a moment (a database connection reset) would otherwise leave a settled request unrecorded, its
- * replays answered "in flight", until its claim's lease expires. Records are safe to try again: only the claim's
- * holder records, once. Five more tries over about 3 s; then the defect, as before.
- */
-export const recordSurely = <A, E, R>(record: Effect.Effect<A, E, R>, attempt = 0): Effect.Effect<A, E, R> =>
-  Effect.catchDefect(record, (defect) =>
-    attempt >= recordRetries
-      ? Effect.die(defect)
-      : Effect.logWarning("a record the storage failed to take is tried again", defect).pipe(
-          Effect.andThen(Effect.sleep(Duration.millis(100 * 2 ** attempt))),
-          Effect.andThen(recordSurely(record, attempt + 1))
-        )
-  )
-
-/** Sends an issued request with its signature to the forwarder entry point of its kind. */
-export function sendToChain(
-  issued: IssuedPayment,
-  signature: Hex,
-  progress?: SettlementProgress
-): Effect.Effect<Settlement, RequestError, ChainGateway>
-export function sendToChain(
-  issued: IssuedRoles,
-  signature: Hex,
-  progress?: SettlementProgress
-): Effect.Effect<RolesSettlement, RequestError, ChainGateway>
-export function sendToChain(
-  issued: IssuedTypedData,
-  signature: Hex,
-  progress?: SettlementProgress
-): Effect.Effect<Settlement | RolesSettlement, RequestError, ChainGateway>
-export function sendToChain(
-  issued: IssuedTypedData,
-  signature: Hex,
-  progress?: SettlementProgress
-): Effect.Effect<Settlement | RolesSettlement, RequestError, ChainGateway> {
-  return ChainGateway.use((chain): Effect.Effect<Settlement | RolesSettlement, RequestError> => {
-    switch (issued.kind) {
-      case "batch":
-        return chain.executePayments({ request: paymentsRequestOf(issued.bundle.typed_data), signature }, progress)
-      case "instant":
-        return chain.executePayment({ request: paymentRequestOf(issued.bundle.typed_data), signature }, progress)
-      case "roles":
-        return chain.executeRoles({ request: rolesRequestOf(issued.bundle.typed_data), signature }, progress)
-    }
-  })
-}
-
-/**
- * What a refusal of the chain leaves of the claim: released when nothing can have been sent or the chain refused the
- * request before spending its salt, so the signer may retry (and the payments noted in flight go); kept when a
- * transaction may have left (`nothingSent` absent: its lease lets a later request find out, decision 0037) or the salt
- * is spent (`SaltReplayed`).
- */
-export const releaseOnRefusal = (salt: Uint256String, claimToken: string, error: RequestError) =>
-  (error._tag === "ChainUnavailable" && error.nothingSent !== true) || error._tag === "SaltReplayed"
-    ? Effect.void
-    : Effect.andThen(
-        PaymentLedger.use((ledger) => ledger.dropInFlight(salt, claimToken)),
-        IssuedRequestStore.use((store) => store.release(salt, claimToken))
-      )
-
 /** What waiting for another holder of a claim ends with. */
-export type Attempt =
+type Attempt =
   | { readonly _tag: "Result"; readonly result: ExecutionResult }
   | { readonly _tag: "InFlight"; readonly result: ExecutionResult }
   | { readonly _tag: "Retry" }
   | { readonly _tag: "Abandoned" }
 
 /**
- * Waits for whoever holds the claim of `salt`: its result, its transaction in flight, a release (retry), or an
- * expired lease (abandoned); `ExecutionInProgress` after `replayWaitMillis`.
+ * Waits for whoever holds the claim of `salt`: its result, its transaction in flight, a release (retry), or a lapsed
+ * lease (abandoned); `ExecutionInProgress` after `replayWaitMillis`.
  */
-export const awaitOutcome = (salt: Uint256String) =>
+const awaitOutcome = (salt: Uint256String) =>
   PaymentLedger.use((ledger) => ledger.outcome(salt)).pipe(
     Effect.orDie,
     Effect.flatMap((outcome) =>
       Effect.map(Clock.currentTimeMillis, (now): Attempt | undefined => {
         if (outcome.state === "executed") return { _tag: "Result", result: outcome.result }
         if (outcome.state === "issued") return { _tag: "Retry" }
-        if (outcome.leaseUntil < now) return { _tag: "Abandoned" }
+        if (outcome.leaseUntil <= now) return { _tag: "Abandoned" }
         if (outcome.inFlight !== undefined) return { _tag: "InFlight", result: outcome.inFlight }
         return undefined
       })
     ),
-    Effect.repeat({
-      until: (attempt) => attempt !== undefined,
-      schedule: Schedule.spaced(Duration.millis(100))
-    }),
+    // Looked at again when a request's execution changes (StorageChanges), or every 100 ms when no change is told.
+    (look) =>
+      lookUntilFound(look, { topic: "requests", every: Duration.millis(100), streamingEvery: Duration.seconds(1) }),
     Effect.timeoutOption(Duration.millis(replayWaitMillis)),
     Effect.flatMap((attempt) =>
-      attempt._tag === "Some" && attempt.value !== undefined
-        ? Effect.succeed(attempt.value)
-        : Effect.fail(new ExecutionInProgress({ salt, message: "The request is still executing; retry later" }))
+      attempt._tag === "Some" ? Effect.succeed(attempt.value) : Effect.fail(new ExecutionInProgress({ salt }))
     )
   )
 
-/** The claim a holder works under. */
-export interface Claim {
-  readonly claimToken: string
-  /** When it was claimed (epoch ms). */
-  readonly claimedAt: number
-}
-
-/** What one kind of signed request does at each turn of `executeOnce`. */
-export interface ExecuteOnceSteps<A, E, R> {
-  /** The signed request as the client sent it (checked against what was issued, then its salt claimed). */
-  readonly request: SignedRequest
-  /** The claim won: send it to the chain, record it, answer. */
-  readonly execute: (claim: Claim) => Effect.Effect<A, E, R>
-  /** Another holder recorded it (or it expired after executing): the answer from the recorded result. */
-  readonly recorded: (result: ExecutionResult) => Effect.Effect<A, E, R>
-  /** Another holder's transaction is in flight: the answer meanwhile (default: as recorded). */
-  readonly inFlight?: ((result: ExecutionResult) => Effect.Effect<A, E, R>) | undefined
-  /** Its holder died (its lease expired): take over and answer, or `undefined` to try the claim again. */
-  readonly abandoned: () => Effect.Effect<A | undefined, E, R>
-}
+/** A held execution's answer; `undefined` when its holder lost the claim meanwhile (the caller looks again). */
+const unlessLost = <E, R>(settled: Effect.Effect<Settled, E, R>) =>
+  Effect.catchTag(settled as Effect.Effect<Settled, E | { readonly _tag: "LeaseLost" }, R>, "LeaseLost", () =>
+    Effect.succeed(undefined)
+  ) as Effect.Effect<Settled | undefined, Exclude<E, { readonly _tag: "LeaseLost" }>, R>
 
 /**
- * Executes a signed request once, whichever process or request gets to it first: the claim's winner runs `execute`;
- * every other request waits for it and answers from what it recorded. Up to three turns (a holder that released its
- * claim after a refusal lets the next request claim it and meet the same refusal); then `ExecutionInProgress`.
+ * Executes a signed request once, whichever process or request gets to it first: the claim's winner holds it and
+ * sends it; every other request waits for it and answers what it recorded (or its transaction in flight); a request
+ * whose holder's lease lapsed is taken over and recovered. Up to three turns (a holder that released its claim after a
+ * refusal lets the next request claim it and meet the same refusal); then `ExecutionInProgress`.
  */
-export const executeOnce = Effect.fnUntraced(function* <A, E, R>(steps: ExecuteOnceSteps<A, E, R>) {
-  const salt = steps.request.typedData.salt
+export const executeOnce = Effect.fn("ExecuteOnce.executeOnce")(function* (request: SignedRequest) {
+  const salt = request.typedData.salt
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claim = yield* authorizeSignedRequest(steps.request).pipe(
-      Effect.map((claimed) => ({ _tag: "Claimed" as const, claim: claimed as Claim })),
+    const claim = yield* authorizeSignedRequest(request).pipe(
+      Effect.map((claimed) => ({ _tag: "Claimed" as const, claimed })),
       Effect.catchTag("AlreadyClaimed", () => Effect.succeed({ _tag: "Taken" as const })),
       // An expired request that already executed still answers its result.
       Effect.catchTag("ExpiredTypedData", (error) =>
@@ -213,21 +148,31 @@ export const executeOnce = Effect.fnUntraced(function* <A, E, R>(steps: ExecuteO
         )
       )
     )
-    if (claim._tag === "Claimed") return yield* steps.execute(claim.claim)
+    if (claim._tag === "Claimed") {
+      const settled = yield* unlessLost(settleHeld(claim.claimed, "send"))
+      if (settled !== undefined) return settled
+      continue
+    }
     const waited = yield* awaitOutcome(salt)
     switch (waited._tag) {
       case "Result":
-        return yield* steps.recorded(waited.result)
+        return { _tag: "Executed", result: waited.result } as Settled
       case "InFlight":
-        return yield* (steps.inFlight ?? steps.recorded)(waited.result)
+        return { _tag: "InFlight", result: waited.result } as Settled
       case "Abandoned": {
-        const answer = yield* steps.abandoned()
-        if (answer !== undefined) return answer
+        // Its holder died or was paused past its lease: taken over at once, and recovered by this process.
+        const now = yield* Clock.currentTimeMillis
+        const until = now + (yield* ClaimLease)
+        const taken = yield* IssuedRequestStore.use((store) => store.takeOver(salt, now, until))
+        if (Option.isSome(taken)) {
+          const settled = yield* unlessLost(settleHeld(taken.value, "recover"))
+          if (settled !== undefined) return settled
+        }
         break
       }
       case "Retry":
         break
     }
   }
-  return yield* new ExecutionInProgress({ salt, message: "The request is being executed by another request" })
+  return yield* new ExecutionInProgress({ salt })
 })

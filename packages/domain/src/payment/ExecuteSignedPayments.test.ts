@@ -14,7 +14,8 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("executeSigne
         const { team, signingAdmin, key, employee } = yield* seedChainTeam
         const body = paymentsBody(team, [employee.nanoid], 1234)
         const done = yield* pay(signingAdmin, key, body)
-        assert.match(done.transaction, /^0x[0-9a-f]{64}$/)
+        assert.strictEqual(done._tag, "Executed")
+        assert.match(done.result.transaction, /^0x[0-9a-f]{64}$/)
         const paid = yield* PaymentLedger.use((l) => l.list({ payer: team, states: paymentStateFilter.all }))
         assert.deepStrictEqual(
           paid.map((p) => [p.recipient_nanoid, p.amount_cents, p.state]),

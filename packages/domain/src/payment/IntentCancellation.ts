@@ -7,16 +7,21 @@
  */
 import { DateTime, Effect } from "effect"
 import type { TeamId, UserId } from "../Ids.ts"
+import type { FencingToken } from "../Lease.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { withEvents } from "../UnitOfWork.ts"
 import type { Payment } from "./Payment.ts"
 import { paymentEventOf } from "./PaymentEvents.ts"
 import { PaymentLedger } from "./PaymentLedger.ts"
 
-/** Cancels `payment` from `from` (`intent`, or `scheduled` by the runner that holds it); false when it moved meanwhile. */
+/**
+ * Cancels `payment` from `from` (`intent`, or `scheduled` by the runner that holds it under `token`); false when it
+ * moved meanwhile.
+ */
 export const cancelPayment = Effect.fn("IntentCancellation.cancelPayment")(function* (
   payment: Payment,
-  from: "intent" | "scheduled"
+  from: "intent" | "scheduled",
+  token?: FencingToken
 ) {
   const team = yield* TeamRepository.use((teams) => teams.findById(payment.team_nanoid))
   const now = DateTime.formatIso(yield* DateTime.now)
@@ -27,7 +32,7 @@ export const cancelPayment = Effect.fn("IntentCancellation.cancelPayment")(funct
   const canceled: Payment = { ...payment, state: "canceled", updated_at: now }
   const event = yield* paymentEventOf(scope, "payment.canceled", canceled)
   return yield* withEvents(
-    PaymentLedger.use((ledger) => ledger.transition(payment.nanoid, from, "canceled", { updated_at: now })),
+    PaymentLedger.use((ledger) => ledger.transition(payment.nanoid, from, "canceled", { updated_at: now }, token)),
     () => [event]
   ).pipe(
     Effect.as(true),

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { eventually } from "@svc/adapters/test/Eventually"
+import { Effect } from "effect"
 import { chainLayer, onChainUseCases, seedChainTeam } from "../../test/ChainKit.ts"
 import { pay, paymentsBody } from "../../test/PaymentKit.ts"
 import { outboxEvents } from "../../test/UseCaseKit.ts"
@@ -18,25 +19,27 @@ const registerIntent = (cents: number, seconds: number) =>
     return { ...seeded, payAt }
   })
 
-/** Waits (real time: the file runs without test services) until the chain's next block is past `payAt`. */
-const untilDue = (payAt: number) => Effect.sleep(Duration.millis(Math.max(0, payAt * 1000 - Date.now()) + 1500))
+/** Runs the due intents until one is due on chain too (real time: the file runs without test services): the runs. */
+const runWhenDue = eventually(
+  Effect.map(IntentRunner.runDueIntents(), (runs) => runs.some((r) => r.run !== "not_due") && runs),
+  { what: "an intent due on chain", every: "250 millis" }
+)
 
 const balanceOf = (account: `0x${string}`) => ChainGateway.use((chain) => chain.balanceOf(account))
 
 layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("IntentRunner.runDueIntents", (it) => {
   it.effect("runs a registered intent once it is due, paying it once on chain, with payment.sent; not before", () =>
     Effect.gen(function* () {
-      const { team, account, payAt } = yield* registerIntent(700, 3)
+      const { team, account } = yield* registerIntent(700, 3)
       const before = yield* balanceOf(account)
       const payments = () => PaymentLedger.use((l) => l.list({ payer: team, states: paymentStateFilter.all }))
       assert.deepStrictEqual(
         (yield* payments()).map((p) => p.state),
         ["intent"]
       )
-      assert.deepStrictEqual(yield* IntentRunner.runDueIntents("runner-a"), [])
+      assert.deepStrictEqual(yield* IntentRunner.runDueIntents(), [])
       assert.strictEqual(yield* balanceOf(account), before)
-      yield* untilDue(payAt)
-      const runs = yield* IntentRunner.runDueIntents("runner-a")
+      const runs = yield* runWhenDue
       assert.deepStrictEqual(
         runs.map((r) => r.run),
         ["complete"]
@@ -50,18 +53,17 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("IntentRunner
         "payment.sent"
       )
       // Done: another runner finds nothing to run, and nothing more leaves the account.
-      assert.deepStrictEqual(yield* IntentRunner.runDueIntents("runner-b"), [])
+      assert.deepStrictEqual(yield* IntentRunner.runDueIntents(), [])
       assert.strictEqual(yield* balanceOf(account), before - 7_000_000n)
     }).pipe(Effect.provide(onChainUseCases))
   )
 
   it.effect("an intent whose signer is no longer a paying member is canceled when due, never paid", () =>
     Effect.gen(function* () {
-      const { team, account, payAt, signingAdmin } = yield* registerIntent(500, 3)
+      const { team, account, signingAdmin } = yield* registerIntent(500, 3)
       const before = yield* balanceOf(account)
       yield* MembershipRepository.use((m) => m.remove(team, signingAdmin.nanoid))
-      yield* untilDue(payAt)
-      const runs = yield* IntentRunner.runDueIntents("runner-a")
+      const runs = yield* runWhenDue
       assert.deepStrictEqual(
         runs.map((r) => r.run),
         ["canceled"]

@@ -8,6 +8,7 @@ import type { IntentError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { ChainFacts } from "../event/EventPayload.ts"
 import { payInvoices } from "../invoice/PayInvoices.ts"
+import type { FencingToken } from "../Lease.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
@@ -18,7 +19,7 @@ import type { Payment } from "./Payment.ts"
 import { chainFactsOf, paymentEventOf } from "./PaymentEvents.ts"
 import { payingRoles } from "./PaymentExecution.ts"
 import { PaymentLedger, type PaymentPatch } from "./PaymentLedger.ts"
-import { PaymentMachine, type PaymentTrigger, paymentTriggerEvents } from "./PaymentMachine.ts"
+import { PaymentMachine, type PaymentState, type PaymentTrigger, paymentTriggerEvents } from "./PaymentMachine.ts"
 
 /** How long a runner holds an intent before another may retry it (a chain call takes seconds at most). */
 export const intentLeaseMillis = 60_000
@@ -32,17 +33,23 @@ const eventOfTrigger: Partial<
 > = paymentTriggerEvents
 
 /**
- * Moves the leased (`scheduled`) payment by `triggers`, the state machine's way (an illegal sequence is a defect),
- * with the event of its last trigger; `false` when this runner no longer holds it.
+ * Moves the leased (`scheduled`) payment by `triggers`, the state machine's way (an illegal sequence is a defect), one
+ * move of the table at a time in one unit of work, with the event of its last trigger, under the lease's `token`;
+ * `false` when this runner no longer holds it.
  */
 const move = (
+  token: FencingToken,
   payment: Payment,
   triggers: ReadonlyArray<PaymentTrigger>,
   patch: PaymentPatch = {},
   chain: ChainFacts | null = null
 ) =>
   Effect.gen(function* () {
-    const to = yield* PaymentMachine.run("scheduled", triggers).pipe(Effect.orDie)
+    const states: Array<PaymentState> = ["scheduled"]
+    for (const trigger of triggers) {
+      states.push(yield* PaymentMachine.transition(states.at(-1) as PaymentState, trigger).pipe(Effect.orDie))
+    }
+    const to = states.at(-1) as PaymentState
     const last = triggers.at(-1)
     const event = last === undefined ? undefined : eventOfTrigger[last]
     const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
@@ -53,31 +60,38 @@ const move = (
       ...(team._tag === "Some" ? { company_nanoid: team.value.company_nanoid } : {})
     }
     const events = event === undefined ? [] : [yield* paymentEventOf(scope, event, moved, chain)]
-    // A completed intent pays the invoice it names in the same unit (issue 38).
+    const moves = PaymentLedger.use((ledger) =>
+      Effect.forEach(states.slice(1), (next, index) =>
+        ledger.transition(
+          payment.nanoid,
+          states[index] as PaymentState,
+          next,
+          index === states.length - 2 ? { ...patch, updated_at: now } : { updated_at: now },
+          token
+        )
+      )
+    )
+    // A completed intent pays the invoice it names in the same unit, under the same lease (issue 38).
     const paidBy = { transaction: moved.process_transaction ?? "", block_number: chain?.block_number ?? null }
-    return yield* withEvents(
-      PaymentLedger.use((ledger) =>
-        ledger.transition(payment.nanoid, "scheduled", to, { ...patch, updated_at: now })
-      ).pipe(Effect.tap((done) => (done.state === "complete" ? payInvoices([done], paidBy) : Effect.void))),
-      () => events
-    ).pipe(
+    const paid = to === "complete" ? Effect.andThen(moves, payInvoices([moved], paidBy)) : moves
+    return yield* withEvents(paid, () => events).pipe(
       Effect.as(true),
       Effect.catchTag("StaleState", () => Effect.succeed(false)),
       Effect.orDie
     )
   })
 
-/** Executes one leased intent on chain and records the outcome. */
-export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment: Payment) {
+/** Executes one leased intent on chain and records the outcome, under its lease's `token`. */
+export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment: Payment, token: FencingToken) {
   const chain = yield* ChainGateway
   const team = yield* TeamRepository.use((t) => t.findById(payment.team_nanoid))
   const account = team._tag === "Some" ? teamAccountOf(team.value) : undefined
-  if (account === undefined) return (yield* move(payment, ["expire"])) ? "failed" : "lost"
+  if (account === undefined) return (yield* move(token, payment, ["expire"])) ? "failed" : "lost"
   // Its signer's authority is checked as it runs, not only as it was registered: a removed member's intent is
   // canceled, never paid (removal cancels those not yet taken; this catches one a runner held meanwhile).
   const membership = yield* MembershipRepository.use((m) => m.find(payment.team_nanoid, payment.payer_nanoid))
   if (membership._tag === "None" || !payingRoles.includes(membership.value.role)) {
-    return (yield* cancelPayment(payment, "scheduled")) ? "canceled" : "lost"
+    return (yield* cancelPayment(payment, "scheduled", token)) ? "canceled" : "lost"
   }
   const outcome = yield* chain.executeIntent(account, payment.onchain_id).pipe(
     Effect.map((settlement) => ({ _tag: "Settled" as const, settlement })),
@@ -86,6 +100,7 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
   let run: IntentRun
   if (outcome._tag === "Settled") {
     const moved = yield* move(
+      token,
       payment,
       ["submit", "confirm"],
       { process_transaction: outcome.settlement.transactionHash },
@@ -96,15 +111,15 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
     switch (outcome.error._tag) {
       // Executed by an earlier run that died before recording it: the chain is the truth.
       case "IntentAlreadyExecuted":
-        run = (yield* move(payment, ["submit", "confirm"])) ? "complete" : "lost"
+        run = (yield* move(token, payment, ["submit", "confirm"])) ? "complete" : "lost"
         break
       case "IntentValidityElapsed":
       case "IntentNotFound":
-        run = (yield* move(payment, ["expire"])) ? "failed" : "lost"
+        run = (yield* move(token, payment, ["expire"])) ? "failed" : "lost"
         break
       // The chain's clock is behind ours: hand it back as an intent for a later pass.
       case "IntentNotDue":
-        run = (yield* move(payment, ["defer"])) ? "not_due" : "lost"
+        run = (yield* move(token, payment, ["defer"])) ? "not_due" : "lost"
         break
       // Balance, revert or node trouble: the lease expires and a later pass retries within the validity window.
       default:
@@ -116,27 +131,26 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
 })
 
 /** Leases and runs due intents until none is left (or `limit` ran); answers what became of each. */
-export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (holder: string, limit = 100) {
+export const runDueIntents = Effect.fn("IntentRunner.runDueIntents")(function* (limit = 100) {
   const ledger = yield* PaymentLedger
   const runs: Array<{ readonly payment: Payment; readonly run: IntentRun }> = []
   while (runs.length < limit) {
     const nowMillis = yield* Clock.currentTimeMillis
-    const payment = yield* ledger.leaseDueIntent({
+    const leased = yield* ledger.leaseDueIntent({
       now: Math.floor(nowMillis / 1000),
       nowMillis,
-      holder,
       leaseUntil: nowMillis + intentLeaseMillis
     })
-    if (payment === undefined) break
-    runs.push({ payment, run: yield* runIntent(payment) })
+    if (leased === undefined) break
+    runs.push({ payment: leased.payment, run: yield* runIntent(leased.payment, leased.lease.token) })
   }
   return runs
 })
 
 /** A runner polling every `every` for due intents, for the lifetime of the layer's scope. */
-export const layer = (options: { readonly holder: string; readonly every?: Duration.Input }) =>
+export const layer = (options: { readonly every?: Duration.Input } = {}) =>
   Layer.effectDiscard(
-    repeatQuietly("intent runner", runDueIntents(options.holder), { every: options.every ?? Duration.seconds(5) }).pipe(
+    repeatQuietly("intent runner", runDueIntents(), { every: options.every ?? Duration.seconds(5) }).pipe(
       Effect.forkScoped
     )
   )

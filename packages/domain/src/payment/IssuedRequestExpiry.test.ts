@@ -32,7 +32,9 @@ describe("IssuedRequestExpiry", () => {
       yield* issue("3", now - hour + 1) // within the keeping time: kept (a PUT still answers EXPIRED_TYPED_DATA)
       yield* issue("4", now + 600) // still executable: kept
       yield* issue("5", now - 2 * hour) // expired but executing: kept
-      yield* IssuedRequestStore.use((s) => s.claim("5" as never, now * 1000))
+      yield* IssuedRequestStore.use((s) =>
+        s.claim("5" as never, { now: now * 1000, until: now * 1000 + 20_000, signature: "0x" })
+      )
       assert.strictEqual(yield* IssuedRequestExpiry.sweep(), 2)
       assert.deepStrictEqual(yield* kept(["1", "2", "3", "4", "5"]), ["3", "4", "5"])
       // A second sweep finds nothing more; one after the keeping time of "3" takes it.

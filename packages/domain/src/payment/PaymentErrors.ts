@@ -39,14 +39,18 @@ export class ExecutionBodyMismatch extends Schema.TaggedError<ExecutionBodyMisma
   }
 }
 
-/** Another request holds the execution of this salt, or its result is not recorded yet: retry later. */
+/**
+ * Another holder executes this salt under a live claim and has sent nothing yet: send the request again shortly for
+ * its result (decision 0093). Never `ALREADY_EXECUTED`, which is said only of a request the chain or the ledger shows
+ * executed.
+ */
 export class ExecutionInProgress extends Schema.TaggedError<ExecutionInProgress>()("ExecutionInProgress", {
   salt: Schema.String,
-  message: Schema.String
+  message: messageField("EXECUTION_IN_PROGRESS")
 }) {
   /** The API error code. */
   get errorCode(): ErrorCode {
-    return "ALREADY_EXECUTED"
+    return "EXECUTION_IN_PROGRESS"
   }
 }
 

@@ -11,6 +11,7 @@ import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PaymentId } from "../Ids.ts"
+import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
 import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
@@ -28,6 +29,7 @@ import type { UserRepository } from "../user/UserRepository.ts"
 import type { BalanceQuery } from "./Balance.ts"
 import { type CanceledIntent, cancelIntent } from "./CancelIntent.ts"
 import { executeSignedPayments } from "./ExecuteSignedPayments.ts"
+import type { Executions } from "./Executions.ts"
 import { type AccountBalance, getBalance } from "./GetBalance.ts"
 import { issueInstantPayment } from "./IssueInstantPayment.ts"
 import { issuePayments } from "./IssuePayments.ts"
@@ -61,8 +63,8 @@ type AccessError = TeamNotFound | InsufficientPermissions
 export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit | InvoiceNotPayable
 
 /**
- * Why an execution is refused (nothing moved, or it already did and its result is not recorded yet), or could not
- * finish (`ChainUnavailable`: retry later).
+ * Why an execution is refused (nothing moved; or the chain shows the salt spent), is still running under another
+ * holder with nothing sent yet (`ExecutionInProgress`), or could not start (`ChainUnreachable`: retry later).
  */
 export type ExecuteError =
   | AccessError
@@ -87,6 +89,8 @@ type PaymentPorts =
   | SignatureVerifier
   | EventOutbox
   | UnitOfWork
+  | Executions
+  | InviteRepository
 
 /** Payments of teams, for a caller. */
 export class Payments extends Context.Service<
@@ -102,8 +106,10 @@ export class Payments extends Context.Service<
       caller: Caller,
       body: InstantPaymentRequest
     ) => Effect.Effect<PaymentTypedDataBundle, IssueError>
-    /** Executes a signed request at most once across replicas; a replay answers the first result. */
-    /** Executes signed payments: the result, or (`inFlight`) the transaction still in flight after the wait (202). */
+    /**
+     * Executes signed payments at most once across replicas (a replay answers the first result): `Executed`, or
+     * `InFlight` with the transaction still in flight after the wait (202).
+     */
     readonly execute: (caller: Caller, body: ExecutePaymentsRequest) => Effect.Effect<ExecutionAnswer, ExecuteError>
     /**
      * The team's payments matching the SPEC §4.3 filters, newest first: a page of `limit` (default and at most

@@ -2,18 +2,12 @@
  * Payments: records, API schemas, the state machine, the ledger port, the payment use cases (`Payments`) and the
  * intent runner (`IntentRunner`).
  */
-export * as AbandonedExecutions from "./AbandonedExecutions.ts"
 export * from "./Balance.ts"
 export { cancelIntent } from "./CancelIntent.ts"
-export {
-  executeOnce,
-  releaseOnRefusal,
-  type Settled,
-  SettlementWait,
-  sendToChain,
-  settleWithin
-} from "./ExecuteOnce.ts"
+export { executeOnce, type Settled, SettlementWait, settleHeld } from "./ExecuteOnce.ts"
 export { executeSignedPayments } from "./ExecuteSignedPayments.ts"
+export { type ExecutionRecords, entriesOf, recordsOf, settles } from "./ExecutionRecords.ts"
+export { Executions } from "./Executions.ts"
 export { getBalance } from "./GetBalance.ts"
 export * from "./IntentCancellation.ts"
 export * as IntentRunner from "./IntentRunner.ts"
@@ -22,10 +16,12 @@ export * as IssuedRequestExpiry from "./IssuedRequestExpiry.ts"
 export * from "./IssuedRequestPolicy.ts"
 export { issueInstantPayment } from "./IssueInstantPayment.ts"
 export { issuePayments } from "./IssuePayments.ts"
+export * from "./Money.ts"
+export * from "./PayeesCsv.ts"
 export * from "./Payment.ts"
 export * from "./PaymentErrors.ts"
 export * from "./PaymentEvents.ts"
-export { type AbandonedOutcome, type ExecutionAnswer, paymentsExecuted, paymentsFailed } from "./PaymentExecution.ts"
+export { type ExecutionAnswer, paymentsExecuted, paymentsFailed, settlementSeconds } from "./PaymentExecution.ts"
 export { paymentsIssued } from "./PaymentIssuance.ts"
 export * from "./PaymentItem.ts"
 export * from "./PaymentItems.ts"
@@ -36,3 +32,6 @@ export * from "./PaymentRequests.ts"
 export * from "./Payments.ts"
 export * from "./PaymentsCursor.ts"
 export { queryPayments } from "./QueryPayments.ts"
+export { recordSurely } from "./RecordSurely.ts"
+export * as Recovery from "./Recovery.ts"
+export { sendToChain } from "./SendToChain.ts"

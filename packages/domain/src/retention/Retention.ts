@@ -12,7 +12,8 @@
  * - `transactions`: relayer transactions final (confirmed, replaced or failed), by their last change; the monitor
  *   and a reorganisation only ever look at recent ones.
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
+import type { FencingToken, Lease } from "../Lease.ts"
 
 /** The kinds of records pruned. */
 export const retainedKinds = ["events", "deliveries", "requests", "mails", "transactions"] as const
@@ -34,14 +35,21 @@ export const defaultRetention: RetentionWindows = {
 
 /**
  * Where pruning happens. Implementations must delete only what the module's list allows, at most `limit` records a
- * call, and give the lease to one holder at a time until it expires.
+ * call, give the lease to one holder at a time until it expires (a new fencing token for each new holder), and prune
+ * only while the pruner's token is the lease's current one.
  */
 export class RetentionStore extends Context.Service<
   RetentionStore,
   {
-    /** Takes (or keeps) the pruning lease for `holder` until `until` (epoch ms); false while another holds it. */
-    readonly lease: (holder: string, now: number, until: number) => Effect.Effect<boolean>
-    /** Deletes up to `limit` records of `kind` done before `before` (epoch ms); answers how many. */
-    readonly prune: (kind: RetainedKind, before: number, limit: number) => Effect.Effect<number>
+    /**
+     * Takes or keeps the pruning lease until `until` (epoch ms): kept when `held` is its current token, taken under a
+     * new one when free at `now`; `None` while another holds it.
+     */
+    readonly lease: (held: FencingToken | undefined, now: number, until: number) => Effect.Effect<Option.Option<Lease>>
+    /**
+     * Deletes up to `limit` records of `kind` done before `before` (epoch ms), while `token` holds the lease; answers
+     * how many (0 once another holder took it).
+     */
+    readonly prune: (kind: RetainedKind, before: number, limit: number, token: FencingToken) => Effect.Effect<number>
   }
 >()("@svc/domain/retention/RetentionStore") {}

@@ -8,7 +8,7 @@ import type { TeamId } from "../Ids.ts"
 import { createInvites } from "../invite/CreateInvites.ts"
 import { MailOutbox } from "../mail/MailOutbox.ts"
 import type { Caller } from "../user/Caller.ts"
-import { defaultRetention, type RetentionWindows } from "./Retention.ts"
+import { defaultRetention, RetentionStore, type RetentionWindows } from "./Retention.ts"
 import * as RetentionWorker from "./RetentionWorker.ts"
 
 const day = 24 * 60 * 60 * 1000
@@ -23,7 +23,13 @@ const events = (team: TeamId, n: number, dispatched: boolean) =>
       makeDomainEvent({ event_type: "payment.sent", team_nanoid: team, data: { n } })
     )
     yield* EventOutbox.use((o) => o.append(made))
-    if (dispatched) yield* Effect.forEach(made, (e) => EventOutbox.use((o) => o.markDispatched(e.id)))
+    if (dispatched) {
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* EventOutbox.use((o) => o.claim({ now, limit: 1000, leaseMillis: 1 }))
+      for (const { event, lease } of claimed) {
+        if (made.some((e) => e.id === event.id)) yield* EventOutbox.use((o) => o.markDispatched(event.id, lease.token))
+      }
+    }
     return made.map((e) => e.id)
   })
 
@@ -36,7 +42,7 @@ const mails = (admin: Caller, team: TeamId, emails: ReadonlyArray<string>, sent 
     const claimed = (yield* MailOutbox.use((o) => o.claim({ now, limit: 100, leaseMillis: 1000 }))).filter((c) =>
       emails.includes(c.mail.to)
     )
-    yield* Effect.forEach(claimed, (c) => MailOutbox.use((o) => o.markSent(c.mail.id, c.lease.holder)))
+    yield* Effect.forEach(claimed, (c) => MailOutbox.use((o) => o.markSent(c.mail.id, c.lease.token)))
     return claimed.map((c) => c.mail.id)
   })
 
@@ -57,8 +63,12 @@ describe("RetentionWorker.pruneOnce", () => {
         yield* TestClock.adjust(8 * day)
         const recent = yield* events(team, 2, true)
         const fresh = yield* mails(admin, team, ["c@team.example"])
+        let held: RetentionWorker.PruneHeld
         const once = (windows: RetentionWindows) =>
-          RetentionWorker.pruneOnce({ windows, holder: "a", leaseMillis: 60_000 })
+          Effect.map(RetentionWorker.pruneOnce({ windows, leaseMillis: 60_000 }, held), ({ pruned, token }) => {
+            held = token
+            return pruned
+          })
         // Windows of 0 keep everything.
         assert.deepStrictEqual(yield* once(keepForEver), nothing)
         assert.deepStrictEqual(yield* once({ ...keepForEver, mails: 9 * day }), nothing)
@@ -82,26 +92,38 @@ describe("RetentionWorker.pruneOnce", () => {
       }).pipe(Effect.provide(teamUseCases))
   )
 
-  it.effect("one holder of the lease at a time: another prunes nothing until it lapses", () =>
-    Effect.gen(function* () {
-      const { team } = yield* seedTeam
-      yield* TestClock.setTime(start)
-      yield* events(team, 2, true)
-      yield* TestClock.adjust(8 * day)
-      const pass = (holder: string, windows = defaultRetention) =>
-        RetentionWorker.pruneOnce({ windows, holder, leaseMillis: 60_000 })
-      // "a" takes the lease (pruning nothing: its windows keep everything); "b" may not prune meanwhile.
-      assert.deepStrictEqual(yield* pass("a", keepForEver), nothing)
-      assert.deepStrictEqual(yield* pass("b"), nothing)
-      // The holder keeps it across passes.
-      yield* TestClock.adjust(30_000)
-      assert.deepStrictEqual(yield* pass("a", keepForEver), nothing)
-      yield* TestClock.adjust(59_000)
-      assert.deepStrictEqual(yield* pass("b"), nothing)
-      // Once "a"'s lease lapses, "b" takes it and prunes.
-      yield* TestClock.adjust(1_000)
-      assert.deepStrictEqual(yield* pass("b"), { ...nothing, events: 2 })
-    }).pipe(Effect.provide(teamUseCases))
+  it.effect(
+    "one holder of the lease at a time: another prunes nothing until it lapses; a stale token prunes nothing",
+    () =>
+      Effect.gen(function* () {
+        const { team } = yield* seedTeam
+        yield* TestClock.setTime(start)
+        yield* events(team, 2, true)
+        yield* TestClock.adjust(8 * day)
+        const pass = (held: RetentionWorker.PruneHeld, windows = defaultRetention) =>
+          RetentionWorker.pruneOnce({ windows, leaseMillis: 60_000 }, held)
+        // "a" takes the lease (pruning nothing: its windows keep everything); "b" may not prune meanwhile.
+        const a = yield* pass(undefined, keepForEver)
+        assert.deepStrictEqual(a.pruned, nothing)
+        assert.isDefined(a.token)
+        assert.deepStrictEqual(yield* pass(undefined), { pruned: nothing, token: undefined })
+        // The holder keeps it across passes, under the same token.
+        yield* TestClock.adjust(30_000)
+        assert.strictEqual((yield* pass(a.token, keepForEver)).token, a.token)
+        yield* TestClock.adjust(59_000)
+        assert.deepStrictEqual(yield* pass(undefined), { pruned: nothing, token: undefined })
+        // Once "a"'s lease lapses, "b" takes it under a larger token and prunes; "a"'s token no longer prunes.
+        yield* TestClock.adjust(1_000)
+        const b = yield* pass(undefined)
+        assert.deepStrictEqual(b.pruned, { ...nothing, events: 2 })
+        assert.isAbove(b.token ?? 0, a.token ?? 0)
+        yield* events(team, 1, true)
+        yield* TestClock.adjust(8 * day)
+        assert.deepStrictEqual(
+          yield* RetentionStore.use((store) => store.prune("events", Date.now() + 100 * day, 10, a.token as never)),
+          0
+        )
+      }).pipe(Effect.provide(teamUseCases))
   )
 
   it.effect("prunes in batches until caught up, at most `maxBatches` a kind a pass", () =>
@@ -110,8 +132,14 @@ describe("RetentionWorker.pruneOnce", () => {
       yield* TestClock.setTime(start)
       yield* events(team, 7, true)
       yield* TestClock.adjust(8 * day)
+      let held: RetentionWorker.PruneHeld
       const pass = (maxBatches?: number) =>
-        RetentionWorker.pruneOnce({ windows: defaultRetention, holder: "a", leaseMillis: 60_000, batch: 2, maxBatches })
+        RetentionWorker.pruneOnce({ windows: defaultRetention, leaseMillis: 60_000, batch: 2, maxBatches }, held).pipe(
+          Effect.map(({ pruned, token }) => {
+            held = token
+            return pruned
+          })
+        )
       assert.deepStrictEqual(yield* pass(2), { ...nothing, events: 4 })
       assert.deepStrictEqual(yield* pass(), { ...nothing, events: 3 })
       assert.deepStrictEqual(yield* pass(), nothing)
@@ -126,7 +154,7 @@ describe("RetentionWorker.layer", () => {
       yield* TestClock.setTime(start)
       const sent = yield* mails(admin, team, ["a@team.example"])
       yield* TestClock.adjust(7 * day - 5 * 60_000)
-      yield* Layer.build(RetentionWorker.layer({ windows: defaultRetention, holder: "a" }))
+      yield* Layer.build(RetentionWorker.layer({ windows: defaultRetention }))
       // The first pass, at once, finds the mail within its week; the next, ten minutes on, past it.
       yield* TestClock.adjust(1)
       assert.deepStrictEqual(yield* statesOf(sent), ["sent"])

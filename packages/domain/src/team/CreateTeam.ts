@@ -4,7 +4,7 @@
  * `admin_wallet` gets a pending admin invite.
  */
 import { DateTime, Effect, Option } from "effect"
-import { ChainUnavailable } from "../chain/ChainError.ts"
+import { ChainUnreachable } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { svcAccountSaltOf } from "../chain/SvcAccountSalt.ts"
 import type { WalletAddress } from "../Evm.ts"
@@ -53,7 +53,7 @@ const accountFor = Effect.fn("Teams.accountFor")(function* (caller: Caller, team
   const created = yield* chain.value.createAccount(caller.wallet, svcAccountSaltOf(team)).pipe(
     Effect.timeoutOrElse({
       duration: accountCreationWait,
-      orElse: () => Effect.fail(new ChainUnavailable({ reason: "the team's account was not created in time" }))
+      orElse: () => Effect.fail(new ChainUnreachable({ reason: "the team's account was not created in time" }))
     })
   )
   return created.account

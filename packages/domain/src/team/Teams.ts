@@ -4,7 +4,7 @@
  * (membership/Members.ts), settings `Settings` (Settings.ts).
  */
 import { Context, type Effect, Layer } from "effect"
-import type { ChainUnavailable, SettlementReverted } from "../chain/ChainError.ts"
+import type { SendError } from "../chain/ChainError.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, TeamId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
@@ -67,7 +67,7 @@ export class Teams extends Context.Service<
     readonly create: (
       caller: Caller,
       body: CreateTeamBody
-    ) => Effect.Effect<CreatedTeam, InsufficientPermissions | ChainUnavailable | SettlementReverted>
+    ) => Effect.Effect<CreatedTeam, InsufficientPermissions | SendError>
     /** The team with its administrators and balance. */
     readonly get: (caller: Caller, team: TeamId) => Effect.Effect<TeamView, TeamError>
     readonly update: (caller: Caller, team: TeamId, changes: UpdateTeamBody) => Effect.Effect<TeamView, TeamError>

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Logger, References } from "effect"
 import { TestClock } from "effect/testing"
 import { outboxEvents, seedTeam, webhookBody } from "../../test/UseCaseKit.ts"
 import { deliverySettings, dispatcherLayer, type Receiver, signedBy, startReceiver } from "../../test/WebhookKit.ts"
@@ -28,7 +28,7 @@ const pendingDelivery = (receiver: Receiver) =>
     yield* TestClock.setTime(start)
     const event = yield* makeDomainEvent({ event_type: "payment.sent", team_nanoid: seeded.team, data: { amount: 1 } })
     yield* EventOutbox.use((o) => o.append([event]))
-    yield* fanOutEvents({ holder: "test", leaseMillis: 60_000 })
+    yield* fanOutEvents({ leaseMillis: 60_000 })
     const [delivery] = yield* WebhookDeliveryStore.use((d) => d.list(endpoint, { limit: 10 }))
     return { ...seeded, endpoint, secret: created.secret, event, delivery: delivery?.nanoid as DeliveryId }
   })
@@ -159,6 +159,25 @@ describe("deliverDue", () => {
     }).pipe(Effect.scoped, Effect.provide(dispatcherLayer))
   )
 
+  it.effect("keeps the start of the receiver's answer with its attempt, and writes none of it to the logs", () =>
+    Effect.gen(function* () {
+      const lines: Array<string> = []
+      const receiver = yield* startReceiver
+      const { delivery } = yield* pendingDelivery(receiver)
+      const answer = `{"error":"endpoint retired","token":"rcv-7f3a"}`
+      // A 410 is logged (the endpoint disabled): the logs are written, and the body is not in them.
+      receiver.answer = () => ({ status: 410, headers: { "content-type": "application/json" }, body: answer })
+      yield* deliver().pipe(
+        Effect.provide(Logger.layer([Logger.map(Logger.formatJson, (line) => lines.push(line))])),
+        Effect.provideService(References.MinimumLogLevel, "All")
+      )
+      const [attempt] = (yield* deliveryOf(delivery)).attempt_log
+      assert.deepStrictEqual(attempt?.response_body, { text: answer, truncated: false })
+      assert.isNotEmpty(lines)
+      assert.isTrue(lines.every((line) => !line.includes("rcv-7f3a")))
+    }).pipe(Effect.scoped, Effect.provide(dispatcherLayer))
+  )
+
   it.effect("a delivery to a deleted endpoint fails without a request", () =>
     Effect.gen(function* () {
       const receiver = yield* startReceiver
@@ -186,7 +205,7 @@ describe("deliverDue", () => {
           o.append([e])
         )
       )
-      yield* fanOutEvents({ holder: "test", leaseMillis: 60_000 })
+      yield* fanOutEvents({ leaseMillis: 60_000 })
       yield* deliver()
       const second = receiver.received[1]
       assert.isTrue(signedBy(second!, rotated.secret))

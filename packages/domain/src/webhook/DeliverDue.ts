@@ -99,7 +99,8 @@ const recordOf = (
       status_code: result._tag === "Response" ? result.status : undefined,
       duration_ms: Math.round(result.durationMillis),
       error:
-        result._tag === "NoResponse" ? result.reason : outcome === "delivered" ? undefined : `HTTP ${result.status}`
+        result._tag === "NoResponse" ? result.reason : outcome === "delivered" ? undefined : `HTTP ${result.status}`,
+      response_body: result._tag === "Response" ? result.body : undefined
     },
     status:
       outcome === "delivered"
@@ -123,7 +124,7 @@ const attempt = Effect.fn("WebhookDispatcher.attempt")(function* (
   const store = yield* WebhookDeliveryStore
   const started = yield* Clock.currentTimeMillis
   if (endpoint._tag === "None" || endpoint.value.state !== "active") {
-    yield* store.record(delivery.nanoid, lease.holder, { status: "failed", at: started })
+    yield* store.record(delivery.nanoid, lease.token, { status: "failed", at: started })
     return
   }
   const secrets = yield* Effect.forEach(liveSecrets(endpoint.value, started), (s) => settings.open(s.sealed))
@@ -151,7 +152,7 @@ const attempt = Effect.fn("WebhookDispatcher.attempt")(function* (
           retryAfterMillis: result._tag === "Response" ? result.retryAfterMillis : undefined
         })
       : undefined
-  yield* store.record(delivery.nanoid, lease.holder, recordOf(claimed, result, { started, at, firstAttemptAt }, next))
+  yield* store.record(delivery.nanoid, lease.token, recordOf(claimed, result, { started, at, firstAttemptAt }, next))
   yield* Metric.update(Metric.withAttributes(webhookAttempts, { outcome }), 1)
   yield* afterAttempt(endpoint.value, outcome, at)
 })

@@ -9,7 +9,7 @@ import { createWebhook } from "./CreateWebhook.ts"
 import { fanOutEvents } from "./FanOut.ts"
 import { WebhookDeliveryStore, WebhookEndpointRepository } from "./WebhookRepository.ts"
 
-const fanOut = fanOutEvents({ holder: "test", leaseMillis: 60_000 })
+const fanOut = fanOutEvents({ leaseMillis: 60_000 })
 
 /** An endpoint of `team` for `events`, made by `admin`. */
 const endpointFor = (admin: Caller, team: TeamId, events: ReadonlyArray<EventType>, host = "hooks.example.com") =>
@@ -102,7 +102,7 @@ describe("fanOutEvents", () => {
       yield* record(1, "payment.sent", team)
       const now = Date.parse("2026-03-01T10:00:00.000Z")
       yield* TestClock.setTime(now)
-      yield* EventOutbox.use((o) => o.claim({ now, limit: 10, holder: "other", leaseMillis: 30_000 }))
+      yield* EventOutbox.use((o) => o.claim({ now, limit: 10, leaseMillis: 30_000 }))
       assert.strictEqual(yield* fanOut, 0)
       // The other worker died: once its lease lapses the event is fanned out here, once.
       yield* TestClock.adjust(30_000)

@@ -32,20 +32,17 @@ const deliveriesOf = Effect.fn("WebhookDispatcher.deliveriesOf")(function* (even
   )
 })
 
-/** Fans up to 100 claimed events out (claimed by `holder` for `leaseMillis`); answers how many events. */
-export const fanOutEvents = (options: { readonly holder: string; readonly leaseMillis: number }) =>
+/** Fans up to 100 claimed events out (each leased for `leaseMillis`); answers how many events. */
+export const fanOutEvents = (options: { readonly leaseMillis: number }) =>
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
     const at = yield* Clock.currentTimeMillis
-    const events = yield* outbox.claim({
-      now: at,
-      limit: 100,
-      holder: options.holder,
-      leaseMillis: options.leaseMillis
-    })
-    if (events.length === 0) return 0
-    const deliveries = yield* Effect.forEach(events, (event) => deliveriesOf(event, at))
+    const claimed = yield* outbox.claim({ now: at, limit: 100, leaseMillis: options.leaseMillis })
+    if (claimed.length === 0) return 0
+    const deliveries = yield* Effect.forEach(claimed, ({ event }) => deliveriesOf(event, at))
     yield* WebhookDeliveryStore.use((store) => store.enqueue(deliveries.flat()))
-    yield* Effect.forEach(events, (event) => outbox.markDispatched(event.id), { discard: true })
-    return events.length
+    yield* Effect.forEach(claimed, ({ event, lease }) => outbox.markDispatched(event.id, lease.token), {
+      discard: true
+    })
+    return claimed.length
   }).pipe(Effect.withSpan("WebhookDispatcher.fanOut"))

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { webhookUseCases } from "../../test/UseCaseKit.ts"
 import { seedEndpoint } from "../../test/WebhookKit.ts"
-import { listDeliveries } from "./ListDeliveries.ts"
+import type { DeliveryId, EventId, TeamId, WebhookId } from "../Ids.ts"
+import { deliveryViewOf, listDeliveries } from "./ListDeliveries.ts"
 import { sendTestDelivery } from "./SendTestDelivery.ts"
 
 describe("listDeliveries", () => {
@@ -32,4 +33,37 @@ describe("listDeliveries", () => {
       assert.strictEqual((yield* Effect.flip(listDeliveries(employee, endpoint, {})))._tag, "WebhookNotFound")
     }).pipe(Effect.provide(webhookUseCases))
   )
+
+  it("shows each attempt's kept body as text with whether it was cut; an attempt without an answer has none", () => {
+    const attempt = { delivery_nanoid: "dl-000000000001" as DeliveryId, at: 0, duration_ms: 3 }
+    const view = deliveryViewOf({
+      nanoid: "dl-000000000001" as DeliveryId,
+      webhook_nanoid: "wh-000000000001" as WebhookId,
+      team_nanoid: "te-000000000001" as TeamId,
+      event: { id: "ev-1" as EventId, event_type: "payment.sent", created: 0, idempotency_key: "k", data: {} },
+      status: "pending",
+      attempts: 3,
+      created_at: 0,
+      updated_at: 0,
+      attempt_log: [
+        { ...attempt, number: 1, error: "no answer within 15000 ms" },
+        {
+          ...attempt,
+          number: 2,
+          status_code: 500,
+          error: "HTTP 500",
+          response_body: { text: "<b>x</b>", truncated: true }
+        },
+        { ...attempt, number: 3, status_code: 204, response_body: { text: "", truncated: false } }
+      ]
+    })
+    assert.deepStrictEqual(
+      view.attempts.map((a) => [a.status_code, a.response_body, a.response_body_truncated]),
+      [
+        [null, null, false],
+        [500, "<b>x</b>", true],
+        [204, "", false]
+      ]
+    )
+  })
 })

@@ -18,7 +18,9 @@ export const deliveryViewOf = (delivery: LoggedDelivery): DeliveryView => ({
     at: isoOf(a.at),
     status_code: a.status_code ?? null,
     duration_ms: Math.round(a.duration_ms),
-    error: a.error ?? null
+    error: a.error ?? null,
+    response_body: a.response_body?.text ?? null,
+    response_body_truncated: a.response_body?.truncated ?? false
   })),
   next_attempt_at:
     delivery.status === "pending" && delivery.next_attempt_at !== undefined ? isoOf(delivery.next_attempt_at) : null,

@@ -13,7 +13,7 @@ describe("recoverDeliveries", () => {
       const store = yield* WebhookDeliveryStore
       const { delivery_nanoid } = yield* sendTestDelivery(admin, endpoint, { event_type: "payment.sent" })
       const [claimed] = yield* store.claimDue({ now: 0, limit: 1, leaseMillis: 60_000 })
-      yield* store.record(delivery_nanoid, claimed?.lease.holder ?? "", {
+      yield* store.record(delivery_nanoid, claimed?.lease.token ?? (0 as never), {
         attempt: { delivery_nanoid, number: 1, at: 10, duration_ms: 5, status_code: 500, error: "HTTP 500" },
         status: "failed",
         at: 10

@@ -18,7 +18,7 @@ describe("retryDelivery", () => {
       const [claimed] = yield* WebhookDeliveryStore.use((d) => d.claimDue({ now: 0, limit: 1, leaseMillis: 60_000 }))
       const failedAt = 1000
       yield* WebhookDeliveryStore.use((d) =>
-        d.record(delivery_nanoid, claimed?.lease.holder ?? "", {
+        d.record(delivery_nanoid, claimed?.lease.token ?? (0 as never), {
           attempt: { delivery_nanoid, number: 1, at: failedAt, duration_ms: 5, status_code: 500, error: "HTTP 500" },
           status: "pending",
           next_attempt_at: 3_600_000,

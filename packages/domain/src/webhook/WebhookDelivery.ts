@@ -39,6 +39,9 @@ export const deliveryTimeoutMillis = 15_000
 /** The most of a response body read (the rest is dropped, so a huge answer cannot stall the dispatcher). */
 export const maxResponseBytes = 64 * 1024
 
+/** The start of a response body kept with its attempt, for the log (Svix and Stripe show a cut body too). */
+export const keptResponseBytes = 2 * 1024
+
 /** After this long of nothing but failures, an endpoint is disabled (trigger `failing`). */
 export const failingDisableAfterMillis = 5 * 24 * 3_600_000
 
@@ -65,12 +68,24 @@ export const nextAttemptAt = (
   return timing.failedAt + Math.min(Math.max(timing.retryAfterMillis, 0), schedule.thenEvery)
 }
 
+/**
+ * The start of a response body, as the receiver sent it: its first `keptResponseBytes` decoded as UTF-8, bytes that
+ * are not UTF-8 replaced (U+FFFD), a character cut at the bound dropped.
+ */
+export interface ResponseBody {
+  readonly text: string
+  /** `text` is less than the body: the body went past the bound, or its connection closed before its end. */
+  readonly truncated: boolean
+}
+
 /** What one attempt got back: an HTTP status, or no response at all (timeout, refused, TLS, refused address, ...). */
 export type AttemptResult =
   | {
       readonly _tag: "Response"
       readonly status: number
       readonly durationMillis: number
+      /** The start of the body (empty when there was none). */
+      readonly body: ResponseBody
       /** `Retry-After` of a 429 or 503, in ms. */
       readonly retryAfterMillis?: number | undefined
     }
@@ -117,6 +132,8 @@ export interface DeliveryAttempt {
   readonly status_code?: number | undefined
   readonly duration_ms: number
   readonly error?: string | undefined
+  /** The start of the receiver's answer; none when there was no response (or before bodies were kept). */
+  readonly response_body?: ResponseBody | undefined
 }
 
 /** A delivery with its attempts, oldest attempt first. */

@@ -9,6 +9,7 @@ import { Context, Duration, Effect, Layer } from "effect"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator } from "../Ids.ts"
 import type { Randomness } from "../Randomness.ts"
+import type { ChangeTopic } from "../StorageChanges.ts"
 import type { UnitOfWork } from "../UnitOfWork.ts"
 import { runOn } from "../UseCases.ts"
 import { repeatQuietly } from "../Worker.ts"
@@ -34,8 +35,6 @@ type DispatcherPorts =
 
 /** How a dispatcher works; the defaults are DESIGN §5's. */
 export interface DispatcherOptions {
-  /** Names this dispatcher's claims of events. */
-  readonly holder: string
   /** How long to wait when there is nothing to do (ms). */
   readonly idleMillis?: number | undefined
   readonly schedule?: RetrySchedule | undefined
@@ -88,7 +87,7 @@ export class WebhookDispatcher extends Context.Service<
           open
         }
         return WebhookDispatcher.of({
-          fanOut: run(fanOutEvents({ holder: options.holder, leaseMillis })),
+          fanOut: run(fanOutEvents({ leaseMillis })),
           deliverDue: run(deliverDue(settings))
         })
       })
@@ -96,7 +95,8 @@ export class WebhookDispatcher extends Context.Service<
 
   /**
    * The dispatcher as a worker for the layer's lifetime: fan-out runs in a loop, delivery in `loops` (default 4), idle
-   * for `idleMillis` (default 50 ms) when a pass found nothing. A failed pass is logged and the loop goes on.
+   * for `idleMillis` (default 50 ms) when a pass found nothing, or until the storage tells of new events or deliveries
+   * (`StorageChanges`; then idle for a second at most). A failed pass is logged and the loop goes on.
    */
   static readonly worker = (options: DispatcherOptions) =>
     Layer.effectDiscard(
@@ -104,13 +104,14 @@ export class WebhookDispatcher extends Context.Service<
         const dispatcher = yield* WebhookDispatcher
         const idle = Duration.millis(options.idleMillis ?? 50)
         // A pass that found work is followed at once; an idle one waits `idle`; a failing one backs off quietly.
-        const loop = (name: string, pass: Effect.Effect<number>) =>
+        const loop = (name: string, pass: Effect.Effect<number>, topic: ChangeTopic) =>
           repeatQuietly(`webhook ${name}`, Effect.repeat(pass, { while: (done) => done > 0 }), {
             every: idle,
-            maxBackoff: Duration.seconds(30)
+            maxBackoff: Duration.seconds(30),
+            wokenBy: { topic, streamingEvery: Duration.seconds(1) }
           }).pipe(Effect.forkScoped)
-        yield* loop("fan-out", dispatcher.fanOut)
-        for (let i = 0; i < (options.loops ?? 4); i++) yield* loop("delivery", dispatcher.deliverDue)
+        yield* loop("fan-out", dispatcher.fanOut, "events")
+        for (let i = 0; i < (options.loops ?? 4); i++) yield* loop("delivery", dispatcher.deliverDue, "deliveries")
       })
     ).pipe(Layer.provideMerge(WebhookDispatcher.layer(options)))
 }

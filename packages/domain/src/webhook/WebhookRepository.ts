@@ -6,7 +6,7 @@ import type { ErrorCode } from "../errors/ErrorCatalog.ts"
 import type { EventType } from "../event/EventCatalog.ts"
 import type { Backlog } from "../event/EventOutbox.ts"
 import type { DeliveryId, TeamId, WebhookId } from "../Ids.ts"
-import type { Lease } from "../Lease.ts"
+import type { FencingToken, Lease } from "../Lease.ts"
 import type { StaleState } from "../StaleState.ts"
 import type { DeliveryAttempt, DeliveryStatus, LoggedDelivery, WebhookDelivery } from "./WebhookDelivery.ts"
 import type { WebhookEndpointRecord } from "./WebhookEndpoint.ts"
@@ -102,8 +102,8 @@ export class WebhookDeliveryStore extends Context.Service<
       readonly limit: number
       readonly leaseMillis: number
     }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
-    /** Records an attempt and releases the lease; false when `holder` no longer held the delivery. */
-    readonly record: (id: DeliveryId, holder: string, record: AttemptRecord) => Effect.Effect<boolean>
+    /** Records an attempt and releases the lease; false when `token` is no longer the delivery's current one. */
+    readonly record: (id: DeliveryId, token: FencingToken, record: AttemptRecord) => Effect.Effect<boolean>
     readonly findById: (id: DeliveryId) => Effect.Effect<LoggedDelivery | undefined>
     /** An endpoint's deliveries, newest first (by creation, then id), after `before` when given. */
     readonly list: (

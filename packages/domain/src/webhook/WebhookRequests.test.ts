@@ -43,10 +43,12 @@ describe("webhook schemas and delivery rules", () => {
   })
 
   it("2xx delivers, 410 disables, everything else retries on the schedule, then gives up", () => {
-    assert.strictEqual(outcomeOf({ _tag: "Response", status: 204, durationMillis: 5 }), "delivered")
-    assert.strictEqual(outcomeOf({ _tag: "Response", status: 410, durationMillis: 5 }), "gone")
-    assert.strictEqual(outcomeOf({ _tag: "Response", status: 301, durationMillis: 5 }), "retry")
-    assert.strictEqual(outcomeOf({ _tag: "Response", status: 500, durationMillis: 5 }), "retry")
+    const answer = (status: number) =>
+      ({ _tag: "Response", status, durationMillis: 5, body: { text: "", truncated: false } }) as const
+    assert.strictEqual(outcomeOf(answer(204)), "delivered")
+    assert.strictEqual(outcomeOf(answer(410)), "gone")
+    assert.strictEqual(outcomeOf(answer(301)), "retry")
+    assert.strictEqual(outcomeOf(answer(500)), "retry")
     assert.strictEqual(outcomeOf({ _tag: "NoResponse", reason: "timeout", durationMillis: 15_000 }), "retry")
     const s = defaultRetrySchedule
     assert.strictEqual(nextAttemptAt(s, 1, { firstAttemptAt: 0, failedAt: 0, jitter: 0.5 }), 5_000)

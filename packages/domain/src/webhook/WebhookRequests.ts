@@ -8,6 +8,7 @@ import { withDefault } from "../FieldDefault.ts"
 import { DeliveryId, TeamId, WebhookId } from "../Ids.ts"
 import { PlainText } from "../Text.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
+import { keptResponseBytes } from "./WebhookDelivery.ts"
 import { WebhookEndpoint, WebhookUrl } from "./WebhookEndpoint.ts"
 
 const VersionField = withDefault<typeof PayloadVersion>(2)(PayloadVersion)
@@ -112,7 +113,17 @@ export const DeliveryAttemptView = Schema.Struct({
   at: IsoTimestamp,
   status_code: Schema.NullOr(Schema.Int),
   duration_ms: Schema.Int,
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  response_body: Schema.NullOr(Schema.String).pipe(
+    Schema.annotate({
+      description: `The start of the receiver's answer as text, as it sent it: its first ${keptResponseBytes} bytes read as UTF-8 (bytes that are not UTF-8 replaced by U+FFFD); \`""\` for an empty body, \`null\` when there was no response`
+    })
+  ),
+  response_body_truncated: Schema.Boolean.pipe(
+    Schema.annotate({
+      description: `Whether \`response_body\` is less than the receiver's body: the body was longer than ${keptResponseBytes} bytes, or its connection closed before its end`
+    })
+  )
 })
 export type DeliveryAttemptView = typeof DeliveryAttemptView.Type
 

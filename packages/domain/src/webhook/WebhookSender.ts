@@ -22,8 +22,9 @@ export interface OutgoingDelivery {
 /**
  * Signs and sends one attempt. Implementations must sign as Standard Webhooks and `X-Svc-Signature` say (DESIGN §5),
  * POST `body` byte for byte, refuse an address `WebhookUrlPolicy` forbids (checked on the resolved address), follow
- * no redirect, give up after `timeoutMillis`, read at most `maxResponseBytes` of the answer, and report every failure
- * as a `NoResponse` result (never an error).
+ * no redirect, give up after `timeoutMillis` (reading the answer's body included), read at most `maxResponseBytes` of
+ * the answer and keep its start (`ResponseBody`, never logged: it is the receiver's), and report every failure as a
+ * `NoResponse` result (never an error).
  */
 export class WebhookSender extends Context.Service<
   WebhookSender,

@@ -5,7 +5,7 @@
  */
 import { svcAccountAbi, svcAccountForwarderAbi, svcEscrowAbi } from "@svc/contracts"
 import {
-  ChainUnavailable,
+  type ChainUnreachable,
   type PaymentOutcome,
   type Settlement,
   type SettlementProgress,
@@ -49,7 +49,7 @@ export const makeGateway: (
   relayer: Relayer,
   addresses: SuiteAddresses,
   batch?: BatchOptions | undefined
-) => Effect.Effect<Gateway, ChainUnavailable, Scope.Scope> = Effect.fnUntraced(function* (
+) => Effect.Effect<Gateway, ChainUnreachable, Scope.Scope> = Effect.fnUntraced(function* (
   client: PublicClient,
   relayer: Relayer,
   addresses: SuiteAddresses,
@@ -90,12 +90,6 @@ export const estimateOf = <E>(gateway: Gateway, call: ContractCall, toError: (er
     catch: toError
   })
 
-/** Nothing is sent before the estimate answers: an unreachable node here leaves the request free to retry. */
-const firstEstimate = <E>(estimate: Effect.Effect<bigint, E>) =>
-  Effect.mapError(estimate, (error) =>
-    error instanceof ChainUnavailable ? new ChainUnavailable({ reason: error.reason, nothingSent: true }) : error
-  )
-
 /**
  * Estimates (which names any refusal without spending gas), sends through the relayer, waits for inclusion of
  * whichever version of the transaction the relayer's monitor gets mined. `carries` labels it in the journal.
@@ -110,7 +104,8 @@ export const submit = <E>(
 ) => {
   const estimate = estimateOf(gateway, call, toError)
   return Effect.gen(function* () {
-    const gas = yield* firstEstimate(estimate)
+    // Nothing is sent before the estimate answers: an unreachable node here leaves the request free to retry.
+    const gas = yield* estimate
     const hash = yield* gateway.relayer.send({
       to: call.address,
       data: encodeFunctionData(call as never),

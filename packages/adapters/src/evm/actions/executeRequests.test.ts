@@ -15,6 +15,7 @@ import { Randomness } from "@svc/domain/Randomness"
 import { Cause, Effect, Option } from "effect"
 import { type Address, type Hex, parseEventLogs } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { eventually } from "../../../test/Eventually.ts"
 import {
   balances,
   bytes32,
@@ -266,8 +267,13 @@ layer(GatewayFixture.layer(), { timeout: 120_000, excludeTestServices: true })("
         assert.strictEqual(early._tag, "IntentNotDue")
         assert.deepStrictEqual(yield* balances(liam), [0n])
 
-        yield* Effect.sleep(`${payAtTime * 1000 - Date.now() + 1500} millis`)
-        const executed = yield* executeIntent(gateway, team, intent.id as Hex)
+        // Due once the chain's time passes it: asked again until the chain says so.
+        const executed = yield* eventually(
+          Effect.catchTag(executeIntent(gateway, team, intent.id as Hex), "IntentNotDue", () =>
+            Effect.succeed(undefined)
+          ),
+          { what: "the intent due on chain", every: "250 millis" }
+        )
         assert.deepStrictEqual(
           executed.payments.map((p) => [p.id, p.outcome, p.amount]),
           [[intent.id, "intent_executed", 42_000n]]

@@ -45,7 +45,7 @@ layer(GatewayFixture.layer(), { timeout: 120_000, excludeTestServices: true })("
       const { gateway } = yield* GatewayFixture
       yield* readiness(gateway)
       const otherChain = yield* Effect.flip(readiness({ ...gateway, chainId: 1 }))
-      assert.strictEqual(otherChain._tag, "ChainUnavailable")
+      assert.strictEqual(otherChain._tag, "ChainUnreachable")
       assert.strictEqual(otherChain.reason, `the node serves chain ${gateway.chainId}, not 1`)
       const noCode = yield* Effect.flip(
         readiness({ ...gateway, addresses: { ...gateway.addresses, escrow: newWallet(), token: newWallet() } })

@@ -1,6 +1,6 @@
 /** What the gateway reads of the chain: intents, salts, settlements, roles, balances, blocks and readiness. */
 import { svcAccountAbi, svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
-import { ChainUnavailable, type IntentRecord } from "@svc/domain/chain"
+import { ChainUnreachable, type IntentRecord } from "@svc/domain/chain"
 import { Effect } from "effect"
 import { type Address, type Hex, hexToBigInt, hexToNumber, keccak256, toHex } from "viem"
 import { readError } from "../ChainRevert.ts"
@@ -33,7 +33,10 @@ export const isSaltUsed = (gateway: Gateway, salt: bigint) =>
     args: [salt]
   })
 
-/** What the request of `salt` settled on `account`, read back from its logs; `undefined` when it never executed. */
+/**
+ * What the request of `salt` settled on `account`, read back from its logs, once final (`CHAIN_CONFIRMATIONS` deep);
+ * `undefined` when it never executed, or is not final yet.
+ */
 export const settlementOfSalt = Effect.fn("ChainGateway.settlementOfSalt")(function* (
   gateway: Gateway,
   account: Address,
@@ -58,6 +61,10 @@ export const settlementOfSalt = Effect.fn("ChainGateway.settlementOfSalt")(funct
     try: () => gateway.client.getTransactionReceipt({ hash: log.transactionHash }),
     catch: readError
   })
+  if (gateway.relayer.confirmations > 1n) {
+    const head = yield* blockNumber(gateway)
+    if (head - receipt.blockNumber + 1n < gateway.relayer.confirmations) return undefined
+  }
   return settlementOf(gateway, receipt, account, salt)
 })
 
@@ -110,11 +117,11 @@ export const readiness = (gateway: Gateway) =>
       catch: readError
     })
     if (servedChain !== chainId) {
-      return yield* new ChainUnavailable({ reason: `the node serves chain ${servedChain}, not ${chainId}` })
+      return yield* new ChainUnreachable({ reason: `the node serves chain ${servedChain}, not ${chainId}` })
     }
     const missing = contracts.filter((_, i) => codes[i] === undefined || codes[i] === "0x").map(([name]) => name)
     if (missing.length > 0) {
-      return yield* new ChainUnavailable({ reason: `no contract code on the node for: ${missing.join(", ")}` })
+      return yield* new ChainUnreachable({ reason: `no contract code on the node for: ${missing.join(", ")}` })
     }
   })
 

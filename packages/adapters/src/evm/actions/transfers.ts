@@ -1,6 +1,6 @@
 /** USDC moving on chain: the token's transfers in a range of blocks, deposits to accounts as they come, escrow releases. */
 import { svcEscrowAbi, testUsdcAbi } from "@svc/contracts"
-import type { ChainUnavailable, Deposit, TokenTransfer } from "@svc/domain/chain"
+import type { ChainUnreachable, Deposit, TokenTransfer } from "@svc/domain/chain"
 import { Cause, Effect, Queue, Stream } from "effect"
 import { type Address, type Hex, parseEventLogs } from "viem"
 import { escrowError, readError } from "../ChainRevert.ts"
@@ -43,7 +43,7 @@ export const deposits = (
   // No account would mean no `to` filter, that is every transfer of the token.
   accounts.length === 0
     ? Stream.empty
-    : Stream.callback<Deposit, ChainUnavailable>((queue) =>
+    : Stream.callback<Deposit, ChainUnreachable>((queue) =>
         Effect.acquireRelease(
           Effect.sync(() =>
             gateway.client.watchContractEvent({

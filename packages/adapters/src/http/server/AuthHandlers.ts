@@ -1,19 +1,21 @@
 /**
  * `GET /v2/auth/siwe` and `POST /v2/auth/verify` (SPEC §5) over the domain's `SignIn`: a single-use nonce per
  * message, then a JWT for the user whose wallet signed it (an unknown wallet becomes a new user, DESIGN §5).
+ * `POST /v2/auth/refresh` renews a valid token of a session younger than 7 days (decision 0102).
  */
 
-import { Api, toApiError } from "@svc/contract"
+import { Api, apiError, toApiError } from "@svc/contract"
 import { type NonceStore, SignIn, type SiweAudience } from "@svc/domain/auth"
 import type { IdGenerator } from "@svc/domain/Ids"
 import type { Randomness } from "@svc/domain/Randomness"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import type { UserRepository } from "@svc/domain/user"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { AccessTokens } from "../AccessTokens.ts"
 import { ok } from "./Respond.ts"
 import { ServerConfig } from "./ServerConfig.ts"
+import { bearerCredential } from "./VerifiedToken.ts"
 
 /** The authentication handlers. */
 export const AuthHandlers = HttpApiBuilder.group(
@@ -29,6 +31,17 @@ export const AuthHandlers = HttpApiBuilder.group(
         signIn.complete({ message: payload.message, signature: payload.sig, nonce: payload.nonce }, audience).pipe(
           Effect.flatMap((user) => tokens.issue({ sub: user.nanoid, wallet: user.wallet })),
           Effect.mapBoth({ onFailure: toApiError, onSuccess: (jwt) => ok({ jwt }) })
+        ),
+      // Authentication has let a valid token through; its session's age is read from the token itself.
+      refresh: () =>
+        Effect.flatMap(bearerCredential, (token) => tokens.renew(Redacted.value(token))).pipe(
+          Effect.mapBoth({
+            onFailure: (refused) =>
+              refused._tag === "SessionTooOld"
+                ? apiError("UNAUTHORIZED", "The session began more than 7 days ago: sign in with the wallet again")
+                : apiError(refused.reason === "expired" ? "JWT_EXPIRED" : "UNAUTHORIZED"),
+            onSuccess: (jwt) => ok({ jwt })
+          })
         )
     })
   })

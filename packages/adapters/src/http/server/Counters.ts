@@ -12,8 +12,11 @@ import { transactionsReorganised } from "../../evm/RelayerMonitor.ts"
 import { rateLimited } from "./RateLimit.ts"
 import { httpRequests } from "./RequestMetrics.ts"
 
-/** The chain's refusals a failed request is counted by (a `SaltReplayed` settles, and is not a failure). */
-const failureReasons: Record<Exclude<RequestError["_tag"], "SaltReplayed">, true> = {
+/**
+ * The refusals a failed request is counted by: those that release its claim (`claimAfter`); a `SaltReplayed` or a
+ * `SendOutcomeUnknown` goes to recovery, which settles it, and is not a failure.
+ */
+const failureReasons: Record<Exclude<RequestError["_tag"], "SaltReplayed" | "SendOutcomeUnknown">, true> = {
   RequestExpired: true,
   InvalidSignature: true,
   SignerNotAuthorised: true,
@@ -21,7 +24,7 @@ const failureReasons: Record<Exclude<RequestError["_tag"], "SaltReplayed">, true
   InsufficientBalance: true,
   InvalidRequest: true,
   SettlementReverted: true,
-  ChainUnavailable: true
+  ChainUnreachable: true
 }
 
 /** Each documented series, at zero. */

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ChainUnavailable } from "@svc/domain/chain"
+import { ChainUnreachable } from "@svc/domain/chain"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { withErrorEnvelope, withRequestId } from "./ErrorEnvelope.ts"
@@ -16,7 +16,7 @@ const app = Layer.mergeAll(
   HttpRouter.add("GET", "/fail", Effect.fail(new Error("unexpected typed failure"))),
   HttpRouter.add("GET", "/ok", HttpServerResponse.jsonUnsafe({ success: true, data: 1 })),
   // What the storage drivers and the chain adapter throw when their dependency is gone.
-  HttpRouter.add("GET", "/chain-down", Effect.die(new ChainUnavailable({ reason: "fetch failed" }))),
+  HttpRouter.add("GET", "/chain-down", Effect.die(new ChainUnreachable({ reason: "fetch failed" }))),
   HttpRouter.add("GET", "/mongo-down", Effect.die(mongoDown())),
   HttpRouter.add(
     "GET",

@@ -112,6 +112,7 @@ describe("idempotency middleware and authentication", () => {
           const real = yield* AccessTokens
           return AccessTokens.of({
             issue: real.issue,
+            renew: real.renew,
             verify: (token) =>
               Effect.andThen(
                 Effect.sync(() => verifications++),

@@ -83,19 +83,19 @@ export const withIdempotency = Effect.gen(function* () {
           case "Claimed":
             break
         }
-        const holder = claim.token
+        const held = claim.token
         return yield* served.pipe(
           Effect.onExit((exit) => {
-            if (exit._tag === "Failure") return store.release(id, holder)
+            if (exit._tag === "Failure") return store.release(id, held)
             const response = exit.value
             // A 202 (a payment in flight, decision 0061) is not the request's last word: the same key runs it again.
             if (response.status >= 500 || response.status === 202 || response.body._tag !== "Uint8Array") {
-              return store.release(id, holder)
+              return store.release(id, held)
             }
             const kept = keptBody(new TextDecoder().decode(response.body.body))
-            if (kept === undefined) return store.release(id, holder)
+            if (kept === undefined) return store.release(id, held)
             const stored = { status: response.status, body: kept, contentType: response.body.contentType }
-            return Effect.flatMap(Clock.currentTimeMillis, (done) => store.complete(id, holder, stored, done))
+            return Effect.flatMap(Clock.currentTimeMillis, (done) => store.complete(id, held, stored, done))
           })
         )
       })

@@ -34,11 +34,20 @@ export const respondJson = <A, E extends CodedError, R>(useCase: (caller: Caller
  * 202 `{success, data: {...result, status: "in_flight"}}` while it is sent and not final yet (decision 0061), after
  * which the same request answers 200.
  */
-export const respondSettled = <A extends { readonly inFlight?: true | undefined }, E extends CodedError, R>(
-  useCase: (caller: Caller) => Effect.Effect<A, E, R>
+export const respondSettled = <A extends object, E extends CodedError, R>(
+  useCase: (
+    caller: Caller
+  ) => Effect.Effect<
+    { readonly _tag: "Executed"; readonly result: A } | { readonly _tag: "InFlight"; readonly result: A },
+    E,
+    R
+  >
 ) =>
-  Effect.map(asCaller(useCase), ({ inFlight, ...result }) =>
-    inFlight === true
-      ? HttpServerResponse.jsonUnsafe(ok({ ...result, status: "in_flight" }), { status: 202 })
-      : HttpServerResponse.jsonUnsafe(ok(result))
-  )
+  Effect.map(asCaller(useCase), (settled) => {
+    switch (settled._tag) {
+      case "Executed":
+        return HttpServerResponse.jsonUnsafe(ok(settled.result))
+      case "InFlight":
+        return HttpServerResponse.jsonUnsafe(ok({ ...settled.result, status: "in_flight" }), { status: 202 })
+    }
+  })

@@ -1,6 +1,7 @@
 /**
  * Which failures are an outage of a dependency rather than a bug: they answer 503 `SERVICE_UNAVAILABLE` with
- * `Retry-After`, not 500 (docs/decisions/0037). The domain's `ChainUnavailable` and `StorageUnavailable`, failed or
+ * `Retry-After`, not 500 (docs/decisions/0037). The domain's `ChainUnreachable`, `SendOutcomeUnknown` (decision 0092:
+ * where a use case has no better answer, such as a transaction in flight) and `StorageUnavailable`, failed or
  * died with, and what the storage drivers throw when their database is gone, read here by name so the HTTP side
  * imports no driver: the MongoDB driver's connection errors, and SQLite's busy/locked after its busy timeout.
  */
@@ -8,7 +9,7 @@
 /** The seconds a 503 tells the caller to wait before retrying. */
 export const retryAfterSeconds = 5
 
-const domainTags = new Set(["ChainUnavailable", "StorageUnavailable"])
+const domainTags = new Set(["ChainUnreachable", "SendOutcomeUnknown", "StorageUnavailable"])
 
 // The MongoDB driver's errors for a server it cannot reach, lost, or closed (mongodb's error.ts).
 const mongoConnectionErrors = new Set([

@@ -10,6 +10,13 @@ export { type MethodsOf, methodsOf, withAllowedMethods } from "./AllowedMethods.
 export { AuthenticationLive, callerOfToken } from "./AuthenticationLive.ts"
 export { AuthHandlers, type AuthRequirements } from "./AuthHandlers.ts"
 export { codingFor, withCompressedPages } from "./CompressedPages.ts"
+export {
+  ConsoleRoute,
+  consoleAnswer,
+  consoleContentSecurityPolicy,
+  consoleHeaders,
+  readConsoleFiles
+} from "./ConsoleRoute.ts"
 export { DepositHandlers } from "./DepositHandlers.ts"
 export {
   errorResponse,
