@@ -82,7 +82,7 @@ const teamUsersBody = (members: ReadonlyArray<Membership>, users: ReadonlyArray<
   const byId = new Map(users.map((u) => [u.nanoid as string, u]))
   const list = members.flatMap((m) => {
     const user = byId.get(m.user_nanoid)
-    return user === undefined ? [] : [toTeamUser(user, m.role, "")]
+    return user === undefined ? [] : [toTeamUser(user, m, "")]
   })
   return JSON.stringify({
     success: true,

@@ -16,6 +16,7 @@
 import { appendFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { keyOfAffinity } from "@svc/adapters/evm"
+import { eventually } from "@svc/adapters/test/Eventually"
 import { svcAccountForwarderAbi, testUsdcAbi } from "@svc/contracts"
 import { TransactionJournal } from "@svc/domain/chain"
 import { Context, Effect, Exit, Fiber, Layer } from "effect"
@@ -204,16 +205,22 @@ const run = (chain: DeployedChain, fault: Fault) =>
       yield* check(row !== undefined, `transaction ${log.transactionHash} executed requests and is not journaled`)
     }
     // Every nonce of both keys holds one call: versions of one nonce are the same call (replacements), one confirmed.
+    // Two calls or two confirmed versions fail at once; a mined nonce not yet confirmed (the survivor's monitor may
+    // still be counting its depth on a loaded machine) is waited for.
     for (const [k, relayer] of chain.relayers.entries()) {
       const mined = yield* Effect.promise(() => chain.client.getTransactionCount({ address: relayer }))
       for (let nonce = firstNonces[k] ?? 0; nonce < mined; nonce++) {
-        const all = yield* journal.versions(Number(chain.env.CHAIN_ID), relayer, nonce)
-        const versions = all.filter((v) => v.status !== "failed")
-        yield* check(
-          versions.filter((v) => v.status === "confirmed").length === 1 &&
-            versions.every((v) => v.data === versions[0]?.data),
-          `nonce ${nonce} of ${relayer}: ${all.map((v) => `${v.status} ${v.hash} ${v.data.slice(0, 10)}`).join("; ")}`
-        )
+        const oneCall = Effect.gen(function* () {
+          const all = yield* journal.versions(Number(chain.env.CHAIN_ID), relayer, nonce)
+          const versions = all.filter((v) => v.status !== "failed")
+          const confirmed = versions.filter((v) => v.status === "confirmed").length
+          yield* check(
+            confirmed <= 1 && versions.every((v) => v.data === versions[0]?.data),
+            `nonce ${nonce} of ${relayer}: ${all.map((v) => `${v.status} ${v.hash} ${v.data.slice(0, 10)}`).join("; ")}`
+          )
+          return confirmed === 1
+        })
+        yield* eventually(oneCall, { timeout: "60 seconds", what: `nonce ${nonce} of ${relayer} confirmed once` })
       }
     }
     return { fault, tally, allPaidMillis }

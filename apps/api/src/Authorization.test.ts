@@ -48,6 +48,7 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
   { action: "member.summary", method: "GET", path: `/v2/teams/${team}/member/${other}/summary` },
   { action: "member.summary", method: "GET", path: `/v2/teams/${team}/member/${me}/summary`, self: true },
   { action: "member.remove", method: "DELETE", path: `/v2/teams/${team}/member/${ghost}` },
+  { action: "member.block", method: "PUT", path: `/v2/teams/${team}/member/${ghost}/block`, body: { blocked: true } },
   { action: "team.settings.read", method: "GET", path: `/v2/teams/${team}/settings` },
   { action: "team.settings.update", method: "PUT", path: `/v2/teams/${team}/settings`, body: {} },
   { action: "member.settings.read", method: "GET", path: `/v2/teams/${team}/member/${other}/settings` },

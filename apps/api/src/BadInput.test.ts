@@ -136,6 +136,11 @@ describe("bad-input sweep", () => {
         "GET /v2/teams/{team_nanoid}/users": { params: team, query: { page: "1", count: "10" } },
         "GET /v2/teams/{team_nanoid}/member/{user_nanoid}/summary": { params: member },
         "DELETE /v2/teams/{team_nanoid}/member/{user_nanoid}": { params: member },
+        "PUT /v2/teams/{team_nanoid}/member/{user_nanoid}/block": {
+          params: member,
+          body: { blocked: true, reason: "x" },
+          required: ["blocked"]
+        },
         "GET /v2/teams/{team_nanoid}/settings": { params: team },
         "PUT /v2/teams/{team_nanoid}/settings": {
           params: team,
@@ -233,6 +238,27 @@ describe("bad-input sweep", () => {
           params: webhook,
           body: { event_type: "payment.sent", version: 2 },
           required: ["event_type"]
+        },
+        "GET /v2/user/withdraw_account": {},
+        "POST /v2/user/withdraw_account": { body: { address: wallet }, required: ["address"] },
+        "PUT /v2/user/withdraw_account": {
+          body: {
+            address: wallet,
+            typed_data: {
+              from: wallet,
+              to: wallet,
+              salt: "1",
+              expires: "1",
+              data: { user: admin.user, payoutAddress: wallet }
+            },
+            address_signature: placeholderSignature,
+            wallet_signature: placeholderSignature
+          },
+          required: ["address", "typed_data", "address_signature", "wallet_signature"]
+        },
+        "POST /v2/user/withdraw_account/report": {
+          body: { change_nanoid: "wa-000000000001", token: "a".repeat(64) },
+          required: ["change_nanoid", "token"]
         },
         "GET /v2/balance": { query: { nanoid: teamId } },
         "GET /v2/deposits": { query: { team_nanoid: teamId, limit: "10" } },

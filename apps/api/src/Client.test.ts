@@ -11,7 +11,7 @@ import { createSvcClient, SvcError, verifyWebhook, WebhookVerificationError } fr
 import { Effect } from "effect"
 import { Wallet } from "ethers"
 import { Webhook } from "standardwebhooks"
-import { privateKeyToAccount } from "viem/accounts"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { ChainTestServer, fundedTeam } from "../test/TestServer.ts"
 
 layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@svc/client", (it) => {
@@ -87,6 +87,31 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
       )
       assert.instanceOf(again, SvcError)
       assert.strictEqual((again as SvcError).errorCode, "INVOICE_NOT_PAYABLE")
+    })
+  )
+
+  it.effect("a member changes their payout address in one call; an admin blocks and unblocks them", () =>
+    Effect.gen(function* () {
+      const { server } = yield* ChainTestServer
+      const t = yield* fundedTeam(1_000_000n)
+      const payout = privateKeyToAccount(generatePrivateKey())
+      const member = createSvcClient({ baseUrl: server.baseUrl, account: t.employee.account })
+      const changed = yield* Effect.promise(() =>
+        member.payoutAddresses.change({ address: payout.address, addressSigner: payout })
+      )
+      assert.strictEqual(changed.address, payout.address.toLowerCase())
+      const read = yield* Effect.promise(() => member.payoutAddresses.get())
+      assert.strictEqual(read.data.paid_to, payout.address.toLowerCase())
+      const admin = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
+      const about = { team_nanoid: t.team, user_nanoid: t.employee.user }
+      const blocked = yield* Effect.promise(() =>
+        admin.teams.blockMember({ params: about, payload: { blocked: true, reason: "sdk" } })
+      )
+      assert.isTrue(blocked.data.blocked)
+      const unblocked = yield* Effect.promise(() =>
+        admin.teams.blockMember({ params: about, payload: { blocked: false } })
+      )
+      assert.isFalse(unblocked.data.blocked)
     })
   )
 

@@ -23,6 +23,9 @@ import {
   MetricsRoute,
   methodsOf,
   PaymentHandlers,
+  PayoutHandlers,
+  PayoutReportHandlers,
+  PayoutReportPage,
   RateLimits,
   RequestTimeout,
   routeTemplatesOf,
@@ -86,6 +89,7 @@ const allowedMethods = withAllowedMethods(methodsOf(Api))
 const httpObservability = withHttpObservability(
   routeTemplatesOf(Api, [
     "/invites/accept",
+    "/withdraw-account/report",
     "/metrics",
     "/docs",
     "/openapi.json",
@@ -125,7 +129,9 @@ const makeRoutes = <A, E, R>(
               payments,
               WebhookHandlers,
               DepositHandlers,
-              InvoiceHandlers
+              InvoiceHandlers,
+              PayoutHandlers,
+              PayoutReportHandlers
             ]),
             Layer.provide(AuthenticationLive)
           ),
@@ -143,6 +149,8 @@ const makeRoutes = <A, E, R>(
     ),
     // The page an invite e-mail links to (issue 21), and the icon pages ask for.
     InvitePage.pipe(Layer.provide(Invites.layer), Layer.provide(TeamAccess.layer)),
+    // The page a payout address notice links to, to report the change (decision 0108).
+    PayoutReportPage,
     FaviconRoute,
     V1Route(v1),
     // The web console (issue 40), from the same origin as the API it calls.

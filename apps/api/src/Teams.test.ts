@@ -320,12 +320,22 @@ describe("team routes", () => {
       )
 
       const teamSettings = yield* api.teams.getSettings({ params: { team_nanoid: teamId } })
-      assert.deepStrictEqual(teamSettings.data, { default_pay_now: true, invoice_prefix: "", payment_reminder_days: 3 })
+      assert.deepStrictEqual(teamSettings.data, {
+        default_pay_now: true,
+        invoice_prefix: "",
+        payment_reminder_days: 3,
+        block_duplicates: false
+      })
       const putTeam = yield* api.teams.updateSettings({
         params: { team_nanoid: teamId },
         payload: { invoice_prefix: "INV-", payment_reminder_days: 7 }
       })
-      assert.deepStrictEqual(putTeam.data, { default_pay_now: true, invoice_prefix: "INV-", payment_reminder_days: 7 })
+      assert.deepStrictEqual(putTeam.data, {
+        default_pay_now: true,
+        invoice_prefix: "INV-",
+        payment_reminder_days: 7,
+        block_duplicates: false
+      })
       assert.deepStrictEqual((yield* api.teams.getSettings({ params: { team_nanoid: teamId } })).data, putTeam.data)
       // Lengths count characters: nine emoji are nine of the prefix's 16, not 18 (issue 21, item 3).
       const emojiPrefix = "\u{1f680}".repeat(9)

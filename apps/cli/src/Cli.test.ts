@@ -780,6 +780,49 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
     }).pipe(Effect.scoped)
   )
 
+  it.effect(
+    "members block and unblock; me payout-address set (signed here by the wallet and the address) and show",
+    () =>
+      Effect.gen(function* () {
+        const { team } = yield* Embedded
+        const config = yield* signedIn
+        const users: Array<Json> = JSON.parse(
+          ok(yield* svc(["--json", "users", "list", "--team", team], { config })).stdout
+        ).data.users
+        const erin = users.find((u) => u.email === "erin@demo.example")
+        const member = ["--team", team, "--user", erin.nanoid]
+        assert.match(
+          ok(yield* svc(["members", "block", ...member, "--reason", "two accounts"], { config })).stdout,
+          new RegExp(`^Blocked ${erin.nanoid} in ${team} since `)
+        )
+        const listed: Array<Json> = JSON.parse(
+          ok(yield* svc(["--json", "users", "list", "--team", team], { config })).stdout
+        ).data.users
+        assert.deepInclude(
+          listed.find((u) => u.nanoid === erin.nanoid),
+          { blocked: true, payable: false }
+        )
+        assert.include(ok(yield* svc(["members", "unblock", ...member], { config })).stdout, `Unblocked ${erin.nanoid}`)
+
+        const me = yield* tempDir("svc-cli-config-")
+        const [walletKey, payoutKey] = [generatePrivateKey(), generatePrivateKey()]
+        const payout = privateKeyToAccount(payoutKey).address
+        const env = { SVC_PRIVATE_KEY: walletKey, SVC_PAYOUT_PRIVATE_KEY: payoutKey }
+        const refused = yield* svc(["me", "payout-address", "set", "--address", payout], {
+          config: me,
+          env: { SVC_PRIVATE_KEY: walletKey, SVC_PAYOUT_PRIVATE_KEY: walletKey }
+        })
+        assert.strictEqual(refused.code, 1)
+        assert.include(refused.stderr, "the address key given is not this address's")
+        assert.match(
+          ok(yield* svc(["me", "payout-address", "set", "--address", payout], { config: me, env })).stdout,
+          new RegExp(`Payout address: +${payout.toLowerCase()}`)
+        )
+        const shown = JSON.parse(ok(yield* svc(["--json", "me", "payout-address", "show"], { config: me, env })).stdout)
+        assert.deepInclude(shown.data, { address: payout.toLowerCase(), paid_to: payout.toLowerCase() })
+      }).pipe(Effect.scoped)
+  )
+
   it.effect("--help describes every command", () =>
     Effect.gen(function* () {
       const config = yield* tempDir("svc-cli-config-")
@@ -794,6 +837,7 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         "teams",
         "users",
         "members",
+        "me",
         "payments",
         "pay",
         "pay-instant",

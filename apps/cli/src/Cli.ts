@@ -13,6 +13,7 @@ import { deposits } from "./commands/Deposits.ts"
 import { invites } from "./commands/Invites.ts"
 import { invoices } from "./commands/Invoices.ts"
 import { listen } from "./commands/Listen.ts"
+import { me } from "./commands/Me.ts"
 import { members, users } from "./commands/Members.ts"
 import { paymentCommands } from "./commands/Payments.ts"
 import { teams } from "./commands/Teams.ts"
@@ -31,6 +32,7 @@ export const command = svc.pipe(
     teams,
     users,
     members,
+    me,
     ...paymentCommands,
     deposits,
     invites,

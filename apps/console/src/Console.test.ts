@@ -2,9 +2,10 @@
  * The console in a real browser (issue 40): Debian's Chromium driven by playwright-core, a wallet injected into each
  * page that signs in Node with a test key, and a real API server on anvil serving the console at `/console`. A person
  * signs in, pays two members from the form and one from a CSV and sees them complete and the balance drop by their
- * sum; invites a member; adds a webhook endpoint and sees its test delivery with the receiver's answer, as text; each
- * role sees only what it may do; a
- * wallet that refuses to sign pays nothing; a member bills the team and finance pays the invoice by its id; every page passes axe-core with no serious or critical violation; the
+ * sum; invites a member; adds a webhook endpoint and sees its test delivery with the receiver's answer, as text; blocks
+ * and unblocks a member, and sets a payout address signed by two accounts of the member's wallet; each role sees
+ * only what it may do; a
+ * wallet that refuses to sign pays nothing; a member bills the team and the admin pays the invoice by its id; every page passes axe-core with no serious or critical violation; the
  * payments page fits 375 px; `/console` answers with its security headers and no inline script.
  */
 import { afterAll, assert, layer } from "@effect/vitest"
@@ -12,6 +13,7 @@ import { signIn as apiSignIn, call } from "@svc/api/TestServer"
 import { startReceiver } from "@svc/api/WebhookReceiver"
 import { Effect } from "effect"
 import type { Browser, Page } from "playwright-core"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { type AxeFinding, audit, pageWithWallet, serious, type TestWallet } from "../test/ConsoleBrowser.ts"
 import { ConsoleFixture } from "../test/ConsoleFixture.ts"
 import { fillPayee, navigationLinks, openPage, signIn, visible } from "../test/Steps.ts"
@@ -410,6 +412,38 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         assert.strictEqual(pdf.suggestedFilename(), "invoice-ADA-7.pdf")
         assert.deepStrictEqual([...member.problems, ...finance.problems], [])
       })
+  )
+
+  it.effect("an admin blocks and unblocks a member; a member sets where they are paid, signed by both accounts", () =>
+    run(async ({ browser, baseUrl, team }) => {
+      const admin = await openWith(browser, { account: team.admin.account })
+      await signIn(admin.page, baseUrl)
+      await openPage(admin.page, "Members")
+      await admin.page.getByRole("link", { name: team.grace.name }).click()
+      await admin.page.getByLabel("Reason").fill("Two accounts, one payee")
+      await admin.page.getByRole("button", { name: "Block member" }).click()
+      await visible(admin.page.getByRole("button", { name: "Unblock member" }))
+      await accessible(admin.page, "member (blocked)")
+      await admin.page.getByRole("link", { name: "← Members" }).click()
+      const row = admin.page.getByRole("row").filter({ hasText: team.grace.name })
+      await visible(row.getByText("Blocked", { exact: true }))
+      await row.getByRole("link", { name: team.grace.name }).click()
+      await admin.page.getByRole("button", { name: "Unblock member" }).click()
+      await visible(admin.page.getByRole("button", { name: "Block member" }))
+      assert.deepStrictEqual(admin.problems, [])
+
+      const payout = privateKeyToAccount(generatePrivateKey())
+      const alan = await openWith(browser, { account: team.alan.account, others: [payout] })
+      await signIn(alan.page, baseUrl)
+      await openPage(alan.page, "Settings")
+      await alan.page.getByLabel("New payout address").fill(payout.address)
+      await alan.page.getByRole("button", { name: "Set payout address" }).click()
+      await visible(alan.page.getByText("Payments issued from now on go there."))
+      await visible(alan.page.getByText(payout.address.toLowerCase()).first())
+      await accessible(alan.page, "settings (payout address)")
+      assert.deepStrictEqual(alan.problems, [])
+      assert.strictEqual(alan.log.methods.filter((m) => m === "eth_signTypedData_v4").length, 2)
+    })
   )
 
   it.effect("at 375 px wide the pages have no horizontal scroll", () =>

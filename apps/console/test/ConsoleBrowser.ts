@@ -31,9 +31,13 @@ export const launchBrowser = (): Promise<Browser> => {
   })
 }
 
-/** The wallet a page holds: its account, and whether it refuses to sign typed data (a person pressing Reject). */
+/**
+ * The wallet a page holds: its account (the one it connects with), other accounts it holds (it signs typed data as
+ * whichever the request names), and whether it refuses to sign typed data (a person pressing Reject).
+ */
 export interface TestWallet {
   readonly account: PrivateKeyAccount
+  readonly others?: ReadonlyArray<PrivateKeyAccount>
   readonly refuseTypedData?: boolean
 }
 
@@ -65,7 +69,10 @@ const answerer = (wallet: TestWallet, log: WalletLog) => {
         if (wallet.refuseTypedData === true) return { error: { code: 4001, message: "User rejected the request." } }
         const typed = JSON.parse(params?.[1] as string)
         const { EIP712Domain: _domain, ...types } = typed.types
-        return { result: await account.signTypedData({ ...typed, types }) }
+        const named = String(params?.[0] ?? "").toLowerCase()
+        const signer = [account, ...(wallet.others ?? [])].find((a) => a.address.toLowerCase() === named)
+        if (signer === undefined) return { error: { code: 4100, message: "The requested account is not authorized." } }
+        return { result: await signer.signTypedData({ ...typed, types }) }
       }
       default:
         return { error: { code: 4200, message: `unsupported ${method}` } }

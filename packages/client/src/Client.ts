@@ -11,7 +11,8 @@ import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { type PayInvoicesRequest, prepareInvoicePayment } from "./InvoicePay.ts"
-import { promised, type SvcOperations } from "./Operations.ts"
+import { promised, type SvcOperations, type SvcResult } from "./Operations.ts"
+import { changePayout, type PayoutChangeRequest, type PayoutTypedData } from "./PayoutChange.ts"
 import {
   type GrantTypedData,
   type InstantPaymentRequest,
@@ -96,6 +97,13 @@ export interface SvcClient extends SvcOperations {
       prepared: PreparedGrant
     ) => Promise<{ readonly invites: ReadonlyArray<string>; readonly transaction: string }>
   }
+  readonly payoutAddresses: SvcOperations["payoutAddresses"] & {
+    /**
+     * Sets where this client's user is paid (decision 0108): issues the proof, checks it names this wallet and
+     * `address`, signs it with `addressSigner` and with the client's own account, and sets it. Answers the new state.
+     */
+    readonly change: (request: PayoutChangeRequest) => Promise<SvcResult<"payoutAddresses", "set">["data"]>
+  }
 }
 
 export type { PayInvoicesRequest } from "./InvoicePay.ts"
@@ -110,7 +118,7 @@ const signerOf = (account: SvcAccount) => ({
     (isEthers(account) ? await account.getAddress() : account.address).toLowerCase() as `0x${string}`,
   signMessage: (message: string) =>
     isEthers(account) ? account.signMessage(message) : account.signMessage({ message }),
-  signTypedData: (issued: PaymentTypedData | GrantTypedData) => {
+  signTypedData: (issued: PaymentTypedData | GrantTypedData | PayoutTypedData) => {
     // The domain's own shape of the same typed data (its ids branded), as the API issued it.
     const bundle = issued as unknown as TypedDataBundle
     const signable = signableOf(bundle)
@@ -183,6 +191,10 @@ export const createSvcClient = (options: {
       pay: async (request) =>
         submitPayment(operations, signer, await prepareInvoicePayment(operations, signer, request)),
       prepare: (request) => prepareInvoicePayment(operations, signer, request)
+    },
+    payoutAddresses: {
+      ...operations.payoutAddresses,
+      change: (request) => changePayout(operations, signer, signerOf(request.addressSigner), request)
     },
     address: signer.address,
     signIn: session.signIn,

@@ -3,12 +3,15 @@
  * and each kind's payload, as plain values. `verifyWebhook<WebhookEvent>(...)` answers one.
  */
 import type {
+  DuplicateAccountEventPayload as DomainDuplicateAccountEventPayload,
   InviteEventPayload as DomainInviteEventPayload,
   InvoiceEventPayload as DomainInvoiceEventPayload,
+  MemberBlockedEventPayload as DomainMemberBlockedEventPayload,
   MemberEventPayload as DomainMemberEventPayload,
   PaymentEventPayload as DomainPaymentEventPayload,
   PaymentGroupEventPayload as DomainPaymentGroupEventPayload,
   WebhookEndpointEventPayload as DomainWebhookEndpointEventPayload,
+  WithdrawAccountEventPayload as DomainWithdrawAccountEventPayload,
   EventEnvelopeV1,
   EventEnvelopeV2,
   EventPayloadOf,
@@ -29,6 +32,12 @@ export type InviteEventPayload = Plain<DomainInviteEventPayload>
 export type InvoiceEventPayload = Plain<DomainInvoiceEventPayload>
 /** `team.member_added`, `team.member_removed`: the membership, and who it is. */
 export type MemberEventPayload = Plain<DomainMemberEventPayload>
+/** `team.member_blocked`: the membership, whether it is now blocked, since when, why and by whom. */
+export type MemberBlockedEventPayload = Plain<DomainMemberBlockedEventPayload>
+/** `withdraw_account.updated`: a member's payout address changed, or a change was reported and undone. */
+export type WithdrawAccountEventPayload = Plain<DomainWithdrawAccountEventPayload>
+/** `withdraw_account.duplicated_detected`: two users found sharing an address, the older first. */
+export type DuplicateAccountEventPayload = Plain<DomainDuplicateAccountEventPayload>
 /** `webhook.endpoint.disabled`: the endpoint the service stopped delivering to, and why. */
 export type WebhookEndpointEventPayload = Plain<DomainWebhookEndpointEventPayload>
 

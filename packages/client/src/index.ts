@@ -12,8 +12,10 @@ export {
 } from "./Client.ts"
 export { type Eip1193Provider, eip1193Account, requestWalletAddress } from "./Eip1193.ts"
 export type {
+  DuplicateAccountEventPayload,
   InviteEventPayload,
   InvoiceEventPayload,
+  MemberBlockedEventPayload,
   MemberEventPayload,
   PaymentEventPayload,
   PaymentGroupEventPayload,
@@ -21,9 +23,11 @@ export type {
   WebhookEvent,
   WebhookEventPayload,
   WebhookEventType,
-  WebhookEventV1
+  WebhookEventV1,
+  WithdrawAccountEventPayload
 } from "./Events.ts"
 export type { SvcGroup, SvcOperation, SvcOperations, SvcRequest, SvcResult } from "./Operations.ts"
+export type { PayoutChangeRequest, PayoutTypedData } from "./PayoutChange.ts"
 export type { Plain, PlainInput } from "./Plain.ts"
 export type {
   InstantPaymentRequest,

@@ -10,6 +10,7 @@ import { InvitesApi } from "./InvitesApi.ts"
 import { InvoicesApi } from "./InvoicesApi.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
+import { PayoutAddressesApi, PayoutReportsApi } from "./PayoutAddressesApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { TeamsApi } from "./TeamsApi.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
@@ -29,6 +30,8 @@ export class Api extends HttpApi.make("svc")
   .add(WebhooksApi)
   .add(BalanceApi)
   .add(DepositsApi)
+  .add(PayoutAddressesApi)
+  .add(PayoutReportsApi)
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.SuccessParseOptions, { disableChecks: true })

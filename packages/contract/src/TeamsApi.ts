@@ -2,7 +2,7 @@
  * Teams, their members and settings (SPEC §4.2, §4.4, §4.10, §4.12; shapes of §2.2, §2.4, §2.5 and DESIGN §5).
  */
 import { TeamId, UserId } from "@svc/domain/Ids"
-import { MemberSummary } from "@svc/domain/membership"
+import { BlockMemberBody, MemberBlockView, MemberSummary } from "@svc/domain/membership"
 import {
   CreatedTeam,
   CreateTeamBody,
@@ -144,6 +144,27 @@ export class TeamsApi extends HttpApiGroup.make("teams")
     })
       .annotate(OpenApi.Summary, "Remove a member")
       .pipe(answers(["TEAM_NOT_FOUND", "INSUFFICIENT_PERMISSIONS", "MEMBER_NOT_FOUND", "LAST_ADMIN"])),
+    HttpApiEndpoint.put("blockMember", "/v2/teams/:team_nanoid/member/:user_nanoid/block", {
+      params: memberPath,
+      payload: BlockMemberBody,
+      success: Envelope(MemberBlockView),
+      error: EndpointErrors
+    })
+      .annotate(OpenApi.Summary, "Block or unblock a member")
+      .pipe(
+        answers([
+          "TEAM_NOT_FOUND",
+          "INSUFFICIENT_PERMISSIONS",
+          "MEMBER_NOT_FOUND",
+          "LAST_ADMIN",
+          "INVALID_STATE_TRANSITION",
+          "NOT_IMPLEMENTED"
+        ])
+      )
+      .annotate(
+        OpenApi.Description,
+        "`blocked: true` blocks the member (team_admin only): they stay listed (`blocked`, `blocked_since`) but cannot be paid (`MEMBER_BLOCKED`) nor act for the team; their roles on the team's account are revoked on chain first, and the intents they signed or are paid by are canceled. `blocked: false` unblocks them: they may be paid again, but roles come back only by a manager invite. Asking for the state the member is in changes nothing. Each change emits `team.member_blocked` once. The team keeps a team_admin who is not blocked (409 `LAST_ADMIN`); while a block completes on chain, unblocking answers 409 `INVALID_STATE_TRANSITION`; a chain that does not answer leaves the member blocked in the API and answers 503: the revocation finishes by itself (decision 0107)."
+      ),
     HttpApiEndpoint.get("getSettings", "/v2/teams/:team_nanoid/settings", {
       params: teamPath,
       success: Envelope(TeamSettings),

@@ -24,7 +24,8 @@ export const IdKinds = {
   membership: { prefix: "re-", exact: false },
   event: { prefix: "ev-", exact: false },
   delivery: { prefix: "dl-", exact: false },
-  deposit: { prefix: "dp-", exact: false }
+  deposit: { prefix: "dp-", exact: false },
+  payoutChange: { prefix: "wa-", exact: false }
 } as const
 export type IdKind = keyof typeof IdKinds
 
@@ -99,6 +100,10 @@ export type DeliveryId = typeof DeliveryId.Type
 export const DepositId = idSchema("deposit").pipe(Schema.brand("DepositId"))
 export type DepositId = typeof DepositId.Type
 
+/** A change of a user's payout address (`wa-`: the API's "withdraw account", decision 0108). */
+export const PayoutChangeId = idSchema("payoutChange").pipe(Schema.brand("PayoutChangeId"))
+export type PayoutChangeId = typeof PayoutChangeId.Type
+
 /** The branded type of each kind. */
 export interface IdTypes {
   readonly team: TeamId
@@ -113,6 +118,7 @@ export interface IdTypes {
   readonly event: EventId
   readonly delivery: DeliveryId
   readonly deposit: DepositId
+  readonly payoutChange: PayoutChangeId
 }
 
 /** Makes new ids. Implementations must return ids that parse with the kind's schema and never repeat. */

@@ -6,6 +6,7 @@ import { DepositMachine } from "./deposit/DepositMachine.ts"
 import { IssuedRequestMachine } from "./eip712/IssuedRequestMachine.ts"
 import { InviteMachine } from "./invite/InviteMachine.ts"
 import { InvoiceMachine } from "./invoice/InvoiceMachine.ts"
+import { MemberBlockMachine } from "./membership/MemberBlock.ts"
 import { PaymentMachine } from "./payment/PaymentMachine.ts"
 import type { StateMachine } from "./StateMachine.ts"
 import { WebhookMachine } from "./webhook/WebhookMachine.ts"
@@ -48,7 +49,8 @@ describe("README", () => {
     ["Webhook endpoint", WebhookMachine, 0],
     [settlement, IssuedRequestMachine, 0],
     [settlement, TransactionMachine, 1],
-    [settlement, DepositMachine, 2]
+    [settlement, DepositMachine, 2],
+    ["Member block", MemberBlockMachine, 0]
   ] as const) {
     it(`the ${machine.name} diagram shows exactly the machine's transitions`, () => {
       assert.deepStrictEqual(diagramOf(heading, nth).sort(), tableOf(machine as StateMachine<string, string>).sort())

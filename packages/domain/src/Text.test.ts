@@ -90,7 +90,12 @@ describe("the text policy (docs/decisions/0059)", () => {
     assert.strictEqual(characterCount(emoji.repeat(9)), 9)
     assert.strictEqual(characterCount(accent), 2)
     const prefix = (invoice_prefix: string) =>
-      Schema.is(TeamSettings)({ default_pay_now: true, invoice_prefix, payment_reminder_days: 3 })
+      Schema.is(TeamSettings)({
+        default_pay_now: true,
+        invoice_prefix,
+        payment_reminder_days: 3,
+        block_duplicates: false
+      })
     assert.isTrue(prefix(emoji.repeat(9)), "9 emoji (18 UTF-16 units)")
     assert.isTrue(prefix(emoji.repeat(16)))
     assert.isFalse(prefix(emoji.repeat(17)))

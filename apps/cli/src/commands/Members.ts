@@ -1,13 +1,13 @@
 /**
  * `svc users list` (a team's users, by e-mail, with paging) and `svc members ...` (one member, `--team` and `--user`:
- * summary, removal, settings).
+ * summary, removal, block and unblock, settings).
  */
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { answer } from "../Api.ts"
 import { badArgument } from "../Failure.ts"
 import { formatCents, parseCents } from "../Money.ts"
-import { fields, show, table } from "../Output.ts"
+import { fields, localDate, show, table } from "../Output.ts"
 import { svc } from "../Root.ts"
 import { authenticated } from "../Session.ts"
 import { teamId, userId } from "./Ids.ts"
@@ -89,7 +89,9 @@ const usersList = Command.make(
           { header: "EMAIL", cell: (u) => u.email },
           { header: "ROLE", cell: (u) => u.role },
           { header: "PAYABLE", cell: (u) => (u.payable ? "yes" : "no") },
-          { header: "ACCOUNT", cell: (u) => u.svc_account || "-" }
+          { header: "BLOCKED", cell: (u) => (u.blocked ? `since ${localDate(u.blocked_since ?? "")}` : "-") },
+          { header: "PAID AT", cell: (u) => u.payout_address ?? (u.svc_account || "-") },
+          { header: "DUPLICATE OF", cell: (u) => u.duplicate_of.join(", ") || "-" }
         ],
         "No users."
       )
@@ -128,6 +130,7 @@ const summary = Command.make(
         ["Email", data.user.email || "-"],
         ["Wallet", data.user.blockchain_address || "-"],
         ["Relationship", data.relationship_type],
+        ["Blocked", data.blocked ? `since ${localDate(data.blocked_since ?? "")}` : "no"],
         ["Company", `${data.company.name} (${data.company.nanoid})`],
         ["Onboarding", `${data.user.onboarding.step}${data.user.onboarding.onboarded ? " (onboarded)" : ""}`]
       ])
@@ -152,6 +155,40 @@ const remove = Command.make(
     yield* show(flags.json, result, ({ data }) => `Removed ${data.user_nanoid} from ${data.team_nanoid}`)
   })
 ).pipe(Command.withDescription("Remove a member from a team"))
+
+/** `svc members block` and `unblock`: one route, `blocked` true or false. */
+const blockCommand = (blocked: boolean) =>
+  Command.make(
+    blocked ? "block" : "unblock",
+    {
+      ...member,
+      reason: Flag.String("reason").pipe(Flag.withDescription("Why (up to 500 characters)"), Flag.optional)
+    },
+    Effect.fn(`svc.members.${blocked ? "block" : "unblock"}`)(function* (input) {
+      const flags = yield* svc
+      const { team, user } = yield* memberOf(input)
+      const { client } = yield* authenticated(flags)
+      const result = yield* answer(
+        flags.url,
+        client.teams.blockMember({
+          params: { team_nanoid: team, user_nanoid: user },
+          payload: { blocked, ...(Option.isSome(input.reason) ? { reason: input.reason.value } : {}) },
+          responseMode: "decoded-and-response"
+        })
+      )
+      yield* show(flags.json, result, ({ data }) =>
+        data.blocked
+          ? `Blocked ${data.user_nanoid} in ${data.team_nanoid} since ${localDate(data.blocked_since ?? "")}`
+          : `Unblocked ${data.user_nanoid} in ${data.team_nanoid}`
+      )
+    })
+  ).pipe(
+    Command.withDescription(
+      blocked
+        ? "Block a member: still listed, but not paid and not acting for the team; their roles on chain are revoked"
+        : "Unblock a member: they may be paid again (roles come back only by a manager invite)"
+    )
+  )
 
 const settingsView = (data: {
   readonly hourly_rate_usd_cents: number
@@ -230,10 +267,12 @@ const settingsSet = Command.make(
 
 /** `svc members`. */
 export const members = Command.make("members").pipe(
-  Command.withDescription("One member of a team: summary, remove, settings"),
+  Command.withDescription("One member of a team: summary, remove, block, unblock, settings"),
   Command.withSubcommands([
     summary,
     remove,
+    blockCommand(true),
+    blockCommand(false),
     Command.make("settings").pipe(
       Command.withDescription("A member's settings in a team"),
       Command.withSubcommands([settingsGet, settingsSet])

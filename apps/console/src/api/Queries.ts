@@ -23,7 +23,8 @@ export const keys = {
   deliveries: (webhook: string) => ["deliveries", webhook] as const,
   deposits: (team: string) => ["deposits", team] as const,
   settings: (team: string) => ["settings", team] as const,
-  memberSettings: (team: string, user: string) => ["memberSettings", team, user] as const
+  memberSettings: (team: string, user: string) => ["memberSettings", team, user] as const,
+  payoutAddress: ["payoutAddress"] as const
 }
 
 /** States a payment leaves by itself: it is polled while in one. */

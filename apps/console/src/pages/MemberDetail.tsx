@@ -1,4 +1,4 @@
-/** One member: their summary, their settings, and (for admins) removing them from the team. */
+/** One member: their summary, their settings, and (for admins) blocking them or removing them from the team. */
 import { useMutation, useQueryClient } from "@tanstack/react-query"
 import { useState } from "react"
 import { keys } from "../api/Queries.ts"
@@ -8,6 +8,7 @@ import type { TeamContext } from "../navigation/Team.ts"
 import { useClient } from "../session/Session.tsx"
 import { Button, PageHeader } from "../ui/Controls.tsx"
 import { ErrorNotice } from "../ui/Notice.tsx"
+import { BlockMemberCard } from "./BlockMember.tsx"
 import { MemberCard } from "./MemberCard.tsx"
 import { MemberSettingsCard } from "./MemberSettings.tsx"
 
@@ -60,6 +61,7 @@ export const MemberDetail = ({ team, user }: { readonly team: TeamContext; reado
     <div className="grid">
       <MemberCard team={team} user={user} />
       {team.may("member.settings.read", user === team.me) ? <MemberSettingsCard team={team} user={user} /> : null}
+      {team.may("member.block") && user !== team.me ? <BlockMemberCard team={team} user={user} /> : null}
       {team.may("member.remove") && user !== team.me ? <RemoveMember team={team} user={user} /> : null}
     </div>
   </>

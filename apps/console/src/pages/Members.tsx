@@ -61,7 +61,16 @@ const MemberList = ({ team }: PageProps) => {
                   </td>
                   <td data-label="Role">{roleName(user.role)}</td>
                   <td data-label="Payable">
-                    {user.payable ? <Badge tone="good">Payable</Badge> : <Badge tone="neutral">Manager</Badge>}
+                    {user.blocked ? (
+                      <Badge tone="bad">Blocked</Badge>
+                    ) : user.payable ? (
+                      <Badge tone="good">Payable</Badge>
+                    ) : (
+                      <Badge tone="neutral">Manager</Badge>
+                    )}
+                    {user.duplicate_of.length > 0 ? (
+                      <span className="sub">Shares an address with {user.duplicate_of.join(", ")}</span>
+                    ) : null}
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,7 @@
 /**
  * Settings: the team's (whether payments go now by default, the invoice number prefix, how many days ahead payees are
- * reminded; admins change them, other managers read them) and the member's own.
+ * reminded, whether duplicate accounts are blocked; admins change them, other managers read them), the member's own,
+ * and where the member is paid.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { type FormEvent, useState } from "react"
@@ -12,6 +13,7 @@ import { useClient } from "../session/Session.tsx"
 import { Button, Field, PageHeader } from "../ui/Controls.tsx"
 import { ErrorNotice, Loading, Notice } from "../ui/Notice.tsx"
 import { MemberSettingsCard } from "./MemberSettings.tsx"
+import { PayoutAddressCard } from "./PayoutAddress.tsx"
 
 const TeamSettingsForm = ({ team, settings }: { readonly team: TeamContext; readonly settings: TeamSettings }) => {
   const client = useClient()
@@ -20,7 +22,8 @@ const TeamSettingsForm = ({ team, settings }: { readonly team: TeamContext; read
   const [form, setForm] = useState({
     payNow: settings.default_pay_now,
     prefix: settings.invoice_prefix,
-    reminder: String(settings.payment_reminder_days)
+    reminder: String(settings.payment_reminder_days),
+    blockDuplicates: settings.block_duplicates
   })
   const save = useMutation({
     mutationFn: () =>
@@ -29,7 +32,8 @@ const TeamSettingsForm = ({ team, settings }: { readonly team: TeamContext; read
         payload: {
           default_pay_now: form.payNow,
           invoice_prefix: form.prefix,
-          payment_reminder_days: Number(form.reminder)
+          payment_reminder_days: Number(form.reminder),
+          block_duplicates: form.blockDuplicates
         }
       }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.settings(team.team) })
@@ -75,6 +79,15 @@ const TeamSettingsForm = ({ team, settings }: { readonly team: TeamContext; read
         />
         Pay at once unless a payment says otherwise
       </label>
+      <label className="check">
+        <input
+          type="checkbox"
+          disabled={!editable}
+          checked={form.blockDuplicates}
+          onChange={(e) => setForm({ ...form, blockDuplicates: e.target.checked })}
+        />
+        Block the newer of two accounts found sharing an address
+      </label>
       {save.isError ? <ErrorNotice error={save.error} /> : null}
       {save.isSuccess ? <Notice tone="success">Saved.</Notice> : null}
       {editable ? (
@@ -114,6 +127,7 @@ export const SettingsPage = ({ team }: PageProps) => (
       {team.me !== undefined && team.may("member.settings.read", true) ? (
         <MemberSettingsCard team={team} user={team.me} />
       ) : null}
+      <PayoutAddressCard />
     </div>
   </>
 )

@@ -28,6 +28,11 @@ export interface Session {
   readonly client: SvcClient | undefined
   /** The signed-in member's user id (the `sub` of the session's token). */
   readonly user: string | undefined
+  /**
+   * Another account of the connected wallet as a signer (a payout address it holds, decision 0108); the wallet asks
+   * its person before signing as it.
+   */
+  readonly accountOf: (address: `0x${string}`) => ViemAccount | undefined
   readonly connect: (wallet: Wallet) => Promise<void>
   readonly signIn: () => Promise<void>
   readonly signOut: () => void
@@ -114,6 +119,8 @@ export const SessionProvider = ({ children }: { readonly children: ReactNode }) 
       address: connected?.address,
       client: signedIn ? client : undefined,
       user: signedIn ? userOfToken(sessionStorage.getItem(tokenKey)) : undefined,
+      accountOf: (address: `0x${string}`) =>
+        connected === undefined ? undefined : accountOf({ walletId: connected.walletId, address }),
       connect,
       signIn,
       signOut

@@ -1,6 +1,7 @@
 /**
  * The contract of `MembershipRepository`: one membership per team and user; a team's members in joining order,
- * filtered by e-mail (any letter case) and role, paged after filtering, with the total; counts per team; removal.
+ * filtered by e-mail (any letter case) and role, paged after filtering, with the total; counts per team; removal; a
+ * member's block, moved only from the state it is in, and the blocks left half-done, oldest first (decision 0107).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MembershipRepository } from "@svc/domain/membership"
@@ -77,6 +78,63 @@ export const membershipRepositoryContract = (storage: StorageUnderTest) =>
         assert.isFalse(yield* memberships.remove(t, userId(5)))
         assert.isTrue(Option.isNone(yield* memberships.find(t, userId(5))))
         assert.strictEqual((yield* memberships.listTeam(t, { offset: 0, limit: undefined })).total, 4)
+      }).pipe(Effect.provide(storage.layer()))
+    )
+
+    it.live("a block moves only from the state it is in; half-done blocks are found by their mark", () =>
+      Effect.gen(function* () {
+        const memberships = yield* MembershipRepository
+        const t = teamId(1)
+        for (const i of [1, 2, 3]) yield* memberships.insert(membership(i, t, userId(i)))
+        const mark = (since: string) => ({ state: "blocking" as const, since, reason: "two accounts", by: userId(9) })
+        const marked = yield* memberships.moveBlock(t, userId(2), "active", mark("2026-01-01T00:00:02.000Z"))
+        assert.deepStrictEqual(marked.block, mark("2026-01-01T00:00:02.000Z"))
+        // A second writer that read `active` loses: the state is read where it is written.
+        const stale = yield* Effect.flip(
+          memberships.moveBlock(t, userId(2), "active", mark("2026-01-01T00:00:09.000Z"))
+        )
+        assert.strictEqual(stale._tag, "StaleState")
+        yield* memberships.moveBlock(t, userId(1), "active", mark("2026-01-01T00:00:01.000Z"))
+        yield* memberships.moveBlock(t, userId(3), "active", mark("2026-01-01T00:00:05.000Z"))
+        const pending = yield* memberships.pendingBlocks("2026-01-01T00:00:02.000Z", 10)
+        assert.deepStrictEqual(
+          pending.map((m) => m.user_nanoid),
+          [userId(1), userId(2)]
+        )
+        assert.deepStrictEqual(
+          (yield* memberships.pendingBlocks("2026-01-01T00:00:09.000Z", 1)).map((m) => m.user_nanoid),
+          [userId(1)]
+        )
+        const blocked = { ...mark("2026-01-01T00:00:02.000Z"), state: "blocked" as const }
+        yield* memberships.moveBlock(t, userId(2), "blocking", blocked)
+        assert.deepStrictEqual(Option.getOrThrow(yield* memberships.find(t, userId(2))).block, blocked)
+        assert.strictEqual(
+          (yield* Effect.flip(memberships.moveBlock(t, userId(2), "blocking", blocked)))._tag,
+          "StaleState"
+        )
+        // A blocked member is still listed, and a block that is done is not pending.
+        assert.strictEqual((yield* memberships.listTeam(t, { offset: 0, limit: undefined })).total, 3)
+        assert.deepStrictEqual(
+          (yield* memberships.pendingBlocks("2026-01-02T00:00:00.000Z", 10)).map((m) => m.user_nanoid),
+          [userId(1), userId(3)]
+        )
+        const unblocked = yield* memberships.moveBlock(t, userId(2), "blocked", undefined)
+        assert.isFalse("block" in unblocked)
+        assert.isFalse("block" in Option.getOrThrow(yield* memberships.find(t, userId(2))))
+        yield* memberships.moveBlock(t, userId(1), "blocking", undefined)
+        assert.deepStrictEqual(
+          (yield* memberships.pendingBlocks("2026-01-02T00:00:00.000Z", 10)).map((m) => m.user_nanoid),
+          [userId(3)]
+        )
+        const missing = yield* Effect.flip(
+          memberships.moveBlock(t, userId(8), "active", mark("2026-01-01T00:00:01.000Z"))
+        )
+        assert.strictEqual(missing._tag, "StaleState")
+        // A move the block machine lacks (blocked straight to blocking) is a defect, and changes nothing.
+        yield* memberships.moveBlock(t, userId(2), "active", blocked)
+        const outside = yield* Effect.exit(memberships.moveBlock(t, userId(2), "blocked", mark("2026-01-03")))
+        assert.isTrue(Exit.hasDies(outside))
+        assert.deepStrictEqual(Option.getOrThrow(yield* memberships.find(t, userId(2))).block, blocked)
       }).pipe(Effect.provide(storage.layer()))
     )
 

@@ -16,6 +16,7 @@ import type { MailOutbox } from "@svc/domain/mail"
 import type { MembershipRepository } from "@svc/domain/membership"
 import type { V1IdMap } from "@svc/domain/migration"
 import type { PaymentLedger } from "@svc/domain/payment"
+import type { DuplicateAccounts, PayoutAddressStore } from "@svc/domain/payout"
 import type { RetentionStore } from "@svc/domain/retention"
 import type { SettingsRepository, TeamRepository } from "@svc/domain/team"
 import type { UnitOfWork } from "@svc/domain/UnitOfWork"
@@ -35,6 +36,8 @@ export type Storage =
   | IdempotencyStore
   | IssuedRequestStore
   | PaymentLedger
+  | PayoutAddressStore
+  | DuplicateAccounts
   | EventOutbox
   | InviteRepository
   | InvoiceRepository

@@ -13,6 +13,7 @@ import { mailOutboxContract } from "./MailOutbox.contract.ts"
 import { membershipRepositoryContract } from "./MembershipRepository.contract.ts"
 import { nonceStoreContract } from "./NonceStore.contract.ts"
 import { paymentLedgerContract } from "./PaymentLedger.contract.ts"
+import { payoutAddressStoreContract } from "./PayoutAddressStore.contract.ts"
 import { retentionContract } from "./Retention.contract.ts"
 import { settingsRepositoryContract } from "./SettingsRepository.contract.ts"
 import type { StorageUnderTest } from "./Storage.ts"
@@ -36,6 +37,7 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   idempotencyStoreContract(storage)
   issuedTypedDataStoreContract(storage)
   paymentLedgerContract(storage)
+  payoutAddressStoreContract(storage)
   eventOutboxContract(storage)
   inviteRepositoryContract(storage)
   invoiceRepositoryContract(storage)

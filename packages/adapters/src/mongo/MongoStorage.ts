@@ -13,6 +13,7 @@ import * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
 import * as MongoMigrations from "./MongoMigrations.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
 import * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
+import * as MongoPayouts from "./MongoPayouts.ts"
 import * as MongoRepositories from "./MongoRepositories.ts"
 import * as MongoRetention from "./MongoRetention.ts"
 import * as MongoStorageHealth from "./MongoStorageHealth.ts"
@@ -28,6 +29,7 @@ export const ports = Layer.mergeAll(
   MongoIdempotencyStore.layer,
   MongoIssuedRequestStore.layer,
   MongoPaymentLedger.layer,
+  MongoPayouts.layer,
   MongoDeposits.layer,
   MongoEventOutbox.layer,
   MongoInvites.layer,

@@ -27,6 +27,7 @@ export {
 } from "./MongoMigrations.ts"
 export * as MongoNonceStore from "./MongoNonceStore.ts"
 export * as MongoPaymentLedger from "./MongoPaymentLedger.ts"
+export * as MongoPayouts from "./MongoPayouts.ts"
 export * as MongoRepositories from "./MongoRepositories.ts"
 export * as MongoStorage from "./MongoStorage.ts"
 export * as MongoUnitOfWork from "./MongoUnitOfWork.ts"

@@ -6,7 +6,8 @@
  */
 import { Company, CompanyRepository } from "@svc/domain/company"
 import { TeamId } from "@svc/domain/Ids"
-import { AlreadyMember, Membership, MembershipRepository } from "@svc/domain/membership"
+import { AlreadyMember, MemberBlockMachine, Membership, MembershipRepository } from "@svc/domain/membership"
+import { StaleState } from "@svc/domain/StaleState"
 import { MemberSettings, SettingsRepository, Team, TeamRepository, TeamSettings } from "@svc/domain/team"
 import { User, UserRepository, WalletTaken } from "@svc/domain/user"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -83,7 +84,8 @@ export const users = Layer.effect(
     const { connection } = yield* SqliteDatabase
     // A taken wallet is an answer (no row inserted); a taken id is still a constraint error, a defect.
     const insert = connection.prepare(
-      "INSERT INTO users (nanoid, wallet, email, record) VALUES (?, ?, ?, ?) ON CONFLICT (wallet) DO NOTHING"
+      `INSERT INTO users (nanoid, wallet, email, payout_address, record) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (wallet) DO NOTHING`
     )
     const find = connection.prepare("SELECT record FROM users WHERE nanoid = ?")
     const findMany = connection.prepare("SELECT record FROM users WHERE nanoid IN (SELECT value FROM json_each(?))")
@@ -91,6 +93,16 @@ export const users = Layer.effect(
     const setEmail = connection.prepare(
       "UPDATE users SET email = :email, record = json_set(record, '$.email', :email) WHERE nanoid = :user"
     )
+    // The column mirrors the record's field, for the lookup by payout address; both change in one statement.
+    const setPayout = connection.prepare(
+      `UPDATE users SET payout_address = :to,
+         record = CASE WHEN :to IS NULL THEN json_remove(record, '$.payout_address')
+           ELSE json_set(record, '$.payout_address', :to) END
+       WHERE nanoid = :user AND payout_address IS :from
+       RETURNING record`
+    )
+    const byPayout = connection.prepare(`SELECT record FROM users WHERE payout_address = ?
+       ORDER BY json_extract(record, '$.created_at'), nanoid`)
     const fillNames = connection.prepare(
       `UPDATE users SET record = json_set(record, '$.first_name', :first, '$.last_name', :last)
        WHERE nanoid = :user AND json_extract(record, '$.first_name') = '' AND json_extract(record, '$.last_name') = ''`
@@ -99,7 +111,8 @@ export const users = Layer.effect(
       insert: (user: User) =>
         Effect.suspend(() => {
           const stored = { ...user, wallet: user.wallet.toLowerCase(), email: user.email.toLowerCase() }
-          const { changes } = insert.run(stored.nanoid, stored.wallet, stored.email, JSON.stringify(stored))
+          const payout = stored.payout_address?.toLowerCase() ?? null
+          const { changes } = insert.run(stored.nanoid, stored.wallet, stored.email, payout, JSON.stringify(stored))
           return changes === 1 ? Effect.void : Effect.fail(new WalletTaken({ wallet: stored.wallet }))
         }),
       setEmail: (user, email) => Effect.sync(() => void setEmail.run({ user, email: email.toLowerCase() })),
@@ -108,10 +121,53 @@ export const users = Layer.effect(
       findById: (id) => Effect.sync(() => Option.fromNullishOr(recordOf(userOf, find.get(id)))),
       findByIds: (ids) => Effect.sync(() => recordsOf(userOf, findMany.all(JSON.stringify(ids)))),
       findByWallet: (wallet) =>
-        Effect.sync(() => Option.fromNullishOr(recordOf(userOf, byWallet.get(wallet.toLowerCase()))))
+        Effect.sync(() => Option.fromNullishOr(recordOf(userOf, byWallet.get(wallet.toLowerCase())))),
+      setPayoutAddress: (user, from, to) =>
+        Effect.suspend(() => {
+          const moved = recordOf(userOf, setPayout.get({ user, from, to }))
+          return moved === undefined
+            ? Effect.fail(new StaleState({ resource: "user", id: user, expected: `payout address ${from}` }))
+            : Effect.succeed(moved)
+        }),
+      findByPayoutAddress: (address) => Effect.sync(() => recordsOf(userOf, byPayout.all(address.toLowerCase())))
     })
   })
 )
+
+/** A member's block on SQLite (decision 0107): its moves, each from the state it names, and the marks left. */
+const blockMoves = (
+  connection: SqliteDatabase["Service"]["connection"]
+): Pick<MembershipRepository["Service"], "moveBlock" | "pendingBlocks"> => {
+  // The block's state is read where it is written: one conditional statement, so two writers never both move it.
+  const moveBlock = connection.prepare(
+    `UPDATE memberships SET record = CASE WHEN :block IS NULL THEN json_remove(record, '$.block')
+       ELSE json_set(record, '$.block', json(:block)) END
+     WHERE team_nanoid = :team AND user_nanoid = :user
+       AND coalesce(json_extract(record, '$.block.state'), 'active') = :from
+     RETURNING record`
+  )
+  const pendingBlocks = connection.prepare(
+    `SELECT record FROM memberships
+     WHERE json_extract(record, '$.block.state') = 'blocking' AND json_extract(record, '$.block.since') <= ?
+     ORDER BY json_extract(record, '$.block.since'), nanoid LIMIT ?`
+  )
+  return {
+    // A move the block machine lacks is a defect (decision 0091).
+    moveBlock: (team, user, from, block) =>
+      Effect.orDie(MemberBlockMachine.move(from, block?.state ?? "active")).pipe(
+        Effect.andThen(() => {
+          const moved = recordOf(
+            membershipOf,
+            moveBlock.get({ team, user, from, block: block === undefined ? null : JSON.stringify(block) })
+          )
+          return moved === undefined
+            ? Effect.fail(new StaleState({ resource: "membership", id: `${team}/${user}`, expected: from }))
+            : Effect.succeed(moved)
+        })
+      ),
+    pendingBlocks: (before, limit) => Effect.sync(() => recordsOf(membershipOf, pendingBlocks.all(before, limit)))
+  }
+}
 
 /** Memberships in `memberships`, unique on (team, user), ordered per team by joining time then id. */
 export const memberships = Layer.effect(
@@ -202,7 +258,8 @@ export const memberships = Layer.effect(
           }
           return result
         }),
-      remove: (team, user) => Effect.sync(() => remove.run(team, user).changes > 0)
+      remove: (team, user) => Effect.sync(() => remove.run(team, user).changes > 0),
+      ...blockMoves(connection)
     })
   })
 )

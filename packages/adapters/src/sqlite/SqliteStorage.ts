@@ -11,6 +11,7 @@ import * as SqliteInvoices from "./SqliteInvoices.ts"
 import * as SqliteIssuedRequestStore from "./SqliteIssuedRequestStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
+import * as SqlitePayouts from "./SqlitePayouts.ts"
 import * as SqliteRepositories from "./SqliteRepositories.ts"
 import * as SqliteRetention from "./SqliteRetention.ts"
 import * as SqliteStorageHealth from "./SqliteStorageHealth.ts"
@@ -26,6 +27,7 @@ export const ports = Layer.mergeAll(
   SqliteIdempotencyStore.layer,
   SqliteIssuedRequestStore.layer,
   SqlitePaymentLedger.layer,
+  SqlitePayouts.layer,
   SqliteDeposits.layer,
   SqliteEventOutbox.layer,
   SqliteInvites.layer,

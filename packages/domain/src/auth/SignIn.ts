@@ -2,10 +2,11 @@
  * The two steps of sign-in (SPEC §5): issue a SIWE challenge for a wallet, then accept its signature once and answer
  * the user of that wallet (created on its first sign-in, DESIGN §5).
  */
-import { Context, DateTime, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { type Hex, hashMessage } from "viem"
 import type { Address } from "../Evm.ts"
 import { IdGenerator } from "../Ids.ts"
+import { Duplicates } from "../payout/DetectDuplicates.ts"
 import { Randomness } from "../Randomness.ts"
 import { SignatureVerifier } from "../signature/SignatureVerifier.ts"
 import { newUser, type User } from "../user/User.ts"
@@ -97,7 +98,7 @@ export class SignIn extends Context.Service<
     readonly complete: (signIn: SiweSignIn, audience: SiweAudience) => Effect.Effect<User, SignInError>
   }
 >()("@svc/domain/auth/SignIn") {
-  /** On the nonce store, the signature check and the users. */
+  /** On the nonce store, the signature check and the users; with `Duplicates` when it is provided. */
   static readonly layer = Layer.effect(
     SignIn,
     Effect.gen(function* () {
@@ -106,6 +107,8 @@ export class SignIn extends Context.Service<
       const verifier = yield* SignatureVerifier
       const users = yield* UserRepository
       const ids = yield* IdGenerator
+      // Where the deployment provides it: a new user's wallet that is another's payout address is a duplicate pair.
+      const duplicates = yield* Effect.serviceOption(Duplicates)
 
       /** The user with `wallet`, created on first sign-in; concurrent first sign-ins agree on one user. */
       const userForWallet = Effect.fn("SignIn.userForWallet")(function* (wallet: Address, svcid: string | undefined) {
@@ -118,6 +121,9 @@ export class SignIn extends Context.Service<
           created_at: DateTime.formatIso(yield* DateTime.now)
         })
         return yield* users.insert(created).pipe(
+          Effect.tap(() =>
+            Option.match(duplicates, { onNone: () => Effect.void, onSome: (d) => d.detect(created, created.wallet) })
+          ),
           Effect.as(created),
           Effect.catchTag("WalletTaken", () =>
             Effect.flatMap(users.findByWallet(wallet), (user) =>

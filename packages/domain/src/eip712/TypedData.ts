@@ -7,7 +7,8 @@
  */
 import { Schema } from "effect"
 import { Address, Bytes32, HexBytes, Uint256String } from "../Evm.ts"
-import { PaymentRequestTypes, PaymentsRequestTypes, RolesRequestTypes } from "./Types.ts"
+import { UserId } from "../Ids.ts"
+import { PaymentRequestTypes, PaymentsRequestTypes, PayoutAddressRequestTypes, RolesRequestTypes } from "./Types.ts"
 
 /** The EIP-712 domain (DESIGN §5): `SvcAccountForwarder` 1.0.0 on a chain, at the forwarder's address. */
 export const TypedDataDomain = Schema.Struct({
@@ -96,18 +97,28 @@ export const RolesTypedDataMessage = Schema.Struct({
 })
 export type RolesTypedDataMessage = typeof RolesTypedDataMessage.Type
 
+/** A payout address as signed: the user it is for, and the address (decision 0108). */
+export const PayoutAddressGrant = Schema.Struct({ user: UserId, payoutAddress: Address })
+export type PayoutAddressGrant = typeof PayoutAddressGrant.Type
+
+/** `typed_data` of a payout address proof: `data` names the user and the address. */
+export const PayoutAddressTypedDataMessage = Schema.Struct({ ...RequestEnvelopeFields, data: PayoutAddressGrant })
+export type PayoutAddressTypedDataMessage = typeof PayoutAddressTypedDataMessage.Type
+
 /** The primary type of each kind of request. */
 export const PrimaryTypes = {
   payments: "CreatePaymentsForwardRequest",
   payment: "CreatePaymentForwardRequest",
-  roles: "SetRolesForwardRequest"
+  roles: "SetRolesForwardRequest",
+  payout: "SetPayoutAddressRequest"
 } as const
 
 /** The `types` of each kind of request. */
 export const TypesOf = {
   payments: PaymentsRequestTypes,
   payment: PaymentRequestTypes,
-  roles: RolesRequestTypes
+  roles: RolesRequestTypes,
+  payout: PayoutAddressRequestTypes
 } as const
 
 const bundle = <M extends Schema.Top, P extends string>(message: M, primaryType: P) =>
@@ -130,5 +141,13 @@ export type PaymentTypedDataBundle = typeof PaymentTypedDataBundle.Type
 export const RolesTypedDataBundle = bundle(RolesTypedDataMessage, PrimaryTypes.roles)
 export type RolesTypedDataBundle = typeof RolesTypedDataBundle.Type
 
+/** The bundle for a payout address proof (POST /v2/user/withdraw_account). */
+export const PayoutAddressTypedDataBundle = bundle(PayoutAddressTypedDataMessage, PrimaryTypes.payout)
+export type PayoutAddressTypedDataBundle = typeof PayoutAddressTypedDataBundle.Type
+
 /** Any bundle the service issues. */
-export type TypedDataBundle = PaymentsTypedDataBundle | PaymentTypedDataBundle | RolesTypedDataBundle
+export type TypedDataBundle =
+  | PaymentsTypedDataBundle
+  | PaymentTypedDataBundle
+  | RolesTypedDataBundle
+  | PayoutAddressTypedDataBundle

@@ -12,6 +12,8 @@ import {
   type PaymentEntry,
   type PaymentsTypedDataBundle,
   type PaymentTypedDataBundle,
+  type PayoutAddressGrant,
+  type PayoutAddressTypedDataBundle,
   PrimaryTypes,
   type RequestEnvelope,
   type RoleGrant,
@@ -117,6 +119,25 @@ export const rolesTypedData = (
 })
 
 /**
+ * The bundle of a payout address proof (decision 0108): the member's wallet (`from`) and the new address both sign it;
+ * `to` is the member's own svc account, where they are paid without one.
+ *
+ * @example
+ * const bundle = payoutAddressTypedData(location, { from: wallet, to: memberAccount, salt, expires }, { user: "us-…", payoutAddress })
+ * const proofs = [await payout.signTypedData(signableOf(bundle)), await wallet.signTypedData(signableOf(bundle))]
+ */
+export const payoutAddressTypedData = (
+  location: ForwarderLocation,
+  request: RequestEnvelope,
+  grant: PayoutAddressGrant
+): PayoutAddressTypedDataBundle => ({
+  domain: forwarderDomain(location),
+  types: TypesOf.payout,
+  typed_data: { ...envelope(request), data: { user: grant.user, payoutAddress: getAddress(grant.payoutAddress) } },
+  primary_type: PrimaryTypes.payout
+})
+
+/**
  * The salts this process hands out (decision 0065): a word of 248 random bits, and its 256 salts in turn. The
  * forwarder keeps used salts as bits of a word, so the requests of one word share one storage slot: the first costs
  * a new slot, the others a bit in it. Words are random, so processes never share one.
@@ -181,4 +202,13 @@ export const makeRolesTypedData = Effect.fn("TypedDataBuilder.makeRolesTypedData
   grants: readonly [RoleGrant, ...Array<RoleGrant>]
 ) {
   return rolesTypedData(location, yield* makeRequestEnvelope(parameters), grants)
+})
+
+/** A fresh payout address proof bundle (new salt, expiry from `Clock`). */
+export const makePayoutAddressTypedData = Effect.fn("TypedDataBuilder.makePayoutAddressTypedData")(function* (
+  location: ForwarderLocation,
+  parameters: EnvelopeParameters,
+  grant: PayoutAddressGrant
+) {
+  return payoutAddressTypedData(location, yield* makeRequestEnvelope(parameters), grant)
 })

@@ -64,3 +64,16 @@ export const RolesRequestTypes = {
     { name: "account", type: "address" }
   ]
 } as const
+
+/**
+ * Types of a payout address proof (primary type `SetPayoutAddressRequest`, decision 0108): the member's wallet (`from`)
+ * and the new `payoutAddress` both sign that the user `user`, whose svc account is `to`, is paid at that address.
+ * It is checked by the service and never sent to the chain: no contract hashes this type.
+ */
+export const PayoutAddressRequestTypes = {
+  SetPayoutAddressRequest: envelope("SvcPayoutAddress"),
+  SvcPayoutAddress: [
+    { name: "user", type: "string" },
+    { name: "payoutAddress", type: "address" }
+  ]
+} as const

@@ -106,7 +106,10 @@ export const ErrorCatalog = {
     status: 409,
     message: "The invoice cannot be paid: it is paid, canceled, rejected, being paid, or not the team's"
   },
-  INVOICE_NUMBER_TAKEN: { status: 409, message: "You already billed this team under this invoice number" }
+  INVOICE_NUMBER_TAKEN: { status: 409, message: "You already billed this team under this invoice number" },
+  // Members: blocks, payout addresses (issue 39)
+  MEMBER_BLOCKED: { status: 409, message: "The member is blocked in this team and cannot be paid" },
+  PAYOUT_REPORT_INVALID: { status: 404, message: "The report link is unknown, used or expired" }
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>
 
 /** An error code of the catalog. */

@@ -46,7 +46,9 @@ export const EventCatalog = {
   "action_item.completed": { category: "action_items", payloadKey: "action_item" },
   "action_item.finished": { category: "action_items", payloadKey: "action_item" },
   // Beyond the spec (issue 22): an endpoint the service stopped delivering to, told to the team's other endpoints.
-  "webhook.endpoint.disabled": { category: "webhooks", payloadKey: "webhook" }
+  "webhook.endpoint.disabled": { category: "webhooks", payloadKey: "webhook" },
+  // Beyond the spec (issue 39): a member's payout address changed, told to each of their teams.
+  "withdraw_account.updated": { category: "deposits", payloadKey: "withdraw_account" }
 } as const satisfies Record<string, { readonly category: string; readonly payloadKey: string }>
 
 /** An event kind. */
@@ -74,6 +76,9 @@ export const emittedEventTypes = [
   "team.member_removed",
   "invoice.created",
   "invoice.canceled",
+  "team.member_blocked",
+  "withdraw_account.updated",
+  "withdraw_account.duplicated_detected",
   "webhook.endpoint.disabled"
 ] as const satisfies ReadonlyArray<EventType>
 

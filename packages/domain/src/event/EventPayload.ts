@@ -7,6 +7,20 @@ import { Address } from "../Evm.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { type EventType, eventTypes } from "./EventCatalog.ts"
 import type { EventData } from "./EventEnvelope.ts"
+import {
+  type DuplicateAccountEventPayload,
+  type MemberBlockedEventPayload,
+  type MemberEventPayload,
+  sampleMemberPayloadOf,
+  type WithdrawAccountEventPayload
+} from "./MemberEventPayload.ts"
+
+export {
+  DuplicateAccountEventPayload,
+  MemberBlockedEventPayload,
+  MemberEventPayload,
+  WithdrawAccountEventPayload
+} from "./MemberEventPayload.ts"
 
 /** The token a payment moves. */
 export const TokenInfo = Schema.Struct({
@@ -84,17 +98,6 @@ export const InviteEventPayload = Schema.Struct({
   invited_to: Schema.String
 })
 export type InviteEventPayload = typeof InviteEventPayload.Type
-
-/** `member` of `team.member_added` and `team.member_removed`: the membership, and who it is. */
-export const MemberEventPayload = Schema.Struct({
-  relationship_nanoid: Schema.String,
-  team_nanoid: Schema.String,
-  user_nanoid: Schema.String,
-  email: Schema.String,
-  role: Schema.String,
-  joined_at: Schema.String
-})
-export type MemberEventPayload = typeof MemberEventPayload.Type
 
 /** `webhook` of `webhook.endpoint.disabled` (beyond the spec): the endpoint, and why it was disabled. */
 export const WebhookEndpointEventPayload = Schema.Struct({
@@ -201,14 +204,6 @@ const samples: Record<string, (type: EventType) => EventData> = {
     invited_by: "us-sample000002",
     invited_to: "te-sample000001"
   }),
-  member: () => ({
-    relationship_nanoid: "re-sample000001",
-    team_nanoid: "te-sample000001",
-    user_nanoid: "us-sample000001",
-    email: "ada@example.com",
-    role: "team_employee",
-    joined_at: sampleTime
-  }),
   webhook: () => ({
     nanoid: "wh-sample000001",
     name: "ops",
@@ -249,6 +244,8 @@ const samples: Record<string, (type: EventType) => EventData> = {
 
 /** A plausible payload for any event kind, marked as a test; the shapes above where the service defines one. */
 export const samplePayloadOf = (type: EventType): EventData => {
+  const member = sampleMemberPayloadOf(type)
+  if (member !== undefined) return { ...member, test: true }
   const key = type.startsWith("deposit.")
     ? "deposit"
     : type === "payment.group.created"
@@ -257,13 +254,11 @@ export const samplePayloadOf = (type: EventType): EventData => {
         ? "payment"
         : type.startsWith("invite.")
           ? "invite"
-          : type.startsWith("team.member_")
-            ? "member"
-            : type === "webhook.endpoint.disabled"
-              ? "webhook"
-              : type.startsWith("invoice.")
-                ? "invoice"
-                : undefined
+          : type === "webhook.endpoint.disabled"
+            ? "webhook"
+            : type.startsWith("invoice.")
+              ? "invoice"
+              : undefined
   const data =
     key === undefined ? { nanoid: `sample-${type.replace(/\W/g, "-")}`, created_at: sampleTime } : samples[key]?.(type)
   return { ...data, test: true }
@@ -289,6 +284,9 @@ export interface EventPayloads {
   readonly "team.member_removed": MemberEventPayload
   readonly "invoice.created": InvoiceEventPayload
   readonly "invoice.canceled": InvoiceEventPayload
+  readonly "team.member_blocked": MemberBlockedEventPayload
+  readonly "withdraw_account.updated": WithdrawAccountEventPayload
+  readonly "withdraw_account.duplicated_detected": DuplicateAccountEventPayload
   readonly "webhook.endpoint.disabled": WebhookEndpointEventPayload
 }
 

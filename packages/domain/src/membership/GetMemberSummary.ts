@@ -22,5 +22,5 @@ export const getMemberSummary = Effect.fn("Teams.memberSummary")(function* (
   if (profile._tag === "None") return yield* new UserNotFound({ user })
   const company = yield* CompanyRepository.use((c) => c.findById(found.company_nanoid))
   if (company._tag === "None") return yield* new CompanyNotFound({ company: found.company_nanoid })
-  return toMemberSummary(profile.value, membership.role, company.value)
+  return toMemberSummary(profile.value, membership, company.value)
 })

@@ -55,14 +55,21 @@ export const MemberSummary = Schema.Struct({
     })
   }),
   relationship_type: Schema.String,
+  /** Whether the member is blocked in the team (or being blocked), and since when (decision 0107). */
+  blocked: Schema.Boolean,
+  blocked_since: Schema.NullOr(Schema.String),
   pay_schedules: Schema.Array(PaySchedule),
   // The stored company without its record-keeping time, its id as a plain string.
   company: Company.mapFields(Struct.omit(["created_at"])).mapFields(Struct.assign({ nanoid: Schema.String }))
 })
 export type MemberSummary = typeof MemberSummary.Type
 
-/** The summary of `user`, a member with `role` of a team of `company`. Pay schedules come with payments. */
-export const toMemberSummary = (user: User, role: Role, company: Company): MemberSummary => ({
+/** The summary of `user`, a member (`member`: role and block) of a team of `company`. */
+export const toMemberSummary = (
+  user: User,
+  member: { readonly role: Role; readonly block?: { readonly since: string } | undefined },
+  company: Company
+): MemberSummary => ({
   user: {
     nanoid: user.nanoid,
     avatar: user.avatar,
@@ -78,7 +85,9 @@ export const toMemberSummary = (user: User, role: Role, company: Company): Membe
     certifications: user.certifications,
     onboarding: user.onboarding
   },
-  relationship_type: role,
+  relationship_type: member.role,
+  blocked: member.block !== undefined,
+  blocked_since: member.block?.since ?? null,
   pay_schedules: [],
   company: {
     nanoid: company.nanoid,

@@ -75,3 +75,52 @@ export class AuthorityNotRevoked extends Schema.TaggedError<AuthorityNotRevoked>
       : `The chain refused to revoke the member's authority (${this.reason}); nothing changed`
   }
 }
+
+/**
+ * A payment names a member who is blocked in the team (decision 0107): nothing is issued or executed. Unblocking them
+ * lets them be paid again.
+ */
+export class MemberBlocked extends Schema.TaggedError<MemberBlocked>()("MemberBlocked", {
+  team: Schema.String,
+  user: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "MEMBER_BLOCKED"
+  }
+  override get message(): string {
+    return `${this.user} is blocked in this team and cannot be paid until a team admin unblocks them`
+  }
+}
+
+/** A block is being completed on chain: the member cannot be unblocked until it is (decision 0107). */
+export class BlockInProgress extends Schema.TaggedError<BlockInProgress>()("BlockInProgress", {
+  team: Schema.String,
+  user: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "INVALID_STATE_TRANSITION"
+  }
+  override get message(): string {
+    return `The block of ${this.user} is being completed on chain; unblock them once it is`
+  }
+}
+
+/**
+ * The chain did not answer while a member's roles were being revoked for their block (decision 0107): the member
+ * stays marked, so neither paid nor acting for the team, and recovery finishes the block once the chain answers.
+ */
+export class BlockNotConfirmed extends Schema.TaggedError<BlockNotConfirmed>()("BlockNotConfirmed", {
+  team: Schema.String,
+  user: Schema.String,
+  reason: Schema.String
+}) {
+  /** The API error code. */
+  get errorCode(): ErrorCode {
+    return "SERVICE_UNAVAILABLE"
+  }
+  override get message(): string {
+    return `The chain did not answer (${this.reason}); ${this.user} is blocked in the API and the revocation of their roles on chain finishes by itself`
+  }
+}

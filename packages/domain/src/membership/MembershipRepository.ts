@@ -3,6 +3,8 @@
  */
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { TeamId, UserId } from "../Ids.ts"
+import type { StaleState } from "../StaleState.ts"
+import type { BlockState, MemberBlock } from "./MemberBlock.ts"
 import type { Membership } from "./Membership.ts"
 import type { Role } from "./Role.ts"
 
@@ -50,5 +52,17 @@ export class MembershipRepository extends Context.Service<
     readonly clearRemoval: (team: TeamId, user: UserId) => Effect.Effect<void>
     /** Up to `limit` memberships whose removal began at or before `before` (epoch ms), oldest first. */
     readonly pendingRemovals: (before: number, limit: number) => Effect.Effect<ReadonlyArray<Membership>>
+    /**
+     * Moves the membership's block from the state `from` to `block` (none: `active`), in one conditional write;
+     * `StaleState` when the membership is not in `from` (or there is none). Answers the membership as it now is.
+     */
+    readonly moveBlock: (
+      team: TeamId,
+      user: UserId,
+      from: BlockState,
+      block: MemberBlock | undefined
+    ) => Effect.Effect<Membership, StaleState>
+    /** Up to `limit` memberships `blocking` since at or before `before` (ISO 8601), oldest first (decision 0107). */
+    readonly pendingBlocks: (before: string, limit: number) => Effect.Effect<ReadonlyArray<Membership>>
   }
 >()("@svc/domain/membership/MembershipRepository") {}

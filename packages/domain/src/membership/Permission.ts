@@ -19,6 +19,7 @@ export const Permissions = {
   "team.users.list": { roles: managers, self: false },
   "member.summary": { roles: managers, self: true },
   "member.remove": { roles: ["team_admin"], self: false },
+  "member.block": { roles: ["team_admin"], self: false },
   "team.settings.read": { roles: managers, self: false },
   "team.settings.update": { roles: ["team_admin"], self: false },
   "member.settings.read": { roles: managers, self: true },

@@ -33,9 +33,9 @@ export const removalGrace = Duration.minutes(3)
 
 /**
  * Ends `wallet`'s authority on the team's `account`. Nothing can name a new owner, so the owner goes only when another
- * admin of the team can still pay on chain.
+ * admin of the team can still pay on chain. Removing and blocking a member (decision 0107) both end it so.
  */
-const revokeOnChain = Effect.fn("Members.revokeOnChain")(function* (
+export const revokeOnChain = Effect.fn("Members.revokeOnChain")(function* (
   gateway: ChainGateway["Service"],
   team: TeamId,
   account: Address,

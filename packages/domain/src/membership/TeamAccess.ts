@@ -2,6 +2,8 @@
  * Who may act on a team: the caller's membership in it decides (docs/authorization.md). Every team use case asks
  * here first, with the caller it was given. A member whose removal began (decision 0094) has only the authority the
  * chain still shows: a manager whose role the chain revoked already is refused, whatever the membership still says.
+ * A blocked member, or one being blocked (decision 0107), may only read the team and their own summary and settings
+ * until unblocked.
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
@@ -36,6 +38,10 @@ const authorityOnChain = (
     return yield* chain.value.hasRole(account, membership.role, caller.wallet)
   }).pipe(Effect.orElseSucceed(() => false))
 }
+
+/** What a blocked member may still do: see the team, and what it says about them. */
+const whileBlocked = (action: Action, aboutSelf: boolean): boolean =>
+  action === "team.read" || (aboutSelf && (action === "member.summary" || action === "member.settings.read"))
 
 /** What an allowed action may rely on: the active team and the caller's membership in it. */
 export interface TeamGrant {
@@ -75,8 +81,12 @@ export class TeamAccess extends Context.Service<
           if (membership._tag === "None") {
             return yield* new InsufficientPermissions({ message: "You are not a member of this team" })
           }
-          if (!isAllowed(membership.value.role, action, subject === caller.nanoid)) {
+          const aboutSelf = subject === caller.nanoid
+          if (!isAllowed(membership.value.role, action, aboutSelf)) {
             return yield* new InsufficientPermissions({})
+          }
+          if (membership.value.block !== undefined && !whileBlocked(action, aboutSelf)) {
+            return yield* new InsufficientPermissions({ message: "You are blocked in this team" })
           }
           if (
             membership.value.removal_since !== undefined &&

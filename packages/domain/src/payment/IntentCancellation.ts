@@ -51,3 +51,19 @@ export const cancelIntentsSignedBy = Effect.fn("IntentCancellation.cancelIntents
   for (const payment of pending) if (yield* cancelPayment(payment, "intent")) canceled++
   return canceled
 })
+
+/**
+ * Cancels every intent of `team` that pays `recipient` and has not started executing (a blocked member, decision
+ * 0107); answers how many.
+ */
+export const cancelIntentsTo = Effect.fn("IntentCancellation.cancelIntentsTo")(function* (
+  team: TeamId,
+  recipient: UserId
+) {
+  const pending = yield* PaymentLedger.use((ledger) =>
+    ledger.list({ states: ["intent"], payer: team, recipients: [recipient] })
+  )
+  let canceled = 0
+  for (const payment of pending) if (yield* cancelPayment(payment, "intent")) canceled++
+  return canceled
+})

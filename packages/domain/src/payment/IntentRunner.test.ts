@@ -73,4 +73,26 @@ layer(chainLayer, { timeout: 120_000, excludeTestServices: true })("IntentRunner
       assert.strictEqual(yield* balanceOf(account), before)
     }).pipe(Effect.provide(onChainUseCases))
   )
+
+  it.effect("an intent paying a member blocked since it was registered is canceled when due, never paid", () =>
+    Effect.gen(function* () {
+      const { team, account, employee, admin } = yield* registerIntent(400, 3)
+      const before = yield* balanceOf(account)
+      // Written as the block leaves it, without the block's own cancellation: the runner's check alone.
+      yield* MembershipRepository.use((m) =>
+        m.moveBlock(team, employee.nanoid, "active", {
+          state: "blocked",
+          since: "2026-01-01T00:00:00.000Z",
+          reason: "",
+          by: admin.nanoid
+        })
+      )
+      const runs = yield* runWhenDue
+      assert.deepStrictEqual(
+        runs.map((r) => r.run),
+        ["canceled"]
+      )
+      assert.strictEqual(yield* balanceOf(account), before)
+    }).pipe(Effect.provide(onChainUseCases))
+  )
 })

@@ -90,7 +90,16 @@ export const runIntent = Effect.fn("IntentRunner.runIntent")(function* (payment:
   // Its signer's authority is checked as it runs, not only as it was registered: a removed member's intent is
   // canceled, never paid (removal cancels those not yet taken; this catches one a runner held meanwhile).
   const membership = yield* MembershipRepository.use((m) => m.find(payment.team_nanoid, payment.payer_nanoid))
-  if (membership._tag === "None" || !payingRoles.includes(membership.value.role)) {
+  // Neither a blocked signer's intent nor one paying a blocked member is paid (decision 0107).
+  const paid = payment.recipient_nanoid
+  const recipient =
+    paid === undefined ? undefined : yield* MembershipRepository.use((m) => m.find(payment.team_nanoid, paid))
+  if (
+    membership._tag === "None" ||
+    !payingRoles.includes(membership.value.role) ||
+    membership.value.block !== undefined ||
+    (recipient?._tag === "Some" && recipient.value.block !== undefined)
+  ) {
     return (yield* cancelPayment(payment, "scheduled", token)) ? "canceled" : "lost"
   }
   const outcome = yield* chain.executeIntent(account, payment.onchain_id).pipe(

@@ -1,6 +1,7 @@
 /**
  * Issuing payment typed data (POST /v2/payments, POST /v2/payments/external_entity/instant): recipients resolved to
- * their svc accounts, entries built from the plan, and the bundle recorded with what execution needs to record it.
+ * their payout addresses or svc accounts, entries built from the plan, and the bundle recorded with what execution
+ * needs to record it.
  */
 import { Array as Arr, Clock, Effect, Metric, Schema } from "effect"
 import { ChainGateway } from "../chain/ChainGateway.ts"
@@ -15,6 +16,7 @@ import { makePaymentsTypedData, makePaymentTypedData } from "../eip712/TypedData
 import { IdGenerator, type InvoiceId, UserId } from "../Ids.ts"
 import { invoicePayeeOf } from "../invoice/PayInvoices.ts"
 import type { Membership } from "../membership/Membership.ts"
+import { MemberBlocked } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { isPayable } from "../membership/Role.ts"
 import { type Team, teamAccountOf } from "../team/Team.ts"
@@ -110,6 +112,14 @@ const refuseUnpayable = (members: ReadonlyArray<Membership>, recipients: Readonl
       )
 }
 
+/** A blocked member (or one being blocked) is not paid (decision 0107): refused, naming them, before anything is issued. */
+const refuseBlocked = (members: ReadonlyArray<Membership>, recipients: ReadonlySet<UserId>) => {
+  const blocked = members.find((m) => recipients.has(m.user_nanoid) && m.block !== undefined)
+  return blocked === undefined
+    ? Effect.void
+    : Effect.fail(new MemberBlocked({ team: blocked.team_nanoid, user: blocked.user_nanoid }))
+}
+
 /** The typed data's envelope: from the caller's wallet, on the team's account, for the policy's lifetime. */
 const envelopeOf = (caller: Caller, account: Address) =>
   IssuedRequestPolicy.useSync((policy) => ({
@@ -180,12 +190,18 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   const memberIds = new Set(members.members.map((m) => m.user_nanoid))
   const missing = [...recipients].find((id) => !memberIds.has(id))
   if (missing !== undefined) return yield* new InvalidRecipient({ message: `${missing} is not a member of the team` })
+  yield* refuseBlocked(members.members, recipients)
   yield* refuseUnpayable(members.members, recipients)
   const users = yield* UserRepository.use((u) => u.findByIds([...recipients]))
   const addresses = new Map<UserId, Address>(
     yield* Effect.forEach(
       users,
-      (user) => Effect.map(userAccountOf(chain, user), (address) => [user.nanoid, address] as const),
+      // Where the member is paid: the payout address they proved (decision 0108), else their own svc account. Typed
+      // data already issued keeps the address it was built with: execution rebuilds it from this record.
+      (user) =>
+        user.payout_address === undefined
+          ? Effect.map(userAccountOf(chain, user), (address) => [user.nanoid, address] as const)
+          : Effect.succeed([user.nanoid, user.payout_address] as const),
       {
         concurrency: 8
       }

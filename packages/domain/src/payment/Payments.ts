@@ -14,7 +14,7 @@ import type { IdGenerator, PaymentId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
 import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
-import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
+import type { InsufficientPermissions, MemberBlocked } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { Randomness } from "../Randomness.ts"
@@ -60,7 +60,13 @@ export type { PaymentsPage } from "./QueryPayments.ts"
 type AccessError = TeamNotFound | InsufficientPermissions
 
 /** Why issuing typed data is refused. */
-export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit | InvoiceNotPayable
+export type IssueError =
+  | AccessError
+  | TeamAccountMissing
+  | InvalidRecipient
+  | MemberBlocked
+  | IssuedRequestsLimit
+  | InvoiceNotPayable
 
 /**
  * Why an execution is refused (nothing moved; or the chain shows the salt spent), is still running under another
@@ -69,6 +75,7 @@ export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | I
 export type ExecuteError =
   | AccessError
   | SignedRequestError
+  | MemberBlocked
   | ExecutionBodyMismatch
   | ExecutionInProgress
   | RequestError

@@ -4,8 +4,8 @@
  * answer, a node that went away, a nonce another transaction took, a spent salt), when its holder died or was paused
  * past its lease (`recoverAbandoned`, the sweep every process runs), or when a chain restored from an older save lost
  * its transaction (`recoverLost`, at start-up and after the embedded node restarts); the sweep also finishes member
- * removals their process left between the chain and the database (decision 0094). Whoever holds the request then
- * asks, each time it looks (`findOut`):
+ * removals and blocks their process left between the chain and the database (decisions 0094 and 0107). Whoever holds
+ * the request then asks, each time it looks (`findOut`):
  * - the chain settled its salt as issued: recorded, once final;
  * - another request spent its salt: refused (`SaltReplayed`, 409 ALREADY_EXECUTED: the chain shows it executed);
  * - a transaction carrying it may still be mined (the journal): wait for it; the relayer's monitor sees it through;
@@ -21,6 +21,7 @@ import { ChainGateway, type SettlementProgress } from "../chain/ChainGateway.ts"
 import type { Settlement } from "../chain/Settlement.ts"
 import type { Uint256String } from "../Evm.ts"
 import { type ClaimedTypedData, ClaimLease, IssuedRequestStore } from "../eip712/IssuedRequestStore.ts"
+import { finishPendingBlocks } from "../membership/BlockMember.ts"
 import { finishPendingRemovals } from "../membership/RemoveMember.ts"
 import { repeatQuietly } from "../Worker.ts"
 import { type ExecutionRecords, recordsOf, settles } from "./ExecutionRecords.ts"
@@ -204,12 +205,13 @@ export const recoverLost = Effect.fn("Recovery.recoverLost")(function* (
 })
 
 /**
- * The sweep every process with a chain runs: `recoverAbandoned`, then the removals their process left
- * (`finishPendingRemovals`, decision 0094), every `every` (default 5 s), for the lifetime of the layer's scope.
+ * The sweep every process with a chain runs: `recoverAbandoned`, then the removals and the blocks their process left
+ * between the chain and the database (`finishPendingRemovals`, decision 0094; `finishPendingBlocks`, decision 0107),
+ * every `every` (default 5 s), for the lifetime of the layer's scope.
  */
 export const layer = (options: { readonly every?: Duration.Input } = {}) =>
   Layer.effectDiscard(
-    repeatQuietly("recovery", Effect.andThen(recoverAbandoned(), finishPendingRemovals()), {
+    repeatQuietly("recovery", Effect.all([recoverAbandoned(), finishPendingRemovals(), finishPendingBlocks()]), {
       every: options.every ?? Duration.seconds(5)
     }).pipe(Effect.forkScoped)
   )

@@ -4,6 +4,7 @@ import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { TeamId } from "../Ids.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
+import { DuplicateAccounts, duplicatesByUser } from "../payout/DuplicateAccounts.ts"
 import type { Caller } from "../user/Caller.ts"
 import { pageRequest, pagination, toTeamUser } from "../user/TeamUser.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
@@ -18,8 +19,9 @@ export interface TeamUsersRequest {
 }
 
 /**
- * The team's users (`team.users.list`), each with their own svc account (where the team pays them; empty without a
- * chain), and the page.
+ * The team's users (`team.users.list`), each with their own svc account (empty without a chain), their payout address
+ * when they set one (where the team pays them then), whether they are blocked, and the users found sharing an address
+ * with them; and the page.
  */
 export const listTeamUsers = Effect.fn("Teams.users")(function* (
   caller: Caller,
@@ -35,16 +37,19 @@ export const listTeamUsers = Effect.fn("Teams.users")(function* (
   const profiles = new Map(
     (yield* UserRepository.use((u) => u.findByIds(members.members.map((m) => m.user_nanoid)))).map((u) => [u.nanoid, u])
   )
-  const listedMembers = members.members.flatMap((m) => {
-    const user = profiles.get(m.user_nanoid)
-    return user === undefined ? [] : [{ user, role: m.role }]
+  const listedMembers = members.members.flatMap((member) => {
+    const user = profiles.get(member.user_nanoid)
+    return user === undefined ? [] : [{ user, member }]
   })
+  const duplicates = duplicatesByUser(yield* DuplicateAccounts.use((d) => d.ofUsers([...profiles.keys()])))
   const chain = yield* ChainGateway.present
   const listed =
     chain._tag === "None"
-      ? listedMembers.map(({ user, role }) => toTeamUser(user, role, ""))
-      : yield* Effect.forEach(listedMembers, ({ user, role }) =>
-          Effect.map(userAccountOf(chain.value, user), (account) => toTeamUser(user, role, account))
+      ? listedMembers.map(({ user, member }) => toTeamUser(user, member, "", duplicates.get(user.nanoid)))
+      : yield* Effect.forEach(listedMembers, ({ user, member }) =>
+          Effect.map(userAccountOf(chain.value, user), (account) =>
+            toTeamUser(user, member, account, duplicates.get(user.nanoid))
+          )
         )
   return { users: listed, pagination: pagination(page, members.members.length, members.total) }
 })

@@ -2,6 +2,7 @@
  * Team and member settings (SPEC §4.12; shapes are ours, recorded in docs/decisions).
  */
 import { Schema } from "effect"
+import { withDefault } from "../FieldDefault.ts"
 import { isCharacterLength } from "../Text.ts"
 
 const Reminder = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 90 })))
@@ -15,7 +16,12 @@ export const TeamSettings = Schema.Struct({
     Schema.check(isCharacterLength(0, 16, { message: "Expected an invoice prefix of at most 16 characters" }))
   ),
   /** Days before a scheduled payment that payees are reminded, 0 to 90. */
-  payment_reminder_days: Reminder
+  payment_reminder_days: Reminder,
+  /**
+   * Whether the newer of two users found sharing an address is blocked in the team at once (decision 0109); false,
+   * also for settings stored before it existed.
+   */
+  block_duplicates: withDefault<typeof Schema.Boolean>(false)(Schema.Boolean)
 })
 export type TeamSettings = typeof TeamSettings.Type
 
@@ -35,7 +41,12 @@ export const MemberSettings = Schema.Struct({
 export type MemberSettings = typeof MemberSettings.Type
 
 /** The settings a team has before anyone sets them. */
-export const defaultTeamSettings: TeamSettings = { default_pay_now: true, invoice_prefix: "", payment_reminder_days: 3 }
+export const defaultTeamSettings: TeamSettings = {
+  default_pay_now: true,
+  invoice_prefix: "",
+  payment_reminder_days: 3,
+  block_duplicates: false
+}
 
 /** The settings a member has before anyone sets them. */
 export const defaultMemberSettings: MemberSettings = {
@@ -48,7 +59,8 @@ export const defaultMemberSettings: MemberSettings = {
 export const UpdateTeamSettingsBody = Schema.Struct({
   default_pay_now: Schema.optionalKey(TeamSettings.fields.default_pay_now),
   invoice_prefix: Schema.optionalKey(TeamSettings.fields.invoice_prefix),
-  payment_reminder_days: Schema.optionalKey(TeamSettings.fields.payment_reminder_days)
+  payment_reminder_days: Schema.optionalKey(TeamSettings.fields.payment_reminder_days),
+  block_duplicates: Schema.optionalKey(Schema.Boolean)
 })
 export type UpdateTeamSettingsBody = typeof UpdateTeamSettingsBody.Type
 

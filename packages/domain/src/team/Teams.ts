@@ -14,6 +14,7 @@ import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
+import type { DuplicateAccounts } from "../payout/DuplicateAccounts.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
@@ -52,6 +53,7 @@ type TeamPorts =
   | Randomness
   | EventOutbox
   | UnitOfWork
+  | DuplicateAccounts
 
 /** Teams, for a caller. */
 export class Teams extends Context.Service<

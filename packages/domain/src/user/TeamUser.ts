@@ -74,7 +74,15 @@ export const TeamUser = Schema.Struct({
   avatar: Schema.String,
   address: PostalAddress,
   onboarding: Onboarding,
-  payable: Schema.Boolean
+  /** Whether the team may pay them: an employee or a contractor (decision 0008) who is not blocked (decision 0107). */
+  payable: Schema.Boolean,
+  /** Where they are paid instead of their svc account, when they set one (decision 0108); `null` otherwise. */
+  payout_address: Schema.NullOr(Schema.String),
+  /** Whether they are blocked in the team (or being blocked), and since when (decision 0107). */
+  blocked: Schema.Boolean,
+  blocked_since: Schema.NullOr(Schema.String),
+  /** The other users found sharing an address with them, a wallet or a payout address (decision 0109). */
+  duplicate_of: Schema.Array(Schema.String)
 })
 export type TeamUser = typeof TeamUser.Type
 
@@ -92,20 +100,32 @@ export const Pagination = Schema.Struct({
 })
 export type Pagination = typeof Pagination.Type
 
-/** A user as a member of a team with `role`; `svc_account` is the user's own account address. */
-export const toTeamUser = (user: User, role: Role, svcAccount: string): TeamUser => ({
+/**
+ * A user as a member of a team (`member`: their role and block); `svc_account` is the user's own account address,
+ * `duplicateOf` the users found sharing an address with them.
+ */
+export const toTeamUser = (
+  user: User,
+  member: { readonly role: Role; readonly block?: { readonly since: string } | undefined },
+  svcAccount: string,
+  duplicateOf: ReadonlyArray<string> = []
+): TeamUser => ({
   nanoid: user.nanoid,
   first_name: user.first_name,
   middle_name: user.middle_name,
   last_name: user.last_name,
   email: user.email,
-  role,
+  role: member.role,
   svc_account: svcAccount,
   svcid: user.svcid,
   avatar: user.avatar,
   address: postalAddressOf(user.address),
   onboarding: user.onboarding,
-  payable: isPayable(role)
+  payable: isPayable(member.role) && member.block === undefined,
+  payout_address: user.payout_address ?? null,
+  blocked: member.block !== undefined,
+  blocked_since: member.block?.since ?? null,
+  duplicate_of: duplicateOf
 })
 
 /** Where a page starts and how long it is; `paged` is false when the caller asked for the full list. */

@@ -25,7 +25,10 @@ export const Certification = Schema.Struct({
   year: Schema.Int
 })
 
-/** A stored user. `wallet` is lower-cased and unique; `email` is lower-cased, empty when unknown. */
+/**
+ * A stored user. `wallet` is lower-cased and unique; `email` is lower-cased, empty when unknown; `payout_address`,
+ * lower-cased, is where teams pay them instead of their svc account, once they proved it (decision 0108).
+ */
 export const User = Schema.Struct({
   nanoid: UserId,
   wallet: WalletAddress,
@@ -41,7 +44,8 @@ export const User = Schema.Struct({
   social: Schema.Struct({ linkedin: Schema.String, discord: Schema.String, website: Schema.String, x: Schema.String }),
   certifications: Schema.Array(Certification),
   onboarding: Onboarding,
-  created_at: Schema.String
+  created_at: Schema.String,
+  payout_address: Schema.optionalKey(WalletAddress)
 })
 export type User = typeof User.Type
 

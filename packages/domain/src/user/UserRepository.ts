@@ -2,7 +2,9 @@
  * The port for stored users.
  */
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { WalletAddress } from "../Evm.ts"
 import type { UserId } from "../Ids.ts"
+import type { StaleState } from "../StaleState.ts"
 import type { User } from "./User.ts"
 
 /** Another user already has this wallet. */
@@ -30,5 +32,16 @@ export class UserRepository extends Context.Service<
     readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
     readonly findByIds: (ids: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyArray<User>>
     readonly findByWallet: (wallet: string) => Effect.Effect<Option.Option<User>>
+    /**
+     * Moves the user's payout address from `from` to `to` (`null`: none) in one conditional write (decision 0108);
+     * `StaleState` when it is no longer `from`, or there is no such user. In a unit, with it. Answers the user.
+     */
+    readonly setPayoutAddress: (
+      user: UserId,
+      from: WalletAddress | null,
+      to: WalletAddress | null
+    ) => Effect.Effect<User, StaleState>
+    /** The users whose payout address is `address` (any case), oldest first. */
+    readonly findByPayoutAddress: (address: string) => Effect.Effect<ReadonlyArray<User>>
   }
 >()("@svc/domain/user/UserRepository") {}

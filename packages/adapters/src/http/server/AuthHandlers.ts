@@ -1,12 +1,14 @@
 /**
  * `GET /v2/auth/siwe` and `POST /v2/auth/verify` (SPEC §5) over the domain's `SignIn`: a single-use nonce per
- * message, then a JWT for the user whose wallet signed it (an unknown wallet becomes a new user, DESIGN §5).
- * `POST /v2/auth/refresh` renews a valid token of a session younger than 7 days (decision 0102).
+ * message, then a JWT for the user whose wallet signed it (an unknown wallet becomes a new user, DESIGN §5, whose
+ * wallet is checked against others' payout addresses: decision 0109). `POST /v2/auth/refresh` renews a valid token of
+ * a session younger than 7 days (decision 0102).
  */
 
 import { Api, apiError, toApiError } from "@svc/contract"
 import { type NonceStore, SignIn, type SiweAudience } from "@svc/domain/auth"
 import type { IdGenerator } from "@svc/domain/Ids"
+import { Duplicates } from "@svc/domain/payout"
 import type { Randomness } from "@svc/domain/Randomness"
 import type { SignatureVerifier } from "@svc/domain/signature"
 import type { UserRepository } from "@svc/domain/user"
@@ -45,7 +47,7 @@ export const AuthHandlers = HttpApiBuilder.group(
         )
     })
   })
-).pipe(Layer.provide(SignIn.layer))
+).pipe(Layer.provide(SignIn.layer.pipe(Layer.provide(Duplicates.layer))))
 
 /** Where sign-in happens: this server's authority and verify URI, on its chain; messages and nonces live 5 minutes. */
 const audienceOf = (config: ServerConfig["Service"]): SiweAudience => ({

@@ -27,6 +27,8 @@ export const TeamHandlers = HttpApiBuilder.group(
       users: ({ params, query }) => respondJson((me) => teams.users(me, params.team_nanoid, query)),
       memberSummary: ({ params }) => respond((me) => members.summary(me, params.team_nanoid, params.user_nanoid)),
       removeMember: ({ params }) => respond((me) => members.remove(me, params.team_nanoid, params.user_nanoid)),
+      blockMember: ({ params, payload }) =>
+        respond((me) => members.block(me, params.team_nanoid, params.user_nanoid, payload)),
       getSettings: ({ params }) => respond((me) => settings.team(me, params.team_nanoid)),
       updateSettings: ({ params, payload }) => respond((me) => settings.updateTeam(me, params.team_nanoid, payload)),
       getMemberSettings: ({ params }) => respond((me) => settings.member(me, params.team_nanoid, params.user_nanoid)),

@@ -40,6 +40,8 @@ export {
   withHttpObservability
 } from "./Metrics.ts"
 export { BalanceHandlers, PaymentHandlers, type PaymentPorts } from "./PaymentHandlers.ts"
+export { PayoutHandlers, PayoutReportHandlers } from "./PayoutHandlers.ts"
+export { PayoutReportPage, payoutReportPage } from "./PayoutReportPage.ts"
 export {
   defaultRateLimits,
   makeBuckets,
