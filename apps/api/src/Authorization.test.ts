@@ -55,6 +55,7 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
   { action: "member.settings.read", method: "GET", path: `/v2/teams/${team}/member/${me}/settings`, self: true },
   { action: "member.settings.update", method: "PUT", path: `/v2/teams/${team}/member/${other}/settings`, body: {} },
   { action: "payments.read", method: "GET", path: `/v2/payments?team_nanoid=${team}` },
+  { action: "payments.receivable", method: "GET", path: `/v2/payments?team_nanoid=${team}&query_type=receivable` },
   {
     action: "payments.create",
     method: "POST",
@@ -99,6 +100,13 @@ const routesFor = (team: TeamId, other: UserId, me: UserId): ReadonlyArray<Route
     }
   },
   { action: "balance.read", method: "GET", path: `/v2/cash_requirements?team_nanoid=${team}` },
+  {
+    action: "invoices.create",
+    method: "POST",
+    path: "/v2/invoices",
+    body: { team_nanoid: team, invoice_number: `${me}-1`, amount_cents: 100 }
+  },
+  { action: "invoices.read", method: "GET", path: `/v2/invoices?team_nanoid=${team}`, self: true },
   { action: "invites.read", method: "GET", path: `/v2/invites?nanoid=${team}` },
   {
     action: "invites.create",

@@ -114,6 +114,7 @@ describe("bad-input sweep", () => {
       const member = { team_nanoid: teamId, user_nanoid: user }
       const webhook = { webhook_nanoid: "wh-000000000001" }
       const invite = { invite_nanoid: "in-000000000001" }
+      const invoice = { invoice_nanoid: "iv-000000000001" }
       const payment = { to: user, amount_cents: 100, currency_symbol: "USD", invoice_description: "x" }
       const cases: Record<string, Case> = {
         "GET /health": {},
@@ -297,7 +298,16 @@ describe("bad-input sweep", () => {
         "GET /v2/pay_schedules": { query: { team_nanoid: teamId } },
         "GET /v2/pay_schedules/{pay_schedule_nanoid}": { params: { pay_schedule_nanoid: "ps-000000000001" } },
         "DELETE /v2/pay_schedules/{pay_schedule_nanoid}": { params: { pay_schedule_nanoid: "ps-000000000001" } },
-        "GET /v2/cash_requirements": { query: { team_nanoid: teamId } }
+        "GET /v2/cash_requirements": { query: { team_nanoid: teamId } },
+        "GET /v2/invoices": { query: { team_nanoid: teamId, status: "submitted", limit: "10" } },
+        "POST /v2/invoices": {
+          body: { team_nanoid: teamId, invoice_number: "2026-1", amount_cents: 100, invoice_description: "d" },
+          required: ["team_nanoid", "invoice_number"]
+        },
+        "GET /v2/invoices/{invoice_nanoid}": { params: invoice },
+        "DELETE /v2/invoices/{invoice_nanoid}": { params: invoice },
+        "POST /v2/invoices/{invoice_nanoid}/reject": { params: invoice, body: { reason: "r" }, required: ["reason"] },
+        "GET /v2/invoices/{invoice_nanoid}/pdf": { params: invoice }
       }
 
       const document = (yield* call(server, "GET", "/openapi.json")).body as {

@@ -81,6 +81,48 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
     })
   )
 
+  it.effect("svc.invoices: a member bills with create, finance pays with invoices.pay, the PDF comes as bytes", () =>
+    Effect.gen(function* () {
+      const { server } = yield* ChainTestServer
+      const t = yield* fundedTeam(100_000_000n)
+      const member = createSvcClient({ baseUrl: server.baseUrl, account: t.employee.account })
+      const finance = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
+      const { data: invoice } = yield* Effect.promise(() =>
+        member.invoices.create({
+          // The contract's payload type: its defaults (type, flat_type, currency, descriptions) given.
+          payload: {
+            team_nanoid: t.team,
+            invoice_number: "SDK-1",
+            type: "flat",
+            flat_type: "service",
+            amount_cents: 2_500,
+            currency: "USD",
+            invoice_description: "",
+            role_description: ""
+          }
+        } as never)
+      )
+      const paid = yield* Effect.promise(() => finance.invoices.pay({ team: t.team, invoices: [invoice.nanoid] }))
+      assert.match(paid.transaction, /^0x[0-9a-f]{64}$/)
+      const { data: read } = yield* Effect.promise(() =>
+        member.invoices.get({ params: { invoice_nanoid: invoice.nanoid } } as never)
+      )
+      assert.deepStrictEqual([read.invoice_status, read.paid_cents], ["paid", 2_500])
+      const pdf = yield* Effect.promise(() =>
+        member.invoices.pdf({ params: { invoice_nanoid: invoice.nanoid } } as never)
+      )
+      assert.strictEqual(new TextDecoder().decode((pdf as Uint8Array).subarray(0, 5)), "%PDF-")
+      const again = yield* Effect.promise(() =>
+        finance.invoices.pay({ team: t.team, invoices: [invoice.nanoid] }).then(
+          () => undefined,
+          (error: unknown) => error
+        )
+      )
+      assert.instanceOf(again, SvcError)
+      assert.strictEqual((again as SvcError).errorCode, "INVOICE_NOT_PAYABLE")
+    })
+  )
+
   it.effect("a member changes their payout address in one call; an admin blocks and unblocks them", () =>
     Effect.gen(function* () {
       const { server } = yield* ChainTestServer

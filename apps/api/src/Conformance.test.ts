@@ -25,7 +25,11 @@ const crossFieldRules: ReadonlyArray<RegExp> = [
   // GET /v2/payments: a period that ends before it starts.
   /end_date must not be before start_date/,
   // GET /v2/teams/{team}/users: at most 100 e-mails in all the `emails` values together.
-  /At most 100 e-mails may be given/
+  /At most 100 e-mails may be given/,
+  // POST /v2/invoices: what a flat and a time-entry invoice give, and a time entry of more than no time, at most a day.
+  /A flat invoice gives amount_cents/,
+  /A time_entry invoice gives time_entries and hourly_rate_usd_cents/,
+  /A time entry is more than no time and at most 24 hours/
 ]
 
 interface Answer {

@@ -165,8 +165,11 @@ describe("the contract's bounds", () => {
       assert.strictEqual(execute.signature?.pattern, "^0x(?!0{130}$)[a-fA-F0-9]{130}$")
       assert.strictEqual(execute.from?.pattern, "^te-[0-9A-Za-z_-]{12}$")
       assert.strictEqual(execute.to?.maxItems, 1000)
-      const entry = execute.to?.items === false ? undefined : execute.to?.items
+      // An entry is a member and an amount, or a member's invoice (docs/invoices.md).
+      const items = execute.to?.items === false ? undefined : execute.to?.items
+      const [entry, invoiceEntry] = items?.anyOf ?? []
       assert.strictEqual(entry?.properties?.invoice_description?.maxLength, 1000)
+      assert.strictEqual(invoiceEntry?.properties?.invoice_nanoid?.pattern, "^iv-[0-9A-Za-z_-]{1,61}$")
       const wallet = parameterOf(document, "get", "/v2/auth/siwe", "wallet").schema
       assert.strictEqual(wallet.pattern, "^0x[a-fA-F0-9]{40}$")
       const users = "/v2/teams/{team_nanoid}/users"

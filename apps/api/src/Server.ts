@@ -18,6 +18,7 @@ import {
   InProcessRequest,
   InviteHandlers,
   InvitePage,
+  InvoiceHandlers,
   MetricsListener,
   MetricsRoute,
   methodsOf,
@@ -48,6 +49,7 @@ import {
   withV1Errors
 } from "@svc/adapters/http/server"
 import { LogMailer } from "@svc/adapters/mail"
+import { PdfInvoiceRenderer } from "@svc/adapters/pdf"
 import { HttpWebhookSender, WebhookSecretBox } from "@svc/adapters/webhooks"
 import { Api, servedApi } from "@svc/contract"
 import { ChainGateway } from "@svc/domain/chain"
@@ -128,6 +130,7 @@ const makeRoutes = <A, E, R>(
               payments,
               WebhookHandlers,
               DepositHandlers,
+              InvoiceHandlers,
               PayoutHandlers,
               PayoutReportHandlers
             ]),
@@ -213,6 +216,7 @@ export const services = (options: ServerOptions) =>
     options.signatureVerifier ?? SignerKeys.layer,
     options.teamBalances ?? TeamBalances.layerZero,
     options.mailer ?? LogMailer.layer,
+    PdfInvoiceRenderer.layer,
     RateLimits.layer(options.rateLimits ?? defaultRateLimits),
     Layer.succeed(RequestTimeout, options.requestTimeoutMillis ?? defaultTimeouts.requestMillis),
     Layer.succeed(IssuedRequestPolicy, issuedRequestLimits(options)),

@@ -36,6 +36,8 @@ class Embedded extends Context.Service<
     readonly team: string
     readonly company: string
     readonly adminKey: Hex
+    /** The demo employee's key (Erin; the demo contractor is removed by another test). */
+    readonly employeeKey: Hex
     readonly token: Address
     /** A config directory signed in as the demo admin (with `SVC_PRIVATE_KEY`, once for the file). */
     readonly admin: string
@@ -120,6 +122,7 @@ const EmbeddedLayer = Layer.effect(
       team: read(/Demo team: +(te-\S{12})/),
       company: read(/Demo company: +(co-\S{12})/),
       adminKey,
+      employeeKey: state.demo.memberKeys[0] as Hex,
       token: state.suite.token as Address,
       admin,
       logs: started.output
@@ -730,6 +733,60 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       }).pipe(Effect.scoped)
   )
 
+  it.effect(
+    "svc invoices: the demo employee bills the team; the admin pays it with svc pay --invoice; it reads paid; the PDF",
+    () =>
+      Effect.gen(function* () {
+        const { team, employeeKey, adminKey } = yield* Embedded
+        const signing = { SVC_PRIVATE_KEY: adminKey }
+        const admin = yield* signedIn
+        const erin = yield* tempDir("svc-cli-config-")
+        ok(yield* svc(["login"], { config: erin, env: { SVC_PRIVATE_KEY: employeeKey } }))
+        const number = `ERIN-${Date.now()}`
+        const created = JSON.parse(
+          ok(
+            yield* svc(
+              [
+                "--json",
+                "invoices",
+                "create",
+                "--team",
+                team,
+                "--number",
+                number,
+                "--rate",
+                "90.00",
+                "--entry",
+                "2026-03-02 6:20 Ledger migration",
+                "--entry",
+                "2026-03-03 1:40"
+              ],
+              { config: erin }
+            )
+          ).stdout
+        ).data
+        assert.deepStrictEqual([created.invoice_status, created.amount_cents], ["submitted", 72_000])
+        const listed = ok(yield* svc(["invoices", "list", "--team", team, "--status", "submitted"], { config: admin }))
+        assert.match(listed.stdout, new RegExp(`${created.nanoid} +${number} +us-\\S{12} +\\$720\\.00`))
+        const paid = ok(
+          yield* svc(["pay", "--team", team, "--invoice", created.nanoid, "--yes"], { config: admin, env: signing })
+        )
+        assert.include(paid.stdout, `Invoice ${number} (${created.nanoid})`)
+        assert.include(paid.stdout, "Paid $720.00 to 1 payee")
+        const shown = ok(yield* svc(["invoices", "get", created.nanoid], { config: erin })).stdout
+        assert.match(shown, /Status: +paid/)
+        const again = yield* svc(["pay", "--team", team, "--invoice", created.nanoid, "--yes"], {
+          config: admin,
+          env: signing
+        })
+        assert.strictEqual(again.code, 1)
+        assert.include(again.stderr, `${created.nanoid} is paid: there is nothing to pay`)
+        const out = join(yield* tempDir("svc-cli-pdf-"), "invoice.pdf")
+        ok(yield* svc(["invoices", "pdf", created.nanoid, "--out", out], { config: erin }))
+        assert.strictEqual(readFileSync(out).subarray(0, 5).toString(), "%PDF-")
+      }).pipe(Effect.scoped)
+  )
+
   it.effect("an API error prints its message and code on stderr and exits 1; bad arguments say which and why", () =>
     Effect.gen(function* () {
       const config = yield* signedIn
@@ -821,13 +878,16 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
         "pay-instant",
         "balance",
         "invites",
+        "invoices",
         "webhooks",
         "listen"
       ]) {
         assert.match(help, new RegExp(`\\n  ${command} +\\S`), command)
       }
       const pay = ok(payRun).stdout
-      for (const flag of ["--to", "--csv", "--later", "--at", "--yes", "--batch-size"]) assert.include(pay, flag)
+      for (const flag of ["--to", "--invoice", "--csv", "--later", "--at", "--yes", "--batch-size"]) {
+        assert.include(pay, flag)
+      }
     }).pipe(Effect.scoped)
   )
 })

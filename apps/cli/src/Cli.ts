@@ -11,6 +11,7 @@ import { CliError, Command } from "effect/cli"
 import { health, login, logout, whoami } from "./commands/Auth.ts"
 import { deposits } from "./commands/Deposits.ts"
 import { invites } from "./commands/Invites.ts"
+import { invoices } from "./commands/Invoices.ts"
 import { listen } from "./commands/Listen.ts"
 import { me } from "./commands/Me.ts"
 import { members, users } from "./commands/Members.ts"
@@ -38,6 +39,7 @@ export const command = svc.pipe(
     cashRequirements,
     deposits,
     invites,
+    invoices,
     webhooks,
     listen,
     health

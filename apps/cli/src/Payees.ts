@@ -10,8 +10,11 @@ import { parseCents } from "./Money.ts"
 
 export { csvFields } from "@svc/domain/payment"
 
-/** One payee: a member's user nanoid, cents, and the invoice description. */
-export type Payee = CsvPayee
+/** One payee: a member's user nanoid, cents, and the invoice description; or the member's invoice it pays. */
+export type Payee = CsvPayee & {
+  /** The invoice (iv-...) the payee billed: paid by its id, what is left of it. */
+  readonly invoice?: string
+}
 
 const checkRecipient = (name: string, to: string): Effect.Effect<string, CliFailure> => {
   const problem = recipientProblem(to)

@@ -5,7 +5,7 @@
  * sum; invites a member; adds a webhook endpoint and sees its test delivery with the receiver's answer, as text; blocks
  * and unblocks a member, and sets a payout address signed by two accounts of the member's wallet; each role sees
  * only what it may do; a
- * wallet that refuses to sign pays nothing; every page passes axe-core with no serious or critical violation; the
+ * wallet that refuses to sign pays nothing; a member bills the team and the admin pays the invoice by its id; every page passes axe-core with no serious or critical violation; the
  * payments page fits 375 px; `/console` answers with its security headers and no inline script.
  */
 import { afterAll, assert, layer } from "@effect/vitest"
@@ -110,6 +110,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
           "Overview",
           "Members",
           "Payments",
+          "Invoices",
           "Pay schedules",
           "Webhooks",
           "Deposits",
@@ -333,6 +334,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         "Overview",
         "Members",
         "Payments",
+        "Invoices",
         "Pay schedules",
         "Deposits",
         "Settings"
@@ -352,6 +354,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         "Overview",
         "Members",
         "Payments",
+        "Invoices",
         "Pay schedules",
         "Deposits",
         "Settings"
@@ -367,7 +370,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
 
       const employee = await openWith(browser, { account: team.ada.account })
       await signIn(employee.page, baseUrl)
-      assert.deepStrictEqual(await navigationLinks(employee.page), ["Overview", "Settings"])
+      assert.deepStrictEqual(await navigationLinks(employee.page), ["Overview", "Invoices", "Settings"])
       await visible(employee.page.getByRole("heading", { name: "Your membership" }))
       assert.strictEqual(await employee.page.getByRole("heading", { name: "Balance" }).count(), 0)
       await accessible(employee.page, "overview (employee)")
@@ -412,6 +415,53 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
     })
   )
 
+  it.effect(
+    "a member bills the team with time entries; the admin reviews and pays it by its id; it reads paid, its PDF",
+    () =>
+      run(async ({ baseUrl, team, browser }) => {
+        const member = await openWith(browser, { account: team.ada.account })
+        await signIn(member.page, baseUrl)
+        await openPage(member.page, "Invoices")
+        await member.page.getByRole("button", { name: "New invoice" }).click()
+        await member.page.getByRole("button", { name: "Time entries" }).click()
+        await member.page.getByLabel("Invoice number").fill("ADA-7")
+        await member.page.getByLabel("Hourly rate").fill("80.00")
+        const entry = member.page.getByRole("group", { name: "Time entry 1" })
+        await entry.getByLabel("Day").fill("2026-03-02")
+        await entry.getByLabel("Hours").fill("7")
+        await entry.getByLabel("Minutes").fill("30")
+        await entry.getByLabel("Notes").fill("Ledger reconciliation")
+        await visible(member.page.getByText("Total $600.00"))
+        await accessible(member.page, "new invoice")
+        await member.page.getByRole("button", { name: "Submit invoice" }).click()
+        await visible(member.page.getByRole("heading", { name: "Invoice ADA-7" }))
+        await visible(member.page.getByRole("definition").filter({ hasText: "Submitted" }))
+        await accessible(member.page, "invoice (its author)")
+
+        // The team's admin pays (the fixture's finance admin holds no role on the chain's account).
+        const finance = await openWith(browser, { account: team.admin.account })
+        await signIn(finance.page, baseUrl)
+        await openPage(finance.page, "Invoices")
+        const row = finance.page.getByRole("row").filter({ hasText: "ADA-7" })
+        await visible(row.getByText("Ada Lovelace"))
+        await accessible(finance.page, "invoices")
+        await row.getByRole("link", { name: "ADA-7" }).click()
+        await finance.page.getByRole("button", { name: "Pay invoice" }).click()
+        await visible(finance.page.getByText("Checked: 1 payment of exactly the amounts above, $600.00 in all"))
+        await visible(finance.page.getByRole("cell", { name: "Invoice ADA-7" }))
+        await finance.page.getByRole("button", { name: "Sign and pay" }).click()
+        await visible(finance.page.getByText("Invoice paid"))
+        await visible(finance.page.getByRole("definition").filter({ hasText: "Paid" }).first())
+        await accessible(finance.page, "invoice paid")
+        const [pdf] = await Promise.all([
+          finance.page.waitForEvent("download"),
+          finance.page.getByRole("button", { name: "Download PDF" }).click()
+        ])
+        assert.strictEqual(pdf.suggestedFilename(), "invoice-ADA-7.pdf")
+        assert.deepStrictEqual([...member.problems, ...finance.problems], [])
+      })
+  )
+
   it.effect("an admin blocks and unblocks a member; a member sets where they are paid, signed by both accounts", () =>
     run(async ({ browser, baseUrl, team }) => {
       const admin = await openWith(browser, { account: team.admin.account })
@@ -448,7 +498,16 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
     run(async ({ baseUrl, team, browser }) => {
       const { page, problems } = await openWith(browser, { account: team.admin.account }, { width: 375, height: 812 })
       await signIn(page, baseUrl)
-      for (const path of ["", "/payments", "/payments/new", "/members", "/webhooks", "/deposits", "/settings"]) {
+      for (const path of [
+        "",
+        "/payments",
+        "/payments/new",
+        "/invoices",
+        "/members",
+        "/webhooks",
+        "/deposits",
+        "/settings"
+      ]) {
         await page.goto(`${baseUrl}/console/${team.team}${path}`)
         await visible(page.getByRole("heading", { level: 1 }))
         await page

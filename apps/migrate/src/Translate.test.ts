@@ -148,6 +148,25 @@ describe("translate: every row of SPEC §9.6", () => {
     }).pipe(Effect.provide(idMap))
   )
 
+  it.effect("a v1 payment's invoice_description (or description) is its v2 entry's invoice description", () =>
+    Effect.gen(function* () {
+      const described = {
+        ...batch,
+        payments: [
+          { recipient: aliceSvcid, amount: "1000000", invoice_description: "March retainer" },
+          { recipient: bobSvcid, amount: "2500000", description: "Design, March" }
+        ]
+      }
+      const [post] = v2Of(yield* run({ method: "PUT", path: "/v1/payments/batch-pay", body: described }))
+      assert.deepStrictEqual(
+        (post?.body as { to?: ReadonlyArray<{ invoice_description: string }> } | undefined)?.to?.map(
+          (e) => e.invoice_description
+        ),
+        ["March retainer", "Design, March"]
+      )
+    }).pipe(Effect.provide(idMap))
+  )
+
   it.effect("refuses, never rounds, an amount that is not a whole number of cents; checks total_amount", () =>
     Effect.gen(function* () {
       const fraction = {

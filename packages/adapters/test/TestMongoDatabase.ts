@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { Effect } from "effect"
+import { MongoClient } from "mongodb"
 import { inject } from "vitest"
 import { startJongodb } from "../src/embedded/Jongodb.ts"
 import { layerDetected } from "../src/embedded/JongodbDatabase.ts"
@@ -22,3 +23,19 @@ export const mongoServerOfItsOwn = Effect.suspend(() => {
     ? Effect.map(Effect.orDie(startJongodb()), (server) => server.uri)
     : Effect.succeed(external)
 })
+
+/**
+ * Gives back the jongodb server's transaction lock (`JongodbDatabase.ts`) if the process `pid`, which a test killed,
+ * holds it: as a replica set goes on past a dead client, the run's other tests then need not wait the 30 s it would
+ * take to lapse. Nothing to do on a replica set.
+ */
+export const releaseLockOfKilled = (pid: number) =>
+  Effect.promise(async () => {
+    const client = await MongoClient.connect(inject("mongoUri"))
+    try {
+      const lock = client.db("svc_jongodb").collection<{ _id: string; holder: string }>("transaction_lock")
+      await lock.updateOne({ _id: "lock", holder: { $regex: `^${pid}:` } }, { $set: { until: 0 } })
+    } finally {
+      await client.close()
+    }
+  })

@@ -10,6 +10,7 @@ import { makeApiClient } from "@svc/contract"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { type PayInvoicesRequest, prepareInvoicePayment } from "./InvoicePay.ts"
 import { promised, type SvcOperations, type SvcResult } from "./Operations.ts"
 import { changePayout, type PayoutChangeRequest, type PayoutTypedData } from "./PayoutChange.ts"
 import {
@@ -75,6 +76,12 @@ export interface SvcClient extends SvcOperations {
    * there is none usable. Calling it now and then keeps a session alive.
    */
   readonly token: () => Promise<string>
+  readonly invoices: SvcOperations["invoices"] & {
+    /** Pays what is left of each member's invoice (`iv-…`) from `team` in one signed batch (`InvoicePay.ts`). */
+    readonly pay: (request: PayInvoicesRequest) => Promise<PaymentResult>
+    /** Issues the typed data of `pay` and checks it pays what each invoice says is left; `payments.submit` signs it. */
+    readonly prepare: (request: PayInvoicesRequest) => Promise<PreparedPayment>
+  }
   /** Forgets the session (and its stored copy): the next call signs in again. */
   readonly signOut: () => void
   readonly payments: SvcOperations["payments"] & {
@@ -115,6 +122,7 @@ export interface SvcClient extends SvcOperations {
   }
 }
 
+export type { PayInvoicesRequest } from "./InvoicePay.ts"
 export type { Payee, PaymentResult, PayRequest } from "./Prepared.ts"
 
 const isEthers = (account: SvcAccount): account is EthersSigner =>
@@ -208,6 +216,12 @@ export const createSvcClient = (options: {
       create: async (request) => submitSchedule(await prepareSchedule(request)),
       prepare: prepareSchedule,
       submit: submitSchedule
+    },
+    invoices: {
+      ...operations.invoices,
+      pay: async (request) =>
+        submitPayment(operations, signer, await prepareInvoicePayment(operations, signer, request)),
+      prepare: (request) => prepareInvoicePayment(operations, signer, request)
     },
     payoutAddresses: {
       ...operations.payoutAddresses,

@@ -6,6 +6,7 @@ import type {
   CashRequirementEventPayload as DomainCashRequirementEventPayload,
   DuplicateAccountEventPayload as DomainDuplicateAccountEventPayload,
   InviteEventPayload as DomainInviteEventPayload,
+  InvoiceEventPayload as DomainInvoiceEventPayload,
   MemberBlockedEventPayload as DomainMemberBlockedEventPayload,
   MemberEventPayload as DomainMemberEventPayload,
   PaymentEventPayload as DomainPaymentEventPayload,
@@ -33,6 +34,8 @@ export type SubscriptionEventPayload = Plain<DomainSubscriptionEventPayload>
 export type CashRequirementEventPayload = Plain<DomainCashRequirementEventPayload>
 /** `invite.accepted`, `invite.rejected`, `invite.expired`: the invite. */
 export type InviteEventPayload = Plain<DomainInviteEventPayload>
+/** `invoice.created`, `invoice.canceled` (a rejection with its `reason`): the invoice. */
+export type InvoiceEventPayload = Plain<DomainInvoiceEventPayload>
 /** `team.member_added`, `team.member_removed`: the membership, and who it is. */
 export type MemberEventPayload = Plain<DomainMemberEventPayload>
 /** `team.member_blocked`: the membership, whether it is now blocked, since when, why and by whom. */

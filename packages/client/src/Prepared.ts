@@ -52,15 +52,25 @@ export interface PreparedPayment {
   readonly bundle: PaymentTypedData
   /** What is paid, in cents, in all. */
   readonly totalCents: number
+  /** What each entry pays, in order, in words: whom, how much, what for, and the invoice (`iv-…`) it pays if any. */
+  readonly payees: ReadonlyArray<{
+    readonly to: string
+    readonly amount_cents: number
+    readonly invoice_description: string
+    readonly invoice?: string
+  }>
   /** `PUT /v2/payments`'s body but for the signer and signature. */
   readonly execution: {
     readonly from: string
-    readonly to: ReadonlyArray<{
-      to: string
-      amount_cents: number
-      currency_symbol: "USD"
-      invoice_description: string
-    }>
+    readonly to: ReadonlyArray<
+      | {
+          to: string
+          amount_cents: number
+          currency_symbol: "USD"
+          invoice_description: string
+        }
+      | { invoice_nanoid: string }
+    >
     readonly pay_now: boolean
     readonly network: "arbitrum"
   }
@@ -91,13 +101,17 @@ export interface PreparedGrant {
   readonly invites: ReadonlyArray<string>
 }
 
-const refuse = (what: string) =>
+/** Why typed data the API issued is not signed: it does not do `what` was asked. */
+export const refuse = (what: string) =>
   new SvcError("UNEXPECTED_RESPONSE", `the typed data the API issued does not ${what}: nothing was signed`)
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 /** Refuses typed data whose signer is not `signer`: the wallet would sign for someone else. */
-const checkSigner = async (bundle: { readonly typed_data: { readonly from: string } }, signer: RequestSigner) => {
+export const checkSigner = async (
+  bundle: { readonly typed_data: { readonly from: string } },
+  signer: RequestSigner
+) => {
   if (!sameAddress((bundle.typed_data as { from: string }).from, await signer.address())) {
     throw refuse("name this wallet as its signer")
   }
@@ -136,7 +150,7 @@ export const preparePayments = async (
   if (!pays) throw refuse("pay what was asked")
   await checkSigner(bundle, signer)
   const totalCents = request.to.reduce((sum, payee) => sum + payee.amount_cents, 0)
-  return { kind: "payments", bundle, totalCents, execution }
+  return { kind: "payments", bundle, totalCents, execution, payees: execution.to }
 }
 
 /** Issues the typed data of an instant payment to an e-mail and checks it pays what was asked. */
@@ -174,7 +188,8 @@ export const prepareInstantPayment = async (
     kind: "instant",
     bundle,
     totalCents: request.amount_cents,
-    execution: { from: request.team, to, pay_now: true, network: "arbitrum" }
+    execution: { from: request.team, to, pay_now: true, network: "arbitrum" },
+    payees: to
   }
 }
 

@@ -16,6 +16,8 @@ export type Payment = SvcResult<"payments", "query">["data"]["items"][number]
 export type TypedDataBundle = SvcResult<"payments", "create">["data"]
 /** An invite, as the invites list shows it (`invites.list`). */
 export type Invite = SvcResult<"invites", "list">["data"][number]
+/** An invoice a member billed their team (`invoices.get`, `invoices.list`, `invoices.create`). */
+export type Invoice = SvcResult<"invoices", "get">["data"]
 /** A webhook endpoint (`webhooks.get`, `webhooks.list`). */
 export type WebhookEndpoint = SvcResult<"webhooks", "list">["data"]["items"][number]
 /**

@@ -5,6 +5,7 @@
 export {
   createSvcClient,
   type EthersSigner,
+  type PayInvoicesRequest,
   type SvcAccount,
   type SvcClient,
   type ViemAccount
@@ -14,6 +15,7 @@ export type {
   CashRequirementEventPayload,
   DuplicateAccountEventPayload,
   InviteEventPayload,
+  InvoiceEventPayload,
   MemberBlockedEventPayload,
   MemberEventPayload,
   PaymentEventPayload,
@@ -42,6 +44,7 @@ export type {
   Balance,
   Deposit,
   Invite,
+  Invoice,
   MyTeam,
   Payment,
   Team,

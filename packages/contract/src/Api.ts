@@ -7,6 +7,7 @@ import { AuthApi } from "./AuthApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
 import { DepositsApi } from "./DepositsApi.ts"
 import { InvitesApi } from "./InvitesApi.ts"
+import { InvoicesApi } from "./InvoicesApi.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
 import { PayoutAddressesApi, PayoutReportsApi } from "./PayoutAddressesApi.ts"
@@ -27,6 +28,7 @@ export class Api extends HttpApi.make("svc")
   .add(PaymentsApi)
   .add(PaySchedulesApi)
   .add(InvitesApi)
+  .add(InvoicesApi)
   .add(WebhooksApi)
   .add(BalanceApi)
   .add(DepositsApi)

@@ -31,6 +31,7 @@ const issueCodes = [
   "INVALID_RECIPIENT",
   "INVALID_STATE_TRANSITION",
   "ISSUED_REQUESTS_LIMIT",
+  "INVOICE_NOT_PAYABLE",
   "NOT_IMPLEMENTED"
 ] as const satisfies ReadonlyArray<ErrorCode>
 
@@ -50,7 +51,9 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
           "`start_date` (400 `VALIDATION_ERROR`). `limit` or `cursor` ask for a " +
           "page and add `data.next_cursor` (null on the last page); without them at most the newest 1000 come back, " +
           "and the `X-Next-Cursor` header continues (docs/decisions/0039). `state=scheduled`: intents not yet due, and " +
-          "payments being paid."
+          "payments being paid. `query_type=receivable` is open to every member: an employee or contractor sees what " +
+          "the team paid or owes them (their invoices' payments among it), a manager what other teams paid the " +
+          "team's members (decision 0106)."
       ),
     HttpApiEndpoint.post("create", "/v2/payments", {
       payload: CreatePaymentsRequest,
@@ -59,7 +62,14 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
     })
       .annotate(OpenApi.Summary, "Create typed data for a batch")
       .pipe(answers(issueCodes))
-      .annotate(OpenApi.Description, "Typed data for a batch of payments, to sign and execute with PUT /v2/payments."),
+      .annotate(
+        OpenApi.Description,
+        "Typed data for a batch of payments, to sign and execute with PUT /v2/payments. An entry is a member and an " +
+          "amount (`{to, amount_cents, currency_symbol, invoice_description}`), or a member's invoice " +
+          "(`{invoice_nanoid, amount_cents?}`): its author is paid what is left of it, or `amount_cents` of it (at most " +
+          "that); an invoice paid, canceled, rejected, being paid, or not the team's answers 409 " +
+          "`INVOICE_NOT_PAYABLE` naming it (docs/invoices.md)."
+      ),
     HttpApiEndpoint.put("execute", "/v2/payments", {
       payload: ExecutePaymentsRequest,
       success: [
@@ -72,8 +82,13 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Execute signed payments")
-      .pipe(answers(["TEAM_NOT_FOUND", ...signedRequestCodes]))
-      .annotate(OpenApi.Description, "Executes signed payments: pays now or registers intents (`pay_now`)."),
+      .pipe(answers(["TEAM_NOT_FOUND", "INVOICE_NOT_PAYABLE", ...signedRequestCodes]))
+      .annotate(
+        OpenApi.Description,
+        "Executes signed payments: pays now or registers intents (`pay_now`). The invoices it pays are held for it " +
+          "before anything is sent; one paid or held by another request meanwhile answers 409 `INVOICE_NOT_PAYABLE`, " +
+          "nothing sent, and the request may be sent again once it can be paid."
+      ),
     HttpApiEndpoint.post("instant", "/v2/payments/external_entity/instant", {
       payload: InstantPaymentRequest,
       success: InstantPaymentResponse,

@@ -5,6 +5,7 @@ import { TransactionMachine } from "./chain/TransactionMachine.ts"
 import { DepositMachine } from "./deposit/DepositMachine.ts"
 import { IssuedRequestMachine } from "./eip712/IssuedRequestMachine.ts"
 import { InviteMachine } from "./invite/InviteMachine.ts"
+import { InvoiceMachine } from "./invoice/InvoiceMachine.ts"
 import { MemberBlockMachine } from "./membership/MemberBlock.ts"
 import { PaymentMachine } from "./payment/PaymentMachine.ts"
 import type { StateMachine } from "./StateMachine.ts"
@@ -46,6 +47,7 @@ describe("README", () => {
     ["Payment", PaymentMachine, 0],
     ["Pay schedule", PayScheduleMachine, 0],
     ["Invite", InviteMachine, 0],
+    ["Invoice", InvoiceMachine, 0],
     ["Webhook endpoint", WebhookMachine, 0],
     [settlement, IssuedRequestMachine, 0],
     [settlement, TransactionMachine, 1],

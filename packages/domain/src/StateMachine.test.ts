@@ -4,6 +4,7 @@ import { TransactionMachine } from "./chain/TransactionMachine.ts"
 import { DepositMachine } from "./deposit/DepositMachine.ts"
 import { IssuedRequestMachine } from "./eip712/IssuedRequestMachine.ts"
 import { InviteMachine } from "./invite/InviteMachine.ts"
+import { InvoiceMachine } from "./invoice/InvoiceMachine.ts"
 import { initialPaymentState, PaymentMachine } from "./payment/PaymentMachine.ts"
 import { reachableStates, type StateMachine } from "./StateMachine.ts"
 import { WebhookMachine } from "./webhook/WebhookMachine.ts"
@@ -24,6 +25,19 @@ const machines = [
     initial: ["pending"],
     terminal: ["accepted", "rejected", "expired", "revoked"],
     rule: (from: string) => from === "pending"
+  },
+  {
+    // Paid only from what is left to pay; closed (canceled, rejected) only while nothing of it is paid; a paid
+    // invoice stays paid (a reorganisation only names its payment's new transaction); a hold changes no state.
+    machine: InvoiceMachine as StateMachine<string, string>,
+    initial: ["submitted"],
+    terminal: ["canceled", "rejected"],
+    rule: (from: string, trigger: string, to: string) =>
+      (!["paid", "partially_paid"].includes(to) || ["submitted", "partially_paid", "paid"].includes(from)) &&
+      (!["canceled", "rejected"].includes(to) || from === "submitted") &&
+      (from !== "paid" || (to === "paid" && trigger === "reorganise")) &&
+      (trigger !== "hold" || to === from) &&
+      (trigger !== "reorganise" || (to === from && from !== "submitted"))
   },
   {
     machine: WebhookMachine as StateMachine<string, string>,

@@ -3,7 +3,7 @@
  * which argument is wrong and why.
  */
 import { WalletAddress } from "@svc/domain/Evm"
-import { DeliveryId, InviteId, TeamId, UserId, WebhookId } from "@svc/domain/Ids"
+import { DeliveryId, InviteId, InvoiceId, TeamId, UserId, WebhookId } from "@svc/domain/Ids"
 import { Effect, Schema } from "effect"
 import { badArgument, type CliFailure } from "../Failure.ts"
 
@@ -24,5 +24,7 @@ export const webhookId = check(WebhookId, "a webhook nanoid (wh- and 12 characte
 export const deliveryId = check(DeliveryId, "a delivery nanoid (dl-...)")
 /** An invite nanoid (in- and 12 characters). */
 export const inviteId = check(InviteId, "an invite nanoid (in- and 12 characters)")
+/** An invoice nanoid (iv-...). */
+export const invoiceId = check(InvoiceId, "an invoice nanoid (iv-...)")
 /** A wallet address (0x and 40 hex digits). */
 export const walletAddress = check(WalletAddress, "a wallet address (0x and 40 hex digits)")

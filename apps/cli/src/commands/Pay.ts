@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 import type { Email } from "@svc/domain/Email"
 import type { Signature, WalletAddress } from "@svc/domain/Evm"
 import { signTypedDataBundle } from "@svc/domain/eip712"
-import type { UserId } from "@svc/domain/Ids"
+import type { InvoiceId, UserId } from "@svc/domain/Ids"
 import { maxBatchSize, tokenAmountOf } from "@svc/domain/payment"
 import { Console, Effect, Option, Redacted } from "effect"
 import { Command, Flag, Prompt } from "effect/cli"
@@ -20,6 +20,7 @@ import { batchesOf, type Payee, parseCsv, parseToEntry } from "../Payees.ts"
 import { type RootFlags, svc } from "../Root.ts"
 import { authenticatedAs } from "../Session.ts"
 import { teamId } from "./Ids.ts"
+import { invoicePayees } from "./Invoices.ts"
 
 export const teamFlag = Flag.String("team").pipe(Flag.withDescription("The paying team's nanoid (te-...)"))
 export const yesFlag = Flag.Boolean("yes").pipe(
@@ -65,7 +66,10 @@ const summaryOf = (team: string, payees: ReadonlyArray<Payee>, batches: number, 
     table(payees, [
       { header: "RECIPIENT", cell: (p) => p.to },
       { header: "AMOUNT", cell: (p) => formatCents(p.amount_cents), right: true },
-      { header: "DESCRIPTION", cell: (p) => p.invoice_description }
+      {
+        header: "DESCRIPTION",
+        cell: (p) => (p.invoice === undefined ? p.invoice_description : `${p.invoice_description} (${p.invoice})`)
+      }
     ]),
     "",
     fields([
@@ -91,6 +95,12 @@ export const pay = Command.make(
     team: teamFlag,
     to: Flag.String("to").pipe(
       Flag.withDescription("A payee and amount in dollars, RECIPIENT=AMOUNT such as us-xxxxxxxxxxxx=12.34 (repeat)"),
+      Flag.atLeast(0)
+    ),
+    invoice: Flag.String("invoice").pipe(
+      Flag.withDescription(
+        "A member's invoice to pay what is left of (iv-...; repeat); shown before anything is signed"
+      ),
       Flag.atLeast(0)
     ),
     csv: Flag.String("csv").pipe(
@@ -133,7 +143,15 @@ export const pay = Command.make(
       })
       payees.push(...(yield* parseCsv(path, text, input.description)))
     }
-    if (payees.length === 0) return yield* badArgument("payees", "give --to RECIPIENT=AMOUNT entries or --csv FILE")
+    // Invoices are read first, as the wallet that pays them: the summary shows what they say is left to pay.
+    const early = input.invoice.length === 0 ? undefined : yield* signer(flags)
+    if (early !== undefined) {
+      const { client } = yield* authenticatedAs(flags, early.walletKey)
+      payees.push(...(yield* invoicePayees(flags.url, client, input.invoice)))
+    }
+    if (payees.length === 0) {
+      return yield* badArgument("payees", "give --to RECIPIENT=AMOUNT entries, --invoice iv-... or --csv FILE")
+    }
     let payAtTime: number | undefined
     if (Option.isSome(input.at)) {
       const millis = Date.parse(input.at.value)
@@ -146,7 +164,7 @@ export const pay = Command.make(
     const summary = summaryOf(team, payees, batches.length, when)
     // With --json, stdout carries only the API's answers.
     yield* flags.json ? Effect.sync(() => process.stderr.write(`${summary}\n`)) : Console.log(summary)
-    const wallet = yield* signer(flags)
+    const wallet = early ?? (yield* signer(flags))
     yield* confirm(
       input.yes,
       `Sign and ${payNow ? "pay" : "register"} ${formatCents(payees.reduce((s, p) => s + p.amount_cents, 0))}?`
@@ -154,12 +172,16 @@ export const pay = Command.make(
     const { client } = yield* authenticatedAs(flags, wallet.walletKey)
     let paid = 0
     for (const [index, batch] of batches.entries()) {
-      const to = batch.map((payee) => ({
-        to: payee.to as UserId,
-        amount_cents: payee.amount_cents,
-        currency_symbol: "USD" as const,
-        invoice_description: payee.invoice_description
-      }))
+      const to = batch.map((payee) =>
+        payee.invoice === undefined
+          ? {
+              to: payee.to as UserId,
+              amount_cents: payee.amount_cents,
+              currency_symbol: "USD" as const,
+              invoice_description: payee.invoice_description
+            }
+          : { invoice_nanoid: payee.invoice as InvoiceId }
+      )
       const body = { from: team, to, pay_now: payNow, network: "arbitrum" as const }
       const issued = yield* answer(
         flags.url,
@@ -209,6 +231,10 @@ export const pay = Command.make(
     {
       command: "svc pay --team te-xxxxxxxxxxxx --csv payroll.csv --yes",
       description: "Hundreds of payees from a CSV, no prompt"
+    },
+    {
+      command: "svc pay --team te-xxxxxxxxxxxx --invoice iv-aaaaaaaaaaaa --invoice iv-bbbbbbbbbbbb",
+      description: "Two members' invoices, what is left of each, shown before signing"
     }
   ])
 )

@@ -18,6 +18,7 @@ export const keys = {
   memberSummary: (team: string, user: string) => ["memberSummary", team, user] as const,
   invites: (team: string) => ["invites", team] as const,
   payments: (team: string) => ["payments", team] as const,
+  invoices: (team: string) => ["invoices", team] as const,
   webhooks: (team: string) => ["webhooks", team] as const,
   deliveries: (webhook: string) => ["deliveries", webhook] as const,
   deposits: (team: string) => ["deposits", team] as const,
@@ -155,5 +156,30 @@ export const useCashRequirement = (team: string, enabled = true) => {
     queryKey: keys.cashRequirement(team),
     enabled,
     queryFn: async () => (await client.schedules.cashRequirement({ query: { team_nanoid: team } })).data
+  })
+}
+
+/** The team's invoices (a member: their own), newest first, of one status if given. */
+export const useInvoices = (team: string, status: string | undefined, enabled = true) => {
+  const client = useClient()
+  return useQuery({
+    queryKey: [...keys.invoices(team), status ?? "all"],
+    enabled,
+    queryFn: async () =>
+      (
+        await client.invoices.list({
+          query: { team_nanoid: team, limit: 100, ...(status === undefined ? {} : { status: status as never }) }
+        })
+      ).data
+  })
+}
+
+/** One invoice, read again every moment while `settling` (a payment of it sent) until it shows paid. */
+export const useInvoice = (team: string, invoice: string, settling = false) => {
+  const client = useClient()
+  return useQuery({
+    queryKey: [...keys.invoices(team), "one", invoice],
+    queryFn: async () => (await client.invoices.get({ params: { invoice_nanoid: invoice } })).data,
+    refetchInterval: (current) => (settling && current.state.data?.invoice_status !== "paid" ? livePollMillis : false)
   })
 }

@@ -6,6 +6,7 @@ import type {
   Balance as ClientBalance,
   Deposit as ClientDeposit,
   Invite as ClientInvite,
+  Invoice as ClientInvoice,
   TeamUser as ClientTeamUser,
   WebhookEndpoint as ClientWebhookEndpoint,
   MyTeam,
@@ -25,6 +26,7 @@ export type Invite = ClientInvite
 export type WebhookEndpoint = ClientWebhookEndpoint
 export type Delivery = WebhookDelivery
 export type Deposit = ClientDeposit
+export type Invoice = ClientInvoice
 export type PaymentState = NonNullable<PaymentItem["payment"]["state"]>
 /** A team role (`team_admin`, ...). */
 export type Role = "team_admin" | "team_finance_admin" | "team_viewer" | "team_employee" | "team_contractor"

@@ -7,6 +7,7 @@
  */
 import type { ReactNode } from "react"
 import { DepositsPage } from "../pages/Deposits.tsx"
+import { InvoicesPage } from "../pages/Invoices.tsx"
 import { MembersPage } from "../pages/Members.tsx"
 import { OverviewPage } from "../pages/Overview.tsx"
 import { PaymentsPage } from "../pages/Payments.tsx"
@@ -49,6 +50,14 @@ export const consolePages: ReadonlyArray<ConsolePage> = [
     icon: "payments",
     visible: (team) => team.may("payments.read"),
     Component: PaymentsPage
+  },
+  {
+    slug: "invoices",
+    label: "Invoices",
+    icon: "invoices",
+    // Managers read the team's; an employee or contractor, their own.
+    visible: (team) => team.may("invoices.read", true),
+    Component: InvoicesPage
   },
   {
     slug: "schedules",

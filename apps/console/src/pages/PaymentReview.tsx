@@ -36,7 +36,7 @@ const Payees = ({
       </tr>
     </thead>
     <tbody>
-      {prepared.execution.to.map((payee, index) => {
+      {prepared.payees.map((payee, index) => {
         const member = members.find((candidate) => candidate.nanoid === payee.to)
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: the same member may be paid twice in one batch

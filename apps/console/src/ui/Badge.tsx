@@ -36,3 +36,24 @@ const deliveryTones: Record<string, Tone> = { succeeded: "good", pending: "movin
 export const DeliveryBadge = ({ status }: { readonly status: string }) => (
   <Badge tone={deliveryTones[status] ?? "neutral"}>{status.charAt(0).toUpperCase() + status.slice(1)}</Badge>
 )
+
+const invoiceTones: Record<string, Tone> = {
+  submitted: "waiting",
+  partially_paid: "moving",
+  paid: "good",
+  rejected: "bad",
+  canceled: "neutral"
+}
+
+const invoiceWords: Record<string, string> = {
+  submitted: "Submitted",
+  partially_paid: "Partly paid",
+  paid: "Paid",
+  rejected: "Rejected",
+  canceled: "Canceled"
+}
+
+/** An invoice's state (`invoice_status`). */
+export const InvoiceStateBadge = ({ state }: { readonly state: string }) => (
+  <Badge tone={invoiceTones[state] ?? "neutral"}>{invoiceWords[state] ?? state}</Badge>
+)

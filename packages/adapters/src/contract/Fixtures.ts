@@ -17,6 +17,7 @@ import type {
   UserId
 } from "@svc/domain/Ids"
 import type { Invite } from "@svc/domain/invite"
+import type { Invoice } from "@svc/domain/invoice"
 import type { Mail } from "@svc/domain/mail"
 import type { Membership, Role } from "@svc/domain/membership"
 import { invoiceOf, type Payment } from "@svc/domain/payment"
@@ -189,4 +190,31 @@ export const mail = (n: number): Mail => ({
   to: `invitee${n}@example.com`,
   subject: `Mail ${n}`,
   text: `secret-token-${n}`
+})
+
+/** The nth invoice id. */
+export const invoiceId = (n: number) => `iv-${digits(n)}` as InvoiceId
+
+/** Invoice `n` of user 2 to team 1, number `2026-<n>`, 100.00 USD, submitted at second `n` of 2026. */
+export const invoice = (n: number, overrides: Partial<Invoice> = {}): Invoice => ({
+  nanoid: invoiceId(n),
+  team_nanoid: teamId(1),
+  recipient_nanoid: userId(2),
+  invoice_number: `2026-${n}`,
+  type: "flat",
+  flat_type: "service",
+  amount_cents: 10_000,
+  currency: "USD",
+  invoice_description: `Invoice ${n}`,
+  role_description: "",
+  time_entries: [],
+  hourly_rate_usd_cents: 0,
+  due_date: null,
+  state: "submitted",
+  paid_cents: 0,
+  payments: [],
+  revision: 0,
+  created_at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+  updated_at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+  ...overrides
 })

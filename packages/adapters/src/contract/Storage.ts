@@ -11,6 +11,7 @@ import type { IssuedRequestStore } from "@svc/domain/eip712"
 import type { EventOutbox } from "@svc/domain/event"
 import type { IdempotencyStore } from "@svc/domain/idempotency"
 import type { InviteRepository } from "@svc/domain/invite"
+import type { InvoiceRepository } from "@svc/domain/invoice"
 import type { MailOutbox } from "@svc/domain/mail"
 import type { MembershipRepository } from "@svc/domain/membership"
 import type { V1IdMap } from "@svc/domain/migration"
@@ -41,6 +42,7 @@ export type Storage =
   | DuplicateAccounts
   | EventOutbox
   | InviteRepository
+  | InvoiceRepository
   | MailOutbox
   | WebhookEndpointRepository
   | WebhookDeliveryStore

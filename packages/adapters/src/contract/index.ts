@@ -7,6 +7,7 @@ import { depositLedgerContract } from "./DepositLedger.contract.ts"
 import { eventOutboxContract } from "./EventOutbox.contract.ts"
 import { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"
 import { inviteRepositoryContract } from "./InviteRepository.contract.ts"
+import { invoiceRepositoryContract } from "./InvoiceRepository.contract.ts"
 import { issuedTypedDataStoreContract } from "./IssuedRequestStore.contract.ts"
 import { mailOutboxContract } from "./MailOutbox.contract.ts"
 import { membershipRepositoryContract } from "./MembershipRepository.contract.ts"
@@ -41,6 +42,7 @@ export const registerStorageContracts = (storage: StorageUnderTest) => {
   payoutAddressStoreContract(storage)
   eventOutboxContract(storage)
   inviteRepositoryContract(storage)
+  invoiceRepositoryContract(storage)
   mailOutboxContract(storage)
   webhookStorageContract(storage)
   v1IdMapContract(storage)

@@ -33,7 +33,7 @@ import {
 import { isDuplicateKey, type MongoFailure, tryQuietly } from "../mongo/MongoErrors.ts"
 import { type TransactionRunner, tryTransaction } from "../mongo/MongoTransaction.ts"
 
-/** The lock document of a jongodb server: who writes, until when (epoch ms). */
+/** The lock document of a jongodb server: who writes (`pid:uuid`, so a killed process's is known), until when (ms). */
 interface TransactionLock {
   _id: string
   holder: string
@@ -307,7 +307,7 @@ export const layer = (connection: MongoConnection) =>
           client,
           queue: Semaphore.makeUnsafe(1),
           lock: client.db("svc_jongodb").collection<TransactionLock>("transaction_lock"),
-          holder: randomUUID(),
+          holder: `${process.pid}:${randomUUID()}`,
           waiting: [],
           pending: 0,
           locked: false,

@@ -8,6 +8,7 @@ import * as MongoDeposits from "./MongoDeposits.ts"
 import * as MongoEventOutbox from "./MongoEventOutbox.ts"
 import * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 import * as MongoInvites from "./MongoInvites.ts"
+import * as MongoInvoices from "./MongoInvoices.ts"
 import * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
 import * as MongoMigrations from "./MongoMigrations.ts"
 import * as MongoNonceStore from "./MongoNonceStore.ts"
@@ -34,6 +35,7 @@ export const ports = Layer.mergeAll(
   MongoDeposits.layer,
   MongoEventOutbox.layer,
   MongoInvites.layer,
+  MongoInvoices.layer,
   MongoWebhooks.layer,
   MongoV1IdMap.layer,
   MongoStorageHealth.layer,

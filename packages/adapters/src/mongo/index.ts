@@ -17,6 +17,7 @@ export { DuplicateKey, type MongoFailure, WriteConflict } from "./MongoErrors.ts
 export * as MongoEventOutbox from "./MongoEventOutbox.ts"
 export * as MongoIdempotencyStore from "./MongoIdempotencyStore.ts"
 export * as MongoInvites from "./MongoInvites.ts"
+export * as MongoInvoices from "./MongoInvoices.ts"
 export * as MongoIssuedRequestStore from "./MongoIssuedRequestStore.ts"
 export {
   type MongoMigration,

@@ -278,6 +278,26 @@ export const migrations: ReadonlyArray<Migration> = [
     `
   },
   {
+    // Invoices (issue 38): a member's number is theirs once per team; the list reads a team's, or one member's, newest
+    // first.
+    version: 13,
+    sql: `
+      CREATE TABLE invoices (
+        nanoid TEXT PRIMARY KEY,
+        team_nanoid TEXT NOT NULL,
+        recipient_nanoid TEXT NOT NULL,
+        invoice_number TEXT NOT NULL,
+        state TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        record TEXT NOT NULL,
+        UNIQUE (team_nanoid, recipient_nanoid, invoice_number)
+      ) STRICT;
+      CREATE INDEX invoices_by_team ON invoices (team_nanoid, created_at, nanoid);
+      CREATE INDEX invoices_by_recipient ON invoices (team_nanoid, recipient_nanoid, created_at, nanoid);
+    `
+  },
+  {
     // Pay schedules (issue 37, decision 0110): the record as JSON beside the columns the runner leases by, its lease a
     // fencing token (decision 0090).
     version: 14,

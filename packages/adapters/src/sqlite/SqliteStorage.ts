@@ -7,6 +7,7 @@ import * as SqliteDeposits from "./SqliteDeposits.ts"
 import * as SqliteEventOutbox from "./SqliteEventOutbox.ts"
 import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.ts"
 import * as SqliteInvites from "./SqliteInvites.ts"
+import * as SqliteInvoices from "./SqliteInvoices.ts"
 import * as SqliteIssuedRequestStore from "./SqliteIssuedRequestStore.ts"
 import * as SqliteNonceStore from "./SqliteNonceStore.ts"
 import * as SqlitePaymentLedger from "./SqlitePaymentLedger.ts"
@@ -32,6 +33,7 @@ export const ports = Layer.mergeAll(
   SqliteDeposits.layer,
   SqliteEventOutbox.layer,
   SqliteInvites.layer,
+  SqliteInvoices.layer,
   SqliteWebhooks.layer,
   SqliteV1IdMap.layer,
   SqliteStorageHealth.layer,

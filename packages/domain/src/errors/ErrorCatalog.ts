@@ -100,6 +100,14 @@ export const ErrorCatalog = {
   REQUEST_TIMEOUT: { status: 408, message: "The request was not received in time" },
   NOT_IMPLEMENTED: { status: 501, message: "This operation is not served by this deployment yet" },
 
+  // Invoices (issue 38)
+  INVOICE_AMOUNT_MISMATCH: { status: 400, message: "The invoice's amount differs from its time entries" },
+  INVOICE_NOT_FOUND: { status: 404, message: "Invoice not found" },
+  INVOICE_NOT_PAYABLE: {
+    status: 409,
+    message: "The invoice cannot be paid: it is paid, canceled, rejected, being paid, or not the team's"
+  },
+  INVOICE_NUMBER_TAKEN: { status: 409, message: "You already billed this team under this invoice number" },
   // Members: blocks, payout addresses (issue 39)
   MEMBER_BLOCKED: { status: 409, message: "The member is blocked in this team and cannot be paid" },
   PAYOUT_REPORT_INVALID: { status: 404, message: "The report link is unknown, used or expired" }

@@ -78,6 +78,8 @@ export const emittedEventTypes = [
   "invite.expired",
   "team.member_added",
   "team.member_removed",
+  "invoice.created",
+  "invoice.canceled",
   "team.member_blocked",
   "withdraw_account.updated",
   "withdraw_account.duplicated_detected",

@@ -1,9 +1,16 @@
+import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import type { EventId } from "../Ids.ts"
 import { eventTypes } from "./EventCatalog.ts"
 import { EventEnvelopeV1, EventEnvelopeV2, payloadKeyOf, renderEnvelope } from "./EventEnvelope.ts"
-import { InviteEventPayload, PaymentEventPayload, PaymentGroupEventPayload, samplePayloadOf } from "./EventPayload.ts"
+import {
+  InviteEventPayload,
+  InvoiceEventPayload,
+  PaymentEventPayload,
+  PaymentGroupEventPayload,
+  samplePayloadOf
+} from "./EventPayload.ts"
 
 describe("sample payloads", () => {
   it("every kind has a test payload that renders as a valid envelope of both majors", () => {
@@ -23,7 +30,7 @@ describe("sample payloads", () => {
     }
   })
 
-  it("payments, groups and invites follow their payload schemas", () => {
+  it("payments, groups, invites and invoices follow their payload schemas", () => {
     for (const type of ["payment.sent", "payment.failed", "payment.canceled"] as const) {
       const payment = Schema.decodeUnknownSync(PaymentEventPayload)(samplePayloadOf(type))
       assert.strictEqual(payment.state, type.split(".")[1] === "sent" ? "complete" : type.split(".")[1])
@@ -31,6 +38,31 @@ describe("sample payloads", () => {
     Schema.decodeUnknownSync(PaymentGroupEventPayload)(samplePayloadOf("payment.group.created"))
     for (const type of ["invite.accepted", "invite.rejected", "invite.expired"] as const) {
       assert.strictEqual(Schema.decodeUnknownSync(InviteEventPayload)(samplePayloadOf(type)).status, type.slice(7))
+    }
+    assert.strictEqual(
+      Schema.decodeUnknownSync(InvoiceEventPayload)(samplePayloadOf("invoice.created")).status,
+      "submitted"
+    )
+    assert.strictEqual(
+      Schema.decodeUnknownSync(InvoiceEventPayload)(samplePayloadOf("invoice.canceled")).status,
+      "canceled"
+    )
+  })
+})
+
+describe("docs/webhooks.md", () => {
+  it("its invoice examples are envelopes whose payloads follow InvoiceEventPayload", () => {
+    const doc = readFileSync(new URL("../../../../docs/webhooks.md", import.meta.url), "utf8")
+    for (const type of ["invoice.created", "invoice.canceled"] as const) {
+      const section = doc.split(`### \`${type}\``)[1]?.split("\n### ")[0] ?? ""
+      const examples = Array.from(section.matchAll(/```json\n([\s\S]*?)```/g), ([, json]) => JSON.parse(json ?? ""))
+      assert.isNotEmpty(examples, type)
+      for (const example of examples) {
+        const payload = example.event_version === "1.0" ? example.invoice : example.data
+        Schema.decodeUnknownSync(example.event_version === "1.0" ? EventEnvelopeV1 : EventEnvelopeV2)(example)
+        assert.strictEqual(example.event_type, type)
+        Schema.decodeUnknownSync(InvoiceEventPayload)(payload)
+      }
     }
   })
 })

@@ -112,6 +112,27 @@ export const WebhookEndpointEventPayload = Schema.Struct({
 })
 export type WebhookEndpointEventPayload = typeof WebhookEndpointEventPayload.Type
 
+/** `invoice` of `invoice.created` and `invoice.canceled` (a rejection is `invoice.canceled` with its reason). */
+export const InvoiceEventPayload = Schema.Struct({
+  nanoid: Schema.String,
+  team_nanoid: Schema.String,
+  /** The member who billed the team. */
+  recipient_nanoid: Schema.String,
+  invoice_number: Schema.String,
+  type: Schema.Literals(["flat", "time_entry"]),
+  amount_cents: Schema.Int,
+  currency: Schema.String,
+  invoice_description: Schema.String,
+  /** `canceled` by its author, or `rejected` by the team. */
+  status: Schema.Literals(["submitted", "canceled", "rejected"]),
+  /** Why the team rejected it; `null` unless rejected. */
+  reason: Schema.NullOr(Schema.String),
+  due_date: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+export type InvoiceEventPayload = typeof InvoiceEventPayload.Type
+
 /** The event payload of a payment, given what the event shows of its recipient and token. */
 export const paymentEventPayloadOf = (
   payment: Payment,
@@ -229,6 +250,21 @@ const samples: Record<string, (type: EventType) => EventData> = {
     failing_since: "2026-01-10T10:30:00.000Z",
     disabled_at: sampleTime
   }),
+  invoice: (type) => ({
+    nanoid: "iv-sample000001",
+    team_nanoid: "te-sample000001",
+    recipient_nanoid: "us-sample000001",
+    invoice_number: "2026-014",
+    type: "time_entry",
+    amount_cents: 120_000,
+    currency: "USD",
+    invoice_description: "Backend work, first half of January",
+    status: type === "invoice.canceled" ? "canceled" : "submitted",
+    reason: null,
+    due_date: "2026-01-31",
+    created_at: sampleTime,
+    updated_at: sampleTime
+  }),
   deposit: (type) => ({
     nanoid: "dp-sample000001",
     entity_nanoid: "te-sample000001",
@@ -262,7 +298,9 @@ export const samplePayloadOf = (type: EventType): EventData => {
           ? "invite"
           : type === "webhook.endpoint.disabled"
             ? "webhook"
-            : undefined
+            : type.startsWith("invoice.")
+              ? "invoice"
+              : undefined
   const data =
     key === undefined ? { nanoid: `sample-${type.replace(/\W/g, "-")}`, created_at: sampleTime } : samples[key]?.(type)
   return { ...data, test: true }
@@ -291,6 +329,8 @@ export interface EventPayloads {
   readonly "invite.expired": InviteEventPayload
   readonly "team.member_added": MemberEventPayload
   readonly "team.member_removed": MemberEventPayload
+  readonly "invoice.created": InvoiceEventPayload
+  readonly "invoice.canceled": InvoiceEventPayload
   readonly "team.member_blocked": MemberBlockedEventPayload
   readonly "withdraw_account.updated": WithdrawAccountEventPayload
   readonly "withdraw_account.duplicated_detected": DuplicateAccountEventPayload

@@ -47,7 +47,14 @@ export const executeManagerInvites = Effect.fn("ManagerInvites.execute")(functio
   yield* TeamAccess.use((access) => access.authorize(caller, issued.team, "invites.manager"))
   yield* ChainGateway.required
   yield* refuseClosed(issued.request.invites)
-  const settled = yield* executeOnce({ typedData: body.typed_data, signer: body.signer, signature: body.signature })
+  const settled = yield* executeOnce({
+    typedData: body.typed_data,
+    signer: body.signer,
+    signature: body.signature
+  }).pipe(
+    // Only a payment request holds invoices before it is sent; a grant takes nothing.
+    Effect.catchTag("InvoiceNotPayable", (refused) => Effect.die(refused))
+  )
   const result = { invites: issued.request.invites, transaction: settled.result.transaction }
   // Recorded: the invites are accepted (again, should the process that recorded the grant have died before).
   if (settled._tag === "Executed") yield* acceptGrantedInvites(issued)

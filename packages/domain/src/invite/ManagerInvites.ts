@@ -12,6 +12,7 @@ import type { SignedRequestError } from "../eip712/SignedRequest.ts"
 import type { RolesTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, InviteId } from "../Ids.ts"
+import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
 import type { MailOutbox } from "../mail/MailOutbox.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -67,6 +68,7 @@ type ManagerInvitePorts =
   | TeamAccess
   | ChainGateway
   | InviteRepository
+  | InvoiceRepository
   | MailOutbox
   | IssuedRequestStore
   | PaymentLedger

@@ -4,9 +4,9 @@ import type { Role } from "./Role.ts"
 import { isPayable } from "./Role.ts"
 
 describe("permissions", () => {
-  it("admins may do everything in their team", () => {
+  it("admins may do everything in their team, but bill it: only those it pays do", () => {
     for (const action of Object.keys(Permissions) as Array<keyof typeof Permissions>) {
-      assert.isTrue(isAllowed("team_admin", action), action)
+      assert.strictEqual(isAllowed("team_admin", action), action !== "invoices.create", action)
     }
   })
 
@@ -18,6 +18,11 @@ describe("permissions", () => {
       assert.isFalse(isAllowed(role, "member.settings.update", true))
       assert.isFalse(isAllowed(role, "team.users.list"))
       assert.isFalse(isAllowed(role, "payments.create"))
+      assert.isTrue(isAllowed(role, "invoices.create"))
+      assert.isFalse(isAllowed(role, "invoices.read"))
+      assert.isTrue(isAllowed(role, "invoices.read", true))
+      assert.isFalse(isAllowed(role, "invoices.reject"))
+      assert.isTrue(isAllowed(role, "payments.receivable"))
     }
   })
 

@@ -2,7 +2,8 @@
  * Who may do what in a team: the authorisation matrix (docs/authorization.md renders the same table).
  *
  * An action names what a route does to a team. `self` marks actions a payable member may also take about
- * themselves (their own summary and settings). A user with no membership in the team may do nothing there.
+ * themselves (their own summary and settings, their own invoices). A user with no membership in the team may do
+ * nothing there.
  */
 import type { Role } from "./Role.ts"
 
@@ -24,13 +25,17 @@ export const Permissions = {
   "member.settings.read": { roles: managers, self: true },
   "member.settings.update": { roles: ["team_admin", "team_finance_admin"], self: false },
   "payments.read": { roles: managers, self: false },
+  "payments.receivable": { roles: everyone, self: false },
   "payments.create": { roles: ["team_admin", "team_finance_admin"], self: false },
   "payments.execute": { roles: ["team_admin", "team_finance_admin"], self: false },
   "balance.read": { roles: managers, self: false },
   "invites.read": { roles: managers, self: false },
   "invites.create": { roles: ["team_admin"], self: false },
   "invites.manager": { roles: ["team_admin"], self: false },
-  "webhooks.manage": { roles: ["team_admin"], self: false }
+  "webhooks.manage": { roles: ["team_admin"], self: false },
+  "invoices.create": { roles: ["team_employee", "team_contractor"], self: false },
+  "invoices.read": { roles: managers, self: true },
+  "invoices.reject": { roles: ["team_admin", "team_finance_admin"], self: false }
 } as const satisfies Record<string, { readonly roles: ReadonlyArray<Role>; readonly self: boolean }>
 
 /** A team action. */

@@ -18,7 +18,7 @@ import { type ExecutionRecords, entriesOf, recordsOf } from "./ExecutionRecords.
 import { hold } from "./Holding.ts"
 import { ExecutionInProgress } from "./PaymentErrors.ts"
 import { type ExecutionResult, PaymentLedger } from "./PaymentLedger.ts"
-import { claimAfter, recover, releaseClaim } from "./Recovery.ts"
+import { claimAfter, recover, releaseClaim, takeBeforeSend } from "./Recovery.ts"
 import { sendToChain } from "./SendToChain.ts"
 
 /**
@@ -48,6 +48,7 @@ export type Settled =
  * decides for it.
  */
 const sendFirst = Effect.fnUntraced(function* (claimed: ClaimedTypedData, records: ExecutionRecords) {
+  yield* takeBeforeSend(claimed, records)
   const progress: SettlementProgress = { onSent: (hash) => Effect.asVoid(records.noteInFlight(hash)) }
   const sent = yield* Effect.result(sendToChain(claimed, claimed.signature as Hex, progress))
   if (Result.isSuccess(sent)) return yield* records.record(sent.success)

@@ -13,6 +13,9 @@ import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator } from "../Ids.ts"
 import { acceptGrantedInvites } from "../invite/AcceptGrantedInvites.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
+import type { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
+import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
+import { holdInvoices, payInvoices } from "../invoice/PayInvoices.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import type { Randomness } from "../Randomness.ts"
 import type { PayScheduleRepository } from "../schedule/PayScheduleRepository.ts"
@@ -83,6 +86,7 @@ const paymentsOf = (
       nanoid: planned.nanoid,
       group_nanoid: request.group_nanoid,
       invoice_nanoid: planned.invoice_nanoid,
+      ...(planned.pays_invoice === true ? { pays_invoice: true as const } : {}),
       team_nanoid: team.nanoid,
       payer_nanoid: payer.nanoid,
       ...(planned.recipient_nanoid === undefined ? {} : { recipient_nanoid: planned.recipient_nanoid }),
@@ -111,6 +115,11 @@ const paymentsOf = (
 
 /** What a holder writes for its request. */
 export interface ExecutionRecords {
+  /**
+   * Takes what the request needs before each send, its first or recovery's sending again: a payment request's hold on
+   * the invoices it pays (decision 0106). Refused, nothing is sent and the claim is released.
+   */
+  readonly beforeSend: Effect.Effect<void, InvoiceNotPayable>
   /** Notes `transaction` in flight for the holder: replays answer it (202), and payments paid now are listed. */
   readonly noteInFlight: (transaction: string) => Effect.Effect<boolean>
   /**
@@ -132,12 +141,14 @@ type RecordServices =
   | IdGenerator
   | Randomness
   | InviteRepository
+  | InvoiceRepository
   | MembershipRepository
   | PayScheduleRepository
   | TeamRepository
 
 /** What a holder writes, before the services it writes through are given. */
 interface Unprovided {
+  readonly beforeSend: Effect.Effect<void, InvoiceNotPayable, RecordServices>
   readonly noteInFlight: (transaction: string) => Effect.Effect<boolean, never, RecordServices>
   readonly record: (settlement: Settlement) => Effect.Effect<ExecutionResult, never, RecordServices>
 }
@@ -149,6 +160,7 @@ const paymentRecords = (issued: Claimed<IssuedPayment>, team: Team, payer: User)
   const { salt } = issued
   const { token } = issued.claim
   return {
+    beforeSend: holdInvoices(issued),
     noteInFlight: (transaction) =>
       Effect.gen(function* () {
         const now = DateTime.formatIso(yield* DateTime.now)
@@ -170,9 +182,13 @@ const paymentRecords = (issued: Claimed<IssuedPayment>, team: Team, payer: User)
         const events = yield* executionEventsOf(scope, payments, payNow, chainFactsOf(chainId, settlement))
         const result: ExecutionResult = { transaction: settlement.transactionHash, payments: entries }
         const announced = issued.reopened === true
+        // The invoices the payments pay, in the same unit under the same token: both recorded, or neither (issue 38).
+        const paidBy = { transaction: settlement.transactionHash, block_number: Number(settlement.blockNumber) }
         const recorded = yield* recordSurely(
           withEvents(
-            PaymentLedger.use((ledger) => ledger.recordExecution({ salt, token, result, payments })),
+            PaymentLedger.use((ledger) => ledger.recordExecution({ salt, token, result, payments })).pipe(
+              Effect.tap((done) => (done ? payInvoices(payments, paidBy) : Effect.void))
+            ),
             (done) => (done && !announced ? events : [])
           )
         )
@@ -187,6 +203,7 @@ const paymentRecords = (issued: Claimed<IssuedPayment>, team: Team, payer: User)
 
 /** The records of a claimed grant: no payment; its invites accepted once recorded. */
 const grantRecords = (issued: ClaimedTypedData & { readonly kind: "roles" }): Unprovided => ({
+  beforeSend: Effect.void,
   noteInFlight: (transaction) =>
     PaymentLedger.use((ledger) =>
       ledger.noteInFlight({
@@ -216,6 +233,7 @@ const grantRecords = (issued: ClaimedTypedData & { readonly kind: "roles" }): Un
 export const recordsOf = Effect.fn("ExecutionRecords.recordsOf")(function* (issued: ClaimedTypedData) {
   const context = yield* Effect.context<RecordServices>()
   const provided = (records: Unprovided): ExecutionRecords => ({
+    beforeSend: Effect.provideContext(records.beforeSend, context),
     noteInFlight: (transaction) => Effect.provideContext(records.noteInFlight(transaction), context),
     record: (settlement) => Effect.provideContext(records.record(settlement), context)
   })

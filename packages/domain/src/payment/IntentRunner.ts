@@ -7,6 +7,7 @@ import { Clock, DateTime, Duration, Effect, Layer } from "effect"
 import type { IntentError } from "../chain/ChainError.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { ChainFacts } from "../event/EventPayload.ts"
+import { payInvoices } from "../invoice/PayInvoices.ts"
 import type { FencingToken } from "../Lease.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { intentDueEvent } from "../schedule/CashRequirements.ts"
@@ -71,7 +72,10 @@ const move = (
         )
       )
     )
-    return yield* withEvents(moves, () => events).pipe(
+    // A completed intent pays the invoice it names in the same unit, under the same lease (issue 38).
+    const paidBy = { transaction: moved.process_transaction ?? "", block_number: chain?.block_number ?? null }
+    const paid = to === "complete" ? Effect.andThen(moves, payInvoices([moved], paidBy)) : moves
+    return yield* withEvents(paid, () => events).pipe(
       Effect.as(true),
       Effect.catchTag("StaleState", () => Effect.succeed(false)),
       Effect.orDie

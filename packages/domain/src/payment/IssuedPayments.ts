@@ -18,12 +18,14 @@ import {
 import { InviteId, InvoiceId, PaymentGroupId, PaymentId, PayScheduleId, TeamId, UserId } from "../Ids.ts"
 import { SchedulePayee } from "../schedule/PaySchedule.ts"
 import { InvoiceDetails } from "./Payment.ts"
-import { PaymentRecipientRequest } from "./PaymentRequests.ts"
+import { type ExecutePaymentsRequest, isInvoiceEntry, PaymentEntryRequest } from "./PaymentRequests.ts"
 
 /** One payment of an issued request: its ids, recipient (a member or an e-mail), amount and invoice. */
 export const RequestedPayment = Schema.Struct({
   nanoid: PaymentId,
   invoice_nanoid: InvoiceId,
+  /** It pays the member's invoice `invoice_nanoid` (a `{invoice_nanoid}` entry); absent: a synthesized invoice. */
+  pays_invoice: Schema.optionalKey(Schema.Literal(true)),
   recipient_nanoid: Schema.optionalKey(UserId),
   recipient_email: Schema.optionalKey(Email),
   amount_cents: Schema.Number,
@@ -34,7 +36,7 @@ export type RequestedPayment = typeof RequestedPayment.Type
 /** An issued request for payments, as `IssuedTypedData.request` holds it. */
 export const IssuedPaymentsRequest = Schema.Struct({
   /** The fields PUT /v2/payments must repeat: `from`, `to` entry for entry, `pay_now`. */
-  body: Schema.Struct({ from: TeamId, to: Schema.Array(PaymentRecipientRequest), pay_now: Schema.Boolean }),
+  body: Schema.Struct({ from: TeamId, to: Schema.Array(PaymentEntryRequest), pay_now: Schema.Boolean }),
   group_nanoid: PaymentGroupId,
   /** The team's svc account the payments leave from. */
   account: Address,
@@ -93,3 +95,24 @@ export const IssuedTypedDataRecord = Schema.Union([
     request: IssuedScheduleRequest
   })
 ])
+
+/** Two entries alike: the same member, amount, currency and description, or the same invoice and part of it. */
+export const sameEntry = (entry: PaymentEntryRequest, other: PaymentEntryRequest | undefined) =>
+  other !== undefined &&
+  (isInvoiceEntry(entry) || isInvoiceEntry(other)
+    ? isInvoiceEntry(entry) &&
+      isInvoiceEntry(other) &&
+      entry.invoice_nanoid === other.invoice_nanoid &&
+      entry.amount_cents === other.amount_cents &&
+      (entry.currency_symbol ?? "USD") === (other.currency_symbol ?? "USD")
+    : entry.to === other.to &&
+      entry.amount_cents === other.amount_cents &&
+      entry.currency_symbol === other.currency_symbol &&
+      entry.invoice_description === other.invoice_description)
+
+/** The PUT body repeats what POST was asked: `from`, `to` entry for entry, `pay_now` (values in normal form). */
+export const sameBody = (issued: IssuedPaymentsRequest["body"], body: ExecutePaymentsRequest) =>
+  issued.from === body.from &&
+  issued.pay_now === body.pay_now &&
+  issued.to.length === body.to.length &&
+  issued.to.every((entry, index) => sameEntry(entry, body.to[index]))

@@ -62,8 +62,10 @@ export const invoiceOf = (description: string, extra: Partial<InvoiceDetails> = 
 export const Payment = Schema.Struct({
   nanoid: PaymentId,
   group_nanoid: PaymentGroupId,
-  /** The invoice the payment settles (one per payment). */
+  /** The invoice the payment pays: a member's (`pays_invoice`), or one synthesized for it (decision 0106). */
   invoice_nanoid: InvoiceId,
+  /** It pays the member's invoice `invoice_nanoid`; absent for a payment made without one. */
+  pays_invoice: Schema.optionalKey(Schema.Literal(true)),
   team_nanoid: TeamId,
   /** The user whose wallet signed the request. */
   payer_nanoid: UserId,

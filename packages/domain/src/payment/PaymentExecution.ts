@@ -14,7 +14,7 @@ import type { Role } from "../membership/Role.ts"
 import type { Team } from "../team/Team.ts"
 import { UserRepository } from "../user/UserRepository.ts"
 import { executeOnce, type Settled } from "./ExecuteOnce.ts"
-import type { IssuedPaymentsRequest } from "./IssuedPayments.ts"
+import { sameBody } from "./IssuedPayments.ts"
 import { ExecutionBodyMismatch } from "./PaymentErrors.ts"
 import type { ExecutePaymentsRequest } from "./PaymentRequests.ts"
 
@@ -39,22 +39,6 @@ const payingSigner = Effect.fn("PaymentExecution.payingSigner")(function* (team:
   }
   return user.value
 })
-
-/** The PUT body repeats what POST was asked: `from`, `to` entry for entry, `pay_now` (values in normal form). */
-const sameBody = (issued: IssuedPaymentsRequest["body"], body: ExecutePaymentsRequest) =>
-  issued.from === body.from &&
-  issued.pay_now === body.pay_now &&
-  issued.to.length === body.to.length &&
-  issued.to.every((entry, index) => {
-    const other = body.to[index]
-    return (
-      other !== undefined &&
-      entry.to === other.to &&
-      entry.amount_cents === other.amount_cents &&
-      entry.currency_symbol === other.currency_symbol &&
-      entry.invoice_description === other.invoice_description
-    )
-  })
 
 /**
  * Executes signed payments for `team` (the caller's permission already checked): `Executed` with `{transaction,

@@ -13,7 +13,8 @@ import {
   IssuedRequestsLimit
 } from "../eip712/IssuedRequestStore.ts"
 import { makePaymentsTypedData, makePaymentTypedData } from "../eip712/TypedDataBuilder.ts"
-import { IdGenerator, UserId } from "../Ids.ts"
+import { IdGenerator, type InvoiceId, UserId } from "../Ids.ts"
+import { invoicePayeeOf } from "../invoice/PayInvoices.ts"
 import type { Membership } from "../membership/Membership.ts"
 import { MemberBlocked } from "../membership/MembershipErrors.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
@@ -27,7 +28,7 @@ import { IssuedRequestPolicy } from "./IssuedRequestPolicy.ts"
 import { invoiceOf } from "./Payment.ts"
 import { InvalidRecipient, TeamAccountMissing } from "./PaymentErrors.ts"
 import { escrowEntryOf, paymentEntriesOf } from "./PaymentPlan.ts"
-import type { CreatePaymentsRequest, InstantPaymentRequest } from "./PaymentRequests.ts"
+import { type CreatePaymentsRequest, type InstantPaymentRequest, isInvoiceEntry } from "./PaymentRequests.ts"
 
 const isUserId = Schema.is(UserId)
 
@@ -127,6 +128,52 @@ const envelopeOf = (caller: Caller, account: Address) =>
     ttlSeconds: policy.ttlSeconds
   }))
 
+/** One payment a batch asks for: to a member, how much, why, and the member's invoice it pays if it names one. */
+interface Wanted {
+  readonly user: UserId
+  readonly amountCents: number
+  readonly description: string
+  readonly invoice?: InvoiceId | undefined
+}
+
+/**
+ * What the batch's entries ask for: a member and an amount, or a member's invoice (its author, what is left of it or
+ * the entry's part, `invoicePayeeOf`). The same entry twice, or an invoice twice, is a mistake (a CSV row pasted
+ * twice), not two payments: refused, naming it. Two entries to one recipient that differ are two invoices and pass.
+ */
+const wantedOf = Effect.fn("PaymentIssuance.wantedOf")(function* (team: Team, body: CreatePaymentsRequest) {
+  const wanted: Array<Wanted> = []
+  const entryKeys = new Set<string>()
+  for (const entry of body.to) {
+    if (isInvoiceEntry(entry)) {
+      const payee = yield* invoicePayeeOf(team, entry)
+      if (entryKeys.has(entry.invoice_nanoid)) {
+        return yield* new InvalidRecipient({ message: `The batch pays ${entry.invoice_nanoid} twice; name it once` })
+      }
+      entryKeys.add(entry.invoice_nanoid)
+      wanted.push({
+        user: payee.invoice.recipient_nanoid,
+        amountCents: payee.amountCents,
+        description: payee.description,
+        invoice: payee.invoice.nanoid
+      })
+      continue
+    }
+    if (!isUserId(entry.to)) {
+      return yield* new InvalidRecipient({ message: "Batch recipients are members, by user nanoid" })
+    }
+    const key = JSON.stringify([entry.to, entry.amount_cents, entry.invoice_description])
+    if (entryKeys.has(key)) {
+      return yield* new InvalidRecipient({
+        message: `The batch pays ${entry.to} ${entry.amount_cents} cents for "${entry.invoice_description.slice(0, 50)}" twice; send each entry once`
+      })
+    }
+    entryKeys.add(key)
+    wanted.push({ user: entry.to, amountCents: entry.amount_cents, description: entry.invoice_description })
+  }
+  return wanted
+})
+
 /** Issues the typed data of a batch to members of `team`, to be signed by the caller's wallet. */
 export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   team: Team,
@@ -137,25 +184,7 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   yield* refuseOverBudget(team, body)
   const ids = yield* IdGenerator
   const account = yield* accountOf(team)
-  const wanted: Array<{ readonly user: UserId; readonly amountCents: number; readonly description: string }> = []
-  for (const entry of body.to) {
-    if (!isUserId(entry.to)) {
-      return yield* new InvalidRecipient({ message: "Batch recipients are members, by user nanoid" })
-    }
-    wanted.push({ user: entry.to, amountCents: entry.amount_cents, description: entry.invoice_description })
-  }
-  // The same entry twice (recipient, amount and description alike) is a mistake, a CSV row pasted twice, not two
-  // invoices: refused, naming it. Two entries to one recipient that differ are two invoices and pass.
-  const entryKeys = new Set<string>()
-  for (const w of wanted) {
-    const key = JSON.stringify([w.user, w.amountCents, w.description])
-    if (entryKeys.has(key)) {
-      return yield* new InvalidRecipient({
-        message: `The batch pays ${w.user} ${w.amountCents} cents for "${w.description.slice(0, 50)}" twice; send each entry once`
-      })
-    }
-    entryKeys.add(key)
-  }
+  const wanted = yield* wantedOf(team, body)
   const recipients = new Set(wanted.map((w) => w.user))
   const members = yield* MembershipRepository.use((m) => m.listTeam(team.nanoid, { offset: 0, limit: undefined }))
   const memberIds = new Set(members.members.map((m) => m.user_nanoid))
@@ -180,13 +209,14 @@ export const issueBatch = Effect.fn("PaymentIssuance.issueBatch")(function* (
   )
   const group = yield* ids.make("paymentGroup")
   const payments: Array<RequestedPayment & { readonly recipient: Address }> = []
-  for (const { user, amountCents, description } of wanted) {
+  for (const { user, amountCents, description, invoice } of wanted) {
     // A membership without a stored user cannot be paid either.
     const recipient = addresses.get(user)
     if (recipient === undefined) return yield* new InvalidRecipient({ message: `${user} is not a member of the team` })
     payments.push({
       nanoid: yield* ids.make("payment"),
-      invoice_nanoid: yield* ids.make("invoice"),
+      invoice_nanoid: invoice ?? (yield* ids.make("invoice")),
+      ...(invoice === undefined ? {} : { pays_invoice: true as const }),
       recipient_nanoid: user,
       recipient,
       amount_cents: amountCents,

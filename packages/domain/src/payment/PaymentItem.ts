@@ -46,7 +46,10 @@ export const PaymentInvoice = Schema.Struct({
   group_onchain_id: S,
   hourly_rate_usd_cents: Schema.Int,
   invoice_number: S,
-  /** Known value `draft` (SPEC §2.3); others are open. */
+  /**
+   * `draft` (SPEC §2.3's known value) for a synthesized invoice; a member's invoice is `submitted`, `partially_paid`,
+   * `paid`, `canceled` or `rejected` (docs/invoices.md).
+   */
   invoice_status: S,
   is_aor: Schema.Boolean,
   nanoid: S,
@@ -66,7 +69,18 @@ export const PaymentInvoice = Schema.Struct({
   /** `null` when the payment was given no reason. */
   reason_id: Schema.NullOr(Schema.Int),
   /** `null` unless the payment is a subscription fee (none are made here yet). */
-  subscription_fee_metadata: Schema.NullOr(SubscriptionFeeMetadata)
+  subscription_fee_metadata: Schema.NullOr(SubscriptionFeeMetadata),
+  /**
+   * Ours (decision 0106): `false` for the invoice a member submitted and the payment pays (its number, status, lines
+   * and dates are the invoice's); `true` for one made up from a payment made without an invoice (status `draft`).
+   */
+  synthesized: Schema.Boolean,
+  currency: S,
+  /** `flat` or `time_entry`. */
+  type: S,
+  /** `product` or `service`. */
+  flat_type: S,
+  due_date: Schema.NullOr(S)
 })
 export type PaymentInvoice = typeof PaymentInvoice.Type
 

@@ -13,7 +13,7 @@ import {
   PaymentTypedDataMessage
 } from "../eip712/TypedData.ts"
 import { withDefault } from "../FieldDefault.ts"
-import { TeamId, UserId } from "../Ids.ts"
+import { InvoiceId, TeamId, UserId } from "../Ids.ts"
 import { PlainText } from "../Text.ts"
 import { CalendarDate } from "../Timestamp.ts"
 import { CurrencySymbol, Network } from "./Payment.ts"
@@ -58,7 +58,25 @@ export const PaymentRecipientRequest = Schema.Struct({
 })
 export type PaymentRecipientRequest = typeof PaymentRecipientRequest.Type
 
-const recipients = Schema.Array(PaymentRecipientRequest).pipe(
+/**
+ * An entry paying a member's invoice (issue 38): the invoice names the recipient and the amount, what is left to pay
+ * of it; `amount_cents`, at most that, pays part of it.
+ */
+export const InvoicePaymentRequest = Schema.Struct({
+  invoice_nanoid: InvoiceId,
+  amount_cents: Schema.optionalKey(AmountCents),
+  currency_symbol: Schema.optionalKey(CurrencySymbol)
+})
+export type InvoicePaymentRequest = typeof InvoicePaymentRequest.Type
+
+/** One entry of a batch: a member and an amount, or a member's invoice. */
+export const PaymentEntryRequest = Schema.Union([PaymentRecipientRequest, InvoicePaymentRequest])
+export type PaymentEntryRequest = typeof PaymentEntryRequest.Type
+
+/** Whether the entry pays a member's invoice. */
+export const isInvoiceEntry = (entry: PaymentEntryRequest): entry is InvoicePaymentRequest => "invoice_nanoid" in entry
+
+const recipients = Schema.Array(PaymentEntryRequest).pipe(
   Schema.check(Schema.isMinLength(1), Schema.isMaxLength(maxBatchSize))
 )
 

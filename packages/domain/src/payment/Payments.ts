@@ -12,6 +12,8 @@ import type { PaymentsTypedDataBundle, PaymentTypedDataBundle } from "../eip712/
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PaymentId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
+import type { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
+import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
 import type { InsufficientPermissions, MemberBlocked } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -59,7 +61,13 @@ export type { PaymentsPage } from "./QueryPayments.ts"
 type AccessError = TeamNotFound | InsufficientPermissions
 
 /** Why issuing typed data is refused. */
-export type IssueError = AccessError | TeamAccountMissing | InvalidRecipient | MemberBlocked | IssuedRequestsLimit
+export type IssueError =
+  | AccessError
+  | TeamAccountMissing
+  | InvalidRecipient
+  | MemberBlocked
+  | IssuedRequestsLimit
+  | InvoiceNotPayable
 
 /**
  * Why an execution is refused (nothing moved; or the chain shows the salt spent), is still running under another
@@ -72,6 +80,7 @@ export type ExecuteError =
   | ExecutionBodyMismatch
   | ExecutionInProgress
   | RequestError
+  | InvoiceNotPayable
 
 /** What the payment use cases run on (with `IssuedRequestPolicy` and `SettlementWait` as set at the root). */
 type PaymentPorts =
@@ -82,6 +91,7 @@ type PaymentPorts =
   | MembershipRepository
   | UserRepository
   | TeamRepository
+  | InvoiceRepository
   | IdGenerator
   | Randomness
   | SignatureVerifier

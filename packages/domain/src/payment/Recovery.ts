@@ -53,13 +53,20 @@ export const claimAfter: { readonly [K in RequestError["_tag"]]: "release" | "re
   SaltReplayed: "recover"
 }
 
-/** Gives a refused request's claim back (its payments noted in flight go), so its signer may send it again. */
-export const releaseClaim = (claimed: ClaimedTypedData, error: RequestError) =>
+/**
+ * Gives a refused request's claim back (its payments noted in flight go), so its signer may send it again: refused by
+ * the chain, or before it was sent (`takeBeforeSend`).
+ */
+export const releaseClaim = (claimed: ClaimedTypedData, error: { readonly _tag: string }) =>
   Effect.gen(function* () {
     yield* PaymentLedger.use((ledger) => ledger.dropInFlight(claimed.salt, claimed.claim.token))
     yield* IssuedRequestStore.use((store) => store.release(claimed.salt, claimed.claim.token))
     yield* Metric.update(Metric.withAttributes(paymentsFailed, { reason: error._tag }), 1)
   })
+
+/** Takes what `claimed` needs before a send (`ExecutionRecords.beforeSend`); refused, its claim is released. */
+export const takeBeforeSend = (claimed: ClaimedTypedData, records: ExecutionRecords) =>
+  Effect.tapError(records.beforeSend, (error) => releaseClaim(claimed, error))
 
 /** What the chain and the journal say of a request's salt. */
 export type Finding =
@@ -129,6 +136,7 @@ export const recover = Effect.fnUntraced(function* (
       case "Lost": {
         yield* Effect.logInfo(`request ${claimed.salt}: the chain lacks it and nothing carries it: sent again`)
         yield* hooks.beforeSendAgain?.(claimed) ?? Effect.void
+        yield* takeBeforeSend(claimed, records)
         const progress: SettlementProgress = { onSent: (hash) => Effect.asVoid(records.noteInFlight(hash)) }
         const sent = yield* Effect.result(sendToChain(claimed, claimed.signature as Hex, progress))
         if (Result.isSuccess(sent)) return yield* records.record(sent.success)

@@ -12,6 +12,8 @@ import type { ScheduleTypedDataBundle } from "../eip712/TypedData.ts"
 import type { EventOutbox } from "../event/EventOutbox.ts"
 import type { IdGenerator, PayScheduleId, TeamId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
+import type { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
+import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
 import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
@@ -62,6 +64,7 @@ type PaySchedulePorts =
   | UnitOfWork
   | Executions
   | InviteRepository
+  | InvoiceRepository
 
 /** Pay schedules of teams, for a caller. */
 export class PaySchedules extends Context.Service<
@@ -81,7 +84,13 @@ export class PaySchedules extends Context.Service<
       body: ExecutePayScheduleRequest
     ) => Effect.Effect<
       ScheduleExecution,
-      AccessError | TypedDataNotFound | SignedRequestError | ExecutionBodyMismatch | ExecutionInProgress | RequestError
+      | AccessError
+      | TypedDataNotFound
+      | SignedRequestError
+      | ExecutionBodyMismatch
+      | ExecutionInProgress
+      | RequestError
+      | InvoiceNotPayable
     >
     /** The team's schedules, newest first. */
     readonly list: (caller: Caller, team: TeamId) => Effect.Effect<ReadonlyArray<PayScheduleItem>, AccessError>

@@ -46,6 +46,8 @@ export const scheduleOf = (issued: IssuedSchedule, registration: Receipt, now: s
 
 /** The records of a claimed pay schedule: no payment until an instalment is paid. */
 export const scheduleRecords = (issued: Claimed<IssuedSchedule>) => ({
+  // A schedule holds nothing before it is sent (an invoice payment holds its invoices).
+  beforeSend: Effect.void,
   noteInFlight: (transaction: string) =>
     PaymentLedger.use((ledger) =>
       ledger.noteInFlight({

@@ -30,6 +30,7 @@ export { FaviconRoute, faviconDataUri, faviconSvg } from "./Favicon.ts"
 export { idempotencyKeyHeader, withIdempotency } from "./Idempotency.ts"
 export { InviteHandlers } from "./InviteHandlers.ts"
 export { contentSecurityPolicy, escapeHtml, InvitePage, invitePage } from "./InvitePage.ts"
+export { InvoiceHandlers } from "./InvoiceHandlers.ts"
 export {
   HttpMetricsEnabled,
   MetricsListener,
