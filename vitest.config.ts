@@ -6,6 +6,8 @@ export default defineConfig({
     globalSetup: ["packages/adapters/test/vitest.globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Tests marked concurrent (the benchmarks' smoke runs, each its own process) run at most three at a time.
+    maxConcurrency: 3,
     reporters: ["default"]
   }
 })

@@ -26,7 +26,9 @@ const allBenches = ["apps", "packages"]
   .sort()
 const benches = allBenches.filter((file) => readFileSync(join(root, file), "utf8").includes("BENCH_SMOKE"))
 
-describe("benchmarks in smoke mode", () => {
+// Each benchmark is its own process with its own chain, store and ports, mostly waiting on blocks and sockets: they
+// run side by side, as many at once as `maxConcurrency` in vitest.config.ts allows.
+describe("benchmarks in smoke mode", { concurrent: true }, () => {
   it("finds every benchmark, each with a smoke mode", () => {
     // Every benchmark has one: a new benchmark without it, or one that loses it, fails here.
     assert.deepStrictEqual(benches, allBenches)

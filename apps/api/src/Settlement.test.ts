@@ -47,7 +47,8 @@ import * as Server from "./Server.ts"
  */
 const count = Number(process.env.SETTLEMENT_COUNT ?? 300)
 
-describe("settlement across processes, on a chain of its own at 1-second blocks", () => {
+// Each test has a chain, a store and processes of its own, and mostly waits on 1-second blocks: they run side by side.
+describe("settlement across processes, on a chain of its own at 1-second blocks", { concurrent: true }, () => {
   for (const storage of ["sqlite", "mongo"] as const) {
     it.live(
       `three API processes on ${storage} sharing two relayer keys: ${count} PUTs at once with replays, each paid once, none lost`,
