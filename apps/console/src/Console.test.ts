@@ -3,10 +3,10 @@
  * page that signs in Node with a test key, and a real API server on anvil serving the console at `/console`. A person
  * signs in, pays two members from the form and one from a CSV and sees them complete and the balance drop by their
  * sum; invites a member; adds a webhook endpoint and sees its test delivery with the receiver's answer, as text; blocks
- * and unblocks a member, and sets a payout address signed by two accounts of the member's wallet; each role sees
- * only what it may do; a
- * wallet that refuses to sign pays nothing; a member bills the team and the admin pays the invoice by its id; every page passes axe-core with no serious or critical violation; the
- * payments page fits 375 px; `/console` answers with its security headers and no inline script.
+ * and unblocks a member, and sets a payout address signed by two accounts of the member's wallet; each role sees only
+ * what it may do; a wallet that refuses to sign pays nothing; a member bills the team and the admin pays the invoice
+ * by its id; every page passes axe-core with no serious or critical violation; the payments page fits 375 px;
+ * `/console` answers with its security headers and no inline script.
  */
 import { afterAll, assert, layer } from "@effect/vitest"
 import { signIn as apiSignIn, call } from "@svc/api/TestServer"
