@@ -20,7 +20,7 @@ import { depositEventIdOf } from "@svc/domain/deposit"
 import { EventOutbox } from "@svc/domain/event"
 import type { DepositId, TeamId } from "@svc/domain/Ids"
 import { TeamRepository } from "@svc/domain/team"
-import { Context, Effect, Fiber, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { type Address, createWalletClient, type Hex, http, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { inject } from "vitest"
@@ -215,23 +215,15 @@ describe("embedded mode is its own anvil, nothing else: each rule in each shape"
             assert.include(hook.body.data, "loopback address: this server accepts https URLs to public addresses only")
           }
 
-          // A team with its account on chain: blocks are mined meanwhile, so its creation gets its 2 confirmations.
-          let mining = true
-          const miner = yield* Effect.forkChild(
-            Effect.whileLoop({
-              while: () => mining,
-              // not a wait: a chain that mines a block every 200 ms meanwhile
-              body: () => Effect.andThen(chain.rpc("anvil_mine", ["0x1"]), Effect.sleep(200)),
-              step: () => undefined
-            })
-          )
+          // A team with its account on chain: the node mines a block a second meanwhile (its own interval mining, as
+          // a chain does), so its creation gets its 2 confirmations; back to mining each transaction as it comes,
+          // so no block is mined after the deposit's but the one this test asks for.
+          yield* chain.rpc("evm_setIntervalMining", [1])
           const created = yield* call(server, "POST", "/v2/teams", {
             token,
             body: { name: "Payroll", entity_nanoid: seeded.companyId, admin_wallet: admin.address }
           })
-          // Stopped between two blocks, so no block is mined after the deposit's but the one this test asks for.
-          mining = false
-          yield* Fiber.join(miner)
+          yield* chain.rpc("evm_setAutomine", [true])
           assert.strictEqual(created.status, 200, JSON.stringify(created.body))
           const team = created.body.data.team_nanoid as TeamId
           const account = yield* Effect.map(
