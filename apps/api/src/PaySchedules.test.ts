@@ -14,13 +14,15 @@ import {
   createSchedule,
   eventCount,
   fixture,
+  type Json,
   payrollTeam,
+  scheduleBody,
   scheduleOf,
   travelAndRun,
   units,
   week
 } from "../test/Payroll.ts"
-import { call } from "../test/TestServer.ts"
+import { call, signIn } from "../test/TestServer.ts"
 import { startReceiver } from "../test/WebhookReceiver.ts"
 
 describe("pay schedules on anvil", { timeout: 120_000 }, () => {
@@ -173,5 +175,95 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
       const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, schedule.onchain_id as Hex, 0))
       assert.strictEqual(direct._tag, "ScheduleNotActive")
     }).pipe(Effect.scoped, Effect.orDie)
+  )
+  it.live(
+    "a schedule pays a contractor's invoice in instalments: held while active, partially paid, then paid, the payments carrying it",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* fixture
+        const t = yield* payrollTeam(f, 1_000_00)
+        const contractorToken = yield* signIn(f.server, t.contractor.account)
+        const submit = (number: string) =>
+          Effect.map(
+            call(f.server, "POST", "/v2/invoices", {
+              token: contractorToken,
+              body: { team_nanoid: t.team, invoice_number: number, amount_cents: 3_000, invoice_description: "Audit" }
+            }),
+            (r) => {
+              assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+              return r.body.data.nanoid as string
+            }
+          )
+        const invoice = yield* submit("C-1")
+        const invoiceOf = (nanoid: string) =>
+          Effect.map(call(f.server, "GET", `/v2/invoices/${nanoid}`, { token: t.token }), (r) => r.body.data as Json)
+        const first = Math.floor(Date.now() / 1000) + 3_600
+        const refused = (to: ReadonlyArray<Json>, count: number) =>
+          call(f.server, "POST", "/v2/pay_schedules", { token: t.token, body: scheduleBody(t, { first, count, to }) })
+        // All the instalments together pay at most what is left, and an even split needs no amount.
+        const over = yield* refused([{ invoice_nanoid: invoice, amount_cents: 1_001 }], 3)
+        assert.deepStrictEqual(
+          [over.status, over.body.error_code, over.body.data],
+          [409, "INVOICE_NOT_PAYABLE", `${invoice} has 3000 cents left to pay; 3 instalments of 1001 cents pay 3003`]
+        )
+        const uneven = yield* refused([{ invoice_nanoid: invoice }], 7)
+        assert.deepStrictEqual([uneven.status, uneven.body.error_code], [409, "INVOICE_NOT_PAYABLE"])
+        const twice = yield* refused([{ invoice_nanoid: invoice }, { to: t.contractor.user, amount_cents: 100 }], 3)
+        assert.deepStrictEqual([twice.status, twice.body.error_code], [400, "INVALID_RECIPIENT"])
+
+        const schedule = yield* createSchedule(f, t, { first, count: 3, to: [{ invoice_nanoid: invoice }] })
+        assert.deepStrictEqual(schedule.recipients, [
+          {
+            user_nanoid: t.contractor.user,
+            amount_cents: 1_000,
+            invoice_description: "Invoice C-1: Audit",
+            invoice_nanoid: invoice
+          }
+        ])
+        // Held for the schedule: its author cannot cancel it, and no other payment pays it.
+        const cancel = yield* call(f.server, "DELETE", `/v2/invoices/${invoice}`, { token: contractorToken })
+        assert.deepStrictEqual([cancel.status, cancel.body.error_code], [409, "INVALID_STATE_TRANSITION"])
+        const pay = yield* call(f.server, "POST", "/v2/payments", {
+          token: t.token,
+          body: { from: t.team, to: [{ invoice_nanoid: invoice }], pay_now: true }
+        })
+        assert.deepStrictEqual(
+          [pay.status, pay.body.error_code, pay.body.data],
+          [409, "INVOICE_NOT_PAYABLE", `${invoice} is being paid in instalments by pay schedule ${schedule.nanoid}`]
+        )
+
+        // A schedule canceled lets its invoice go: its author may cancel it again.
+        const other = yield* submit("C-2")
+        const ended = yield* createSchedule(f, t, {
+          first,
+          count: 2,
+          to: [{ invoice_nanoid: other }]
+        })
+        const deleted = yield* call(f.server, "DELETE", `/v2/pay_schedules/${ended.nanoid}`, { token: t.token })
+        assert.strictEqual(deleted.status, 200, JSON.stringify(deleted.body))
+        const withdrawn = yield* call(f.server, "DELETE", `/v2/invoices/${other}`, { token: contractorToken })
+        assert.strictEqual(withdrawn.status, 200, JSON.stringify(withdrawn.body))
+        assert.strictEqual((yield* invoiceOf(other)).invoice_status, "canceled")
+
+        const run = (time: number) =>
+          Effect.map(travelAndRun(f, time), (runs) =>
+            runs.filter((r) => r.schedule.nanoid === schedule.nanoid).map((r) => [r.n, r.run])
+          )
+        assert.deepStrictEqual(yield* run(first), [[0, "paid"]])
+        const part = yield* invoiceOf(invoice)
+        const [paid] = yield* completePayments(f, t)
+        assert.deepStrictEqual(
+          [part.invoice_status, part.paid_cents, part.payments.map((p: Json) => [p.payment_nanoid, p.transaction])],
+          ["partially_paid", 1_000, [[paid.payment.nanoid, paid.payment.process_transaction]]]
+        )
+        assert.deepInclude(paid.invoice, { nanoid: invoice, invoice_number: "C-1", synthesized: false })
+        assert.strictEqual(yield* f.gateway.balanceOf(t.contractorAccount), units(1_000))
+        assert.deepStrictEqual(yield* run(first + week), [[1, "paid"]])
+        assert.deepStrictEqual(yield* run(first + 2 * week), [[2, "paid"]])
+        const done = yield* invoiceOf(invoice)
+        assert.deepStrictEqual([done.invoice_status, done.paid_cents, done.payments.length], ["paid", 3_000, 3])
+        assert.strictEqual(yield* f.gateway.balanceOf(t.contractorAccount), units(3_000))
+        assert.strictEqual((yield* scheduleOf(f, t, schedule.nanoid)).state, "completed")
+      }).pipe(Effect.scoped, Effect.orDie)
   )
 })

@@ -100,26 +100,30 @@ export const payrollTeam = (f: Fixture, cents: number) =>
   }).pipe(Effect.orDie)
 export type Team = Effect.Success<ReturnType<typeof payrollTeam>>
 
-/** POST then PUT /v2/pay_schedules, signed by the finance admin; answers the schedule as registered. */
-export const createSchedule = (
-  f: Fixture,
+/** A weekly schedule's POST /v2/pay_schedules body: `to` as given, or the employee and the contractor paid `cents`. */
+export const scheduleBody = (
   t: Team,
-  body: { readonly first: number; readonly count: number; readonly cents: readonly [number, number] }
-) =>
+  body: {
+    readonly first: number
+    readonly count: number
+    readonly cents?: readonly [number, number]
+    readonly to?: ReadonlyArray<Json>
+  }
+) => ({
+  team_nanoid: t.team,
+  to: body.to ?? [
+    { to: t.employee.user, amount_cents: body.cents?.[0], invoice_description: "Salary" },
+    { to: t.contractor.user, amount_cents: body.cents?.[1] }
+  ],
+  interval: "weekly",
+  first_pay_at: new Date(body.first * 1000).toISOString(),
+  count: body.count
+})
+
+/** POST then PUT /v2/pay_schedules, signed by the finance admin; answers the schedule as registered. */
+export const createSchedule = (f: Fixture, t: Team, body: Parameters<typeof scheduleBody>[1]) =>
   Effect.gen(function* () {
-    const issued = yield* call(f.server, "POST", "/v2/pay_schedules", {
-      token: t.token,
-      body: {
-        team_nanoid: t.team,
-        to: [
-          { to: t.employee.user, amount_cents: body.cents[0], invoice_description: "Salary" },
-          { to: t.contractor.user, amount_cents: body.cents[1] }
-        ],
-        interval: "weekly",
-        first_pay_at: new Date(body.first * 1000).toISOString(),
-        count: body.count
-      }
-    })
+    const issued = yield* call(f.server, "POST", "/v2/pay_schedules", { token: t.token, body: scheduleBody(t, body) })
     assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
     const { pay_schedule_nanoid, ...bundle } = issued.body.data
     const signature = yield* Effect.promise(() =>

@@ -39,6 +39,8 @@ export class PaySchedulesApi extends HttpApiGroup.make("paySchedules")
         answers([
           ...readCodes,
           "INVALID_RECIPIENT",
+          "MEMBER_BLOCKED",
+          "INVOICE_NOT_PAYABLE",
           "INVALID_STATE_TRANSITION",
           "ISSUED_REQUESTS_LIMIT",
           "NOT_IMPLEMENTED"
@@ -50,7 +52,11 @@ export class PaySchedulesApi extends HttpApiGroup.make("paySchedules")
           "the first due at `first_pay_at` (now or later, else 400 `VALIDATION_ERROR`), then one each `interval` " +
           "(`monthly` keeps the day of the month, clamped to the month's last day). A `team_admin` or " +
           "`team_finance_admin` signs it once and executes it with PUT /v2/pay_schedules; `data.pay_schedule_nanoid` " +
-          "names it from then on."
+          "names it from then on. An entry may name a member's invoice instead (`{invoice_nanoid, amount_cents?}`): " +
+          "each instalment pays its author `amount_cents` (by default what is left of it over `count`), all of them " +
+          "together at most what is left, else 409 `INVOICE_NOT_PAYABLE` naming it; the invoice is held for the " +
+          "schedule while it is active, and each paid instalment moves it to `partially_paid`, then `paid` " +
+          "(docs/invoices.md)."
       ),
     HttpApiEndpoint.put("execute", "/v2/pay_schedules", {
       payload: ExecutePayScheduleRequest,
@@ -64,7 +70,7 @@ export class PaySchedulesApi extends HttpApiGroup.make("paySchedules")
       error: EndpointErrors
     })
       .annotate(OpenApi.Summary, "Register a signed pay schedule")
-      .pipe(answers(["TEAM_NOT_FOUND", ...signedRequestCodes]))
+      .pipe(answers(["TEAM_NOT_FOUND", "INVOICE_NOT_PAYABLE", ...signedRequestCodes]))
       .annotate(
         OpenApi.Description,
         "Registers the signed schedule on chain once, as PUT /v2/payments executes payments: a replay answers the " +

@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { EventOutbox } from "@svc/domain/event"
+import type { PayScheduleId } from "@svc/domain/Ids"
 import { InvoiceRepository } from "@svc/domain/invoice"
 import { UnitOfWork, withEvents } from "@svc/domain/UnitOfWork"
 import { Effect, Exit } from "effect"
@@ -120,6 +121,14 @@ export const invoiceRepositoryContract = (storage: StorageUnderTest) =>
             [part.state, part.revision, part.paid_cents, part.payments],
             ["partially_paid", 2, 4000, [paid]]
           )
+          // A pay schedule's hold (decision 0117) is kept as written, and told from a payment's.
+          const scheduleHold = { salt: "8", schedule_nanoid: "ps-000000000008" as PayScheduleId }
+          const scheduled = yield* invoices.transition(invoiceId(1), "partially_paid", "partially_paid", {
+            revision: 2,
+            patch: { hold: scheduleHold }
+          })
+          assert.deepStrictEqual(scheduled.hold, scheduleHold)
+          assert.deepStrictEqual(yield* invoices.findById(invoiceId(1)), scheduled)
           const missing = yield* Effect.flip(
             invoices.transition(invoiceId(9), "submitted", "canceled", { revision: 0, patch: {} })
           )

@@ -5,7 +5,7 @@
  * release that leaves it free again, at once or from a given time.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { PayScheduleId } from "@svc/domain/Ids"
+import type { InvoiceId, PayScheduleId } from "@svc/domain/Ids"
 import { fencingTokenOf } from "@svc/domain/Lease"
 import { type PaySchedule, PayScheduleRepository } from "@svc/domain/schedule"
 import { Cause, Effect, Option } from "effect"
@@ -34,6 +34,15 @@ const schedule = (n: number, overrides: Partial<PaySchedule> = {}): PaySchedule 
       amount_cents: 2_500,
       token_amount: "25000000",
       invoice_description: "Salary"
+    },
+    // A payee paid by an invoice in instalments (decision 0117).
+    {
+      recipient_nanoid: userId(3),
+      recipient: wallet(3),
+      amount_cents: 1_000,
+      token_amount: "10000000",
+      invoice_description: "Invoice C-1",
+      invoice_nanoid: `iv-${String(n).padStart(12, "0")}` as InvoiceId
     }
   ],
   onchain_id: `0x${n.toString(16).padStart(64, "0")}`,

@@ -194,7 +194,15 @@ export const sampleSubscription = (paid: boolean): SubscriptionEventPayload => (
   amount_cents: 500_000,
   currency: "USD",
   token: { address: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831", name: "USD Coin", symbol: "USDC", decimals: 6 },
-  recipients: [{ nanoid: "us-sample000001", email: "ada@example.com", name: "Ada Lovelace", amount_cents: 500_000 }],
+  recipients: [
+    {
+      nanoid: "us-sample000001",
+      email: "ada@example.com",
+      name: "Ada Lovelace",
+      amount_cents: 500_000,
+      invoice_nanoid: null
+    }
+  ],
   signer: { nanoid: "us-sample000002", wallet: "0x1111111111111111111111111111111111111111" },
   instalment: paid ? { n: 0, due_at: sampleTime, amount_cents: 500_000, payments: ["pa-sample000001"] } : null,
   cancel_reason: null,

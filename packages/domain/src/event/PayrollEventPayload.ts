@@ -11,7 +11,9 @@ export const SubscriptionRecipient = Schema.Struct({
   nanoid: Schema.String,
   email: Schema.String,
   name: Schema.String,
-  amount_cents: Schema.Int
+  amount_cents: Schema.Int,
+  /** The invoice each instalment pays part of, or `null`. */
+  invoice_nanoid: Schema.NullOr(Schema.String)
 })
 
 /** The instalment an event is about: its index (from 0), due time, and the payments it made. */

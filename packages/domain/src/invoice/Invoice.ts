@@ -3,7 +3,7 @@
  * that paid it, and the amount of a time-entry invoice.
  */
 import { Schema } from "effect"
-import { InvoiceId, PaymentId, TeamId, UserId } from "../Ids.ts"
+import { InvoiceId, PaymentId, PayScheduleId, TeamId, UserId } from "../Ids.ts"
 import { CalendarDate, IsoTimestamp } from "../Timestamp.ts"
 import { InvoiceMachine } from "./InvoiceMachine.ts"
 
@@ -39,7 +39,17 @@ export type InvoicePayment = typeof InvoicePayment.Type
  * request pays it, and its author cannot cancel it, meanwhile. It lapses by itself when that request is released
  * (the chain refused it) or its payment fails or is canceled (`holdIsLive`).
  */
-export const InvoiceHold = Schema.Struct({ salt: Schema.String, payment_nanoid: PaymentId })
+export const PaymentHold = Schema.Struct({ salt: Schema.String, payment_nanoid: PaymentId })
+
+/**
+ * A pay schedule paying the invoice in instalments (decision 0117): taken when its signed request claims its
+ * execution, it stands while the schedule is registering or `active`, and lapses once the schedule is completed or
+ * canceled.
+ */
+export const ScheduleHold = Schema.Struct({ salt: Schema.String, schedule_nanoid: PayScheduleId })
+
+/** What holds an invoice: one payment request, or a pay schedule. */
+export const InvoiceHold = Schema.Union([PaymentHold, ScheduleHold])
 export type InvoiceHold = typeof InvoiceHold.Type
 
 /** An invoice as recorded. */

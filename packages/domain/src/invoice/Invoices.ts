@@ -13,6 +13,7 @@ import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { InvalidPaymentsCursor } from "../payment/PaymentErrors.ts"
 import type { PaymentLedger } from "../payment/PaymentLedger.ts"
 import type { Randomness } from "../Randomness.ts"
+import type { PayScheduleRepository } from "../schedule/PayScheduleRepository.ts"
 import type { TeamNotFound } from "../team/TeamNotFound.ts"
 import type { UnitOfWork } from "../UnitOfWork.ts"
 import { useCaseLayer } from "../UseCases.ts"
@@ -34,6 +35,7 @@ type InvoicePorts =
   | TeamAccess
   | InvoiceRepository
   | PaymentLedger
+  | PayScheduleRepository
   | CompanyRepository
   | UserRepository
   | InvoiceRenderer

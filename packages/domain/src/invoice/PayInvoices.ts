@@ -1,18 +1,20 @@
 /**
- * Paying invoices (issue 38; decision 0106): the invoice side of the payment path, in three steps any payment path
- * calls (the batch today; a pay schedule's instalments next, issue 37):
+ * Paying invoices (issue 38; decisions 0106, 0117): the invoice side of the payment path, in three steps any payment
+ * path calls (a batch, an intent, a pay schedule's instalments):
  * - `invoicePayeeOf`, as a request is issued: the invoice names whom to pay and how much, or why it cannot be paid;
- * - `holdInvoices`, once a signed request's execution is claimed and before anything is sent: the request's hold on
- *   each invoice it pays, so no other request pays them and their author cannot cancel them meanwhile;
+ * - `holdInvoices` (`holdScheduleInvoices`), once a signed request's execution is claimed and before anything is
+ *   sent: the request's (the schedule's) hold on each invoice it pays, so no other request pays them and their author
+ *   cannot cancel them meanwhile;
  * - `payInvoices`, in the unit of work that records completed payments: each invoice paid (or partially paid) with
  *   the payment, its transaction and block, so the two are written together or not at all.
  */
 import { Effect } from "effect"
-import type { Claimed, IssuedPayment } from "../eip712/IssuedRequestStore.ts"
+import type { Claimed, IssuedPayment, IssuedSchedule } from "../eip712/IssuedRequestStore.ts"
+import type { InvoiceId, PaymentId } from "../Ids.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { InvoicePaymentRequest } from "../payment/PaymentRequests.ts"
 import type { Team } from "../team/Team.ts"
-import { type Invoice, type InvoicePayment, remainingCentsOf } from "./Invoice.ts"
+import { type Invoice, type InvoiceHold, type InvoicePayment, remainingCentsOf } from "./Invoice.ts"
 import { InvoiceNotPayable } from "./InvoiceErrors.ts"
 import { holdIsLive } from "./InvoiceHolds.ts"
 import { InvoiceMachine } from "./InvoiceMachine.ts"
@@ -43,7 +45,11 @@ const whyNotPayable = Effect.fn("PayInvoices.whyNotPayable")(function* (
       return refused("was rejected by the team")
   }
   if (invoice.hold !== undefined && invoice.hold.salt !== salt && (yield* holdIsLive(invoice.hold))) {
-    return refused("is being paid by another payment (under way, or registered for later)")
+    return refused(
+      "schedule_nanoid" in invoice.hold
+        ? `is being paid in instalments by pay schedule ${invoice.hold.schedule_nanoid}`
+        : "is being paid by another payment (under way, or registered for later)"
+    )
   }
   const left = remainingCentsOf(invoice)
   if (amount !== undefined && amount > left) {
@@ -74,28 +80,31 @@ export const invoicePayeeOf = Effect.fn("PayInvoices.invoicePayeeOf")(function* 
   } satisfies InvoicePayee
 })
 
+/** A hold to take: on which invoice, for how much of it, and the payment that pays it if one payment does. */
+interface Holding {
+  readonly invoice: InvoiceId
+  readonly amountCents: number
+  readonly hold: InvoiceHold
+  readonly payment?: PaymentId
+}
+
 /**
- * Takes the hold of the request of `salt` on one invoice for its payment (the machine's `hold`), tried again on a
- * fresh read. An invoice that lists the payment already was paid by this request: a request recovery sends again
- * after a restored chain lost its transaction needs no hold.
+ * Takes the hold of the request of `salt` on one invoice (the machine's `hold`), tried again on a fresh read. An
+ * invoice that lists the payment already was paid by this request: a request recovery sends again after a restored
+ * chain lost its transaction needs no hold.
  */
-const holdOne = Effect.fn("PayInvoices.holdOne")(function* (
-  salt: string,
-  payment: IssuedPayment["request"]["payments"][number]
-) {
+const holdOne = Effect.fn("PayInvoices.holdOne")(function* (salt: string, holding: Holding) {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const invoice = yield* InvoiceRepository.use((invoices) => invoices.findById(payment.invoice_nanoid)).pipe(
-      Effect.orDie
-    )
-    if (invoice.payments.some((paid) => paid.payment_nanoid === payment.nanoid)) return
-    const refused = yield* whyNotPayable(invoice, payment.amount_cents, salt)
+    const invoice = yield* InvoiceRepository.use((invoices) => invoices.findById(holding.invoice)).pipe(Effect.orDie)
+    if (invoice.payments.some((paid) => paid.payment_nanoid === holding.payment)) return
+    const refused = yield* whyNotPayable(invoice, holding.amountCents, salt)
     if (refused !== undefined) return yield* refused
     if (invoice.hold?.salt === salt) return
     const to = yield* InvoiceMachine.transition(invoice.state, "hold").pipe(Effect.orDie)
     const held = yield* InvoiceRepository.use((invoices) =>
       invoices.transition(invoice.nanoid, invoice.state, to, {
         revision: invoice.revision,
-        patch: { hold: { salt, payment_nanoid: payment.nanoid } }
+        patch: { hold: holding.hold }
       })
     ).pipe(
       Effect.as(true),
@@ -105,8 +114,8 @@ const holdOne = Effect.fn("PayInvoices.holdOne")(function* (
     if (held) return
   }
   return yield* new InvoiceNotPayable({
-    nanoid: payment.invoice_nanoid,
-    message: `${payment.invoice_nanoid} keeps changing; try again`
+    nanoid: holding.invoice,
+    message: `${holding.invoice} keeps changing; try again`
   })
 })
 
@@ -117,7 +126,31 @@ const holdOne = Effect.fn("PayInvoices.holdOne")(function* (
  */
 export const holdInvoices = Effect.fn("PayInvoices.holdInvoices")(function* (issued: Claimed<IssuedPayment>) {
   for (const payment of issued.request.payments) {
-    if (payment.pays_invoice === true) yield* holdOne(issued.salt, payment)
+    if (payment.pays_invoice !== true) continue
+    yield* holdOne(issued.salt, {
+      invoice: payment.invoice_nanoid,
+      amountCents: payment.amount_cents,
+      hold: { salt: issued.salt, payment_nanoid: payment.nanoid },
+      payment: payment.nanoid
+    })
+  }
+})
+
+/**
+ * The claimed pay schedule's hold on every invoice it pays in instalments (decision 0117), before its registration is
+ * sent: all its instalments together must fit in what is left of each. The hold stands while the schedule is active.
+ */
+export const holdScheduleInvoices = Effect.fn("PayInvoices.holdScheduleInvoices")(function* (
+  issued: Claimed<IssuedSchedule>
+) {
+  const { schedule, payees, count } = issued.request
+  for (const payee of payees) {
+    if (payee.invoice_nanoid === undefined) continue
+    yield* holdOne(issued.salt, {
+      invoice: payee.invoice_nanoid,
+      amountCents: payee.amount_cents * count,
+      hold: { salt: issued.salt, schedule_nanoid: schedule }
+    })
   }
 })
 
@@ -153,7 +186,10 @@ const paymentOf = Effect.fn("PayInvoices.paymentOf")(function* (invoice: Invoice
       paid_cents: paid,
       payments: [...invoice.payments, entry],
       updated_at: now,
-      ...(invoice.hold?.salt === payment.salt ? { hold: null } : {})
+      // A payment's hold ends with it; a schedule's stands until the invoice is paid or the schedule ends.
+      ...(invoice.hold?.salt === payment.salt && ("payment_nanoid" in invoice.hold || paid >= invoice.amount_cents)
+        ? { hold: null }
+        : {})
     }
   }
 })

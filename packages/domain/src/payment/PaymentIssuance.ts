@@ -101,7 +101,7 @@ const refuseOverBudget = Effect.fn("PaymentIssuance.refuseOverBudget")(function*
  * Only members listed `payable` are paid (employees and contractors, decision 0008): a manager named as a recipient,
  * the caller's own admin membership included, is refused, naming them, before anything is issued.
  */
-const refuseUnpayable = (members: ReadonlyArray<Membership>, recipients: ReadonlySet<UserId>) => {
+export const refuseUnpayable = (members: ReadonlyArray<Membership>, recipients: ReadonlySet<UserId>) => {
   const unpayable = members.find((m) => recipients.has(m.user_nanoid) && !isPayable(m.role))
   return unpayable === undefined
     ? Effect.void
@@ -113,7 +113,7 @@ const refuseUnpayable = (members: ReadonlyArray<Membership>, recipients: Readonl
 }
 
 /** A blocked member (or one being blocked) is not paid (decision 0107): refused, naming them, before anything is issued. */
-const refuseBlocked = (members: ReadonlyArray<Membership>, recipients: ReadonlySet<UserId>) => {
+export const refuseBlocked = (members: ReadonlyArray<Membership>, recipients: ReadonlySet<UserId>) => {
   const blocked = members.find((m) => recipients.has(m.user_nanoid) && m.block !== undefined)
   return blocked === undefined
     ? Effect.void

@@ -15,6 +15,7 @@ import type { InstalmentError } from "../chain/InstalmentError.ts"
 import type { InstalmentSettlement } from "../chain/ScheduleSettlement.ts"
 import { ClaimLease } from "../eip712/IssuedRequestStore.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
+import { payInvoices } from "../invoice/PayInvoices.ts"
 import { keepRenewed } from "../Lease.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { invoiceOf, onchainIdOf, type Payment } from "../payment/Payment.ts"
@@ -58,7 +59,9 @@ const paymentsOf = (
     return {
       nanoid: ids.payment,
       group_nanoid: ids.group,
-      invoice_nanoid: ids.invoice,
+      // The member's invoice it pays part of (decision 0117), else one synthesized for the payment.
+      invoice_nanoid: payee.invoice_nanoid ?? ids.invoice,
+      ...(payee.invoice_nanoid === undefined ? {} : { pays_invoice: true as const }),
       team_nanoid: schedule.team_nanoid,
       payer_nanoid: schedule.signer_nanoid,
       recipient_nanoid: payee.recipient_nanoid,
@@ -138,18 +141,22 @@ const settle = Effect.fn("InstalmentRunner.settle")(function* (
     next_pay_at: moved.next_pay_at,
     updated_at: now
   }
+  // A paid instalment pays its part of each invoice it names in the same unit, under the same lease (decision 0117).
+  const paidBy = { transaction: settlement?.transactionHash ?? "", block_number: chain?.block_number ?? null }
+  const record = Effect.andThen(ledger.recordPayments(payments), paid ? payInvoices(payments, paidBy) : Effect.void)
   const advanced = yield* withEvents(
     Effect.andThen(
       repository.transition(schedule.nanoid, { state: schedule.state, next_instalment: n }, to, patch, lease.token),
-      ledger.recordPayments(payments)
+      record
     ),
     () => events
   ).pipe(Effect.option)
   if (Option.isSome(advanced)) return paid ? "paid" : "missed"
   if (!paid) return "lost"
   // The lease went (a cancel moved the schedule after the chain paid): the chain's payments are facts, recorded once by
-  // their ids whoever records them, and their event's id comes from the chain's facts, so nothing is announced twice.
-  yield* withEvents(ledger.recordPayments(payments), () => events)
+  // their ids whoever records them, and their event's id comes from the chain's facts, so nothing is announced twice;
+  // an invoice lists each payment once.
+  yield* withEvents(record, () => events)
   return "lost"
 })
 

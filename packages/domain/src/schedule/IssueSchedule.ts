@@ -9,63 +9,113 @@ import type { Address } from "../Evm.ts"
 import { IssuedRequestStore, IssuedRequestsLimit, type IssuedSchedule } from "../eip712/IssuedRequestStore.ts"
 import { scheduleTypedData } from "../eip712/ScheduleTypedData.ts"
 import { makeRequestEnvelope } from "../eip712/TypedDataBuilder.ts"
-import { IdGenerator, type UserId } from "../Ids.ts"
+import { IdGenerator, type InvoiceId, type UserId } from "../Ids.ts"
+import { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
+import { invoicePayeeOf } from "../invoice/PayInvoices.ts"
 import { MembershipRepository } from "../membership/MembershipRepository.ts"
-import { isPayable } from "../membership/Role.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import { IssuedRequestPolicy } from "../payment/IssuedRequestPolicy.ts"
 import { tokenAmountOf, usdcDecimals } from "../payment/Payment.ts"
 import { InvalidRecipient, TeamAccountMissing } from "../payment/PaymentErrors.ts"
+import { refuseBlocked, refuseUnpayable } from "../payment/PaymentIssuance.ts"
 import { defaultValidMinutes } from "../payment/PaymentPlan.ts"
-import { teamAccountOf } from "../team/Team.ts"
+import { type Team, teamAccountOf } from "../team/Team.ts"
 import type { Caller } from "../user/Caller.ts"
 import { userAccountOf } from "../user/UserAccount.ts"
 import { UserRepository } from "../user/UserRepository.ts"
-import { scheduleOnchainIdOf } from "./PaySchedule.ts"
+import { type SchedulePayee, scheduleOnchainIdOf } from "./PaySchedule.ts"
 import { FirstPayInPast } from "./PayScheduleErrors.ts"
-import type { CreatePayScheduleRequest } from "./ScheduleRequests.ts"
+import {
+  type CreatePayScheduleRequest,
+  isScheduleInvoiceEntry,
+  type ScheduleInvoiceRequest
+} from "./ScheduleRequests.ts"
 
-/** The payees, each a member of the team once, resolved to the svc account they are paid into. */
-const payeesOf = Effect.fn("PaySchedules.payeesOf")(function* (
-  team: Parameters<typeof teamAccountOf>[0],
-  body: CreatePayScheduleRequest
+/** What one entry asks for each instalment: a member and an amount, and the invoice it pays part of if it names one. */
+interface WantedPayee {
+  readonly user: UserId
+  readonly amountCents: number
+  readonly description: string
+  readonly invoice?: InvoiceId | undefined
+}
+
+/**
+ * What an invoice entry asks for each instalment (decision 0117): its author, `amount_cents` or what is left of it over
+ * the schedule's `count` instalments, so long as all of them together pay no more than is left.
+ */
+const invoiceEntryOf = Effect.fn("PaySchedules.invoiceEntryOf")(function* (
+  team: Team,
+  entry: ScheduleInvoiceRequest,
+  count: number
 ) {
+  const payee = yield* invoicePayeeOf(team, { invoice_nanoid: entry.invoice_nanoid })
+  const left = payee.amountCents
+  const refused = (why: string) =>
+    new InvoiceNotPayable({ nanoid: entry.invoice_nanoid, message: `${entry.invoice_nanoid} ${why}` })
+  if (entry.amount_cents === undefined && left % count !== 0) {
+    return yield* refused(
+      `has ${left} cents left to pay, which ${count} equal instalments cannot pay; give amount_cents for each`
+    )
+  }
+  const each = entry.amount_cents ?? left / count
+  if (each * count > left) {
+    return yield* refused(`has ${left} cents left to pay; ${count} instalments of ${each} cents pay ${each * count}`)
+  }
+  return {
+    user: payee.invoice.recipient_nanoid,
+    amountCents: each,
+    description: payee.description,
+    invoice: payee.invoice.nanoid
+  } satisfies WantedPayee
+})
+
+/**
+ * The payees, each a payable member of the team (not blocked) once, resolved to the svc account they are paid into;
+ * an invoice entry pays the invoice's author.
+ */
+const payeesOf = Effect.fn("PaySchedules.payeesOf")(function* (team: Team, body: CreatePayScheduleRequest) {
   const chain = yield* ChainGateway
-  const seen = new Set<UserId>()
+  const wanted: Array<WantedPayee> = []
   for (const entry of body.to) {
-    if (seen.has(entry.to)) {
-      return yield* new InvalidRecipient({ message: `The schedule names ${entry.to} twice; pay each member once` })
+    wanted.push(
+      isScheduleInvoiceEntry(entry)
+        ? yield* invoiceEntryOf(team, entry, body.count)
+        : { user: entry.to, amountCents: entry.amount_cents, description: entry.invoice_description }
+    )
+  }
+  const seen = new Set<UserId>()
+  for (const { user, invoice } of wanted) {
+    if (seen.has(user)) {
+      const what = invoice === undefined ? user : `${user} (the author of ${invoice})`
+      return yield* new InvalidRecipient({ message: `The schedule names ${what} twice; pay each member once` })
     }
-    seen.add(entry.to)
+    seen.add(user)
   }
   const members = yield* MembershipRepository.use((m) => m.listTeam(team.nanoid, { offset: 0, limit: undefined }))
   const memberIds = new Set(members.members.map((m) => m.user_nanoid))
   const missing = [...seen].find((id) => !memberIds.has(id))
   if (missing !== undefined) return yield* new InvalidRecipient({ message: `${missing} is not a member of the team` })
-  // Only payable members (employees and contractors, decision 0008), as a batch pays them.
-  const unpayable = members.members.find((m) => seen.has(m.user_nanoid) && !isPayable(m.role))
-  if (unpayable !== undefined) {
-    return yield* new InvalidRecipient({
-      message: `${unpayable.user_nanoid} is a ${unpayable.role} of the team and cannot be paid: only employees and contractors are`
-    })
-  }
+  // Only payable members (employees and contractors, decision 0008), as a batch pays them, and none blocked.
+  yield* refuseUnpayable(members.members, seen)
+  yield* refuseBlocked(members.members, seen)
   const users = yield* UserRepository.use((u) => u.findByIds([...seen]))
   const accounts = new Map<UserId, Address>(
     yield* Effect.forEach(users, (user) => Effect.map(userAccountOf(chain, user), (a) => [user.nanoid, a] as const), {
       concurrency: 8
     })
   )
-  return yield* Effect.forEach(body.to, (entry) => {
-    const recipient = accounts.get(entry.to)
+  return yield* Effect.forEach(wanted, ({ user, amountCents, description, invoice }) => {
+    const recipient = accounts.get(user)
     return recipient === undefined
-      ? Effect.fail(new InvalidRecipient({ message: `${entry.to} is not a member of the team` }))
+      ? Effect.fail(new InvalidRecipient({ message: `${user} is not a member of the team` }))
       : Effect.succeed({
-          recipient_nanoid: entry.to,
+          recipient_nanoid: user,
           recipient,
-          amount_cents: entry.amount_cents,
-          token_amount: tokenAmountOf(entry.amount_cents),
-          invoice_description: entry.invoice_description
-        })
+          amount_cents: amountCents,
+          token_amount: tokenAmountOf(amountCents),
+          invoice_description: description,
+          ...(invoice === undefined ? {} : { invoice_nanoid: invoice })
+        } satisfies SchedulePayee)
   })
 })
 

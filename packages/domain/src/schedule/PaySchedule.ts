@@ -11,7 +11,7 @@ import { ScheduleInterval } from "../eip712/TypedData.ts"
 import {
   alphabet,
   type EventId,
-  type InvoiceId,
+  InvoiceId,
   type PaymentGroupId,
   type PaymentId,
   PayScheduleId,
@@ -46,14 +46,18 @@ export type PayScheduleState = typeof PayScheduleMachine.State.Type
 /** The state a schedule is recorded in once its registration is final. */
 export const initialScheduleState: PayScheduleState = "active"
 
-/** One payee of a schedule: a member, paid into their svc account each instalment. */
+/**
+ * One payee of a schedule: a member, paid into their svc account each instalment; or the author of an invoice the
+ * schedule pays in instalments (`invoice_nanoid`, decision 0117), each instalment paying part of it.
+ */
 export const SchedulePayee = Schema.Struct({
   recipient_nanoid: UserId,
   /** The member's svc account, as signed. */
   recipient: Address,
   amount_cents: Schema.Int,
   token_amount: Uint256String,
-  invoice_description: Schema.String
+  invoice_description: Schema.String,
+  invoice_nanoid: Schema.optionalKey(InvoiceId)
 })
 export type SchedulePayee = typeof SchedulePayee.Type
 

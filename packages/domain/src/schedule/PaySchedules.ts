@@ -14,7 +14,7 @@ import type { IdGenerator, PayScheduleId, TeamId } from "../Ids.ts"
 import type { InviteRepository } from "../invite/InviteRepository.ts"
 import type { InvoiceNotPayable } from "../invoice/InvoiceErrors.ts"
 import type { InvoiceRepository } from "../invoice/InvoiceRepository.ts"
-import type { InsufficientPermissions } from "../membership/MembershipErrors.ts"
+import type { InsufficientPermissions, MemberBlocked } from "../membership/MembershipErrors.ts"
 import type { MembershipRepository } from "../membership/MembershipRepository.ts"
 import { TeamAccess } from "../membership/TeamAccess.ts"
 import type { Executions } from "../payment/Executions.ts"
@@ -76,7 +76,14 @@ export class PaySchedules extends Context.Service<
       body: CreatePayScheduleRequest
     ) => Effect.Effect<
       { readonly bundle: ScheduleTypedDataBundle; readonly schedule: PayScheduleId },
-      AccessError | TeamAccountMissing | InvalidRecipient | IssuedRequestsLimit | FirstPayInPast | ChainUnreachable
+      | AccessError
+      | TeamAccountMissing
+      | InvalidRecipient
+      | MemberBlocked
+      | InvoiceNotPayable
+      | IssuedRequestsLimit
+      | FirstPayInPast
+      | ChainUnreachable
     >
     /** Registers the signed schedule on chain once; a replay answers the first result, 202 while in flight. */
     readonly execute: (

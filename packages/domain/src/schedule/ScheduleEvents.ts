@@ -62,7 +62,8 @@ export const subscriptionPayloadOf = Effect.fn("ScheduleEvents.payloadOf")(funct
         nanoid: payee.recipient_nanoid,
         email: user?.email ?? "",
         name: user === undefined ? "" : displayNameOf(user),
-        amount_cents: payee.amount_cents
+        amount_cents: payee.amount_cents,
+        invoice_nanoid: payee.invoice_nanoid ?? null
       }
     }),
     signer: { nanoid: schedule.signer_nanoid, wallet: schedule.signer },

@@ -7,6 +7,7 @@
 import { DateTime, Effect } from "effect"
 import type { Receipt, Settlement } from "../chain/Settlement.ts"
 import type { Claimed, IssuedSchedule } from "../eip712/IssuedRequestStore.ts"
+import { holdScheduleInvoices } from "../invoice/PayInvoices.ts"
 import { type ExecutionResult, PaymentLedger } from "../payment/PaymentLedger.ts"
 import { recordSurely } from "../payment/RecordSurely.ts"
 import { withEvents } from "../UnitOfWork.ts"
@@ -46,8 +47,8 @@ export const scheduleOf = (issued: IssuedSchedule, registration: Receipt, now: s
 
 /** The records of a claimed pay schedule: no payment until an instalment is paid. */
 export const scheduleRecords = (issued: Claimed<IssuedSchedule>) => ({
-  // A schedule holds nothing before it is sent (an invoice payment holds its invoices).
-  beforeSend: Effect.void,
+  // The invoices it pays in instalments are held for it before it is sent, as a payment's are (decision 0117).
+  beforeSend: holdScheduleInvoices(issued),
   noteInFlight: (transaction: string) =>
     PaymentLedger.use((ledger) =>
       ledger.noteInFlight({

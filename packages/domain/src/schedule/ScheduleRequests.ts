@@ -12,7 +12,7 @@ import {
   ScheduleTypedDataMessage
 } from "../eip712/TypedData.ts"
 import { withDefault } from "../FieldDefault.ts"
-import { PayScheduleId, TeamId, UserId } from "../Ids.ts"
+import { InvoiceId, PayScheduleId, TeamId, UserId } from "../Ids.ts"
 import { AmountCents, maxDescriptionLength } from "../payment/PaymentRequests.ts"
 import { PlainText } from "../Text.ts"
 import { IsoTimestamp } from "../Timestamp.ts"
@@ -20,12 +20,30 @@ import { IsoTimestamp } from "../Timestamp.ts"
 const InvoiceDescription = PlainText({ max: maxDescriptionLength, what: "an invoice description", multiline: true })
 
 /** One payee of a schedule: a member by user nanoid, paid `amount_cents` each instalment. */
-export const SchedulePayeeRequest = Schema.Struct({
+export const ScheduleMemberRequest = Schema.Struct({
   to: UserId,
   amount_cents: AmountCents,
   invoice_description: withDefault<typeof InvoiceDescription>("")(InvoiceDescription)
 })
+export type ScheduleMemberRequest = typeof ScheduleMemberRequest.Type
+
+/**
+ * An invoice the schedule pays in instalments (decision 0117): its author is paid `amount_cents` each instalment, by
+ * default what is left of it over `count`, and all of them together pay at most what is left.
+ */
+export const ScheduleInvoiceRequest = Schema.Struct({
+  invoice_nanoid: InvoiceId,
+  amount_cents: Schema.optionalKey(AmountCents)
+})
+export type ScheduleInvoiceRequest = typeof ScheduleInvoiceRequest.Type
+
+/** One payee of a schedule: a member and an amount, or a member's invoice. */
+export const SchedulePayeeRequest = Schema.Union([ScheduleMemberRequest, ScheduleInvoiceRequest])
 export type SchedulePayeeRequest = typeof SchedulePayeeRequest.Type
+
+/** Whether the schedule's entry pays a member's invoice. */
+export const isScheduleInvoiceEntry = (entry: SchedulePayeeRequest): entry is ScheduleInvoiceRequest =>
+  "invoice_nanoid" in entry
 
 /** How many instalments a schedule has: 1 to 120. */
 export const InstalmentCount = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: maxInstalments })))
@@ -63,7 +81,9 @@ export type ExecutePayScheduleRequest = typeof ExecutePayScheduleRequest.Type
 export const SchedulePayeeItem = Schema.Struct({
   user_nanoid: UserId,
   amount_cents: Schema.Int,
-  invoice_description: Schema.String
+  invoice_description: Schema.String,
+  /** The invoice each instalment pays part of, or `null` for a plain payee. */
+  invoice_nanoid: Schema.NullOr(InvoiceId)
 })
 
 /** A pay schedule as the API shows it. */

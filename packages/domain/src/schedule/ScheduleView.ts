@@ -21,7 +21,8 @@ export const scheduleItemOf = (schedule: PaySchedule): PayScheduleItem => ({
   recipients: schedule.payees.map((payee) => ({
     user_nanoid: payee.recipient_nanoid,
     amount_cents: payee.amount_cents,
-    invoice_description: payee.invoice_description
+    invoice_description: payee.invoice_description,
+    invoice_nanoid: payee.invoice_nanoid ?? null
   })),
   signer: { user_nanoid: schedule.signer_nanoid, wallet: schedule.signer },
   onchain_id: schedule.onchain_id,
