@@ -190,6 +190,7 @@ export const createSvcClient = (options: {
   const operations = promised(authenticatedClient(baseUrl, session.token), session.forget)
   const scheduleParts: ScheduleParts = {
     issue: operations.paySchedules.create as never,
+    readInvoice: async (invoice) => (await operations.invoices.get({ params: { invoice_nanoid: invoice } })).data,
     execute: operations.paySchedules.execute as never,
     address: signer.address,
     signTypedData: signer.signTypedData,

@@ -53,7 +53,14 @@ export type {
   WebhookDelivery,
   WebhookEndpoint
 } from "./Results.ts"
-export type { PreparedSchedule, SchedulePayee, ScheduleRequest, ScheduleResult } from "./Schedules.ts"
+export type {
+  PreparedSchedule,
+  ScheduledPayee,
+  ScheduleInvoicePayee,
+  SchedulePayee,
+  ScheduleRequest,
+  ScheduleResult
+} from "./Schedules.ts"
 export { renewWithinSeconds, type SessionStore } from "./Session.ts"
 export { SvcError, type SvcErrorCode } from "./SvcError.ts"
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from "./Webhook.ts"
