@@ -787,6 +787,58 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
       }).pipe(Effect.scoped)
   )
 
+  it.effect(
+    "svc schedules create --invoice: the admin pays the demo employee's invoice in instalments, shown before signing",
+    () =>
+      Effect.gen(function* () {
+        const { team, employeeKey, adminKey } = yield* Embedded
+        const signing = { SVC_PRIVATE_KEY: adminKey }
+        const admin = yield* signedIn
+        const erin = yield* tempDir("svc-cli-config-")
+        ok(yield* svc(["login"], { config: erin, env: { SVC_PRIVATE_KEY: employeeKey } }))
+        const number = `ERIN-S-${Date.now()}`
+        const invoice = JSON.parse(
+          ok(
+            yield* svc(["--json", "invoices", "create", "--team", team, "--number", number, "--amount", "300.00"], {
+              config: erin
+            })
+          ).stdout
+        ).data.nanoid as string
+        const first = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString()
+        const schedule = (invoiceArg: string, count: string) =>
+          svc(
+            ["schedules", "create", "--team", team, "--invoice", invoiceArg, "--interval", "weekly"].concat([
+              "--first-pay-at",
+              first,
+              "--count",
+              count,
+              "--yes"
+            ]),
+            { config: admin, env: signing }
+          )
+        const [uneven, tooMuch] = yield* Effect.all([schedule(invoice, "7"), schedule(`${invoice}=150`, "3")], {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(uneven.code, 1)
+        assert.include(uneven.stderr, `${invoice} has $300.00 left to pay, which 7 equal instalments cannot pay`)
+        assert.strictEqual(tooMuch.code, 1)
+        assert.include(tooMuch.stderr, invoice)
+        assert.include(tooMuch.stderr, "INVOICE_NOT_PAYABLE")
+        const created = ok(yield* schedule(invoice, "3"))
+        assert.match(created.stdout, new RegExp(`us-\\S{12} +\\$100\\.00 +Invoice ${number} \\(${invoice}\\)`))
+        assert.match(created.stdout, /Each instalment: +\$100\.00/)
+        assert.match(created.stdout, /Total: +\$300\.00/)
+        const id = /Registered pay schedule (ps-\S+), transaction 0x[0-9a-f]{64}/.exec(created.stdout)?.[1] ?? ""
+        const recorded = JSON.parse(ok(yield* svc(["--json", "schedules", "get", id], { config: admin })).stdout).data
+        assert.deepStrictEqual(
+          recorded.recipients.map((r: Json) => [r.invoice_nanoid, r.amount_cents, r.invoice_description.split(":")[0]]),
+          [[invoice, 10_000, `Invoice ${number}`]]
+        )
+        assert.include(ok(yield* svc(["schedules", "get", id], { config: admin })).stdout, invoice)
+        ok(yield* svc(["schedules", "cancel", id], { config: admin }))
+      }).pipe(Effect.scoped)
+  )
+
   it.effect("an API error prints its message and code on stderr and exits 1; bad arguments say which and why", () =>
     Effect.gen(function* () {
       const config = yield* signedIn

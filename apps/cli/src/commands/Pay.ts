@@ -59,18 +59,22 @@ const checkIssued = (batch: ReadonlyArray<Payee>, issued: ReadonlyArray<{ readon
         new CliFailure({ message: "the typed data the API issued does not pay what was asked: nothing was signed" })
       )
 
+/** Who is paid how much, and for what: a member's invoice by its number and id (`svc pay`, `svc schedules create`). */
+export const payeesTable = (payees: ReadonlyArray<Payee>) =>
+  table(payees, [
+    { header: "RECIPIENT", cell: (p) => p.to },
+    { header: "AMOUNT", cell: (p) => formatCents(p.amount_cents), right: true },
+    {
+      header: "DESCRIPTION",
+      cell: (p) => (p.invoice === undefined ? p.invoice_description : `${p.invoice_description} (${p.invoice})`)
+    }
+  ])
+
 /** What `svc pay` is about to do, as a table and a total. */
 const summaryOf = (team: string, payees: ReadonlyArray<Payee>, batches: number, when: string) => {
   const total = payees.reduce((sum, payee) => sum + payee.amount_cents, 0)
   return [
-    table(payees, [
-      { header: "RECIPIENT", cell: (p) => p.to },
-      { header: "AMOUNT", cell: (p) => formatCents(p.amount_cents), right: true },
-      {
-        header: "DESCRIPTION",
-        cell: (p) => (p.invoice === undefined ? p.invoice_description : `${p.invoice_description} (${p.invoice})`)
-      }
-    ]),
+    payeesTable(payees),
     "",
     fields([
       ["Team", team],

@@ -1,11 +1,13 @@
 /**
  * `svc schedules create|list|get|cancel` and `svc cash-requirements` (issue 37, docs/payroll.md): a pay schedule signed
- * here once for every instalment, after checking that the typed data the API issued schedules what was asked.
+ * here once for every instalment, after checking that the typed data the API issued schedules what was asked. A
+ * schedule may pay members' invoices in instalments (`--invoice`, issue 38): each is read first, as `svc pay --invoice`
+ * reads it, so that the summary shows it and the check knows what each instalment of it must pay.
  */
 import { readFileSync } from "node:fs"
 import type { Signature } from "@svc/domain/Evm"
 import { signTypedDataBundle } from "@svc/domain/eip712"
-import type { PayScheduleId, UserId } from "@svc/domain/Ids"
+import type { PayScheduleId } from "@svc/domain/Ids"
 import { tokenAmountOf } from "@svc/domain/payment"
 import type { PayScheduleItem } from "@svc/domain/schedule"
 import { Console, Effect, Option, Redacted } from "effect"
@@ -18,7 +20,8 @@ import { type Payee, parseCsv, parseToEntry } from "../Payees.ts"
 import { svc } from "../Root.ts"
 import { authenticated, authenticatedAs } from "../Session.ts"
 import { teamId } from "./Ids.ts"
-import { confirm, signer, teamFlag, yesFlag } from "./Pay.ts"
+import { confirm, payeesTable, signer, teamFlag, yesFlag } from "./Pay.ts"
+import { entriesOf, parseInvoiceEntry, scheduledInvoices } from "./ScheduleInvoices.ts"
 
 const scheduleArgument = Argument.String("schedule").pipe(
   Argument.withDescription("The pay schedule's nanoid (ps-...)")
@@ -47,6 +50,7 @@ const scheduleView = (s: PayScheduleItem) =>
     table(s.recipients, [
       { header: "PAYEE", cell: (p) => p.user_nanoid },
       { header: "AMOUNT", cell: (p) => formatCents(p.amount_cents), right: true },
+      { header: "INVOICE", cell: (p) => p.invoice_nanoid ?? "-" },
       { header: "DESCRIPTION", cell: (p) => p.invoice_description }
     ])
   ].join("\n")
@@ -58,6 +62,13 @@ const create = Command.make(
     to: Flag.String("to").pipe(
       Flag.withDescription(
         "A payee and amount each instalment, RECIPIENT=AMOUNT such as us-xxxxxxxxxxxx=2500 (repeat)"
+      ),
+      Flag.atLeast(0)
+    ),
+    invoice: Flag.String("invoice").pipe(
+      Flag.withDescription(
+        "A member's invoice paid in instalments, INVOICE[=AMOUNT] such as iv-xxxxxxxxxxxx=250 (dollars each " +
+          "instalment; by default what is left of it over --count); shown before anything is signed (repeat)"
       ),
       Flag.atLeast(0)
     ),
@@ -93,22 +104,35 @@ const create = Command.make(
       })
       payees.push(...(yield* parseCsv(path, text, input.description)))
     }
-    if (payees.length === 0) return yield* badArgument("payees", "give --to RECIPIENT=AMOUNT entries or --csv FILE")
+    const invoices = yield* Effect.forEach(input.invoice, parseInvoiceEntry)
+    if (payees.length === 0 && invoices.length === 0) {
+      return yield* badArgument("payees", "give --to RECIPIENT=AMOUNT entries, --invoice iv-... or --csv FILE")
+    }
     const millis = Date.parse(input.firstPayAt)
     if (Number.isNaN(millis)) return yield* badArgument("--first-pay-at", `"${input.firstPayAt}" is not a date-time`)
     if (input.count < 1 || input.count > 120) return yield* badArgument("--count", "expected 1 to 120")
+    // Invoices are read first, as the wallet that signs: the summary shows what each instalment pays of them.
+    const early = invoices.length === 0 ? undefined : yield* signer(flags)
+    if (early !== undefined) {
+      const { client } = yield* authenticatedAs(flags, early.walletKey)
+      payees.push(...(yield* scheduledInvoices(flags.url, client, invoices, input.count)))
+    }
     const each = payees.reduce((sum, payee) => sum + payee.amount_cents, 0)
-    const summary = fields([
-      ["Team", team],
-      ["Payees", String(payees.length)],
-      ["Each instalment", formatCents(each)],
-      ["Interval", input.interval],
-      ["First pay", localDate(millis / 1000)],
-      ["Instalments", String(input.count)],
-      ["Total", formatCents(each * input.count)]
-    ])
+    const summary = [
+      payeesTable(payees),
+      "",
+      fields([
+        ["Team", team],
+        ["Payees", String(payees.length)],
+        ["Each instalment", formatCents(each)],
+        ["Interval", input.interval],
+        ["First pay", localDate(millis / 1000)],
+        ["Instalments", String(input.count)],
+        ["Total", formatCents(each * input.count)]
+      ])
+    ].join("\n")
     yield* flags.json ? Effect.sync(() => process.stderr.write(`${summary}\n`)) : Console.log(summary)
-    const wallet = yield* signer(flags)
+    const wallet = early ?? (yield* signer(flags))
     yield* confirm(input.yes, `Sign a schedule of ${input.count} instalments of ${formatCents(each)}?`)
     const { client } = yield* authenticatedAs(flags, wallet.walletKey)
     const issued = yield* answer(
@@ -116,11 +140,7 @@ const create = Command.make(
       client.paySchedules.create({
         payload: {
           team_nanoid: team,
-          to: payees.map((p) => ({
-            to: p.to as UserId,
-            amount_cents: p.amount_cents,
-            invoice_description: p.invoice_description
-          })),
+          to: entriesOf(payees, invoices),
           interval: input.interval,
           first_pay_at: new Date(millis).toISOString(),
           count: input.count
@@ -168,6 +188,16 @@ const create = Command.make(
       command:
         "svc schedules create --team te-xxxxxxxxxxxx --to us-aaaaaaaaaaaa=2500 --interval monthly --first-pay-at 2027-01-31T09:00:00Z --count 12",
       description: "A year of monthly salary to one member"
+    },
+    {
+      command:
+        "svc schedules create --team te-xxxxxxxxxxxx --invoice iv-aaaaaaaaaaaa --interval monthly --first-pay-at 2027-01-31T09:00:00Z --count 3",
+      description: "A member's invoice in three equal monthly instalments of what is left of it"
+    },
+    {
+      command:
+        "svc schedules create --team te-xxxxxxxxxxxx --to us-aaaaaaaaaaaa=2500 --invoice iv-bbbbbbbbbbbb=400 --interval weekly --first-pay-at 2027-01-04T09:00:00Z --count 4",
+      description: "A salary and 400.00 a week of another member's invoice"
     }
   ])
 )
