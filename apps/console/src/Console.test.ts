@@ -2,8 +2,8 @@
  * The console in a real browser (issue 40): Debian's Chromium driven by playwright-core, a wallet injected into each
  * page that signs in Node with a test key, and a real API server on anvil serving the console at `/console`. A person
  * signs in, pays two members from the form and one from a CSV and sees them complete and the balance drop by their
- * sum; invites a member; adds a webhook endpoint and sees its test delivery with the receiver's answer, as text; blocks
- * and unblocks a member, and sets a payout address signed by two accounts of the member's wallet; each role sees only
+ * sum; schedules weekly pay with a member's invoice paid in instalments; invites a member; adds a webhook endpoint
+ * and sees its test delivery with the receiver's answer, as text; blocks and unblocks a member, and sets a payout address signed by two accounts of the member's wallet; each role sees only
  * what it may do; a wallet that refuses to sign pays nothing; a member bills the team and the admin pays the invoice
  * by its id; every page passes axe-core with no serious or critical violation; the payments page fits 375 px;
  * `/console` answers with its security headers and no inline script.
@@ -282,13 +282,31 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   )
 
   it.effect(
-    "an admin schedules weekly pay, reviews and signs it once, sees it listed and the cash it needs, and cancels it",
+    "an admin schedules weekly pay and a member's invoice in instalments, reviews and signs it once, sees it listed " +
+      "and the cash it needs, and cancels it",
     () =>
-      run(async ({ baseUrl, team, browser }) => {
+      run(async ({ baseUrl, team, chain, browser }) => {
+        const grace = await Effect.runPromise(apiSignIn(chain.server, team.grace.account))
+        const invoice = { team_nanoid: team.team, invoice_number: "GRACE-3", type: "flat", flat_type: "service" }
+        const billed = await Effect.runPromise(
+          call(chain.server, "POST", "/v2/invoices", {
+            token: grace,
+            body: { ...invoice, currency: "USD", amount_cents: 30_000, invoice_description: "Audit" }
+          })
+        )
+        assert.strictEqual(billed.status, 200, JSON.stringify(billed.body))
         const { page, problems } = await openWith(browser, { account: team.admin.account })
         await signIn(page, baseUrl)
-        await openPage(page, "Pay schedules")
-        await page.getByRole("button", { name: "New schedule" }).click()
+        // Finance opens the invoice and pays it in instalments: the new schedule starts with it chosen.
+        await openPage(page, "Invoices")
+        await page.getByRole("row").filter({ hasText: "GRACE-3" }).getByRole("link", { name: "GRACE-3" }).click()
+        await page.getByRole("button", { name: "Pay in instalments" }).click()
+        await visible(page.getByRole("heading", { level: 1, name: "New pay schedule" }))
+        const chosen = page.getByRole("group", { name: "Invoice 1" }).getByLabel("Invoice")
+        await chosen
+          .getByRole("option", { name: "GRACE-3, Grace Hopper ($300.00 left)", selected: true })
+          .waitFor({ state: "attached", timeout: 15_000 })
+        await page.getByRole("button", { name: "Add recipient" }).click()
         await fillPayee(page, 0, {
           name: team.ada.name,
           email: "ada@example.com",
@@ -301,7 +319,8 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         await page.getByLabel("Instalments").fill("3")
         await accessible(page, "new pay schedule")
         await page.getByRole("button", { name: "Review" }).click()
-        await visible(page.getByText("Checked: 3 weekly instalments of $100.00 to 1 payee"))
+        await visible(page.getByText("Checked: 3 weekly instalments of $200.00 to 2 payees"))
+        await visible(page.getByRole("cell", { name: "Invoice GRACE-3, $300.00 left of it" }))
         await accessible(page, "pay schedule review")
         await page.getByRole("button", { name: "Sign and schedule" }).click()
         await visible(page.getByRole("heading", { name: "Schedule registered" }))
@@ -312,12 +331,13 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
           await Promise.all(
             ["Paid", "Left", "Each time"].map((cell) => row.locator(`td[data-label="${cell}"]`).textContent())
           ),
-          ["0", "3", "$100.00"]
+          ["0", "3", "$200.00"]
         )
+        await visible(row.getByRole("link", { name: "Invoice GRACE-3" }))
         await accessible(page, "pay schedules")
         // Two instalments fall within the team's 14 days.
         await openPage(page, "Overview", "Test Team")
-        await visible(page.getByTestId("cash-requirement").getByText("$200.00"))
+        await visible(page.getByTestId("cash-requirement").getByText("$400.00"))
         await openPage(page, "Pay schedules")
         await row.getByRole("button", { name: "Cancel" }).click()
         await visible(row.getByText("Canceled"))

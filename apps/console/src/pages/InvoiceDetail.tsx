@@ -1,7 +1,8 @@
 /**
  * One invoice (docs/invoices.md): its lines, total, state and the payments that paid it, and what the member may do
  * with it: finance pays what is left (the same review before the wallet signs as a payment, with the invoice's id) or
- * rejects it with a reason; its author cancels it while unpaid; anyone who reads it downloads its PDF.
+ * rejects it with a reason, or pays it in instalments (a new pay schedule with the invoice chosen); its author cancels
+ * it while unpaid; anyone who reads it downloads its PDF.
  */
 import type { PaymentResult, PreparedPayment } from "@svc/client"
 import { useMutation, useQueryClient } from "@tanstack/react-query"
@@ -9,7 +10,7 @@ import { Fragment, useState } from "react"
 import { keys, useInvoice, useUsers } from "../api/Queries.ts"
 import type { Invoice } from "../api/Types.ts"
 import { pagePath } from "../navigation/Pages.ts"
-import { Link } from "../navigation/Router.tsx"
+import { Link, navigate } from "../navigation/Router.tsx"
 import type { TeamContext } from "../navigation/Team.ts"
 import { useClient } from "../session/Session.tsx"
 import { InvoiceStateBadge } from "../ui/Badge.tsx"
@@ -172,6 +173,11 @@ const Actions = ({
         {open && team.may("payments.create") ? (
           <Button variant="primary" busy={prepare.isPending} onClick={() => prepare.mutate()}>
             Pay invoice
+          </Button>
+        ) : null}
+        {open && team.may("payments.create") ? (
+          <Button onClick={() => navigate(`${pagePath(team.team, "schedules", "new")}?invoice=${invoice.nanoid}`)}>
+            Pay in instalments
           </Button>
         ) : null}
         {invoice.invoice_status === "submitted" && invoice.recipient_nanoid === team.me ? (

@@ -1,13 +1,15 @@
 /**
  * Pay schedules (issue 37): the team's standing orders, each signed once and paid by the chain every period, with
  * their state, next instalment and what is paid and left; a new schedule (`/schedules/new`, `NewSchedule.tsx`); and
- * cancelling one for good (team admins and finance admins: `payments.execute`).
+ * cancelling one for good (team admins and finance admins: `payments.execute`). A payee paid part of an invoice each
+ * instalment (issue 38) links to the invoice.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query"
-import { keys, useSchedules, useUsers } from "../api/Queries.ts"
+import { Fragment } from "react"
+import { keys, useInvoices, useSchedules, useUsers } from "../api/Queries.ts"
 import type { PaySchedule } from "../api/Types.ts"
 import { type PageProps, pagePath } from "../navigation/Pages.ts"
-import { navigate } from "../navigation/Router.tsx"
+import { Link, navigate } from "../navigation/Router.tsx"
 import type { TeamContext } from "../navigation/Team.ts"
 import { useClient } from "../session/Session.tsx"
 import { Badge } from "../ui/Badge.tsx"
@@ -52,6 +54,9 @@ const ScheduleRows = ({
     const found = users.data?.find((candidate) => candidate.nanoid === user)
     return found === undefined ? user : nameOf(found)
   }
+  const invoices = useInvoices(team.team, undefined, team.may("invoices.read"))
+  const numberOf = (invoice: string) =>
+    invoices.data?.items.find((candidate) => candidate.nanoid === invoice)?.invoice_number ?? invoice
   const mayCancel = team.may("payments.execute")
   return (
     <table className="data">
@@ -77,7 +82,21 @@ const ScheduleRows = ({
         {schedules.map((schedule) => (
           <tr key={schedule.nanoid}>
             <td data-label="Recipients" className="primary">
-              {schedule.recipients.map((recipient) => nameOfUser(recipient.user_nanoid)).join(", ")}
+              {schedule.recipients.map((recipient, index) => (
+                <Fragment key={recipient.user_nanoid}>
+                  {index === 0 ? null : ", "}
+                  {nameOfUser(recipient.user_nanoid)}
+                  {recipient.invoice_nanoid === null ? null : (
+                    <>
+                      {" ("}
+                      <Link className="in-text" to={pagePath(team.team, "invoices", recipient.invoice_nanoid)}>
+                        Invoice {numberOf(recipient.invoice_nanoid)}
+                      </Link>
+                      {")"}
+                    </>
+                  )}
+                </Fragment>
+              ))}
               <span className="sub mono">{schedule.nanoid}</span>
             </td>
             <td data-label="Interval">{intervalWord[schedule.interval]}</td>
