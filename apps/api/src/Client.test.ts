@@ -123,6 +123,61 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
     })
   )
 
+  it.effect("schedules.prepare with an invoice entry reads the invoice and checks each instalment pays its share", () =>
+    Effect.gen(function* () {
+      const { server } = yield* ChainTestServer
+      const t = yield* fundedTeam(100_000_000n)
+      const member = createSvcClient({ baseUrl: server.baseUrl, account: t.employee.account })
+      const finance = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
+      const { data: invoice } = yield* Effect.promise(() =>
+        member.invoices.create({
+          payload: {
+            team_nanoid: t.team,
+            invoice_number: "SDK-S",
+            type: "flat",
+            flat_type: "service",
+            amount_cents: 3_000,
+            currency: "USD",
+            invoice_description: "",
+            role_description: ""
+          }
+        } as never)
+      )
+      const request = (count: number) => ({
+        team: t.team,
+        to: [{ invoice_nanoid: invoice.nanoid }],
+        interval: "weekly" as const,
+        firstPayAt: new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000),
+        count
+      })
+      const uneven = yield* Effect.promise(() =>
+        finance.schedules.prepare(request(7)).then(
+          () => undefined,
+          (error: unknown) => error
+        )
+      )
+      assert.strictEqual((uneven as SvcError).errorCode, "INVOICE_NOT_PAYABLE")
+      const prepared = yield* Effect.promise(() => finance.schedules.prepare(request(3)))
+      assert.deepStrictEqual(prepared.payees, [
+        {
+          to: t.employee.user,
+          amount_cents: 1_000,
+          invoice_description: "Invoice SDK-S",
+          invoice: { nanoid: invoice.nanoid, invoice_number: "SDK-S", left_cents: 3_000 }
+        }
+      ])
+      assert.strictEqual(prepared.instalmentCents, 1_000)
+      const created = yield* Effect.promise(() => finance.schedules.submit(prepared))
+      const { data: item } = yield* Effect.promise(() =>
+        finance.schedules.get({ params: { pay_schedule_nanoid: created.schedule } } as never)
+      )
+      assert.deepStrictEqual(
+        item.recipients.map((r) => [r.invoice_nanoid, r.amount_cents]),
+        [[invoice.nanoid, 1_000]]
+      )
+    })
+  )
+
   it.effect("a member changes their payout address in one call; an admin blocks and unblocks them", () =>
     Effect.gen(function* () {
       const { server } = yield* ChainTestServer
