@@ -171,6 +171,12 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
       assert.strictEqual(ended.body.data.state, "canceled")
       assert.isFalse((yield* f.gateway.schedule(t.account, schedule.onchain_id as Hex))?.active)
       assert.strictEqual(yield* eventCount(f.server, "payment.canceled"), 1)
+      // A blocked member is not named in a new schedule either, as a batch does not pay them.
+      const again = yield* call(f.server, "POST", "/v2/pay_schedules", {
+        token: t.token,
+        body: scheduleBody(t, { first, count: 1, to: [{ to: t.contractor.user, amount_cents: 100 }] })
+      })
+      assert.deepStrictEqual([again.status, again.body.error_code], [409, "MEMBER_BLOCKED"])
       yield* f.setTime(first + 1)
       const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, schedule.onchain_id as Hex, 0))
       assert.strictEqual(direct._tag, "ScheduleNotActive")
