@@ -6,9 +6,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { eventually } from "@svc/adapters/test/Eventually"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { InstalmentRunner } from "@svc/domain/schedule"
 import { Effect, Exit, Layer, Scope } from "effect"
 import type { Hex } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
 import {
   completePayments,
   createSchedule,
@@ -204,20 +206,41 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
         const invoiceOf = (nanoid: string) =>
           Effect.map(call(f.server, "GET", `/v2/invoices/${nanoid}`, { token: t.token }), (r) => r.body.data as Json)
         const first = Math.floor(Date.now() / 1000) + 3_600
-        const refused = (to: ReadonlyArray<Json>, count: number) =>
+        const issue = (to: ReadonlyArray<Json>, count: number) =>
           call(f.server, "POST", "/v2/pay_schedules", { token: t.token, body: scheduleBody(t, { first, count, to }) })
         // All the instalments together pay at most what is left, and an even split needs no amount.
-        const over = yield* refused([{ invoice_nanoid: invoice, amount_cents: 1_001 }], 3)
+        const over = yield* issue([{ invoice_nanoid: invoice, amount_cents: 1_001 }], 3)
         assert.deepStrictEqual(
           [over.status, over.body.error_code, over.body.data],
           [409, "INVOICE_NOT_PAYABLE", `${invoice} has 3000 cents left to pay; 3 instalments of 1001 cents pay 3003`]
         )
-        const uneven = yield* refused([{ invoice_nanoid: invoice }], 7)
+        const uneven = yield* issue([{ invoice_nanoid: invoice }], 7)
         assert.deepStrictEqual([uneven.status, uneven.body.error_code], [409, "INVOICE_NOT_PAYABLE"])
-        const twice = yield* refused([{ invoice_nanoid: invoice }, { to: t.contractor.user, amount_cents: 100 }], 3)
+        const twice = yield* issue([{ invoice_nanoid: invoice }, { to: t.contractor.user, amount_cents: 100 }], 3)
         assert.deepStrictEqual([twice.status, twice.body.error_code], [400, "INVALID_RECIPIENT"])
 
+        // Issued and signed now, sent after another schedule holds the invoice: refused when its send is claimed.
+        const early = yield* issue([{ invoice_nanoid: invoice }], 3)
+        const { pay_schedule_nanoid: earlyId, ...earlyBundle } = early.body.data
+        const earlySignature = yield* Effect.promise(() =>
+          privateKeyToAccount(t.financeKey).signTypedData(signableOf(earlyBundle as TypedDataBundle))
+        )
         const schedule = yield* createSchedule(f, t, { first, count: 3, to: [{ invoice_nanoid: invoice }] })
+        const late = yield* call(f.server, "PUT", "/v2/pay_schedules", {
+          token: t.token,
+          body: {
+            team_nanoid: t.team,
+            signer: t.finance.address,
+            typed_data: earlyBundle.typed_data,
+            signature: earlySignature
+          }
+        })
+        assert.deepStrictEqual(
+          [late.status, late.body.error_code, late.body.data],
+          [409, "INVOICE_NOT_PAYABLE", `${invoice} is being paid in instalments by pay schedule ${schedule.nanoid}`]
+        )
+        const never = yield* call(f.server, "GET", `/v2/pay_schedules/${earlyId}`, { token: t.token })
+        assert.strictEqual(never.status, 404)
         assert.deepStrictEqual(schedule.recipients, [
           {
             user_nanoid: t.contractor.user,
