@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { eventually } from "@svc/adapters/test/Eventually"
 import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
-import { InstalmentRunner } from "@svc/domain/schedule"
+import { InstalmentRunner, reconcileCanceled } from "@svc/domain/schedule"
 import { Effect, Exit, Layer, Scope } from "effect"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -115,47 +115,57 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
       }).pipe(Effect.scoped, Effect.orDie)
   )
 
-  it.live("cancelling stops a schedule on chain; removing its signer cancels theirs", () =>
-    Effect.gen(function* () {
-      const f = yield* fixture
-      const t = yield* payrollTeam(f, 1_000_00)
-      const first = Math.floor(Date.now() / 1000) + 3_600
-      const canceled = yield* createSchedule(f, t, { first, count: 3, cents: [100, 100] })
-      const signed = yield* createSchedule(f, t, { first, count: 3, cents: [200, 200] })
-      // A manager is not paid by a schedule, as by a batch: refused before anything is issued.
-      const manager = yield* call(f.server, "POST", "/v2/pay_schedules", {
-        token: t.token,
-        body: {
-          team_nanoid: t.team,
-          to: [{ to: t.owner.user, amount_cents: 100 }],
-          interval: "weekly",
-          first_pay_at: new Date(first * 1000).toISOString(),
-          count: 1
-        }
-      })
-      assert.deepStrictEqual([manager.status, manager.body.error_code], [400, "INVALID_RECIPIENT"])
-      const deleted = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
-      assert.strictEqual(deleted.status, 200, JSON.stringify(deleted.body))
-      assert.strictEqual(deleted.body.data.state, "canceled")
-      const again = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
-      assert.deepStrictEqual([again.status, again.body.error_code], [409, "INVALID_STATE_TRANSITION"])
-      yield* f.setTime(first + 1)
-      const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, canceled.onchain_id as Hex, 0))
-      assert.strictEqual(direct._tag, "ScheduleNotActive")
+  it.live(
+    "cancelling stops a schedule on chain; a cancellation whose record was lost is reconciled; removing its signer cancels theirs",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* fixture
+        const t = yield* payrollTeam(f, 1_000_00)
+        const first = Math.floor(Date.now() / 1000) + 3_600
+        const canceled = yield* createSchedule(f, t, { first, count: 3, cents: [100, 100] })
+        const signed = yield* createSchedule(f, t, { first, count: 3, cents: [200, 200] })
+        const lost = yield* createSchedule(f, t, { first, count: 3, cents: [300, 300] })
+        // A manager is not paid by a schedule, as by a batch: refused before anything is issued.
+        const manager = yield* call(f.server, "POST", "/v2/pay_schedules", {
+          token: t.token,
+          body: {
+            team_nanoid: t.team,
+            to: [{ to: t.owner.user, amount_cents: 100 }],
+            interval: "weekly",
+            first_pay_at: new Date(first * 1000).toISOString(),
+            count: 1
+          }
+        })
+        assert.deepStrictEqual([manager.status, manager.body.error_code], [400, "INVALID_RECIPIENT"])
+        const deleted = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
+        assert.strictEqual(deleted.status, 200, JSON.stringify(deleted.body))
+        assert.strictEqual(deleted.body.data.state, "canceled")
+        const again = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
+        assert.deepStrictEqual([again.status, again.body.error_code], [409, "INVALID_STATE_TRANSITION"])
+        yield* f.setTime(first + 1)
+        const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, canceled.onchain_id as Hex, 0))
+        assert.strictEqual(direct._tag, "ScheduleNotActive")
+        // A DELETE whose process died after the chain canceled it: the runner's reconciliation records it canceled.
+        yield* f.gateway.cancelSchedules(t.account, [lost.onchain_id as Hex])
+        assert.strictEqual((yield* scheduleOf(f, t, lost.nanoid)).state, "active")
+        const reconciled = yield* reconcileCanceled().pipe(Effect.provide(f.server.context))
+        assert.strictEqual(reconciled, 1)
+        assert.strictEqual((yield* scheduleOf(f, t, lost.nanoid)).state, "canceled")
+        assert.strictEqual(yield* reconcileCanceled().pipe(Effect.provide(f.server.context)), 0)
 
-      const removed = yield* call(f.server, "DELETE", `/v2/teams/${t.team}/member/${t.financeUser}`, {
-        token: t.ownerToken
-      })
-      assert.strictEqual(removed.status, 200, JSON.stringify(removed.body))
-      const ended = yield* call(f.server, "GET", `/v2/pay_schedules/${signed.nanoid}`, { token: t.ownerToken })
-      assert.strictEqual(ended.body.data.state, "canceled")
-      assert.isFalse((yield* f.gateway.schedule(t.account, signed.onchain_id as Hex))?.active)
-      assert.strictEqual(yield* eventCount(f.server, "payment.canceled"), 2)
-      assert.deepStrictEqual(
-        [yield* f.gateway.balanceOf(t.employeeAccount), yield* f.gateway.balanceOf(t.contractorAccount)],
-        [0n, 0n]
-      )
-    }).pipe(Effect.scoped, Effect.orDie)
+        const removed = yield* call(f.server, "DELETE", `/v2/teams/${t.team}/member/${t.financeUser}`, {
+          token: t.ownerToken
+        })
+        assert.strictEqual(removed.status, 200, JSON.stringify(removed.body))
+        const ended = yield* call(f.server, "GET", `/v2/pay_schedules/${signed.nanoid}`, { token: t.ownerToken })
+        assert.strictEqual(ended.body.data.state, "canceled")
+        assert.isFalse((yield* f.gateway.schedule(t.account, signed.onchain_id as Hex))?.active)
+        assert.strictEqual(yield* eventCount(f.server, "payment.canceled"), 3)
+        assert.deepStrictEqual(
+          [yield* f.gateway.balanceOf(t.employeeAccount), yield* f.gateway.balanceOf(t.contractorAccount)],
+          [0n, 0n]
+        )
+      }).pipe(Effect.scoped, Effect.orDie)
   )
 
   it.live("blocking a payee cancels the schedules that pay them, on chain and in the record, once", () =>
