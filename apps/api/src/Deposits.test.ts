@@ -12,9 +12,9 @@ import { eventually } from "@svc/adapters/test/Eventually"
 import { testUsdcAbi } from "@svc/contracts"
 import { ChainGateway } from "@svc/domain/chain"
 import { DepositFollower, DepositLedger } from "@svc/domain/deposit"
-import { EventOutbox } from "@svc/domain/event"
+import { DepositEventPayload, EventOutbox, TokenTransferEventPayload } from "@svc/domain/event"
 import type { FencingToken } from "@svc/domain/Lease"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { createTestClient, createWalletClient, http, parseEther, publicActions } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -106,10 +106,19 @@ const depositEvents = (server: TestServer, storage: "sqlite" | "mongo", team: st
               (doc: Json) => doc.event
             )
           )
-    return events
-      .filter((event) => event.event_type === "deposit.received" || event.event_type === "token.transfer")
-      .map((event) => [event.event_type, event.data.status, event.data.source_amount_cents ?? event.data.amount_cents])
-      .sort((a, b) => Number(a[2]) - Number(b[2]) || String(a[1]).localeCompare(String(b[1])))
+    return (
+      events
+        .filter((event) => event.event_type === "deposit.received" || event.event_type === "token.transfer")
+        // Each follows its kind's payload schema.
+        .map((event) => ({
+          type: event.event_type,
+          data: Schema.decodeUnknownSync(
+            event.event_type === "token.transfer" ? TokenTransferEventPayload : DepositEventPayload
+          )(event.data) as Json
+        }))
+        .map(({ type, data }) => [type, data.status, data.source_amount_cents ?? data.amount_cents])
+        .sort((a, b) => Number(a[2]) - Number(b[2]) || String(a[1]).localeCompare(String(b[1])))
+    )
   }).pipe(Effect.scoped)
 
 describe("deposits", () => {
@@ -134,6 +143,7 @@ describe("deposits", () => {
             new Webhook(hook.body.data.secret).verify(r.body, receiver.headersOf(r))
           ) as Array<Json>
           const transferEvent = delivered.find((e) => e.data.transaction_hash === hash)
+          Schema.decodeUnknownSync(DepositEventPayload)(transferEvent?.data)
           assert.deepStrictEqual(
             [
               transferEvent?.event_type,

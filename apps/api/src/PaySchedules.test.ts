@@ -6,9 +6,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { eventually } from "@svc/adapters/test/Eventually"
-import { InstalmentRunner } from "@svc/domain/schedule"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { InstalmentRunner, reconcileCanceled } from "@svc/domain/schedule"
 import { Effect, Exit, Layer, Scope } from "effect"
 import type { Hex } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
 import {
   completePayments,
   createSchedule,
@@ -113,47 +115,57 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
       }).pipe(Effect.scoped, Effect.orDie)
   )
 
-  it.live("cancelling stops a schedule on chain; removing its signer cancels theirs", () =>
-    Effect.gen(function* () {
-      const f = yield* fixture
-      const t = yield* payrollTeam(f, 1_000_00)
-      const first = Math.floor(Date.now() / 1000) + 3_600
-      const canceled = yield* createSchedule(f, t, { first, count: 3, cents: [100, 100] })
-      const signed = yield* createSchedule(f, t, { first, count: 3, cents: [200, 200] })
-      // A manager is not paid by a schedule, as by a batch: refused before anything is issued.
-      const manager = yield* call(f.server, "POST", "/v2/pay_schedules", {
-        token: t.token,
-        body: {
-          team_nanoid: t.team,
-          to: [{ to: t.owner.user, amount_cents: 100 }],
-          interval: "weekly",
-          first_pay_at: new Date(first * 1000).toISOString(),
-          count: 1
-        }
-      })
-      assert.deepStrictEqual([manager.status, manager.body.error_code], [400, "INVALID_RECIPIENT"])
-      const deleted = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
-      assert.strictEqual(deleted.status, 200, JSON.stringify(deleted.body))
-      assert.strictEqual(deleted.body.data.state, "canceled")
-      const again = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
-      assert.deepStrictEqual([again.status, again.body.error_code], [409, "INVALID_STATE_TRANSITION"])
-      yield* f.setTime(first + 1)
-      const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, canceled.onchain_id as Hex, 0))
-      assert.strictEqual(direct._tag, "ScheduleNotActive")
+  it.live(
+    "cancelling stops a schedule on chain; a cancellation whose record was lost is reconciled; removing its signer cancels theirs",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* fixture
+        const t = yield* payrollTeam(f, 1_000_00)
+        const first = Math.floor(Date.now() / 1000) + 3_600
+        const canceled = yield* createSchedule(f, t, { first, count: 3, cents: [100, 100] })
+        const signed = yield* createSchedule(f, t, { first, count: 3, cents: [200, 200] })
+        const lost = yield* createSchedule(f, t, { first, count: 3, cents: [300, 300] })
+        // A manager is not paid by a schedule, as by a batch: refused before anything is issued.
+        const manager = yield* call(f.server, "POST", "/v2/pay_schedules", {
+          token: t.token,
+          body: {
+            team_nanoid: t.team,
+            to: [{ to: t.owner.user, amount_cents: 100 }],
+            interval: "weekly",
+            first_pay_at: new Date(first * 1000).toISOString(),
+            count: 1
+          }
+        })
+        assert.deepStrictEqual([manager.status, manager.body.error_code], [400, "INVALID_RECIPIENT"])
+        const deleted = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
+        assert.strictEqual(deleted.status, 200, JSON.stringify(deleted.body))
+        assert.strictEqual(deleted.body.data.state, "canceled")
+        const again = yield* call(f.server, "DELETE", `/v2/pay_schedules/${canceled.nanoid}`, { token: t.token })
+        assert.deepStrictEqual([again.status, again.body.error_code], [409, "INVALID_STATE_TRANSITION"])
+        yield* f.setTime(first + 1)
+        const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, canceled.onchain_id as Hex, 0))
+        assert.strictEqual(direct._tag, "ScheduleNotActive")
+        // A DELETE whose process died after the chain canceled it: the runner's reconciliation records it canceled.
+        yield* f.gateway.cancelSchedules(t.account, [lost.onchain_id as Hex])
+        assert.strictEqual((yield* scheduleOf(f, t, lost.nanoid)).state, "active")
+        const reconciled = yield* reconcileCanceled().pipe(Effect.provide(f.server.context))
+        assert.strictEqual(reconciled, 1)
+        assert.strictEqual((yield* scheduleOf(f, t, lost.nanoid)).state, "canceled")
+        assert.strictEqual(yield* reconcileCanceled().pipe(Effect.provide(f.server.context)), 0)
 
-      const removed = yield* call(f.server, "DELETE", `/v2/teams/${t.team}/member/${t.financeUser}`, {
-        token: t.ownerToken
-      })
-      assert.strictEqual(removed.status, 200, JSON.stringify(removed.body))
-      const ended = yield* call(f.server, "GET", `/v2/pay_schedules/${signed.nanoid}`, { token: t.ownerToken })
-      assert.strictEqual(ended.body.data.state, "canceled")
-      assert.isFalse((yield* f.gateway.schedule(t.account, signed.onchain_id as Hex))?.active)
-      assert.strictEqual(yield* eventCount(f.server, "payment.canceled"), 2)
-      assert.deepStrictEqual(
-        [yield* f.gateway.balanceOf(t.employeeAccount), yield* f.gateway.balanceOf(t.contractorAccount)],
-        [0n, 0n]
-      )
-    }).pipe(Effect.scoped, Effect.orDie)
+        const removed = yield* call(f.server, "DELETE", `/v2/teams/${t.team}/member/${t.financeUser}`, {
+          token: t.ownerToken
+        })
+        assert.strictEqual(removed.status, 200, JSON.stringify(removed.body))
+        const ended = yield* call(f.server, "GET", `/v2/pay_schedules/${signed.nanoid}`, { token: t.ownerToken })
+        assert.strictEqual(ended.body.data.state, "canceled")
+        assert.isFalse((yield* f.gateway.schedule(t.account, signed.onchain_id as Hex))?.active)
+        assert.strictEqual(yield* eventCount(f.server, "payment.canceled"), 3)
+        assert.deepStrictEqual(
+          [yield* f.gateway.balanceOf(t.employeeAccount), yield* f.gateway.balanceOf(t.contractorAccount)],
+          [0n, 0n]
+        )
+      }).pipe(Effect.scoped, Effect.orDie)
   )
 
   it.live("blocking a payee cancels the schedules that pay them, on chain and in the record, once", () =>
@@ -171,6 +183,12 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
       assert.strictEqual(ended.body.data.state, "canceled")
       assert.isFalse((yield* f.gateway.schedule(t.account, schedule.onchain_id as Hex))?.active)
       assert.strictEqual(yield* eventCount(f.server, "payment.canceled"), 1)
+      // A blocked member is not named in a new schedule either, as a batch does not pay them.
+      const again = yield* call(f.server, "POST", "/v2/pay_schedules", {
+        token: t.token,
+        body: scheduleBody(t, { first, count: 1, to: [{ to: t.contractor.user, amount_cents: 100 }] })
+      })
+      assert.deepStrictEqual([again.status, again.body.error_code], [409, "MEMBER_BLOCKED"])
       yield* f.setTime(first + 1)
       const direct = yield* Effect.flip(f.gateway.executeInstalment(t.account, schedule.onchain_id as Hex, 0))
       assert.strictEqual(direct._tag, "ScheduleNotActive")
@@ -198,20 +216,41 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
         const invoiceOf = (nanoid: string) =>
           Effect.map(call(f.server, "GET", `/v2/invoices/${nanoid}`, { token: t.token }), (r) => r.body.data as Json)
         const first = Math.floor(Date.now() / 1000) + 3_600
-        const refused = (to: ReadonlyArray<Json>, count: number) =>
+        const issue = (to: ReadonlyArray<Json>, count: number) =>
           call(f.server, "POST", "/v2/pay_schedules", { token: t.token, body: scheduleBody(t, { first, count, to }) })
         // All the instalments together pay at most what is left, and an even split needs no amount.
-        const over = yield* refused([{ invoice_nanoid: invoice, amount_cents: 1_001 }], 3)
+        const over = yield* issue([{ invoice_nanoid: invoice, amount_cents: 1_001 }], 3)
         assert.deepStrictEqual(
           [over.status, over.body.error_code, over.body.data],
           [409, "INVOICE_NOT_PAYABLE", `${invoice} has 3000 cents left to pay; 3 instalments of 1001 cents pay 3003`]
         )
-        const uneven = yield* refused([{ invoice_nanoid: invoice }], 7)
+        const uneven = yield* issue([{ invoice_nanoid: invoice }], 7)
         assert.deepStrictEqual([uneven.status, uneven.body.error_code], [409, "INVOICE_NOT_PAYABLE"])
-        const twice = yield* refused([{ invoice_nanoid: invoice }, { to: t.contractor.user, amount_cents: 100 }], 3)
+        const twice = yield* issue([{ invoice_nanoid: invoice }, { to: t.contractor.user, amount_cents: 100 }], 3)
         assert.deepStrictEqual([twice.status, twice.body.error_code], [400, "INVALID_RECIPIENT"])
 
+        // Issued and signed now, sent after another schedule holds the invoice: refused when its send is claimed.
+        const early = yield* issue([{ invoice_nanoid: invoice }], 3)
+        const { pay_schedule_nanoid: earlyId, ...earlyBundle } = early.body.data
+        const earlySignature = yield* Effect.promise(() =>
+          privateKeyToAccount(t.financeKey).signTypedData(signableOf(earlyBundle as TypedDataBundle))
+        )
         const schedule = yield* createSchedule(f, t, { first, count: 3, to: [{ invoice_nanoid: invoice }] })
+        const late = yield* call(f.server, "PUT", "/v2/pay_schedules", {
+          token: t.token,
+          body: {
+            team_nanoid: t.team,
+            signer: t.finance.address,
+            typed_data: earlyBundle.typed_data,
+            signature: earlySignature
+          }
+        })
+        assert.deepStrictEqual(
+          [late.status, late.body.error_code, late.body.data],
+          [409, "INVOICE_NOT_PAYABLE", `${invoice} is being paid in instalments by pay schedule ${schedule.nanoid}`]
+        )
+        const never = yield* call(f.server, "GET", `/v2/pay_schedules/${earlyId}`, { token: t.token })
+        assert.strictEqual(never.status, 404)
         assert.deepStrictEqual(schedule.recipients, [
           {
             user_nanoid: t.contractor.user,

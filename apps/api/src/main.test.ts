@@ -389,6 +389,27 @@ describe("npm start", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a value that does not parse stops the start with one line naming the variable, no stack trace", () =>
+    Effect.gen(function* () {
+      const child = spawn(process.execPath, [main], {
+        env: { ...embeddedEnv(yield* dataDir), PORT: "eighty" },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString()
+      }
+      child.stdout?.on("data", collect)
+      child.stderr?.on("data", collect)
+      yield* exited(child)
+      assert.strictEqual(child.exitCode, 1, output)
+      assert.strictEqual(
+        output.trim(),
+        'svc cannot start: a setting is not valid: Expected a string representing a finite number at ["PORT"]'
+      )
+    }).pipe(Effect.scoped)
+  )
+
   it.live("an unreachable MongoDB stops the start with one line, within MONGODB_SERVER_SELECTION_TIMEOUT_MS", () =>
     Effect.gen(function* () {
       const env = {

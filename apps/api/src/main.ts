@@ -259,6 +259,8 @@ const main = Effect.gen(function* () {
   // What the operator can fix is said in one line, without a stack trace.
   Effect.catchTags({
     StartRefused: (error) => report(error.message),
+    // A variable whose value does not parse (PORT=abc): its name and what was expected, on one line.
+    ConfigError: (error) => report(`a setting is not valid: ${error.cause.message.replace(/\s+/g, " ")}`),
     DataDirectoryError: (error) => report(error.message),
     SqliteOpenFailed: (error) => report(error.message),
     SqliteSchemaTooNew: (error) => report(error.message),

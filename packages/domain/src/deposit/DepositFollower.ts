@@ -12,6 +12,7 @@ import type { Hex } from "viem"
 import { type BlockCursor, checkCursor } from "../chain/BlockCursor.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import type { TokenTransfer } from "../chain/Settlement.ts"
+import type { DepositEventPayload, TokenTransferEventPayload } from "../event/DepositEventPayload.ts"
 import type { DomainEvent } from "../event/EventEnvelope.ts"
 import type { TeamId } from "../Ids.ts"
 import type { FencingToken } from "../Lease.ts"
@@ -60,7 +61,7 @@ const eventsOf = (
   }
   const transfer = deposit.kind === "transfer" && status === "complete"
   const data = transfer
-    ? {
+    ? ({
         nanoid: deposit.nanoid,
         team_nanoid: deposit.team_nanoid,
         from: deposit.from,
@@ -69,8 +70,8 @@ const eventsOf = (
         token_amount: deposit.token_amount,
         token: tokenInfo,
         ...facts
-      }
-    : {
+      } satisfies TokenTransferEventPayload)
+    : ({
         nanoid: deposit.nanoid,
         entity_nanoid: deposit.team_nanoid,
         kind: deposit.kind,
@@ -84,7 +85,7 @@ const eventsOf = (
         from: deposit.from,
         token: tokenInfo,
         ...facts
-      }
+      } satisfies DepositEventPayload)
   const kind = transfer ? "transfer" : status === "complete" ? "received" : "reverted"
   const id = depositEventIdOf(deposit.nanoid, kind)
   return [

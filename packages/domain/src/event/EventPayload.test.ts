@@ -5,11 +5,13 @@ import type { EventId } from "../Ids.ts"
 import { eventTypes } from "./EventCatalog.ts"
 import { EventEnvelopeV1, EventEnvelopeV2, payloadKeyOf, renderEnvelope } from "./EventEnvelope.ts"
 import {
+  DepositEventPayload,
   InviteEventPayload,
   InvoiceEventPayload,
   PaymentEventPayload,
   PaymentGroupEventPayload,
-  samplePayloadOf
+  samplePayloadOf,
+  TokenTransferEventPayload
 } from "./EventPayload.ts"
 
 describe("sample payloads", () => {
@@ -47,6 +49,26 @@ describe("sample payloads", () => {
       Schema.decodeUnknownSync(InvoiceEventPayload)(samplePayloadOf("invoice.canceled")).status,
       "canceled"
     )
+  })
+
+  it("deposits and transfers between teams follow their payload schemas, in the samples and docs/webhooks.md", () => {
+    assert.strictEqual(
+      Schema.decodeUnknownSync(DepositEventPayload)(samplePayloadOf("deposit.received")).status,
+      "complete"
+    )
+    Schema.decodeUnknownSync(TokenTransferEventPayload)(samplePayloadOf("token.transfer"))
+    const doc = readFileSync(new URL("../../../../docs/webhooks.md", import.meta.url), "utf8")
+    const section = doc.split("### `deposit.received` and `token.transfer`")[1]?.split("\n### ")[0] ?? ""
+    const examples = Array.from(section.matchAll(/```json\n([\s\S]*?)```/g), ([, json]) => JSON.parse(json ?? ""))
+    assert.deepStrictEqual(
+      examples.map((example) => example.event_type),
+      ["deposit.received", "token.transfer"]
+    )
+    for (const example of examples) {
+      Schema.decodeUnknownSync(EventEnvelopeV2)(example)
+      const schema = example.event_type === "token.transfer" ? TokenTransferEventPayload : DepositEventPayload
+      Schema.decodeUnknownSync(schema)(example.data)
+    }
   })
 })
 

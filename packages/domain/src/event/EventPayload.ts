@@ -5,6 +5,11 @@
 import { Schema } from "effect"
 import { Address } from "../Evm.ts"
 import type { Payment } from "../payment/Payment.ts"
+import {
+  type DepositEventPayload,
+  sampleDepositPayloadOf,
+  type TokenTransferEventPayload
+} from "./DepositEventPayload.ts"
 import { type EventType, eventTypes } from "./EventCatalog.ts"
 import type { EventData } from "./EventEnvelope.ts"
 import {
@@ -15,6 +20,8 @@ import {
   type WithdrawAccountEventPayload
 } from "./MemberEventPayload.ts"
 import type { CashRequirementEventPayload, SubscriptionEventPayload } from "./PayrollEventPayload.ts"
+
+export { DepositEventPayload, TokenTransferEventPayload } from "./DepositEventPayload.ts"
 
 export {
   DuplicateAccountEventPayload,
@@ -272,19 +279,6 @@ const samples: Record<string, (type: EventType) => EventData> = {
     due_date: "2026-01-31",
     created_at: sampleTime,
     updated_at: sampleTime
-  }),
-  deposit: (type) => ({
-    nanoid: "dp-sample000001",
-    entity_nanoid: "te-sample000001",
-    kind: type.slice("deposit.".length),
-    source_currency: "USD",
-    source_amount_cents: 100_000,
-    destination_currency: "USDC",
-    destination_amount_cents: 100_000,
-    transaction_date: sampleTime,
-    status: "complete",
-    token: samplePayment.token,
-    network: "arbitrum"
   })
 }
 
@@ -294,11 +288,10 @@ export const samplePayloadOf = (type: EventType): EventData => {
     return { ...sampleSubscription(type === "payment.subscription.paid"), test: true }
   }
   if (type.startsWith("payment.cash_requirement.")) return { ...sampleCashRequirement(), test: true }
-  const member = sampleMemberPayloadOf(type)
-  if (member !== undefined) return { ...member, test: true }
-  const key = type.startsWith("deposit.")
-    ? "deposit"
-    : type === "payment.group.created"
+  const own = sampleMemberPayloadOf(type) ?? sampleDepositPayloadOf(type)
+  if (own !== undefined) return { ...own, test: true }
+  const key =
+    type === "payment.group.created"
       ? "payment_group"
       : ["payment.sent", "payment.failed", "payment.canceled"].includes(type)
         ? "payment"
@@ -332,6 +325,8 @@ export interface EventPayloads {
   readonly "payment.subscription.paid": SubscriptionEventPayload
   readonly "payment.cash_requirement.created": CashRequirementEventPayload
   readonly "payment.cash_requirement.due": CashRequirementEventPayload
+  readonly "deposit.received": DepositEventPayload
+  readonly "token.transfer": TokenTransferEventPayload
   readonly "invite.accepted": InviteEventPayload
   readonly "invite.rejected": InviteEventPayload
   readonly "invite.expired": InviteEventPayload

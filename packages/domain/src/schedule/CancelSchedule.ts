@@ -2,7 +2,8 @@
  * Cancelling pay schedules, for good (decision 0110): on chain first, through the service's operators
  * (`cancelSchedules`), then in the record with its `payment.canceled` event, in one conditional step from `active`.
  * The chain first, so that a schedule recorded as canceled can never be paid; a record left active after the chain
- * canceled it is corrected by the runner, which finds it `ScheduleNotActive`. One path for every cause: the team's
+ * canceled it is corrected by the runner's reconciliation (`reconcileCanceled`), or by the runner when it finds it
+ * `ScheduleNotActive`. One path for every cause: the team's
  * request (`DELETE /v2/pay_schedules/{ps}`), its signer's removal, and a payee's removal or blocking (issue 39 calls
  * `cancelSchedulesOf`).
  */
@@ -127,6 +128,33 @@ export const cancelSchedulesOf = Effect.fn("PaySchedules.cancelOf")(function* (
   for (const schedule of active) {
     const moved = yield* recordCanceled(schedule, reason)
     if (moved !== undefined) canceled.push(moved)
+  }
+  return canceled
+})
+
+/**
+ * Records canceled each active schedule the chain holds inactive: a cancellation whose record was lost (its process
+ * killed between the chain and the record) is recorded within one pass, and the invoices the schedule held are let go,
+ * rather than at the runner's next due time. One whose signer or payee is being blocked waits for the block to end,
+ * as the runner does. Answers how many were recorded canceled.
+ */
+export const reconcileCanceled = Effect.fn("PaySchedules.reconcileCanceled")(function* () {
+  const chain = yield* ChainGateway.present
+  if (Option.isNone(chain)) return 0
+  const repository = yield* PayScheduleRepository
+  let canceled = 0
+  for (const team of yield* repository.activeTeams) {
+    const found = yield* TeamRepository.use((teams) => teams.findById(team))
+    const account = Option.isSome(found) ? teamAccountOf(found.value) : undefined
+    if (account === undefined) continue
+    for (const schedule of yield* repository.listTeam(team)) {
+      if (schedule.state !== "active") continue
+      const onChain = yield* chain.value.schedule(account, schedule.onchain_id as Hex)
+      if (onChain === undefined || onChain.active) continue
+      const ended = yield* endedStanding(schedule)
+      if (ended === "wait") continue
+      if ((yield* recordCanceled(schedule, ended ?? "team")) !== undefined) canceled++
+    }
   }
   return canceled
 })

@@ -26,7 +26,7 @@ import { teamAccountOf } from "../team/Team.ts"
 import { TeamRepository } from "../team/TeamRepository.ts"
 import { withEvents } from "../UnitOfWork.ts"
 import { repeatQuietly } from "../Worker.ts"
-import { cancelOnChain, endedStanding, recordCanceled } from "./CancelSchedule.ts"
+import { cancelOnChain, endedStanding, reconcileCanceled, recordCanceled } from "./CancelSchedule.ts"
 import { instalmentDueEvent, shortfallEvents } from "./CashRequirements.ts"
 import { instalmentWindow } from "./Instalments.ts"
 import {
@@ -295,7 +295,8 @@ export const watchCashRequirements = Effect.fn("InstalmentRunner.watchCashRequir
 
 /**
  * The runner for the lifetime of the layer's scope: due instalments every `every` (1 s unless told, so an instalment
- * is paid within a second or two of its due time), the cash requirements every `watchEvery` (30 s).
+ * is paid within a second or two of its due time), the cash requirements and the chain's cancellations
+ * (`reconcileCanceled`) every `watchEvery` (30 s), the first at once.
  */
 export const layer = (options: { readonly every?: Duration.Input; readonly watchEvery?: Duration.Input } = {}) =>
   Layer.effectDiscard(
@@ -303,6 +304,9 @@ export const layer = (options: { readonly every?: Duration.Input; readonly watch
       [
         repeatQuietly("instalment runner", runDueInstalments(), { every: options.every ?? Duration.seconds(1) }),
         repeatQuietly("cash requirements", watchCashRequirements(), {
+          every: options.watchEvery ?? Duration.seconds(30)
+        }),
+        repeatQuietly("schedule cancellations", reconcileCanceled(), {
           every: options.watchEvery ?? Duration.seconds(30)
         })
       ],
