@@ -7,13 +7,14 @@
 import { assert } from "@effect/vitest"
 import { startAnvil } from "@svc/adapters/embedded"
 import { EmbeddedChain } from "@svc/adapters/evm"
-import { ChainGateway, rolesRequestOf } from "@svc/domain/chain"
-import { rolesTypedData, signableOf, type TypedDataBundle } from "@svc/domain/eip712"
+import { ChainGateway } from "@svc/domain/chain"
+import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { InstalmentRunner } from "@svc/domain/schedule"
 import { TeamRepository } from "@svc/domain/team"
 import { Clock, Context, Effect, Layer } from "effect"
 import { createTestClient, type Hex, http, keccak256, publicActions, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { grantRoleOnChain } from "./ChainRoles.ts"
 import { addMember, call, seedTeam, signIn, sqliteOf, startTestServerWith, type TestServer } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
@@ -63,20 +64,11 @@ export const payrollTeam = (f: Fixture, cents: number) =>
       Effect.provide(f.server.context)
     )
     const { account } = yield* f.gateway.createAccount(owner.account.address, keccak256(toHex(seeded.teamId)))
-    const suite = yield* f.gateway.addresses
-    const now = Math.floor(Date.now() / 1000)
-    const grant = rolesTypedData(
-      { chainId, verifyingContract: suite.forwarder },
-      {
-        from: owner.account.address,
-        to: account,
-        salt: String(BigInt(keccak256(toHex(financeUser)))),
-        expires: String(now + 600)
-      },
-      [{ role: "team_finance_admin", account: finance.address }]
-    )
-    const signature = yield* Effect.promise((): Promise<Hex> => owner.account.signTypedData(signableOf(grant)))
-    yield* f.gateway.executeRoles({ request: rolesRequestOf(grant.typed_data), signature })
+    yield* grantRoleOnChain(account, owner.account, {
+      role: "team_finance_admin",
+      wallet: finance.address,
+      salt: financeUser
+    }).pipe(Effect.provide(f.chain))
     if (cents > 0) yield* f.embedded.mint(account, units(cents))
     yield* TeamRepository.use((t) => t.update(seeded.teamId, { svc_account: account })).pipe(
       Effect.provide(f.server.context)

@@ -436,7 +436,7 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
   )
 
   it.effect(
-    "a member bills the team with time entries; the admin reviews and pays it by its id; it reads paid, its PDF",
+    "a member bills the team with time entries; finance reviews and pays it by its id; it reads paid, its PDF",
     () =>
       run(async ({ baseUrl, team, browser }) => {
         const member = await openWith(browser, { account: team.ada.account })
@@ -458,8 +458,8 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         await visible(member.page.getByRole("definition").filter({ hasText: "Submitted" }))
         await accessible(member.page, "invoice (its author)")
 
-        // The team's admin pays (the fixture's finance admin holds no role on the chain's account).
-        const finance = await openWith(browser, { account: team.admin.account })
+        // The team's finance admin pays, with the role on chain the fixture granted them.
+        const finance = await openWith(browser, { account: team.finance.account })
         await signIn(finance.page, baseUrl)
         await openPage(finance.page, "Invoices")
         const row = finance.page.getByRole("row").filter({ hasText: "ADA-7" })

@@ -3,7 +3,9 @@
  * real API server serving it at `/console` and settling on the run's anvil, one Chromium, and a funded team whose
  * members have the roles the tests sign in with.
  */
+import { grantRoleOnChain } from "@svc/api/ChainRoles"
 import { addMember, ChainTestServer, fundedTeam, startChainTestServerWith } from "@svc/api/TestServer"
+import { ChainGateway } from "@svc/domain/chain"
 import type { TeamId } from "@svc/domain/Ids"
 import type { Role } from "@svc/domain/membership"
 import { Context, Effect, Layer } from "effect"
@@ -68,6 +70,12 @@ export class ConsoleFixture extends Context.Service<
           alan: yield* member(t, "team_contractor", "Alan", "Turing")
         } satisfies ConsoleTeam
       }).pipe(Effect.provide(chain.server.context))
+      // The finance admin pays on chain as the console's person would: their role is granted on the team's account.
+      yield* grantRoleOnChain(funded.account, funded.admin, {
+        role: "team_finance_admin",
+        wallet: team.finance.account.address,
+        salt: team.finance.user
+      }).pipe(Effect.provideService(ChainGateway, chain.gateway))
       const browser = yield* Effect.acquireRelease(Effect.promise(launchBrowser), (opened) =>
         Effect.promise(() => opened.close())
       )
