@@ -259,7 +259,8 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
             invoice_nanoid: invoice
           }
         ])
-        // Held for the schedule: its author cannot cancel it, and no other payment pays it.
+        // Held for the schedule, as its reading says: its author cannot cancel it, and no other payment pays it.
+        assert.deepStrictEqual((yield* invoiceOf(invoice)).held_by, { kind: "pay_schedule", nanoid: schedule.nanoid })
         const cancel = yield* call(f.server, "DELETE", `/v2/invoices/${invoice}`, { token: contractorToken })
         assert.deepStrictEqual([cancel.status, cancel.body.error_code], [409, "INVALID_STATE_TRANSITION"])
         const pay = yield* call(f.server, "POST", "/v2/payments", {
@@ -300,7 +301,10 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
         assert.deepStrictEqual(yield* run(first + week), [[1, "paid"]])
         assert.deepStrictEqual(yield* run(first + 2 * week), [[2, "paid"]])
         const done = yield* invoiceOf(invoice)
-        assert.deepStrictEqual([done.invoice_status, done.paid_cents, done.payments.length], ["paid", 3_000, 3])
+        assert.deepStrictEqual(
+          [done.invoice_status, done.paid_cents, done.payments.length, done.held_by],
+          ["paid", 3_000, 3, null]
+        )
         assert.strictEqual(yield* f.gateway.balanceOf(t.contractorAccount), units(3_000))
         assert.strictEqual((yield* scheduleOf(f, t, schedule.nanoid)).state, "completed")
       }).pipe(Effect.scoped, Effect.orDie)

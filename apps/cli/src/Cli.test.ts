@@ -835,6 +835,12 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
           [[invoice, 10_000, `Invoice ${number}`]]
         )
         assert.include(ok(yield* svc(["schedules", "get", id], { config: admin })).stdout, invoice)
+        // Held by the schedule: shown so, and refused here before anything is issued to sign.
+        const held = ok(yield* svc(["invoices", "get", invoice], { config: admin })).stdout
+        assert.match(held, new RegExp(`Being paid by: +pay schedule ${id}`))
+        const again = yield* schedule(invoice, "3")
+        assert.strictEqual(again.code, 1)
+        assert.include(again.stderr, `${invoice} is being paid by pay schedule ${id}`)
         ok(yield* svc(["schedules", "cancel", id], { config: admin }))
       }).pipe(Effect.scoped)
   )

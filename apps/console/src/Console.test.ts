@@ -335,6 +335,11 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         )
         await visible(row.getByRole("link", { name: "Invoice GRACE-3" }))
         await accessible(page, "pay schedules")
+        // The invoice says what pays it, and offers nothing else while the schedule is active.
+        await row.getByRole("link", { name: "Invoice GRACE-3" }).click()
+        await visible(page.getByRole("definition").filter({ hasText: "Pay schedule ps-" }))
+        assert.strictEqual(await page.getByRole("button", { name: "Pay invoice" }).count(), 0)
+        await accessible(page, "invoice held by a schedule")
         // Two instalments fall within the team's 14 days.
         await openPage(page, "Overview", "Test Team")
         await visible(page.getByTestId("cash-requirement").getByText("$400.00"))
@@ -342,6 +347,9 @@ layer(ConsoleFixture.layer, { timeout: 180_000, excludeTestServices: true })("th
         await row.getByRole("button", { name: "Cancel" }).click()
         await visible(row.getByText("Canceled"))
         assert.strictEqual(await row.getByRole("button", { name: "Cancel" }).count(), 0)
+        // Canceled, the schedule lets the invoice go: it may be paid again.
+        await row.getByRole("link", { name: "Invoice GRACE-3" }).click()
+        await visible(page.getByRole("button", { name: "Pay invoice" }))
         assert.deepStrictEqual(problems, [])
       })
   )

@@ -55,6 +55,10 @@ export const invoicePayees = (
       if (invoice.invoice_status !== "submitted" && invoice.invoice_status !== "partially_paid") {
         return yield* badArgument("--invoice", `${id} is ${invoice.invoice_status}: there is nothing to pay`)
       }
+      if (invoice.held_by !== null) {
+        const by = invoice.held_by.kind === "pay_schedule" ? "pay schedule" : "payment"
+        return yield* badArgument("--invoice", `${id} is being paid by ${by} ${invoice.held_by.nanoid}`)
+      }
       return {
         to: invoice.recipient_nanoid,
         amount_cents: invoice.amount_cents - invoice.paid_cents,
@@ -75,6 +79,9 @@ export const invoiceFields = (invoice: InvoiceView) =>
       ["From", invoice.recipient_nanoid],
       ["Amount", `${formatCents(invoice.amount_cents)} ${invoice.currency}`],
       ["Paid", formatCents(invoice.paid_cents)],
+      ...(invoice.held_by === null
+        ? []
+        : [["Being paid by", `${invoice.held_by.kind.replace("_", " ")} ${invoice.held_by.nanoid}`] as const]),
       ["Description", invoice.invoice_description],
       ["Due", invoice.due_date ?? "-"],
       ...(invoice.reason === null ? [] : [["Reason", invoice.reason] as const]),

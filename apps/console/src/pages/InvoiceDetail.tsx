@@ -68,6 +68,15 @@ const Facts = ({ invoice, author }: { readonly invoice: Invoice; readonly author
     <dd>
       <Money cents={invoice.paid_cents} />
     </dd>
+    {invoice.held_by === null ? null : (
+      <>
+        <dt>Being paid by</dt>
+        <dd>
+          {invoice.held_by.kind === "pay_schedule" ? "Pay schedule " : "Payment "}
+          <span className="mono">{invoice.held_by.nanoid}</span>
+        </dd>
+      </>
+    )}
     <dt>Description</dt>
     <dd className="wrap-anywhere">{invoice.invoice_description || "—"}</dd>
     {invoice.due_date === null ? null : (
@@ -163,7 +172,10 @@ const Actions = ({
     mutationFn: () => client.invoices.cancel({ params: { invoice_nanoid: invoice.nanoid } }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.invoices(team.team) })
   })
-  const open = invoice.invoice_status === "submitted" || invoice.invoice_status === "partially_paid"
+  // What is being paid already (a payment under way or registered, a schedule's instalments) is neither paid again
+  // nor canceled meanwhile: the API would refuse it.
+  const free = invoice.held_by === null
+  const open = (invoice.invoice_status === "submitted" || invoice.invoice_status === "partially_paid") && free
   return (
     <div className="stack">
       {prepare.isError ? <ErrorNotice error={prepare.error} title="The payment could not be prepared" /> : null}
@@ -180,7 +192,7 @@ const Actions = ({
             Pay in instalments
           </Button>
         ) : null}
-        {invoice.invoice_status === "submitted" && invoice.recipient_nanoid === team.me ? (
+        {invoice.invoice_status === "submitted" && free && invoice.recipient_nanoid === team.me ? (
           <Button variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate()}>
             Cancel invoice
           </Button>
@@ -189,7 +201,7 @@ const Actions = ({
           Download PDF
         </Button>
       </div>
-      {invoice.invoice_status === "submitted" && team.may("invoices.reject") ? (
+      {invoice.invoice_status === "submitted" && free && team.may("invoices.reject") ? (
         <Reject team={team.team} invoice={invoice} />
       ) : null}
     </div>

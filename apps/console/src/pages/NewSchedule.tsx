@@ -87,6 +87,8 @@ const Review = ({
     onSettled: async () => {
       await queryClient.invalidateQueries({ queryKey: keys.schedules(prepared.team) })
       await queryClient.invalidateQueries({ queryKey: keys.cashRequirement(prepared.team) })
+      // The invoices it pays are held by it, or let go.
+      await queryClient.invalidateQueries({ queryKey: keys.invoices(prepared.team) })
     }
   })
   const message = prepared.bundle.typed_data

@@ -30,6 +30,8 @@ const CancelButton = ({ team, schedule }: { readonly team: TeamContext; readonly
     onSettled: async () => {
       await queryClient.invalidateQueries({ queryKey: keys.schedules(team.team) })
       await queryClient.invalidateQueries({ queryKey: keys.cashRequirement(team.team) })
+      // The invoices it pays are held by it, or let go.
+      await queryClient.invalidateQueries({ queryKey: keys.invoices(team.team) })
     }
   })
   return (

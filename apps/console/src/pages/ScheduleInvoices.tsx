@@ -24,9 +24,9 @@ export interface InvoiceRow {
 let nextKey = 1
 export const invoiceRow = (invoice = ""): InvoiceRow => ({ key: nextKey++, invoice, amount: "" })
 
-/** Whether an invoice still has something to pay, so that a schedule may pay it. */
+/** Whether an invoice still has something to pay and nothing pays it now, so that a schedule may pay it. */
 export const isPayable = (invoice: Invoice) =>
-  invoice.invoice_status === "submitted" || invoice.invoice_status === "partially_paid"
+  (invoice.invoice_status === "submitted" || invoice.invoice_status === "partially_paid") && invoice.held_by === null
 
 /** The rows as the API takes them, or the problems of those that cannot be asked for yet. */
 export const invoiceEntriesOf = (rows: ReadonlyArray<InvoiceRow>) => {

@@ -2,10 +2,10 @@
 import { Effect } from "effect"
 import type { InvoiceId } from "../Ids.ts"
 import type { Caller } from "../user/Caller.ts"
-import { invoiceFor, invoiceViewOf } from "./InvoiceSteps.ts"
+import { invoiceFor, liveViewOf } from "./InvoiceSteps.ts"
 
 /** The invoice as the routes answer it. */
 export const getInvoice = Effect.fn("Invoices.get")(function* (caller: Caller, id: InvoiceId) {
   const { invoice } = yield* invoiceFor(caller, id, "invoices.read")
-  return invoiceViewOf(invoice)
+  return yield* liveViewOf(invoice)
 })

@@ -140,6 +140,11 @@ export const InvoiceView = Schema.Struct({
   reason: Schema.NullOr(Schema.String),
   /** The completed payments that paid it, oldest first. */
   payments: Schema.Array(Payment),
+  /**
+   * What is paying it now, so that nothing else may (decision 0117): a payment under way or registered for later, or
+   * an active pay schedule; `null` when nothing is.
+   */
+  held_by: Schema.NullOr(Schema.Struct({ kind: Schema.Literals(["payment", "pay_schedule"]), nanoid: Schema.String })),
   created_at: Schema.String,
   updated_at: Schema.String
 })

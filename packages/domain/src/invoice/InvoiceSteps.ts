@@ -11,14 +11,15 @@ import type { Team } from "../team/Team.ts"
 import type { Caller } from "../user/Caller.ts"
 import type { Invoice } from "./Invoice.ts"
 import { InvoiceNotFound } from "./InvoiceErrors.ts"
+import { holdIsLive } from "./InvoiceHolds.ts"
 import { InvoiceRepository } from "./InvoiceRepository.ts"
 import type { InvoiceView } from "./InvoiceRequests.ts"
 
 /** Now, as invoices store it. */
 export const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
-/** The invoice as the routes answer it. */
-export const invoiceViewOf = (invoice: Invoice): InvoiceView => ({
+/** The invoice as the routes answer it, `heldBy` what pays it now (`liveViewOf` reads it). */
+export const invoiceViewOf = (invoice: Invoice, heldBy: InvoiceView["held_by"] = null): InvoiceView => ({
   nanoid: invoice.nanoid,
   team_nanoid: invoice.team_nanoid,
   recipient_nanoid: invoice.recipient_nanoid,
@@ -36,8 +37,21 @@ export const invoiceViewOf = (invoice: Invoice): InvoiceView => ({
   invoice_status: invoice.state,
   reason: invoice.reason ?? null,
   payments: invoice.payments,
+  held_by: heldBy,
   created_at: invoice.created_at,
   updated_at: invoice.updated_at
+})
+
+/** The invoice as the routes answer it, with what pays it now: its hold, while that is live. */
+export const liveViewOf = Effect.fn("Invoices.liveViewOf")(function* (invoice: Invoice) {
+  const hold = invoice.hold
+  if (hold === undefined || !(yield* holdIsLive(hold))) return invoiceViewOf(invoice)
+  return invoiceViewOf(
+    invoice,
+    "schedule_nanoid" in hold
+      ? { kind: "pay_schedule", nanoid: hold.schedule_nanoid }
+      : { kind: "payment", nanoid: hold.payment_nanoid }
+  )
 })
 
 /**

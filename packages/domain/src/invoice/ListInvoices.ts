@@ -10,7 +10,7 @@ import type { Caller } from "../user/Caller.ts"
 import type { Invoice } from "./Invoice.ts"
 import { InvoiceRepository } from "./InvoiceRepository.ts"
 import type { InvoicesQuery } from "./InvoiceRequests.ts"
-import { invoiceViewOf, readsEveryInvoice } from "./InvoiceSteps.ts"
+import { liveViewOf, readsEveryInvoice } from "./InvoiceSteps.ts"
 
 const toBase64Url = (text: string) => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
 
@@ -54,7 +54,7 @@ export const listInvoices = Effect.fn("Invoices.list")(function* (caller: Caller
   const page = invoices.slice(0, limit)
   const last = page.at(-1)
   return {
-    items: page.map(invoiceViewOf),
+    items: yield* Effect.forEach(page, liveViewOf, { concurrency: 8 }),
     next_cursor: invoices.length > limit && last !== undefined ? cursorAfter(last) : null
   }
 })
