@@ -158,6 +158,20 @@ const exited = (child: ChildProcess) =>
     child.once("exit", () => resume(Effect.succeed(Date.now() - started)))
   })
 
+/** Runs `npm start`'s process with `env` until it stops by itself: its exit code and what it printed on both streams. */
+const refusedStart = (env: NodeJS.ProcessEnv) =>
+  Effect.gen(function* () {
+    const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString()
+    }
+    child.stdout?.on("data", collect)
+    child.stderr?.on("data", collect)
+    yield* exited(child)
+    return { code: child.exitCode, output }
+  })
+
 /**
  * The pid of the anvil process (not its shell guard) `started` runs on `rpcUrl`: in its process group, since an anvil
  * of another start may still be exiting with the same port in its arguments.
@@ -378,31 +392,16 @@ describe("npm start", () => {
         JWT_SECRET: "x".repeat(40),
         PUBLIC_BASE_URL: "https://svc.example"
       }
-      const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "pipe"] })
-      let stderr = ""
-      child.stderr?.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString()
-      })
-      yield* exited(child)
-      assert.strictEqual(child.exitCode, 1)
-      assert.include(stderr, "svc cannot start: SMTP_URL is required when MONGODB_URI is set")
+      const { code, output } = yield* refusedStart(env)
+      assert.strictEqual(code, 1)
+      assert.include(output, "svc cannot start: SMTP_URL is required when MONGODB_URI is set")
     }).pipe(Effect.scoped)
   )
 
   it.live("a value that does not parse stops the start with one line naming the variable, no stack trace", () =>
     Effect.gen(function* () {
-      const child = spawn(process.execPath, [main], {
-        env: { ...embeddedEnv(yield* dataDir), PORT: "eighty" },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let output = ""
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString()
-      }
-      child.stdout?.on("data", collect)
-      child.stderr?.on("data", collect)
-      yield* exited(child)
-      assert.strictEqual(child.exitCode, 1, output)
+      const { code, output } = yield* refusedStart({ ...embeddedEnv(yield* dataDir), PORT: "eighty" })
+      assert.strictEqual(code, 1, output)
       assert.strictEqual(
         output.trim(),
         'svc cannot start: a setting is not valid: Expected a string representing a finite number at ["PORT"]'
@@ -422,15 +421,8 @@ describe("npm start", () => {
         SMTP_URL: "smtp://127.0.0.1:1",
         METRICS_TOKEN: "m".repeat(40)
       }
-      const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "pipe"] })
-      let output = ""
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString()
-      }
-      child.stdout?.on("data", collect)
-      child.stderr?.on("data", collect)
-      yield* exited(child)
-      assert.strictEqual(child.exitCode, 1)
+      const { code, output } = yield* refusedStart(env)
+      assert.strictEqual(code, 1)
       assert.include(output, "svc cannot start: MongoDB at 127.0.0.1:1 did not answer within 400 ms")
       assert.notInclude(output, "hunter2-secret")
       assert.notInclude(output, "    at ")
@@ -937,18 +929,10 @@ describe("npm start", () => {
     Effect.gen(function* () {
       const file = join(yield* dataDir, "a-file")
       writeFileSync(file, "")
-      const child = spawn(process.execPath, [main], {
-        env: embeddedEnv(join(file, "data")),
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stderr = ""
-      child.stderr?.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString()
-      })
-      yield* exited(child)
-      assert.strictEqual(child.exitCode, 1)
-      assert.include(stderr, `svc cannot start: The data directory ${join(file, "data")} (SVC_DATA_DIR) cannot be used`)
-      assert.notInclude(stderr, "    at ")
+      const { code, output } = yield* refusedStart(embeddedEnv(join(file, "data")))
+      assert.strictEqual(code, 1)
+      assert.include(output, `svc cannot start: The data directory ${join(file, "data")} (SVC_DATA_DIR) cannot be used`)
+      assert.notInclude(output, "    at ")
     }).pipe(Effect.scoped)
   )
 
