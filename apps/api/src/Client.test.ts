@@ -15,6 +15,36 @@ import { keccak256, toHex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { ChainTestServer, fundedTeam } from "../test/TestServer.ts"
 
+/**
+ * The team's employee bills it a flat invoice of `cents` through the client (the contract's payload type: its
+ * defaults given); answers the employee's client, the admin's as finance, and the invoice.
+ */
+const billed = (
+  server: ChainTestServer["Service"]["server"],
+  t: Effect.Success<ReturnType<typeof fundedTeam>>,
+  number: string,
+  cents: number
+) =>
+  Effect.gen(function* () {
+    const member = createSvcClient({ baseUrl: server.baseUrl, account: t.employee.account })
+    const finance = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
+    const { data: invoice } = yield* Effect.promise(() =>
+      member.invoices.create({
+        payload: {
+          team_nanoid: t.team,
+          invoice_number: number,
+          type: "flat",
+          flat_type: "service",
+          amount_cents: cents,
+          currency: "USD",
+          invoice_description: "",
+          role_description: ""
+        }
+      } as never)
+    )
+    return { member, finance, invoice }
+  })
+
 layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@svc/client", (it) => {
   it.effect("a viem account and an ethers signer each sign in and pay a member in one call", () =>
     Effect.gen(function* () {
@@ -85,23 +115,7 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
     Effect.gen(function* () {
       const { server } = yield* ChainTestServer
       const t = yield* fundedTeam(100_000_000n)
-      const member = createSvcClient({ baseUrl: server.baseUrl, account: t.employee.account })
-      const finance = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
-      const { data: invoice } = yield* Effect.promise(() =>
-        member.invoices.create({
-          // The contract's payload type: its defaults (type, flat_type, currency, descriptions) given.
-          payload: {
-            team_nanoid: t.team,
-            invoice_number: "SDK-1",
-            type: "flat",
-            flat_type: "service",
-            amount_cents: 2_500,
-            currency: "USD",
-            invoice_description: "",
-            role_description: ""
-          }
-        } as never)
-      )
+      const { member, finance, invoice } = yield* billed(server, t, "SDK-1", 2_500)
       const paid = yield* Effect.promise(() => finance.invoices.pay({ team: t.team, invoices: [invoice.nanoid] }))
       assert.match(paid.transaction, /^0x[0-9a-f]{64}$/)
       const { data: read } = yield* Effect.promise(() =>
@@ -127,22 +141,7 @@ layer(ChainTestServer.layer, { timeout: 180_000, excludeTestServices: true })("@
     Effect.gen(function* () {
       const { server } = yield* ChainTestServer
       const t = yield* fundedTeam(100_000_000n)
-      const member = createSvcClient({ baseUrl: server.baseUrl, account: t.employee.account })
-      const finance = createSvcClient({ baseUrl: server.baseUrl, account: privateKeyToAccount(t.adminKey) })
-      const { data: invoice } = yield* Effect.promise(() =>
-        member.invoices.create({
-          payload: {
-            team_nanoid: t.team,
-            invoice_number: "SDK-S",
-            type: "flat",
-            flat_type: "service",
-            amount_cents: 3_000,
-            currency: "USD",
-            invoice_description: "",
-            role_description: ""
-          }
-        } as never)
-      )
+      const { finance, invoice } = yield* billed(server, t, "SDK-S", 3_000)
       const request = (count: number) => ({
         team: t.team,
         to: [{ invoice_nanoid: invoice.nanoid }],

@@ -195,6 +195,14 @@ const until = <A>(what: string, check: () => A | undefined) =>
 /** The config directory signed in as the demo admin. */
 const signedIn = Effect.map(Embedded, ({ admin }) => admin)
 
+/** A config directory of its own signed in as the demo employee (Erin). */
+const employeeSignedIn = Effect.gen(function* () {
+  const { employeeKey } = yield* Embedded
+  const config = yield* tempDir("svc-cli-config-")
+  ok(yield* svc(["login"], { config, env: { SVC_PRIVATE_KEY: employeeKey } }))
+  return config
+})
+
 const jwtOf = (config: string): string => {
   const file = JSON.parse(readFileSync(join(config, "svc", "credentials.json"), "utf8"))
   return (Object.values(file.sessions)[0] as { jwt: string }).jwt
@@ -737,11 +745,10 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
     "svc invoices: the demo employee bills the team; the admin pays it with svc pay --invoice; it reads paid; the PDF",
     () =>
       Effect.gen(function* () {
-        const { team, employeeKey, adminKey } = yield* Embedded
+        const { team, adminKey } = yield* Embedded
         const signing = { SVC_PRIVATE_KEY: adminKey }
         const admin = yield* signedIn
-        const erin = yield* tempDir("svc-cli-config-")
-        ok(yield* svc(["login"], { config: erin, env: { SVC_PRIVATE_KEY: employeeKey } }))
+        const erin = yield* employeeSignedIn
         const number = `ERIN-${Date.now()}`
         const created = JSON.parse(
           ok(
@@ -791,11 +798,10 @@ layer(EmbeddedLayer, { timeout: 180_000, excludeTestServices: true })("svc again
     "svc schedules create --invoice: the admin pays the demo employee's invoice in instalments, shown before signing",
     () =>
       Effect.gen(function* () {
-        const { team, employeeKey, adminKey } = yield* Embedded
+        const { team, adminKey } = yield* Embedded
         const signing = { SVC_PRIVATE_KEY: adminKey }
         const admin = yield* signedIn
-        const erin = yield* tempDir("svc-cli-config-")
-        ok(yield* svc(["login"], { config: erin, env: { SVC_PRIVATE_KEY: employeeKey } }))
+        const erin = yield* employeeSignedIn
         const number = `ERIN-S-${Date.now()}`
         const invoice = JSON.parse(
           ok(

@@ -3,20 +3,14 @@
  * (`deposit.received`, or withdrawn by a reorg with status `reverted`), and USDC from another team's account
  * (`token.transfer`), with the samples test deliveries send.
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
+import { ChainFacts, TokenInfo } from "./EventFacts.ts"
 
 /** The token a deposit moves: USDC, by name (its address is the suite's). */
-const DepositToken = Schema.Struct({ name: Schema.String, symbol: Schema.String, decimals: Schema.Int })
+const DepositToken = TokenInfo.mapFields(Struct.omit(["address"]))
 
 /** Where the chain holds the transfer, and how deep it was when announced. */
-const DepositChainFacts = {
-  network: Schema.String,
-  chain_id: Schema.Int,
-  transaction_hash: Schema.String,
-  block_number: Schema.Int,
-  log_index: Schema.Int,
-  confirmations: Schema.Int
-}
+const DepositChainFacts = { ...ChainFacts.fields, log_index: Schema.Int, confirmations: Schema.Int }
 
 /** `deposit` of `deposit.received`: the real service's deposit shape, with the chain's facts. */
 export const DepositEventPayload = Schema.Struct({

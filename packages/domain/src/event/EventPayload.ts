@@ -3,7 +3,6 @@
  * for every kind, which test deliveries (POST /v2/webhooks/test) send.
  */
 import { Schema } from "effect"
-import { Address } from "../Evm.ts"
 import type { Payment } from "../payment/Payment.ts"
 import {
   type DepositEventPayload,
@@ -12,6 +11,7 @@ import {
 } from "./DepositEventPayload.ts"
 import { type EventType, eventTypes } from "./EventCatalog.ts"
 import type { EventData } from "./EventEnvelope.ts"
+import { ChainFacts, TokenInfo } from "./EventFacts.ts"
 import {
   type DuplicateAccountEventPayload,
   type MemberBlockedEventPayload,
@@ -22,6 +22,7 @@ import {
 import type { CashRequirementEventPayload, SubscriptionEventPayload } from "./PayrollEventPayload.ts"
 
 export { DepositEventPayload, TokenTransferEventPayload } from "./DepositEventPayload.ts"
+export { ChainFacts, TokenInfo } from "./EventFacts.ts"
 
 export {
   DuplicateAccountEventPayload,
@@ -29,24 +30,6 @@ export {
   MemberEventPayload,
   WithdrawAccountEventPayload
 } from "./MemberEventPayload.ts"
-
-/** The token a payment moves. */
-export const TokenInfo = Schema.Struct({
-  address: Address,
-  name: Schema.String,
-  symbol: Schema.String,
-  decimals: Schema.Int
-})
-export type TokenInfo = typeof TokenInfo.Type
-
-/** Where on chain a payment moved: the network, the transaction and the block that included it. */
-export const ChainFacts = Schema.Struct({
-  network: Schema.String,
-  chain_id: Schema.Int,
-  transaction_hash: Schema.String,
-  block_number: Schema.Int
-})
-export type ChainFacts = typeof ChainFacts.Type
 
 /** A payment's recipient as events show it. */
 export const EventRecipient = Schema.Struct({

@@ -4,7 +4,7 @@
  * cash requirement (`payment.cash_requirement.created`, `payment.cash_requirement.due`).
  */
 import { Schema } from "effect"
-import { ChainFacts, TokenInfo } from "./EventPayload.ts"
+import { ChainFacts, TokenInfo } from "./EventFacts.ts"
 
 /** One payee of a schedule as events show it. */
 export const SubscriptionRecipient = Schema.Struct({
