@@ -295,10 +295,17 @@ export const watchCashRequirements = Effect.fn("InstalmentRunner.watchCashRequir
 
 /**
  * The runner for the lifetime of the layer's scope: due instalments every `every` (1 s unless told, so an instalment
- * is paid within a second or two of its due time), the cash requirements and the chain's cancellations
- * (`reconcileCanceled`) every `watchEvery` (30 s), the first at once.
+ * is paid within a second or two of its due time), the cash requirements every `watchEvery` (30 s), and the chain's
+ * cancellations (`reconcileCanceled`: one read of the chain per active schedule) every `reconcileEvery` (10 min), each
+ * first at once, so that a restart after a killed DELETE corrects its record at start.
  */
-export const layer = (options: { readonly every?: Duration.Input; readonly watchEvery?: Duration.Input } = {}) =>
+export const layer = (
+  options: {
+    readonly every?: Duration.Input
+    readonly watchEvery?: Duration.Input
+    readonly reconcileEvery?: Duration.Input
+  } = {}
+) =>
   Layer.effectDiscard(
     Effect.all(
       [
@@ -307,7 +314,7 @@ export const layer = (options: { readonly every?: Duration.Input; readonly watch
           every: options.watchEvery ?? Duration.seconds(30)
         }),
         repeatQuietly("schedule cancellations", reconcileCanceled(), {
-          every: options.watchEvery ?? Duration.seconds(30)
+          every: options.reconcileEvery ?? Duration.minutes(10)
         })
       ],
       { concurrency: "unbounded", discard: true }
