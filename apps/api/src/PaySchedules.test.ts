@@ -6,11 +6,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { eventually } from "@svc/adapters/test/Eventually"
-import { signableOf, type TypedDataBundle } from "@svc/domain/eip712"
 import { InstalmentRunner, reconcileCanceled } from "@svc/domain/schedule"
 import { Effect, Exit, Layer, Scope } from "effect"
 import type { Hex } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import {
   completePayments,
   createSchedule,
@@ -20,6 +18,7 @@ import {
   payrollTeam,
   scheduleBody,
   scheduleOf,
+  signedSchedule,
   travelAndRun,
   units,
   week
@@ -231,20 +230,9 @@ describe("pay schedules on anvil", { timeout: 120_000 }, () => {
 
         // Issued and signed now, sent after another schedule holds the invoice: refused when its send is claimed.
         const early = yield* issue([{ invoice_nanoid: invoice }], 3)
-        const { pay_schedule_nanoid: earlyId, ...earlyBundle } = early.body.data
-        const earlySignature = yield* Effect.promise(() =>
-          privateKeyToAccount(t.financeKey).signTypedData(signableOf(earlyBundle as TypedDataBundle))
-        )
+        const { nanoid: earlyId, put: earlyPut } = yield* signedSchedule(t, early.body.data)
         const schedule = yield* createSchedule(f, t, { first, count: 3, to: [{ invoice_nanoid: invoice }] })
-        const late = yield* call(f.server, "PUT", "/v2/pay_schedules", {
-          token: t.token,
-          body: {
-            team_nanoid: t.team,
-            signer: t.finance.address,
-            typed_data: earlyBundle.typed_data,
-            signature: earlySignature
-          }
-        })
+        const late = yield* call(f.server, "PUT", "/v2/pay_schedules", { token: t.token, body: earlyPut })
         assert.deepStrictEqual(
           [late.status, late.body.error_code, late.body.data],
           [409, "INVOICE_NOT_PAYABLE", `${invoice} is being paid in instalments by pay schedule ${schedule.nanoid}`]

@@ -112,19 +112,26 @@ export const scheduleBody = (
   count: body.count
 })
 
+/** What POST /v2/pay_schedules issued (`data`), signed by the finance admin: the PUT body, and the schedule's nanoid. */
+export const signedSchedule = (t: Team, issued: Json) =>
+  Effect.gen(function* () {
+    const { pay_schedule_nanoid, ...bundle } = issued
+    const signature = yield* Effect.promise(() =>
+      privateKeyToAccount(t.financeKey).signTypedData(signableOf(bundle as TypedDataBundle))
+    )
+    return {
+      nanoid: pay_schedule_nanoid as string,
+      put: { team_nanoid: t.team, signer: t.finance.address, typed_data: bundle.typed_data, signature }
+    }
+  })
+
 /** POST then PUT /v2/pay_schedules, signed by the finance admin; answers the schedule as registered. */
 export const createSchedule = (f: Fixture, t: Team, body: Parameters<typeof scheduleBody>[1]) =>
   Effect.gen(function* () {
     const issued = yield* call(f.server, "POST", "/v2/pay_schedules", { token: t.token, body: scheduleBody(t, body) })
     assert.strictEqual(issued.status, 200, JSON.stringify(issued.body))
-    const { pay_schedule_nanoid, ...bundle } = issued.body.data
-    const signature = yield* Effect.promise(() =>
-      privateKeyToAccount(t.financeKey).signTypedData(signableOf(bundle as TypedDataBundle))
-    )
-    const put = yield* call(f.server, "PUT", "/v2/pay_schedules", {
-      token: t.token,
-      body: { team_nanoid: t.team, signer: t.finance.address, typed_data: bundle.typed_data, signature }
-    })
+    const { nanoid: pay_schedule_nanoid, put: signed } = yield* signedSchedule(t, issued.body.data)
+    const put = yield* call(f.server, "PUT", "/v2/pay_schedules", { token: t.token, body: signed })
     assert.strictEqual(put.status, 200, JSON.stringify(put.body))
     assert.strictEqual(put.body.data.pay_schedule.nanoid, pay_schedule_nanoid)
     return put.body.data.pay_schedule as Json
