@@ -13,7 +13,6 @@ import type { Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { ChainGateway } from "../src/chain/ChainGateway.ts"
 import { svcAccountSaltOf } from "../src/chain/SvcAccountSalt.ts"
-import { CompanyRepository, newCompany } from "../src/company/index.ts"
 import { walletAddressOf } from "../src/Evm.ts"
 import { signTypedDataBundle } from "../src/eip712/TypedDataSignature.ts"
 import { IdGenerator, type TeamId } from "../src/Ids.ts"
@@ -29,6 +28,7 @@ import { Randomness } from "../src/Randomness.ts"
 import { SignatureVerifier } from "../src/signature/SignatureVerifier.ts"
 import { TeamRepository } from "../src/team/index.ts"
 import { type Caller, newUser, UserRepository } from "../src/user/index.ts"
+import { insertTeam } from "./UseCaseKit.ts"
 
 const env = process.env
 const storage = JSON.parse(env.STORAGE ?? "{}") as { sqlite?: string; mongo?: string; database?: string }
@@ -81,23 +81,7 @@ const member = (team: TeamId, wallet: string, role: Role) =>
   })
 
 const program = Effect.gen(function* () {
-  const ids = yield* IdGenerator
-  const company = yield* ids.make("company")
-  const team = yield* ids.make("team")
-  yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: company, name: "Co", created_at: now })))
-  yield* TeamRepository.use((t) =>
-    t.insert({
-      nanoid: team,
-      company_nanoid: company,
-      name: "Team",
-      description: "",
-      avatar: "",
-      svc_account: "",
-      status: "active",
-      created_at: now,
-      updated_at: now
-    })
-  )
+  const { team } = yield* insertTeam(now)
   const key = generatePrivateKey()
   const admin = yield* member(team, privateKeyToAccount(key).address, "team_admin")
   const employee = yield* member(team, privateKeyToAccount(generatePrivateKey()).address, "team_employee")

@@ -71,16 +71,13 @@ const join = (team: TeamId, user: Caller, role: Role) =>
     ).pipe(Effect.orDie)
   })
 
-/**
- * A company and a team, with its admin, an employee, and an outsider who belongs to no team; the `k`th of a test (from
- * 0) has users of wallets `3k + 1` to `3k + 3`, so a test may seed several.
- */
-export const seedTeamAt = (k: number) =>
+/** A company (`Co`) and its team (`Team`, no account yet), stored as created at `at`. */
+export const insertTeam = (at: string) =>
   Effect.gen(function* () {
     const ids = yield* IdGenerator
     const company = yield* ids.make("company")
     const team: TeamId = yield* ids.make("team")
-    yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: company, name: "Co", created_at: now })))
+    yield* CompanyRepository.use((c) => c.insert(newCompany({ nanoid: company, name: "Co", created_at: at })))
     yield* TeamRepository.use((t) =>
       t.insert({
         nanoid: team,
@@ -90,10 +87,20 @@ export const seedTeamAt = (k: number) =>
         avatar: "",
         svc_account: "",
         status: "active",
-        created_at: now,
-        updated_at: now
+        created_at: at,
+        updated_at: at
       })
     )
+    return { company, team }
+  })
+
+/**
+ * A company and a team, with its admin, an employee, and an outsider who belongs to no team; the `k`th of a test (from
+ * 0) has users of wallets `3k + 1` to `3k + 3`, so a test may seed several.
+ */
+export const seedTeamAt = (k: number) =>
+  Effect.gen(function* () {
+    const { company, team } = yield* insertTeam(now)
     const admin = yield* userWith(3 * k + 1)
     const employee = yield* userWith(3 * k + 2)
     yield* join(team, admin, "team_admin")
