@@ -12,9 +12,11 @@ import { TestChain } from "../src/chain/TestChain.ts"
 import { type Address, walletAddressOf } from "../src/Evm.ts"
 import { IdGenerator } from "../src/Ids.ts"
 import { MembershipRepository } from "../src/membership/index.ts"
+import { issuePayments } from "../src/payment/IssuePayments.ts"
 import { SignatureVerifier } from "../src/signature/SignatureVerifier.ts"
 import { TeamRepository } from "../src/team/index.ts"
 import { type Caller, newUser, UserRepository } from "../src/user/index.ts"
+import { paymentsBody } from "./PaymentKit.ts"
 import { seedTeam, teamUseCases } from "./UseCaseKit.ts"
 
 declare module "vitest" {
@@ -83,3 +85,24 @@ export const testChainUseCases = onChainUseCases.pipe(Layer.provideMerge(ChainGa
 export const seedTestChainTeam = seedTeamWithAccount((account, amount) =>
   TestChain.use((chain) => chain.fund(account, amount))
 )
+
+/** The seeded team on the test chain, and a finance admin with the role in the team and on its account. */
+export const withTestChainFinanceAdmin = Effect.gen(function* () {
+  const seeded = yield* seedTestChainTeam
+  const member = seeded.outsider
+  const nanoid = yield* IdGenerator.use((ids) => ids.make("membership"))
+  yield* MembershipRepository.use((m) =>
+    m.insert({
+      nanoid,
+      team_nanoid: seeded.team,
+      user_nanoid: member.nanoid,
+      role: "team_finance_admin",
+      email: "",
+      created_at: "2026-01-01T00:00:00.000Z"
+    })
+  ).pipe(Effect.orDie)
+  yield* TestChain.use((chain) => chain.grant(seeded.account, "team_finance_admin", member.wallet))
+  // What POST /v2/payments asks of the member.
+  const issue = issuePayments(member, paymentsBody(seeded.team, [seeded.employee.nanoid], 100))
+  return { ...seeded, member, issue }
+})

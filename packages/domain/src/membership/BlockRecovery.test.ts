@@ -7,34 +7,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
-import { seedTestChainTeam, testChainUseCases } from "../../test/ChainKit.ts"
-import { paymentsBody } from "../../test/PaymentKit.ts"
+import { testChainUseCases, withTestChainFinanceAdmin } from "../../test/ChainKit.ts"
 import { outboxEvents } from "../../test/UseCaseKit.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { TestChain } from "../chain/TestChain.ts"
-import { IdGenerator } from "../Ids.ts"
-import { issuePayments } from "../payment/IssuePayments.ts"
 import { blockGrace, finishPendingBlocks, setMemberBlock } from "./BlockMember.ts"
 import { MembershipRepository } from "./MembershipRepository.ts"
 
-/** The seeded team on the test chain, and a finance admin with the role in the team and on its account. */
+/** The finance admin of `withTestChainFinanceAdmin`, with what the tests read of their block. */
 const withFinanceAdmin = Effect.gen(function* () {
-  const seeded = yield* seedTestChainTeam
-  const member = seeded.outsider
-  const nanoid = yield* IdGenerator.use((ids) => ids.make("membership"))
-  yield* MembershipRepository.use((m) =>
-    m.insert({
-      nanoid,
-      team_nanoid: seeded.team,
-      user_nanoid: member.nanoid,
-      role: "team_finance_admin",
-      email: "",
-      created_at: "2026-01-01T00:00:00.000Z"
-    })
-  ).pipe(Effect.orDie)
-  yield* TestChain.use((chain) => chain.grant(seeded.account, "team_finance_admin", member.wallet))
-  // What POST /v2/payments asks of the member.
-  const issue = issuePayments(member, paymentsBody(seeded.team, [seeded.employee.nanoid], 100))
+  const seeded = yield* withTestChainFinanceAdmin
+  const { member } = seeded
   const hasRole = ChainGateway.use((chain) => chain.hasRole(seeded.account, "team_finance_admin", member.wallet))
   const blockState = Effect.map(
     MembershipRepository.use((m) => m.find(seeded.team, member.nanoid)),
@@ -43,7 +26,7 @@ const withFinanceAdmin = Effect.gen(function* () {
   const blockEvents = Effect.map(outboxEvents, (events) =>
     events.filter((e) => e.event_type === "team.member_blocked").map((e) => [e.data.user_nanoid, e.data.blocked])
   )
-  return { ...seeded, member, issue, hasRole, blockState, blockEvents }
+  return { ...seeded, hasRole, blockState, blockEvents }
 })
 
 describe("a block interrupted between the chain and the database (test chain)", () => {

@@ -1,13 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
-import { seedTestChainTeam, testChainUseCases } from "../../test/ChainKit.ts"
-import { paymentsBody } from "../../test/PaymentKit.ts"
+import { testChainUseCases, withTestChainFinanceAdmin } from "../../test/ChainKit.ts"
 import { outboxEvents, seedTeam, teamUseCases } from "../../test/UseCaseKit.ts"
 import { ChainGateway } from "../chain/ChainGateway.ts"
 import { TestChain } from "../chain/TestChain.ts"
-import { IdGenerator } from "../Ids.ts"
-import { issuePayments } from "../payment/IssuePayments.ts"
 import { MembershipRepository } from "./MembershipRepository.ts"
 import { finishPendingRemovals, removalGrace, removeMember } from "./RemoveMember.ts"
 
@@ -35,31 +32,10 @@ describe("removeMember", () => {
   )
 })
 
-/** The seeded team on the test chain, and a finance admin with the role in the team and on its account. */
-const withFinanceAdmin = Effect.gen(function* () {
-  const seeded = yield* seedTestChainTeam
-  const member = seeded.outsider
-  const nanoid = yield* IdGenerator.use((ids) => ids.make("membership"))
-  yield* MembershipRepository.use((m) =>
-    m.insert({
-      nanoid,
-      team_nanoid: seeded.team,
-      user_nanoid: member.nanoid,
-      role: "team_finance_admin",
-      email: "",
-      created_at: "2026-01-01T00:00:00.000Z"
-    })
-  ).pipe(Effect.orDie)
-  yield* TestChain.use((chain) => chain.grant(seeded.account, "team_finance_admin", member.wallet))
-  // What POST /v2/payments asks of the member.
-  const issue = issuePayments(member, paymentsBody(seeded.team, [seeded.employee.nanoid], 100))
-  return { ...seeded, member, issue }
-})
-
 describe("removeMember interrupted between the chain and the database (test chain)", () => {
   it.effect("the chain's revocation counts at once: the member may not pay, and recovery finishes the removal", () =>
     Effect.gen(function* () {
-      const { team, admin, member, issue } = yield* withFinanceAdmin
+      const { team, admin, member, issue } = yield* withTestChainFinanceAdmin
       assert.strictEqual((yield* Effect.exit(issue))._tag, "Success")
       // The process is killed once the chain took the revocation (kill -9): the membership is still there.
       yield* TestChain.use((chain) => chain.set({ answers: "die" }))
@@ -82,7 +58,7 @@ describe("removeMember interrupted between the chain and the database (test chai
 
   it.effect("while the chain still holds the role (the revocation not mined), the member keeps it; then loses it", () =>
     Effect.gen(function* () {
-      const { team, admin, member, issue, account } = yield* withFinanceAdmin
+      const { team, admin, member, issue, account } = yield* withTestChainFinanceAdmin
       yield* TestChain.use((chain) => chain.set({ answers: "lost", mining: "manual" }))
       const unknown = yield* Effect.flip(removeMember(admin, team, member.nanoid))
       assert.deepInclude(unknown, { _tag: "AuthorityNotRevoked", maybeSent: true })
